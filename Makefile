@@ -1,0 +1,146 @@
+# ircg -- build, test and benchmark.  `make help` lists the targets.
+
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2
+SAN     ?=
+CFLAGS  := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+           -D_DEFAULT_SOURCE -pthread -MMD -MP $(SAN) $(EXTRA_CFLAGS)
+LDFLAGS := -pthread $(SAN) $(EXTRA_LDFLAGS)
+
+INC_SOLVER  := -Isolver/include -Isolver/src
+INC_ALL     := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -I/usr/include/cjson
+LIB_SOLVER  := -llapacke -lopenblas -larpack -lm
+LIB_JSON    := -lcjson
+LIB_SQL     := -lsqlite3
+LIB_HTTP    := -lmicrohttpd
+LIB_CURL    := -lcurl
+
+# Debian packages of the dependencies (`make deps` installs the missing ones).
+DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
+            libarpack2-dev libcjson-dev libsqlite3-dev libmicrohttpd-dev \
+            libcurl4-openssl-dev
+
+SOLVER_SRC  := $(wildcard solver/src/*.c)
+API_SRC     := $(wildcard api/*.c)
+STORAGE_SRC := $(wildcard storage/*.c)
+SERVER_SRC  := $(filter-out server/main.c,$(wildcard server/*.c))
+CLIENT_SRC  := $(wildcard clients/c/*.c)
+CLI_SRC     := $(wildcard clients/cli/*.c)
+TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c)
+BENCH_SRC   := $(wildcard tests/bench/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIBIRCG    := $(BUILD)/lib/libircg.a
+LIBAPI     := $(BUILD)/lib/libircgapi.a
+LIBSTORE   := $(BUILD)/lib/libircgstore.a
+LIBSERVER  := $(BUILD)/lib/libircgserver.a
+LIBCLIENT  := $(BUILD)/lib/libircgclient.a
+IRCGD      := $(BUILD)/bin/ircgd
+IRCG_CLI   := $(BUILD)/bin/ircg
+RUN_TESTS  := $(BUILD)/bin/run_tests
+BENCH_BIN  := $(BUILD)/bin/bench
+
+DATA_DIR   ?= ../shared/data
+DATA_OUT   := $(BUILD)/data
+
+.PHONY: all lib test asan bench run deps data clean help
+all: lib $(RUN_TESTS) $(BENCH_BIN) $(if $(wildcard server/main.c),$(IRCGD)) $(if $(CLI_SRC),$(IRCG_CLI))
+
+help:
+	@echo "make deps    install the Debian packages that are missing (apt-get)"
+	@echo "make         build the library, tools and tests into $(BUILD)/"
+	@echo "make test    build and run the whole test suite"
+	@echo "make asan    the test suite under AddressSanitizer and UBSan"
+	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
+	@echo "make run     install, build and start the service"
+	@echo "make clean   remove $(BUILD)/ and build-asan/"
+
+lib: $(LIBIRCG)
+
+# V=1 shows the full commands.
+Q := $(if $(V),,@)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC    $<")
+	$(Q)$(CC) $(CFLAGS) $(INC_ALL) -c $< -o $@
+
+$(LIBIRCG): $(call obj,$(SOLVER_SRC))
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(LIBAPI): $(call obj,$(API_SRC))
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(LIBSTORE): $(call obj,$(STORAGE_SRC))
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(LIBSERVER): $(call obj,$(SERVER_SRC))
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(LIBCLIENT): $(call obj,$(CLIENT_SRC))
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# Link order: dependents first.
+ALL_LIBS := $(if $(SERVER_SRC),$(LIBSERVER)) $(if $(CLIENT_SRC),$(LIBCLIENT)) \
+            $(if $(STORAGE_SRC),$(LIBSTORE)) $(if $(API_SRC),$(LIBAPI)) $(LIBIRCG)
+ALL_LDLIBS := $(if $(CLIENT_SRC),$(LIB_CURL)) $(if $(SERVER_SRC),$(LIB_HTTP)) \
+              $(if $(STORAGE_SRC),$(LIB_SQL)) $(if $(API_SRC),$(LIB_JSON)) $(LIB_SOLVER)
+
+$(IRCGD): $(call obj,server/main.c) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+
+$(IRCG_CLI): $(call obj,$(CLI_SRC)) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+
+$(RUN_TESTS): $(call obj,$(TEST_SRC)) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS) $(LIB_CURL)
+
+$(BENCH_BIN): $(call obj,$(BENCH_SRC)) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+
+# Decompressed copies of the shared MovieLens files (never committed).
+data:
+	@mkdir -p $(DATA_OUT)
+	@if [ -f $(DATA_DIR)/ml-100k/u.data.xz ] && [ ! -f $(DATA_OUT)/u.data ]; then \
+	  xz -dc $(DATA_DIR)/ml-100k/u.data.xz > $(DATA_OUT)/u.data.tmp && mv $(DATA_OUT)/u.data.tmp $(DATA_OUT)/u.data; fi
+	@if [ -f $(DATA_DIR)/ml-1m-subset/ratings.dat.xz ] && [ ! -f $(DATA_OUT)/ratings.dat ]; then \
+	  xz -dc $(DATA_DIR)/ml-1m-subset/ratings.dat.xz > $(DATA_OUT)/ratings.dat.tmp && mv $(DATA_OUT)/ratings.dat.tmp $(DATA_OUT)/ratings.dat; fi
+
+# IRCG_BIN_DIR lets the integration tests find the daemon and the CLI.
+test: all data
+	IRCG_BUILD_DIR=$(abspath $(BUILD)) OPENBLAS_NUM_THREADS=1 ./$(RUN_TESTS) $(T)
+
+asan:
+	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test
+
+bench: all data
+	OPENBLAS_NUM_THREADS=1 ./$(BENCH_BIN) $(BENCH_ARGS)
+
+run: deps all
+	OPENBLAS_NUM_THREADS=1 ./$(IRCGD) $(RUN_ARGS)
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	else echo "all dependencies are installed"; fi
+
+clean:
+	rm -rf $(BUILD) build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,54 @@
+/*
+ * result.h -- solver results and traces as JSON and CSV.
+ *
+ * Numbers are printed with the shortest of %.15g/%.16g/%.17g that reads
+ * back to the same double (so they round-trip); NaN and infinities are
+ * JSON null (and an empty CSV field).  All strings returned are malloc'ed
+ * and owned by the caller.
+ */
+#ifndef IRCG_API_RESULT_H
+#define IRCG_API_RESULT_H
+
+#include <stddef.h>
+
+#include "ircg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct api_result {
+    const ircg_info *info;          /* required                              */
+    ircg_error error;               /* IRCG_OK unless the solve failed       */
+    const char *error_message;      /* NULL, or why it failed                */
+    const ircg_reference_info *reference; /* NULL unless computed            */
+    double g_opt;                   /* NaN = unknown                         */
+    const ircg_iterate *x, *z;      /* last and averaged iterate; may be NULL*/
+} api_result;
+
+/* {"status", "error", "iterations", "setup_seconds", "solve_seconds",
+ *  "lmo_seconds", "lmo_matvecs", "g_x", "f_x", "g_z", "f_z", "gap", "sigma",
+ *  "rank", "g_opt", "g_gap_x", "g_gap_z", "reference"{...}, "x"{...},
+ *  "z"{...}}.  An iterate is {"kind":"vector","n","values"} (least squares)
+ * or {"kind":"factored","n_rows","n_cols","a0","x0_diag"{"length",
+ * "value"|"values"},"rank","w","P"[k columns of n],"Q"[k columns of p],
+ * "dense"[n rows of p] only when the iterate carries it}.  NULL when out of
+ * memory. */
+char *api_result_json(const api_result *r);
+
+/* Trace rows, one per ircg_iter_info.  The CSV header (with '\n'): */
+extern const char API_TRACE_CSV_HEADER[];
+/* snprintf-style: write one row (ending in '\n') into buf; returns the
+ * length it needs (excluding the NUL).  512 bytes always suffice. */
+int api_trace_csv_row(char *buf, size_t n, const ircg_iter_info *it);
+/* One JSON object per line (JSON lines), same members as the CSV columns. */
+int api_trace_json_row(char *buf, size_t n, const ircg_iter_info *it);
+
+/* Shortest round-trip text of a double ("null" when not finite) into
+ * buf (>= 32 bytes); returns buf. */
+char *api_fmt_double(char *buf, double v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IRCG_API_RESULT_H */

@@ -1,0 +1,143 @@
+/*
+ * spec.h -- the job specification: JSON -> validated problem and settings.
+ *
+ * One JSON document describes a job (problem + data, algorithm, output,
+ * reference).  api_spec_parse() checks every member, collects ALL errors as
+ * (JSON pointer, reason) pairs, and -- when the spec is valid -- has already
+ * built the ircg_problem and checked the settings against it with a trial
+ * ircg_solver_new(), so a spec that validates does not fail later for a
+ * reason validation could have caught.  See api/SPEC.md for the members.
+ *
+ * Thread safety: distinct specs may be parsed on distinct threads (no
+ * cJSON_GetErrorPtr, no globals).  Depends on libircg and cJSON only.
+ */
+#ifndef IRCG_API_SPEC_H
+#define IRCG_API_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ircg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------- errors -- */
+
+typedef struct api_error {
+    char pointer[256]; /* RFC 6901 pointer into the spec ("" = the root) */
+    char reason[320];
+} api_error;
+
+/* A growable list of errors.  Zero-initialize (or api_errors_init) before
+ * use; api_errors_clear() frees it and may be called repeatedly. */
+typedef struct api_errors {
+    api_error *items;
+    int count, cap;
+    int nomem;        /* an error could not be recorded (out of memory)  */
+    int syntax;       /* the text is not JSON: offset/line/column below  */
+    size_t offset;    /* byte offset of a syntax error                   */
+    long line, column;/* 1-based position of a syntax error              */
+} api_errors;
+
+void api_errors_init(api_errors *e);
+void api_errors_clear(api_errors *e);
+/* Append an error; pointer may be NULL (= root).  Returns the new count. */
+int api_errors_add(api_errors *e, const char *pointer, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Problem details (RFC 9457) as a malloc'ed JSON string owned by the
+ * caller: type, title, status (400 for a syntax error, 422 otherwise),
+ * detail, instance (may be NULL) and errors[{pointer, reason}]; a syntax
+ * error adds offset, line and column. */
+char *api_errors_problem_json(const api_errors *e, const char *instance);
+
+/* ----------------------------------------------------------- parse -- */
+
+/* Resolves {"source":"dataset","id":...} for the daemon: fill *out (owned
+ * by the caller of the callback, i.e. the spec) or return an error and a
+ * message in diag->message. */
+typedef ircg_error (*api_dataset_fn)(void *user, const char *id,
+                                     ircg_ratings **out, ircg_diag *diag);
+
+typedef struct api_parse_options {
+    const char *base_dir;  /* relative file paths are resolved here;
+                              NULL = the current directory               */
+    int confine_paths;     /* nonzero: every file must resolve (realpath,
+                              symlinks followed) inside base_dir; "..",
+                              and absolute paths outside are rejected    */
+    int build;             /* nonzero (default): load data, build the
+                              problem and trial the solver.  0 = check
+                              the document's shape and ranges only       */
+    int64_t max_elements;  /* 0 = none; otherwise a cap on ratings
+                              (MC) and on m*n (LS) of synthetic/inline
+                              data, to protect a shared service          */
+    api_dataset_fn dataset;/* NULL: "dataset" sources are rejected       */
+    void *dataset_user;
+} api_parse_options;
+
+void api_parse_options_default(api_parse_options *o); /* build = 1 */
+
+typedef struct api_spec api_spec;
+
+/* At most this many errors are listed; a final error at "" then says how
+ * many more there were. */
+#define API_MAX_ERRORS 100
+
+/* Parses and validates len bytes of JSON (need not be NUL-terminated).
+ * Returns the number of errors (0 = valid, *out set and owned by the
+ * caller; otherwise *out = NULL and errs lists every error, up to
+ * API_MAX_ERRORS).  opt may be NULL (defaults).  errs may be NULL (then
+ * only the count is returned).  Note: cJSON 1.7.15 writes a static error
+ * pointer on every parse (never read here); ThreadSanitizer reports it as
+ * a benign race. */
+int api_spec_parse(const char *json, size_t len, const api_parse_options *opt,
+                   api_spec **out, api_errors *errs);
+void api_spec_free(api_spec *s);
+
+/* ------------------------------------------------------- accessors -- */
+
+/* The built problem (NULL when parsed with build = 0).  Borrowed: it
+ * lives as long as the spec. */
+const ircg_problem *api_spec_problem(const api_spec *s);
+/* The solver settings of the spec.  callback, callback_data, cancel,
+ * reference and g_opt (unless the spec gives "reference":{"g_opt":..})
+ * are left for the caller.  x0 points into the spec (borrowed). */
+void api_spec_settings(const api_spec *s, ircg_settings *out);
+
+typedef struct api_reference_spec {
+    int compute;          /* run ircg_reference_compute before solving   */
+    ircg_reference_settings settings; /* cancel left NULL for the caller */
+    double g_opt;         /* known value; NaN = unknown                  */
+} api_reference_spec;
+void api_spec_reference(const api_spec *s, api_reference_spec *out);
+
+typedef struct api_output_spec {
+    int64_t trace_every;    /* record every k-th iteration (>= 1); the
+                               first and the last are always recorded   */
+    int64_t snapshot_every; /* 0 = no snapshots                          */
+    int dense_iterate;      /* matrix completion: include the dense X    */
+} api_output_spec;
+void api_spec_output(const api_spec *s, api_output_spec *out);
+
+ircg_problem_kind api_spec_kind(const api_spec *s);
+
+/* The normalized spec: every default filled in, enums spelled out, file
+ * paths as given (relative to base_dir).  Parsing it again gives the same
+ * normalized JSON.  Inline data is echoed in full unless flags has
+ * API_NORM_SUMMARIZE and the data has more than 1000 numbers: it is then
+ * replaced by a summary ("elided": true, counts) that does NOT parse back
+ * (meant for job listings).  malloc'ed, owned by the caller; NULL when
+ * out of memory. */
+#define API_NORM_SUMMARIZE 1
+char *api_spec_normalized_json(const api_spec *s, int flags);
+
+/* Names of the enums as they appear in specs and results. */
+const char *api_step_rule_name(ircg_step_rule r);
+const char *api_outer_name(ircg_outer_kind k);
+const char *api_domain_name(ircg_domain_kind k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IRCG_API_SPEC_H */

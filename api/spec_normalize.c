@@ -1,0 +1,237 @@
+/*
+ * spec_normalize.c -- the normalized spec: every default filled in, so a
+ * client sees exactly what will run, and parsing it again gives the same
+ * document.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_internal.h"
+
+#define SUMMARY_LIMIT 1000 /* numbers of inline data echoed when summarizing */
+
+static const char *const FORMAT_NAMES[] = {"auto", "movielens", "udata", "csv",
+                                           "matrix_market"};
+
+const char *api_outer_name(ircg_outer_kind k)
+{
+    static const char *const n[] = {"column_variance", "half_norm_sq", "dist_sq",
+                                    "quadratic"};
+    return (unsigned)k < 4 ? n[k] : "unknown";
+}
+
+const char *api_domain_name(ircg_domain_kind k)
+{
+    static const char *const n[] = {"nuclear_ball", "l2_ball", "l1_ball", "simplex",
+                                    "box"};
+    return (unsigned)k < 5 ? n[k] : "unknown";
+}
+
+static cJSON *num_array(const double *v, int64_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int64_t i = 0; a && i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+    return a;
+}
+
+/* Row-major rows x cols -> array of row arrays. */
+static cJSON *matrix(const double *v, int rows, int cols)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; a && i < rows; i++)
+        cJSON_AddItemToArray(a, num_array(v + (size_t)i * (size_t)cols, cols));
+    return a;
+}
+
+static cJSON *mc_data(const sp_mc *mc, int summarize)
+{
+    static const char *const SRC[] = {"file", "inline", "synthetic", "dataset"};
+    cJSON *d = cJSON_CreateObject();
+    const ircg_synth_ratings_spec *y = &mc->synth;
+    cJSON_AddStringToObject(d, "source", SRC[mc->source]);
+    if (mc->source == SP_SRC_FILE) {
+        cJSON_AddStringToObject(d, "path", mc->path);
+        cJSON_AddStringToObject(d, "format", FORMAT_NAMES[mc->format]);
+        cJSON_AddNumberToObject(d, "n_rows", mc->n_rows);
+        cJSON_AddNumberToObject(d, "n_cols", mc->n_cols);
+    } else if (mc->source == SP_SRC_INLINE) {
+        const ircg_ratings *r = mc->inline_r;
+        if (summarize && 3 * r->nnz > SUMMARY_LIMIT) {
+            cJSON_AddNumberToObject(d, "n_ratings", (double)r->nnz);
+            cJSON_AddBoolToObject(d, "elided", 1);
+        } else {
+            cJSON *a = cJSON_AddArrayToObject(d, "ratings");
+            for (int64_t i = 0; a && i < r->nnz; i++) {
+                double t[3] = {r->row[i] + 1.0, r->col[i] + 1.0, r->val[i]};
+                cJSON_AddItemToArray(a, num_array(t, 3));
+            }
+        }
+        cJSON_AddNumberToObject(d, "n_rows", r->n_rows);
+        cJSON_AddNumberToObject(d, "n_cols", r->n_cols);
+    } else if (mc->source == SP_SRC_SYNTHETIC) {
+        cJSON_AddNumberToObject(d, "n_rows", y->n_rows);
+        cJSON_AddNumberToObject(d, "n_cols", y->n_cols);
+        cJSON_AddNumberToObject(d, "rank", y->rank);
+        cJSON_AddNumberToObject(d, "n_ratings", (double)y->n_ratings);
+        cJSON_AddNumberToObject(d, "min_rating", y->min_rating);
+        cJSON_AddNumberToObject(d, "max_rating", y->max_rating);
+        cJSON_AddNumberToObject(d, "noise", y->noise);
+        cJSON_AddNumberToObject(d, "seed", (double)y->seed);
+    } else {
+        cJSON_AddStringToObject(d, "id", mc->dataset_id);
+    }
+    return d;
+}
+
+static cJSON *ls_inline_A(const sp_ls *ls)
+{
+    if (ls->a_kind == SP_A_DENSE)
+        return matrix(ls->A, ls->m, ls->n);
+    cJSON *a = cJSON_CreateObject();
+    int64_t nnz = ls->rowptr[ls->m];
+    double *rp = malloc(((size_t)ls->m + 1) * sizeof *rp);
+    double *ci = malloc((size_t)(nnz ? nnz : 1) * sizeof *ci);
+    for (int i = 0; rp && i <= ls->m; i++)
+        rp[i] = (double)ls->rowptr[i];
+    for (int64_t i = 0; ci && i < nnz; i++)
+        ci[i] = ls->colind[i];
+    cJSON_AddStringToObject(a, "format", "csr");
+    if (rp && ci) {
+        cJSON_AddItemToObject(a, "rowptr", num_array(rp, ls->m + 1));
+        cJSON_AddItemToObject(a, "colind", num_array(ci, nnz));
+        cJSON_AddItemToObject(a, "values", num_array(ls->val, nnz));
+    }
+    free(rp);
+    free(ci);
+    return a;
+}
+
+static cJSON *ls_data(const sp_ls *ls, int summarize)
+{
+    static const char *const SRC[] = {"file", "inline", "synthetic"};
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "source", SRC[ls->source]);
+    if (ls->source == SP_SRC_SYNTHETIC) {
+        cJSON_AddNumberToObject(d, "m", ls->m);
+        cJSON_AddNumberToObject(d, "n", ls->n);
+        cJSON_AddNumberToObject(d, "noise", ls->noise);
+        cJSON_AddNumberToObject(d, "seed", (double)ls->seed);
+        return d;
+    }
+    if (ls->source == SP_SRC_FILE) {
+        cJSON_AddStringToObject(d, "A_path", ls->A_path);
+        if (ls->b_path)
+            cJSON_AddStringToObject(d, "b_path", ls->b_path);
+        else
+            cJSON_AddItemToObject(d, "b", num_array(ls->b, ls->b_len));
+        return d;
+    }
+    int64_t size = ls->a_kind == SP_A_DENSE ? (int64_t)ls->m * ls->n : 2 * ls->rowptr[ls->m];
+    if (summarize && size + ls->m > SUMMARY_LIMIT)
+        cJSON_AddBoolToObject(d, "elided", 1);
+    else {
+        cJSON_AddItemToObject(d, "A", ls_inline_A(ls));
+        cJSON_AddItemToObject(d, "b", num_array(ls->b, ls->m));
+    }
+    cJSON_AddNumberToObject(d, "m", ls->m);
+    cJSON_AddNumberToObject(d, "n", ls->n);
+    return d;
+}
+
+static cJSON *ls_outer(const sp_ls *ls)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", api_outer_name(ls->outer));
+    if (ls->outer == IRCG_OUTER_DIST_SQ)
+        cJSON_AddItemToObject(o, "c", num_array(ls->c, ls->c_len));
+    if (ls->outer == IRCG_OUTER_QUADRATIC) {
+        cJSON_AddItemToObject(o, "Q", matrix(ls->Q, ls->Q_dim, ls->Q_dim));
+        if (ls->q)
+            cJSON_AddItemToObject(o, "q", num_array(ls->q, ls->q_len));
+    }
+    return o;
+}
+
+cJSON *sp_norm_problem(const api_spec *s, int summarize)
+{
+    cJSON *p = cJSON_CreateObject();
+    if (s->kind == IRCG_PROBLEM_MATRIX_COMPLETION) {
+        cJSON_AddStringToObject(p, "type", "matrix_completion");
+        cJSON_AddItemToObject(p, "data", mc_data(&s->mc, summarize));
+        cJSON_AddNumberToObject(p, "delta", s->mc.delta);
+        cJSON_AddStringToObject(p, "outer", api_outer_name(s->mc.outer));
+        return p;
+    }
+    const ircg_domain *dm = &s->ls.domain;
+    cJSON_AddStringToObject(p, "type", "least_squares");
+    cJSON_AddItemToObject(p, "data", ls_data(&s->ls, summarize));
+    cJSON *d = cJSON_AddObjectToObject(p, "domain");
+    cJSON_AddStringToObject(d, "type", api_domain_name(dm->kind));
+    if (dm->kind == IRCG_DOMAIN_BOX) {
+        cJSON_AddNumberToObject(d, "lower", dm->lower);
+        cJSON_AddNumberToObject(d, "upper", dm->upper);
+    } else {
+        cJSON_AddNumberToObject(d, "radius", dm->radius);
+    }
+    cJSON_AddItemToObject(p, "outer", ls_outer(&s->ls));
+    return p;
+}
+
+static cJSON *norm_algorithm(const api_spec *s)
+{
+    const ircg_settings *st = &s->settings;
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "name", "ircg");
+    cJSON_AddStringToObject(a, "step_rule", api_step_rule_name(st->step_rule));
+    cJSON_AddNumberToObject(a, "varsigma", st->varsigma);
+    cJSON_AddNumberToObject(a, "p", st->p);
+    if (st->start == IRCG_START_GIVEN) {
+        cJSON *x = cJSON_AddObjectToObject(a, "start");
+        cJSON_AddItemToObject(x, "x0", num_array(s->x0, s->x0_len));
+    } else {
+        cJSON_AddStringToObject(a, "start", st->start == IRCG_START_ZERO ? "zero" : "default");
+    }
+    cJSON_AddNumberToObject(a, "max_iter", (double)st->max_iter);
+    cJSON_AddNumberToObject(a, "time_limit", st->time_limit);
+    cJSON_AddNumberToObject(a, "gap_tol", st->gap_tol);
+    cJSON_AddNumberToObject(a, "lmo_tol", st->lmo_tol);
+    cJSON_AddNumberToObject(a, "lmo_max_matvecs", st->lmo_max_matvecs);
+    cJSON_AddNumberToObject(a, "threads", st->threads);
+    return a;
+}
+
+static cJSON *norm_reference(const api_spec *s)
+{
+    const api_reference_spec *r = &s->ref;
+    cJSON *o = cJSON_CreateObject();
+    if (!isnan(r->g_opt)) {
+        cJSON_AddNumberToObject(o, "g_opt", r->g_opt);
+        return o;
+    }
+    cJSON_AddBoolToObject(o, "compute", r->compute);
+    cJSON_AddNumberToObject(o, "tol", r->settings.tol);
+    cJSON_AddNumberToObject(o, "max_iter", (double)r->settings.max_iter);
+    cJSON_AddNumberToObject(o, "time_limit", r->settings.time_limit);
+    cJSON_AddNumberToObject(o, "lmo_tol", r->settings.lmo_tol);
+    return o;
+}
+
+char *api_spec_normalized_json(const api_spec *s, int flags)
+{
+    char *out = NULL;
+    cJSON *root = s ? cJSON_CreateObject() : NULL;
+    if (!root)
+        return NULL;
+    cJSON_AddItemToObject(root, "problem", sp_norm_problem(s, flags & API_NORM_SUMMARIZE));
+    cJSON_AddItemToObject(root, "algorithm", norm_algorithm(s));
+    cJSON *o = cJSON_AddObjectToObject(root, "output");
+    cJSON_AddNumberToObject(o, "trace_every", (double)s->output.trace_every);
+    cJSON_AddNumberToObject(o, "snapshot_every", (double)s->output.snapshot_every);
+    cJSON_AddBoolToObject(o, "dense_iterate", s->output.dense_iterate);
+    cJSON_AddItemToObject(root, "reference", norm_reference(s));
+    out = cJSON_Print(root);
+    cJSON_Delete(root);
+    return out;
+}

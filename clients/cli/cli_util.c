@@ -1,0 +1,127 @@
+/*
+ * cli_util.c -- file helpers of the command-line tool and `ircg validate`.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "spec.h"
+
+char *cli_read_file(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    if (!f) {
+        fprintf(stderr, "ircg: cannot open %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = cap ? 2 * cap : 65536;
+            char *p = realloc(buf, cap);
+            if (!p) {
+                free(buf);
+                buf = NULL;
+                fprintf(stderr, "ircg: out of memory reading %s\n", path);
+                break;
+            }
+            buf = p;
+        }
+        size_t got = fread(buf + n, 1, 4096, f);
+        n += got;
+        if (got < 4096)
+            break;
+    }
+    if (buf && ferror(f)) {
+        fprintf(stderr, "ircg: cannot read %s: %s\n", path, strerror(errno));
+        free(buf);
+        buf = NULL;
+    }
+    if (buf) {
+        buf[n] = '\0';
+        *len = n;
+    }
+    if (f != stdin)
+        fclose(f);
+    return buf;
+}
+
+char *cli_dirname(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || !strcmp(path, "-"))
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+static void print_errors(const char *path, const api_errors *e)
+{
+    fprintf(stderr, "%s: %d error%s\n", path, e->count, e->count == 1 ? "" : "s");
+    for (int i = 0; i < e->count; i++)
+        fprintf(stderr, "  %s: %s\n", e->items[i].pointer[0] ? e->items[i].pointer : "(root)",
+                e->items[i].reason);
+}
+
+api_spec *cli_load_spec(const char *path, int *code)
+{
+    size_t len = 0;
+    api_spec *s = NULL;
+    api_errors errs;
+    api_parse_options opt;
+    char *text = cli_read_file(path, &len);
+    char *dir = cli_dirname(path);
+    api_errors_init(&errs);
+    api_parse_options_default(&opt);
+    opt.base_dir = dir;
+    *code = CLI_USAGE;
+    if (text && dir && api_spec_parse(text, len, &opt, &s, &errs) != 0)
+        print_errors(path, &errs);
+    api_errors_clear(&errs);
+    free(text);
+    free(dir);
+    if (s)
+        *code = CLI_OK;
+    return s;
+}
+
+int cli_write_file(const char *path, const char *text)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    int rc = -1;
+    if (!f) {
+        fprintf(stderr, "ircg: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (fputs(text, f) >= 0 && fflush(f) == 0)
+        rc = 0;
+    if (f != stdout && fclose(f) != 0)
+        rc = -1;
+    if (rc)
+        fprintf(stderr, "ircg: cannot write %s: %s\n", path, strerror(errno));
+    return rc;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    int code = CLI_USAGE;
+    if (argc != 2) {
+        fprintf(stderr, "usage: ircg validate SPEC.json\n");
+        return CLI_USAGE;
+    }
+    api_spec *s = cli_load_spec(argv[1], &code);
+    char *norm = s ? api_spec_normalized_json(s, 0) : NULL;
+    if (s && !norm) {
+        fprintf(stderr, "ircg: out of memory\n");
+        code = CLI_FAILED;
+    } else if (norm) {
+        printf("valid\n%s\n", norm);
+    }
+    free(norm);
+    api_spec_free(s);
+    return code;
+}

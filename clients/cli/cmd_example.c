@@ -1,0 +1,202 @@
+/*
+ * cmd_example.c -- `ircg example NAME`: ready-made specs.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+#include <lapacke.h>
+
+#include "cli.h"
+#include "ircg.h"
+
+typedef struct ex_opts {
+    const char *ratings;   /* paper-movielens */
+    const char *step_rule; /* NULL = open_loop */
+    long long max_iter;    /* 0 = the example's own */
+    int small;
+} ex_opts;
+
+/* A relative ratings path is made absolute against the current directory,
+ * so the printed spec works wherever it is saved. */
+static char *absolute(const char *path)
+{
+    char cwd[PATH_MAX], *out = malloc(2 * PATH_MAX + 2);
+    if (!out)
+        return NULL;
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        snprintf(out, 2 * PATH_MAX + 2, "%s", path);
+    else
+        snprintf(out, 2 * PATH_MAX + 2, "%s/%s", cwd, path);
+    return out;
+}
+
+static cJSON *algorithm(const ex_opts *o, long long max_iter, double time_limit)
+{
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "name", "ircg");
+    cJSON_AddStringToObject(a, "step_rule", o->step_rule ? o->step_rule : "open_loop");
+    cJSON_AddNumberToObject(a, "varsigma", 0.05);
+    cJSON_AddNumberToObject(a, "p", 0.5);
+    cJSON_AddStringToObject(a, "start", "default");
+    cJSON_AddNumberToObject(a, "max_iter", (double)(o->max_iter ? o->max_iter : max_iter));
+    cJSON_AddNumberToObject(a, "time_limit", time_limit);
+    return a;
+}
+
+/* The paper's experiment (Section 4): MovieLens 1M, delta 5. */
+static cJSON *paper_movielens(const ex_opts *o)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *pb = cJSON_AddObjectToObject(root, "problem");
+    cJSON_AddStringToObject(pb, "type", "matrix_completion");
+    cJSON *d = cJSON_AddObjectToObject(pb, "data");
+    char *path = absolute(o->ratings ? o->ratings
+                                     : "../shared/data/ml-1m-subset/ratings.dat");
+    cJSON_AddStringToObject(d, "source", "file");
+    cJSON_AddStringToObject(d, "path", path ? path : "ratings.dat");
+    cJSON_AddStringToObject(d, "format", "movielens");
+    free(path);
+    cJSON_AddNumberToObject(pb, "delta", 5);
+    cJSON_AddStringToObject(pb, "outer", "column_variance");
+    cJSON_AddItemToObject(root, "algorithm", algorithm(o, 1000000, 600));
+    cJSON *r = cJSON_AddObjectToObject(root, "reference");
+    cJSON_AddBoolToObject(r, "compute", 0);
+    return root;
+}
+
+/* MovieLens-1M-sized synthetic ratings (or a small one for tests). */
+static cJSON *synthetic_movielens(const ex_opts *o)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *pb = cJSON_AddObjectToObject(root, "problem");
+    cJSON_AddStringToObject(pb, "type", "matrix_completion");
+    cJSON *d = cJSON_AddObjectToObject(pb, "data");
+    cJSON_AddStringToObject(d, "source", "synthetic");
+    cJSON_AddNumberToObject(d, "n_rows", o->small ? 60 : 6040);
+    cJSON_AddNumberToObject(d, "n_cols", o->small ? 40 : 3952);
+    cJSON_AddNumberToObject(d, "rank", o->small ? 3 : 10);
+    cJSON_AddNumberToObject(d, "n_ratings", o->small ? 600 : 1000209);
+    cJSON_AddNumberToObject(d, "min_rating", 1);
+    cJSON_AddNumberToObject(d, "max_rating", 5);
+    cJSON_AddNumberToObject(d, "noise", 0.5);
+    cJSON_AddNumberToObject(d, "seed", 1);
+    cJSON_AddNumberToObject(pb, "delta", 5);
+    cJSON_AddStringToObject(pb, "outer", "column_variance");
+    cJSON_AddItemToObject(root, "algorithm", algorithm(o, o->small ? 200 : 1000000,
+                                                       o->small ? 60 : 600));
+    return root;
+}
+
+/* ||A^+ b|| of the synthetic instance: x = A'(AA')^{-1} b (A has full row
+ * rank with probability one).  NaN when it cannot be computed. */
+static double min_norm(int m, int n, uint64_t seed)
+{
+    double *A = NULL, *b = NULL, nrm = NAN;
+    double *G = malloc((size_t)m * (size_t)m * sizeof *G);
+    if (G && ircg_synth_least_squares(m, n, 0, seed, &A, &b, NULL) == IRCG_OK) {
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < m; j++) {
+                double s = 0;
+                for (int k = 0; k < n; k++)
+                    s += A[(size_t)i * n + k] * A[(size_t)j * n + k];
+                G[(size_t)i * m + j] = s;
+            }
+        if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', m, 1, G, m, b, 1) == 0) {
+            nrm = 0; /* b now holds y = (AA')^{-1} b: ||A'y|| */
+            for (int k = 0; k < n; k++) {
+                double s = 0;
+                for (int i = 0; i < m; i++)
+                    s += A[(size_t)i * n + k] * b[i];
+                nrm += s * s;
+            }
+            nrm = sqrt(nrm);
+        }
+    }
+    free(G);
+    free(A);
+    free(b);
+    return nrm;
+}
+
+/* Underdetermined least squares with f = 1/2||x||^2: the solution is the
+ * least-norm solution A^+ b when the l2 ball contains it. */
+static cJSON *least_norm(const ex_opts *o)
+{
+    int m = o->small ? 10 : 30, n = o->small ? 25 : 80;
+    double r = min_norm(m, n, 1);
+    cJSON *root = cJSON_CreateObject();
+    cJSON *pb = cJSON_AddObjectToObject(root, "problem");
+    cJSON_AddStringToObject(pb, "type", "least_squares");
+    cJSON *d = cJSON_AddObjectToObject(pb, "data");
+    cJSON_AddStringToObject(d, "source", "synthetic");
+    cJSON_AddNumberToObject(d, "m", m);
+    cJSON_AddNumberToObject(d, "n", n);
+    cJSON_AddNumberToObject(d, "noise", 0);
+    cJSON_AddNumberToObject(d, "seed", 1);
+    cJSON *dm = cJSON_AddObjectToObject(pb, "domain");
+    cJSON_AddStringToObject(dm, "type", "l2_ball");
+    /* a radius of about 1.5 ||A^+ b||, rounded up to 2 significant digits */
+    double rad = isfinite(r) && r > 0 ? 1.5 * r : 10;
+    double scale = pow(10, floor(log10(rad)) - 1);
+    cJSON_AddNumberToObject(dm, "radius", ceil(rad / scale) * scale);
+    cJSON *of = cJSON_AddObjectToObject(pb, "outer");
+    cJSON_AddStringToObject(of, "type", "half_norm_sq");
+    cJSON_AddItemToObject(root, "algorithm", algorithm(o, 2000, 60));
+    return root;
+}
+
+/* Options after NAME; returns 0 on a usage error. */
+static int parse_opts(int argc, char **argv, ex_opts *o)
+{
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--ratings") && v)
+            o->ratings = argv[++i];
+        else if (!strcmp(a, "--step-rule") && v)
+            o->step_rule = argv[++i];
+        else if (!strcmp(a, "--max-iter") && v && (o->max_iter = atoll(argv[++i])) > 0)
+            ;
+        else if (!strcmp(a, "--size") && v && (!strcmp(v, "small") || !strcmp(v, "full")))
+            o->small = !strcmp(argv[++i], "small");
+        else
+            return 0;
+    }
+    if (o->step_rule && strcmp(o->step_rule, "open_loop") &&
+        strcmp(o->step_rule, "closed_loop") && strcmp(o->step_rule, "line_search"))
+        return 0;
+    return 1;
+}
+
+int cmd_example(int argc, char **argv)
+{
+    ex_opts o = {0};
+    cJSON *spec = NULL;
+    if (argc < 2 || !parse_opts(argc, argv, &o)) {
+        fprintf(stderr, "usage: ircg example paper-movielens|synthetic-movielens|least-norm\n"
+                        "       [--ratings PATH] [--step-rule open_loop|closed_loop|"
+                        "line_search]\n       [--max-iter N] [--size small|full]\n");
+        return CLI_USAGE;
+    }
+    if (!strcmp(argv[1], "paper-movielens"))
+        spec = paper_movielens(&o);
+    else if (!strcmp(argv[1], "synthetic-movielens"))
+        spec = synthetic_movielens(&o);
+    else if (!strcmp(argv[1], "least-norm"))
+        spec = least_norm(&o);
+    else {
+        fprintf(stderr, "ircg: unknown example \"%s\"\n", argv[1]);
+        return CLI_USAGE;
+    }
+    char *text = spec ? cJSON_Print(spec) : NULL;
+    int code = text ? CLI_OK : CLI_FAILED;
+    if (text)
+        printf("%s\n", text);
+    free(text);
+    cJSON_Delete(spec);
+    return code;
+}

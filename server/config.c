@@ -1,0 +1,210 @@
+/*
+ * config.c -- configuration from the environment and the command line.
+ * Precedence: defaults < IRCGD_* environment < flags.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ircg.h"
+#include "server.h"
+
+static void defaults(srv_config *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->listen, sizeof c->listen, "127.0.0.1:8080");
+    snprintf(c->db, sizeof c->db, "./ircg.db");
+    snprintf(c->data_dir, sizeof c->data_dir, "./data");
+    c->workers = 2;
+    c->max_body = INT64_C(64) << 20;
+    c->max_queued = 1000;
+    c->max_elements = 50000000; /* 400 MB of doubles */
+    c->max_attempts = 3;
+    c->snapshot_keep = 3;
+    c->conn_limit = 128;
+    c->per_ip_limit = 64;
+    c->conn_timeout = 60;
+}
+
+void srv_config_usage(void)
+{
+    printf("usage: ircgd [options]\n"
+           "  --listen ADDR:PORT   address to serve (IRCGD_LISTEN, default 127.0.0.1:8080;\n"
+           "                       port 0 picks a free port and prints it)\n"
+           "  --db FILE            SQLite job store (IRCGD_DB, default ./ircg.db)\n"
+           "  --workers N          solver threads (IRCGD_WORKERS, default 2)\n"
+           "  --data-dir DIR       spec file paths must lie inside it; uploaded datasets\n"
+           "                       are copied there (IRCGD_DATA_DIR, default ./data)\n"
+           "  --tokens-file FILE   one bearer token per line; absent = no auth\n"
+           "                       (IRCGD_TOKENS_FILE)\n"
+           "  --max-body BYTES     request body limit (IRCGD_MAX_BODY, default 64 MiB)\n"
+           "  --max-queued N       queued jobs before 503 (IRCGD_MAX_QUEUED, default 1000, 0 = no limit)\n"
+           "  --max-attempts N     crash recoveries before a job fails (IRCGD_MAX_ATTEMPTS, default 3)\n"
+           "  --snapshot-keep K    snapshots kept per job (IRCGD_SNAPSHOT_KEEP, default 3, 0 = all)\n"
+           "  --max-elements N     cap on synthetic/inline data: ratings, or m*n of A\n"
+           "                       (IRCGD_MAX_ELEMENTS, default 50000000)\n"
+           "  --healthcheck        GET /healthz on the listen address; exit 0 if healthy\n"
+           "  --help, --version\n");
+}
+
+/* Parses a non-negative integer in [lo, hi]; 0 on error. */
+static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* Applies one named setting; `name` is the flag without "--".  Returns 0
+ * for an unknown name, -1 for a bad value, 1 on success. */
+static int apply(srv_config *c, const char *name, const char *v)
+{
+    int64_t n = 0;
+    struct { const char *name; char *dst; size_t len; } strs[] = {
+        {"listen", c->listen, sizeof c->listen},
+        {"db", c->db, sizeof c->db},
+        {"data-dir", c->data_dir, sizeof c->data_dir},
+        {"tokens-file", c->tokens_file, sizeof c->tokens_file},
+    };
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        if (!strcmp(name, strs[i].name)) {
+            if (strlen(v) >= strs[i].len)
+                return -1;
+            snprintf(strs[i].dst, strs[i].len, "%s", v);
+            return 1;
+        }
+    struct { const char *name; int64_t lo, hi; } ints[] = {
+        {"workers", 1, 256}, {"max-body", 1, INT64_C(1) << 40},
+        {"max-queued", 0, INT64_C(1) << 40}, {"max-attempts", 1, 1000},
+        {"snapshot-keep", 0, 1000000}, {"max-elements", 1, INT64_C(1) << 40},
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (!strcmp(name, ints[i].name)) {
+            if (!parse_int(v, ints[i].lo, ints[i].hi, &n))
+                return -1;
+            switch (i) {
+            case 0: c->workers = (int)n; break;
+            case 1: c->max_body = n; break;
+            case 2: c->max_queued = n; break;
+            case 3: c->max_attempts = (int)n; break;
+            case 4: c->snapshot_keep = (int)n; break;
+            default: c->max_elements = n; break;
+            }
+            return 1;
+        }
+    return 0;
+}
+
+static int load_env(srv_config *c, char *err, size_t errlen)
+{
+    static const char *const names[][2] = {
+        {"IRCGD_LISTEN", "listen"}, {"IRCGD_DB", "db"},
+        {"IRCGD_WORKERS", "workers"}, {"IRCGD_DATA_DIR", "data-dir"},
+        {"IRCGD_TOKENS_FILE", "tokens-file"}, {"IRCGD_MAX_BODY", "max-body"},
+        {"IRCGD_MAX_QUEUED", "max-queued"}, {"IRCGD_MAX_ATTEMPTS", "max-attempts"},
+        {"IRCGD_SNAPSHOT_KEEP", "snapshot-keep"}, {"IRCGD_MAX_ELEMENTS", "max-elements"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i][0]);
+        if (v && *v && apply(c, names[i][1], v) < 0) {
+            snprintf(err, errlen, "invalid value for %s: \"%s\"", names[i][0], v);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int load_args(srv_config *c, int argc, char **argv, char *err,
+                     size_t errlen)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            c->help = 1;
+            continue;
+        }
+        if (!strcmp(a, "--version")) {
+            c->version = 1;
+            continue;
+        }
+        if (!strcmp(a, "--healthcheck")) {
+            c->healthcheck = 1;
+            continue;
+        }
+        /* --name VALUE or --name=VALUE */
+        char name[64];
+        const char *v = NULL;
+        const char *eq = strchr(a, '=');
+        if (strncmp(a, "--", 2) != 0 || (eq && (size_t)(eq - a) >= sizeof name)) {
+            snprintf(err, errlen, "unknown argument \"%s\"", a);
+            return -1;
+        }
+        if (eq) {
+            snprintf(name, sizeof name, "%.*s", (int)(eq - a - 2), a + 2);
+            v = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a + 2);
+            v = i + 1 < argc ? argv[++i] : NULL;
+        }
+        int rc = v ? apply(c, name, v) : 0;
+        if (rc <= 0) {
+            snprintf(err, errlen, rc < 0 ? "invalid value for --%s: \"%s\""
+                                         : "unknown option or missing value: --%s%s",
+                     name, v && rc < 0 ? v : "");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int srv_config_load(srv_config *c, int argc, char **argv, char *err,
+                    size_t errlen)
+{
+    defaults(c);
+    int rc = load_env(c, err, errlen);
+    if (rc == 0)
+        rc = load_args(c, argc, argv, err, errlen);
+    if (rc == 0) {
+        char host[256];
+        int port = 0;
+        if (srv_parse_listen(c->listen, host, sizeof host, &port) != 0) {
+            snprintf(err, errlen, "invalid listen address \"%s\" (want ADDR:PORT)",
+                     c->listen);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+int srv_parse_listen(const char *s, char *host, size_t hostlen, int *port)
+{
+    const char *colon = NULL;
+    const char *h = s;
+    size_t hl = 0;
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (!close || close[1] != ':')
+            return -1;
+        h = s + 1;
+        hl = (size_t)(close - h);
+        colon = close + 1;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon)
+            return -1;
+        hl = (size_t)(colon - s);
+    }
+    int64_t p = 0;
+    if (hl == 0 || hl >= hostlen || !parse_int(colon + 1, 0, 65535, &p))
+        return -1;
+    memcpy(host, h, hl);
+    host[hl] = '\0';
+    *port = (int)p;
+    return 0;
+}

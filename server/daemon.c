@@ -1,0 +1,142 @@
+/*
+ * daemon.c -- start-up and orderly stop of ircgd.
+ *
+ * Start: configuration, recovery of jobs a crash left running (they resume
+ * from their last checkpoint), workers, then the HTTP daemon.
+ * Stop (SIGTERM/SIGINT): stop accepting (quiesce), cancel running jobs with
+ * reason "shutdown" (each takes a final checkpoint and returns to the
+ * queue), wake the SSE streams, stop MHD, close the stores.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "http.h"
+
+extern void openblas_set_num_threads(int num_threads);
+
+/* The data directory must exist; spec paths are confined to its real
+ * path (symlinks resolved). */
+static int prepare_data_dir(srv_config *c)
+{
+    char real[PATH_MAX];
+    if (mkdir(c->data_dir, 0750) != 0 && errno != EEXIST) {
+        srv_log("cannot create the data directory %s", c->data_dir);
+        return -1;
+    }
+    if (!realpath(c->data_dir, real) || strlen(real) >= sizeof c->data_dir) {
+        srv_log("cannot resolve the data directory %s", c->data_dir);
+        return -1;
+    }
+    memcpy(c->data_dir, real, strlen(real) + 1); /* length checked above */
+    return 0;
+}
+
+/* Jobs left running by a crash go back to the queue (or fail after
+ * max_attempts); their workers resume them from the last checkpoint. */
+static int recover(const srv_config *c)
+{
+    store *st = NULL;
+    char err[STORE_ERRMAX];
+    int requeued = 0, failed = 0;
+    if (store_open(c->db, &st, err) != STORE_OK) {
+        srv_log("cannot open the store %s: %s", c->db, err);
+        return -1;
+    }
+    store_rc rc = store_recover(st, c->max_attempts, &requeued, &failed);
+    if (rc != STORE_OK)
+        srv_log("recovery failed: %s", store_errmsg(st));
+    else if (requeued || failed)
+        srv_log("recovery: %d job(s) requeued, %d failed after %d attempts", requeued,
+                failed, c->max_attempts);
+    store_close(st);
+    return rc == STORE_OK ? 0 : -1;
+}
+
+static int setup(srv_config *c)
+{
+    char err[512];
+    if (c->tokens_file[0] && srv_tokens_load(c->tokens_file, &srv.tokens, err, sizeof err)) {
+        srv_log("%s", err);
+        return -1;
+    }
+    if (prepare_data_dir(c) || recover(c) || srv_pool_init(c->db))
+        return -1;
+    return 0;
+}
+
+static void stop(struct MHD_Daemon *d)
+{
+    __atomic_store_n(&srv.shutting_down, 1, __ATOMIC_RELEASE);
+    MHD_socket fd = d ? MHD_quiesce_daemon(d) : MHD_INVALID_SOCKET;
+    srv_workers_stop();   /* cancel with reason shutdown, requeue, join */
+    srv_notify_all();     /* SSE readers see shutting_down and end */
+    if (d)
+        MHD_stop_daemon(d);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
+    srv_pool_close();
+    srv_tokens_free(srv.tokens);
+    srv.tokens = NULL;
+}
+
+static int serve(srv_config *c)
+{
+    int port = 0;
+    struct MHD_Daemon *d = NULL;
+    int rc = 1;
+    if (srv_signals_start() != 0 || srv_workers_start(c->workers) != 0)
+        goto done;
+    if (!(d = srv_http_start(c, &port))) {
+        srv_log("cannot listen on %s", c->listen);
+        goto done;
+    }
+    char host[256];
+    int ignored = 0;
+    srv_parse_listen(c->listen, host, sizeof host, &ignored);
+    printf("listening on http://%s%s%s:%d\n", strchr(host, ':') ? "[" : "", host,
+           strchr(host, ':') ? "]" : "", port);
+    fflush(stdout);
+    srv_log("ircgd %s: %d worker(s), db %s, data dir %s, auth %s", IRCG_VERSION,
+            c->workers, c->db, c->data_dir, srv.tokens ? "on" : "off");
+    srv_signals_wait();
+    rc = 0;
+done:
+    if (rc != 0) /* a failed start still stops what did start */
+        __atomic_store_n(&srv.shutting_down, 1, __ATOMIC_RELEASE);
+    stop(d);
+    srv_log("stopped");
+    return rc;
+}
+
+int srv_main(int argc, char **argv)
+{
+    char err[512];
+    srv_signals_block();
+    if (srv_config_load(&srv.cfg, argc, argv, err, sizeof err) != 0) {
+        fprintf(stderr, "ircgd: %s (try --help)\n", err);
+        return 2;
+    }
+    if (srv.cfg.help) {
+        srv_config_usage();
+        return 0;
+    }
+    if (srv.cfg.version) {
+        printf("ircgd %s (libmicrohttpd %s)\n", IRCG_VERSION, MHD_get_version());
+        return 0;
+    }
+    if (srv.cfg.healthcheck)
+        return srv_healthcheck(&srv.cfg);
+    openblas_set_num_threads(1); /* parallelism comes from the workers */
+    srv.started_at = srv_now();
+    if (setup(&srv.cfg) != 0) {
+        srv_pool_close();
+        srv_tokens_free(srv.tokens);
+        return 1;
+    }
+    return serve(&srv.cfg);
+}

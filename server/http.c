@@ -1,0 +1,349 @@
+/*
+ * http.c -- libmicrohttpd glue: the daemon, the request context, body
+ * accumulation with limits, routing, replies and the request log.
+ *
+ * MHD runs one thread per connection (service.md 3.1), so handlers may
+ * block (SSE) without stalling other clients.  For each request the access
+ * handler is called (1) after the headers -- we allocate the context, match
+ * the route and reject early (401/413/415/503) so a refused body is never
+ * read --, (2) for each piece of the body, which we append up to the limit,
+ * and (3) once more with no data, when we dispatch to the route handler.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "http.h"
+
+/* ------------------------------------------------------- request data -- */
+
+const char *srv_req_header(srv_req *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+const char *srv_req_query(srv_req *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* ------------------------------------------------------------ replies -- */
+
+void srv_reply_header(srv_req *r, const char *name, const char *fmt, ...)
+{
+    if (r->nhdr >= SRV_MAX_HDRS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    snprintf(r->hdr[r->nhdr].name, sizeof r->hdr[0].name, "%s", name);
+    vsnprintf(r->hdr[r->nhdr].value, sizeof r->hdr[0].value, fmt, ap);
+    va_end(ap);
+    r->nhdr++;
+}
+
+void srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp)
+{
+    if (!resp || r->responded) {
+        if (resp)
+            MHD_destroy_response(resp);
+        return;
+    }
+    for (int i = 0; i < r->nhdr; i++)
+        MHD_add_response_header(resp, r->hdr[i].name, r->hdr[i].value);
+    r->nhdr = 0;
+    if (MHD_queue_response(r->conn, status, resp) == MHD_YES) {
+        r->responded = 1;
+        r->status = status;
+    }
+    MHD_destroy_response(resp);
+}
+
+void srv_reply(srv_req *r, unsigned status, const char *ctype, char *body,
+               size_t len)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        body ? len : 0, body ? body : (void *)"", body ? MHD_RESPMEM_MUST_FREE
+                                                       : MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        free(body);
+        return;
+    }
+    if (ctype && body)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    srv_reply_response(r, status, resp);
+}
+
+void srv_reply_json(srv_req *r, unsigned status, cJSON *doc)
+{
+    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    cJSON_Delete(doc);
+    if (!text) {
+        srv_reply(r, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, NULL, 0);
+        return;
+    }
+    size_t n = strlen(text);
+    /* a trailing newline makes curl output readable */
+    char *grown = realloc(text, n + 2);
+    if (grown) {
+        text = grown;
+        text[n++] = '\n';
+        text[n] = '\0';
+    }
+    srv_reply(r, status, "application/json", text, n);
+}
+
+/* ------------------------------------------------------------ routing -- */
+
+/* Matches path segments against a pattern where "{}" matches one
+ * non-empty segment; captured segments go to r->params. */
+static int match(const char *pattern, const char *path, srv_req *r)
+{
+    int np = 0;
+    const char *p = pattern, *s = path;
+    while (*p && *s) {
+        if (p[0] == '{' && p[1] == '}') {
+            size_t n = strcspn(s, "/");
+            if (n == 0 || n >= sizeof r->params[0] || np >= SRV_MAX_PARAMS)
+                return 0;
+            memcpy(r->params[np], s, n);
+            r->params[np++][n] = '\0';
+            s += n;
+            p += 2;
+        } else if (*p++ != *s++) {
+            return 0;
+        }
+    }
+    return *p == '\0' && *s == '\0';
+}
+
+static const srv_route *find_route(srv_req *r)
+{
+    for (const srv_route *rt = srv_routes; rt->pattern; rt++)
+        if (match(rt->pattern, r->path, r))
+            return rt;
+    return NULL;
+}
+
+static srv_handler handler_of(const srv_route *rt, const char *method)
+{
+    if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
+        return rt->get;
+    if (!strcmp(method, "POST"))
+        return rt->post;
+    if (!strcmp(method, "DELETE"))
+        return rt->del;
+    return NULL;
+}
+
+/* ------------------------------------------------------- early checks -- */
+
+static int content_type_is_json(const char *ct)
+{
+    if (!ct)
+        return 0;
+    size_t n = strcspn(ct, "; \t");
+    return n == 16 && !strncasecmp(ct, "application/json", 16);
+}
+
+static int body_too_large(srv_req *r)
+{
+    const char *cl = srv_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    return cl && strtoll(cl, NULL, 10) > srv.cfg.max_body;
+}
+
+/* Called on the headers-only call; queues a refusal when the request can
+ * be refused without reading its body. */
+static void early_checks(srv_req *r)
+{
+    const srv_route *rt = r->route;
+    int posts_body = rt && rt->body && !strcmp(r->method, "POST");
+    if (!rt) {
+        /* 404 after the body, from dispatch */
+    } else if (!rt->open &&
+               !srv_auth_ok(srv_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION))) {
+        srv_reply_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"ircgd\"");
+        srv_problem(r, MHD_HTTP_UNAUTHORIZED, "unauthorized", "Unauthorized",
+                    "a valid bearer token is required");
+    } else if (posts_body && srv_is_shutting_down()) {
+        srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "5");
+        srv_problem(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting-down",
+                    "Shutting down", "the server is shutting down");
+    } else if (posts_body && rt->body == 1 &&
+               !content_type_is_json(srv_req_header(r, MHD_HTTP_HEADER_CONTENT_TYPE))) {
+        srv_problem(r, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type",
+                    "Unsupported media type", "the body must be application/json");
+    } else if (posts_body && body_too_large(r)) {
+        srv_problem(r, MHD_HTTP_CONTENT_TOO_LARGE, "payload-too-large",
+                    "Payload too large", "the body exceeds the limit of %lld bytes",
+                    (long long)srv.cfg.max_body);
+    }
+}
+
+static void dispatch(srv_req *r)
+{
+    srv_handler h = r->route ? handler_of(r->route, r->method) : NULL;
+    if (!r->route) {
+        srv_problem(r, MHD_HTTP_NOT_FOUND, "not-found", "Not found",
+                    "no resource at %s", r->path);
+    } else if (!h) {
+        srv_reply_header(r, MHD_HTTP_HEADER_ALLOW, "%s", r->route->allow);
+        srv_problem(r, MHD_HTTP_METHOD_NOT_ALLOWED, "method-not-allowed",
+                    "Method not allowed", "%s does not support %s; allowed: %s",
+                    r->route->name, r->method, r->route->allow);
+    } else if (r->too_large) {
+        srv_problem(r, MHD_HTTP_CONTENT_TOO_LARGE, "payload-too-large",
+                    "Payload too large", "the body exceeds the limit of %lld bytes",
+                    (long long)srv.cfg.max_body);
+    } else if (!(r->st = srv_pool_get())) {
+        srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "5");
+        srv_problem(r, MHD_HTTP_SERVICE_UNAVAILABLE, "store-unavailable",
+                    "Store unavailable", "the job store cannot be opened");
+    } else {
+        h(r);
+        srv_pool_put(r->st);
+        r->st = NULL;
+    }
+    if (!r->responded)
+        srv_problem_internal(r, "the handler produced no response");
+}
+
+/* Appends a piece of the body; beyond the limit the bytes are dropped and
+ * the request ends in 413.  A client streaming far past the limit is
+ * disconnected rather than read forever. */
+static enum MHD_Result take_body(srv_req *r, const char *data, size_t n)
+{
+    r->body_seen += (int64_t)n;
+    if (r->body_seen > srv.cfg.max_body) {
+        r->too_large = 1;
+        srv_buf_free(&r->body);
+        return r->body_seen > 4 * srv.cfg.max_body + (1 << 20) ? MHD_NO : MHD_YES;
+    }
+    srv_buf_add(&r->body, data, n);
+    return r->body.nomem ? MHD_NO : MHD_YES;
+}
+
+/* The headers-only call: a fresh context, the route, early refusals. */
+static srv_req *begin_request(struct MHD_Connection *conn, const char *url,
+                              const char *method)
+{
+    srv_req *r = calloc(1, sizeof *r);
+    if (r) {
+        r->conn = conn;
+        r->t0 = srv_mono();
+        snprintf(r->method, sizeof r->method, "%s", method);
+        if (strlen(url) < sizeof r->path) {
+            snprintf(r->path, sizeof r->path, "%s", url);
+            r->route = find_route(r);
+        } else { /* too long for any route: 404 */
+            snprintf(r->path, sizeof r->path, "%.500s...", url);
+        }
+        early_checks(r);
+    }
+    return r;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+                                  const char *url, const char *method,
+                                  const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **req_cls)
+{
+    (void)cls;
+    (void)version;
+    srv_req *r = *req_cls;
+    enum MHD_Result ret = MHD_YES;
+    if (!r) {
+        *req_cls = r = begin_request(conn, url, method);
+        ret = r ? MHD_YES : MHD_NO;
+    } else if (*upload_data_size > 0) {
+        size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        if (!r->responded) /* after an early refusal the body is dropped */
+            ret = take_body(r, upload_data, n);
+    } else if (!r->responded) {
+        dispatch(r);
+    }
+    return ret;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)conn;
+    srv_req *r = *req_cls;
+    if (!r)
+        return;
+    double ms = 1000.0 * (srv_mono() - r->t0);
+    srv_log("%s %s %u %.1fms%s", r->method, r->path, r->status, ms,
+            toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+    srv_metrics_request(r->route ? r->route->name : "other", r->method,
+                        r->status, ms / 1000.0);
+    srv_pool_put(r->st);
+    srv_buf_free(&r->body);
+    free(r);
+    *req_cls = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n > 0 && msg[n - 1] == '\n')
+        msg[--n] = '\0';
+    srv_log("libmicrohttpd: %s", msg);
+}
+
+/* ------------------------------------------------------------- daemon -- */
+
+struct MHD_Daemon *srv_http_start(const srv_config *c, int *bound_port)
+{
+    char host[256];
+    int port = 0;
+    struct sockaddr_in sa4;
+    struct sockaddr_in6 sa6;
+    struct sockaddr *sa = (struct sockaddr *)&sa4;
+    unsigned flags = MHD_USE_AUTO | MHD_USE_THREAD_PER_CONNECTION |
+                     MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
+                     MHD_USE_ERROR_LOG;
+    struct MHD_Daemon *d = NULL;
+
+    memset(&sa4, 0, sizeof sa4);
+    memset(&sa6, 0, sizeof sa6);
+    if (srv_parse_listen(c->listen, host, sizeof host, &port) != 0)
+        goto done;
+    if (inet_pton(AF_INET, host, &sa4.sin_addr) == 1) {
+        sa4.sin_family = AF_INET;
+        sa4.sin_port = htons((uint16_t)port);
+    } else if (inet_pton(AF_INET6, host, &sa6.sin6_addr) == 1) {
+        sa6.sin6_family = AF_INET6;
+        sa6.sin6_port = htons((uint16_t)port);
+        sa = (struct sockaddr *)&sa6;
+        flags |= MHD_USE_IPv6;
+    } else {
+        srv_log("listen address \"%s\" is not a numeric IPv4/IPv6 address", host);
+        goto done;
+    }
+    d = MHD_start_daemon(
+        flags, (uint16_t)port, NULL, NULL, on_request, NULL,
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, /* first, or MHD warns */
+        MHD_OPTION_SOCK_ADDR, sa,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->conn_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)c->per_ip_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->conn_timeout,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_END);
+    if (d) {
+        const union MHD_DaemonInfo *info =
+            MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+        *bound_port = info ? (int)info->port : port;
+    }
+done:
+    return d;
+}

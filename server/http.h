@@ -1,0 +1,100 @@
+/*
+ * http.h -- the request context handed to route handlers, and replies.
+ */
+#ifndef IRCG_SERVER_HTTP_H
+#define IRCG_SERVER_HTTP_H
+
+#include <cjson/cJSON.h>
+#include <microhttpd.h>
+
+#include "server.h"
+
+#define SRV_MAX_PARAMS 3
+#define SRV_MAX_HDRS 6
+
+typedef struct srv_req srv_req;
+typedef void (*srv_handler)(srv_req *r);
+
+struct srv_route;
+
+struct srv_req {
+    struct MHD_Connection *conn;
+    char method[16];
+    char path[512];
+    const struct srv_route *route; /* NULL: no route matched             */
+    char params[SRV_MAX_PARAMS][160];
+    srv_buf body;
+    int64_t body_seen;          /* bytes received, kept or not           */
+    int too_large;              /* body exceeded max_body                */
+    int responded;              /* a response was queued                 */
+    unsigned status;            /* the status sent (for the log)         */
+    double t0;                  /* monotonic start, for the log          */
+    store *st;                  /* borrowed from the pool by dispatch    */
+    int nhdr;
+    struct { char name[40]; char value[300]; } hdr[SRV_MAX_HDRS];
+};
+
+typedef struct srv_route {
+    const char *pattern;        /* "/v1/jobs/{}/trace"                   */
+    const char *name;           /* metrics label: "/v1/jobs/{id}/trace"  */
+    const char *allow;          /* "GET, POST"                           */
+    srv_handler get, post, del;
+    int body;                   /* POST carries a body (limits apply)    */
+    int open;                   /* no authentication needed              */
+} srv_route;
+
+/* Request data. */
+const char *srv_req_header(srv_req *r, const char *name);
+const char *srv_req_query(srv_req *r, const char *name);
+
+/* Replies: each queues one response.  srv_reply takes ownership of body
+ * (malloc'ed or NULL). Headers added with srv_reply_header are sent with
+ * the next reply. */
+void srv_reply_header(srv_req *r, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void srv_reply(srv_req *r, unsigned status, const char *ctype, char *body,
+               size_t len);
+void srv_reply_json(srv_req *r, unsigned status, cJSON *doc); /* frees doc */
+void srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp);
+
+/* problem.c: application/problem+json. type is a slug ("job-not-found");
+ * the full type is "urn:ircg:problem:<slug>". */
+cJSON *srv_problem_new(srv_req *r, unsigned status, const char *slug,
+                       const char *title, const char *detail);
+void srv_problem_send(srv_req *r, unsigned status, cJSON *doc);
+void srv_problem(srv_req *r, unsigned status, const char *slug,
+                 const char *title, const char *detail_fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* A problem with errors: [{pointer, reason}] (one entry). */
+void srv_problem_member(srv_req *r, unsigned status, const char *slug,
+                        const char *title, const char *pointer,
+                        const char *reason);
+void srv_problem_internal(srv_req *r, const char *what);
+
+/* Routes (routes_*.c). */
+extern const srv_route srv_routes[];
+
+void srv_route_jobs_list(srv_req *r);
+void srv_route_jobs_submit(srv_req *r);
+void srv_route_job_get(srv_req *r);
+void srv_route_job_delete(srv_req *r);
+void srv_route_job_cancel(srv_req *r);
+void srv_route_job_trace(srv_req *r);
+void srv_route_job_result(srv_req *r);
+void srv_route_job_snapshots(srv_req *r);
+void srv_route_job_snapshot_get(srv_req *r);
+void srv_route_job_events(srv_req *r);
+void srv_route_datasets_post(srv_req *r);
+void srv_route_dataset_get(srv_req *r);
+void srv_route_healthz(srv_req *r);
+void srv_route_readyz(srv_req *r);
+void srv_route_metrics(srv_req *r);
+void srv_route_version(srv_req *r);
+
+/* The job resource as JSON (routes_jobs.c), used by several routes. */
+cJSON *srv_job_json(const store_job *j, int with_result_summary);
+
+/* The daemon (http.c). */
+struct MHD_Daemon *srv_http_start(const srv_config *c, int *bound_port);
+
+#endif /* IRCG_SERVER_HTTP_H */

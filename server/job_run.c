@@ -1,0 +1,370 @@
+/*
+ * job_run.c -- one job on one worker thread.
+ *
+ * The stored (normalized) spec is parsed again with the options used at
+ * submission, the solver runs with a callback that
+ *   - buffers trace rows (every trace_every iterations, always the first
+ *     and the last) and writes them in batches (256 rows or 0.25 s),
+ *   - reports progress + heartbeat, which also tells us about a cancel
+ *     requested through another store handle,
+ *   - appends at most 4 'progress' events per second for SSE readers,
+ *   - every snapshot_every iterations stores a checkpoint ('state') and the
+ *     iterates x and z.  The trace is flushed BEFORE the snapshot, so after
+ *     a crash the rows up to the snapshot's iteration are all there and the
+ *     resumed run (trace truncated after that iteration) has no gap.
+ * A shutdown stops the solver through the same cancel flag; the job then
+ * takes a final checkpoint and goes back to the queue.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "result.h"
+#include "spec.h"
+#include "server.h"
+
+#define TRACE_BATCH 256
+#define FLUSH_EVERY_S 0.25
+#define EVENT_EVERY_S 0.25
+
+typedef struct run_ctx {
+    srv_worker_ctl *ctl;
+    store *st;
+    const store_job *job;
+    ircg_solver *sv;
+    api_output_spec out;
+    store_trace_row rows[TRACE_BATCH];
+    size_t nrows;
+    int64_t iters_unreported; /* for the iterations counter          */
+    ircg_iter_info last;      /* latest callback                     */
+    int64_t last_recorded;    /* iteration of the latest buffered row */
+    double last_flush, last_event;
+} run_ctx;
+
+void srv_worker_stop(srv_worker_ctl *ctl, int reason)
+{
+    __atomic_store_n(&ctl->reason, reason, __ATOMIC_RELEASE);
+    __atomic_store_n(&ctl->cancel, 1, __ATOMIC_RELEASE);
+}
+
+void srv_worker_beat(srv_worker_ctl *ctl)
+{
+    __atomic_store_n(&ctl->beat_ms, (int64_t)(srv_mono() * 1000.0), __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------ output -- */
+
+static store_trace_row to_row(const ircg_iter_info *it)
+{
+    store_trace_row r = {
+        .iteration = it->t, .elapsed = it->elapsed, .sigma = it->sigma,
+        .alpha = it->alpha, .g_x = it->g_x, .f_x = it->f_x, .g_z = it->g_z,
+        .f_z = it->f_z, .gap = it->gap, .g_gap_x = it->g_gap_x,
+        .g_gap_z = it->g_gap_z, .lmo_seconds = it->lmo_seconds,
+        .lmo_matvecs = it->lmo_matvecs, .top_sv = it->top_sv, .rank = it->rank,
+    };
+    return r;
+}
+
+/* Writes the buffered rows and the progress/heartbeat; picks up a cancel
+ * requested through the API. */
+static void flush(run_ctx *c)
+{
+    int cancel_requested = 0;
+    if (c->nrows > 0 &&
+        store_trace_append(c->st, c->job->id, c->rows, c->nrows) != STORE_OK)
+        srv_log("job %s: trace rows lost: %s", c->job->id, store_errmsg(c->st));
+    c->nrows = 0;
+    store_progress p = {
+        .iteration = c->last.t, .elapsed = c->last.elapsed, .g_x = c->last.g_x,
+        .f_x = c->last.f_x, .g_z = c->last.g_z, .f_z = c->last.f_z, .gap = c->last.gap,
+    };
+    if (store_job_progress(c->st, c->job->id, c->last.t > 0 ? &p : NULL,
+                           &cancel_requested) == STORE_OK && cancel_requested &&
+        !__atomic_load_n(&c->ctl->cancel, __ATOMIC_ACQUIRE))
+        srv_worker_stop(c->ctl, SRV_STOP_USER);
+    srv_metrics_iterations(c->iters_unreported);
+    c->iters_unreported = 0;
+    c->last_flush = srv_mono();
+    srv_worker_beat(c->ctl);
+}
+
+static void progress_event(run_ctx *c)
+{
+    char json[512], n[7][32];
+    const ircg_iter_info *it = &c->last;
+    snprintf(json, sizeof json,
+             "{\"id\":\"%s\",\"iteration\":%lld,\"elapsed\":%s,\"g_x\":%s,\"f_x\":%s,"
+             "\"g_z\":%s,\"f_z\":%s,\"gap\":%s}",
+             c->job->id, (long long)it->t, api_fmt_double(n[0], it->elapsed),
+             api_fmt_double(n[1], it->g_x), api_fmt_double(n[2], it->f_x),
+             api_fmt_double(n[3], it->g_z), api_fmt_double(n[4], it->f_z),
+             api_fmt_double(n[5], it->gap));
+    if (store_event_append(c->st, c->job->id, STORE_EV_PROGRESS, json, NULL) == STORE_OK)
+        srv_notify_all();
+    c->last_event = srv_mono();
+}
+
+/* Checkpoint + iterates of the current iteration, in one transaction. */
+static int save_snapshot(run_ctx *c, int64_t iteration)
+{
+    void *blob[3] = {NULL, NULL, NULL};
+    size_t len[3] = {0, 0, 0};
+    ircg_iterate *it[2] = {NULL, NULL};
+    int ok = ircg_solver_save(c->sv, &blob[0], &len[0]) == IRCG_OK;
+    for (int k = 0; ok && k < 2; k++)
+        ok = ircg_solver_iterate(c->sv, k ? IRCG_Z : IRCG_X, 0, &it[k]) == IRCG_OK &&
+             srv_iterate_encode(it[k], &blob[k + 1], &len[k + 1]) == 0;
+    store_snapshot_blob b[3] = {{STORE_SNAP_STATE, blob[0], len[0]},
+                                {STORE_SNAP_X, blob[1], len[1]},
+                                {STORE_SNAP_Z, blob[2], len[2]}};
+    if (ok)
+        ok = store_snapshot_put(c->st, c->job->id, iteration, b, 3,
+                                srv.cfg.snapshot_keep) == STORE_OK;
+    if (!ok)
+        srv_log("job %s: snapshot at %lld failed: %s", c->job->id,
+                (long long)iteration, store_errmsg(c->st));
+    for (int k = 0; k < 3; k++)
+        free(blob[k]);
+    ircg_iterate_free(it[0]);
+    ircg_iterate_free(it[1]);
+    return ok;
+}
+
+static void snapshot_event(run_ctx *c, int64_t iteration)
+{
+    char json[128];
+    snprintf(json, sizeof json, "{\"id\":\"%s\",\"iteration\":%lld}", c->job->id,
+             (long long)iteration);
+    if (store_event_append(c->st, c->job->id, STORE_EV_SNAPSHOT, json, NULL) == STORE_OK)
+        srv_notify_all();
+}
+
+static int on_iteration(void *user, const ircg_iter_info *it)
+{
+    run_ctx *c = user;
+    c->last = *it;
+    c->iters_unreported++;
+    if (it->t == 1 || it->t % c->out.trace_every == 0) {
+        c->rows[c->nrows++] = to_row(it);
+        c->last_recorded = it->t;
+    }
+    double now = srv_mono();
+    if (c->nrows == TRACE_BATCH || now - c->last_flush >= FLUSH_EVERY_S)
+        flush(c);
+    if (now - c->last_event >= EVENT_EVERY_S)
+        progress_event(c);
+    if (c->out.snapshot_every > 0 && it->t % c->out.snapshot_every == 0) {
+        flush(c); /* rows first: a resume from here must find them all */
+        if (save_snapshot(c, it->t))
+            snapshot_event(c, it->t);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------- finishing -- */
+
+static char *problem_json(const char *slug, const char *title, const char *detail,
+                          const char *id)
+{
+    char type[96], inst[64];
+    cJSON *o = cJSON_CreateObject();
+    snprintf(type, sizeof type, "urn:ircg:problem:%s", slug);
+    snprintf(inst, sizeof inst, "/v1/jobs/%s", id);
+    cJSON_AddStringToObject(o, "type", type);
+    cJSON_AddStringToObject(o, "title", title);
+    cJSON_AddNumberToObject(o, "status", 500);
+    cJSON_AddStringToObject(o, "detail", detail);
+    cJSON_AddStringToObject(o, "instance", inst);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return text;
+}
+
+static void finish(store *st, const store_job *job, store_state s,
+                   const char *result, const char *error)
+{
+    store_rc rc = store_job_finish(st, job->id, s, result, error);
+    if (rc != STORE_OK)
+        srv_log("job %s: finish as %s failed: %s", job->id, store_state_name(s),
+                store_errmsg(st));
+    else
+        srv_metrics_finished(s);
+    srv_metrics_run(srv_now() - job->started_at);
+    srv_log("job %s %s", job->id, store_state_name(s));
+    srv_notify_all();
+}
+
+static void fail(store *st, const store_job *job, const char *slug,
+                 const char *title, const char *detail)
+{
+    char *err = problem_json(slug, title, detail, job->id);
+    finish(st, job, STORE_FAILED, NULL, err);
+    free(err);
+}
+
+static char *result_json(run_ctx *c, const ircg_info *info, ircg_error err,
+                         const ircg_diag *diag, const ircg_reference *ref,
+                         double g_opt)
+{
+    ircg_iterate *x = NULL, *z = NULL;
+    ircg_reference_info ri;
+    if (ref)
+        ircg_reference_get_info(ref, &ri);
+    ircg_solver_iterate(c->sv, IRCG_X, c->out.dense_iterate, &x);
+    ircg_solver_iterate(c->sv, IRCG_Z, c->out.dense_iterate, &z);
+    api_result r = {
+        .info = info, .error = err,
+        .error_message = err != IRCG_OK ? diag->message : NULL,
+        .reference = ref ? &ri : NULL, .g_opt = ref ? ri.g_opt : g_opt, .x = x, .z = z,
+    };
+    char *text = api_result_json(&r);
+    ircg_iterate_free(x);
+    ircg_iterate_free(z);
+    return text;
+}
+
+/* The solve ended: record the last row, then finish, or requeue on
+ * shutdown (after a final checkpoint so nothing is lost). */
+static void conclude(run_ctx *c, const ircg_info *info, ircg_error err,
+                     const ircg_diag *diag, const ircg_reference *ref, double g_opt)
+{
+    int reason = __atomic_load_n(&c->ctl->reason, __ATOMIC_ACQUIRE);
+    if (reason == SRV_STOP_SHUTDOWN && err == IRCG_OK) {
+        flush(c);
+        if (info->iterations > 0)
+            save_snapshot(c, info->iterations);
+        if (store_job_requeue(c->st, c->job->id) != STORE_OK)
+            srv_log("job %s: requeue failed: %s", c->job->id, store_errmsg(c->st));
+        else
+            srv_log("job %s requeued at iteration %lld (shutdown)", c->job->id,
+                    (long long)info->iterations);
+        srv_notify_all();
+        return;
+    }
+    if (c->last.t > 0 && c->last_recorded != c->last.t)
+        c->rows[c->nrows++] = to_row(&c->last); /* the last row, always */
+    flush(c);
+    char *res = result_json(c, info, err, diag, ref, g_opt);
+    if (err != IRCG_OK) {
+        char *pj = problem_json("solver-error", ircg_error_string(err), diag->message,
+                                c->job->id);
+        finish(c->st, c->job, STORE_FAILED, res, pj);
+        free(pj);
+    } else {
+        int cancelled = info->status == IRCG_STATUS_CANCELLED || reason == SRV_STOP_USER;
+        finish(c->st, c->job, cancelled ? STORE_CANCELLED : STORE_SUCCEEDED, res, NULL);
+    }
+    free(res);
+}
+
+/* ------------------------------------------------------------ the run -- */
+
+/* Resume from the latest checkpoint, or start over; the trace keeps the
+ * rows up to where the solver continues.  0 on success. */
+static int resume(run_ctx *c, ircg_diag *diag)
+{
+    int64_t iter = 0;
+    void *blob = NULL;
+    size_t len = 0;
+    int rc = 0;
+    store_rc src = store_snapshot_latest_state(c->st, c->job->id, &iter, &blob, &len);
+    if (src == STORE_OK && ircg_solver_restore(c->sv, blob, len, diag) != IRCG_OK)
+        rc = -1;
+    else if (src != STORE_OK)
+        iter = 0;
+    if (rc == 0 && store_trace_truncate(c->st, c->job->id, iter) != STORE_OK)
+        rc = -1;
+    if (rc == 0 && iter > 0) {
+        c->last.t = iter;
+        c->last_recorded = iter;
+        srv_log("job %s resumes from its checkpoint at iteration %lld", c->job->id,
+                (long long)iter);
+    }
+    free(blob);
+    return rc;
+}
+
+static int parse_spec(store *st, const store_job *job, api_spec **spec)
+{
+    api_parse_options opt;
+    api_errors errs;
+    api_errors_init(&errs);
+    srv_spec_options(&opt, st);
+    const char *text = job->spec_json ? job->spec_json : "";
+    int n = api_spec_parse(text, strlen(text), &opt, spec, &errs);
+    if (n > 0) {
+        char *pj = api_errors_problem_json(&errs, NULL);
+        finish(st, job, STORE_FAILED, NULL, pj);
+        free(pj);
+    }
+    api_errors_clear(&errs);
+    return n == 0 && *spec;
+}
+
+static ircg_reference *reference(run_ctx *c, const api_spec *spec, double *g_opt,
+                                 ircg_diag *diag, ircg_error *err)
+{
+    api_reference_spec rs;
+    ircg_reference *ref = NULL;
+    api_spec_reference(spec, &rs);
+    *g_opt = rs.g_opt;
+    if (rs.compute) {
+        rs.settings.cancel = (const volatile int *)&c->ctl->cancel;
+        *err = ircg_reference_compute(api_spec_problem(spec), &rs.settings, &ref, diag);
+    }
+    return ref;
+}
+
+void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
+{
+    run_ctx *c = calloc(1, sizeof *c);
+    api_spec *spec = NULL;
+    ircg_reference *ref = NULL;
+    ircg_diag diag = {0};
+    ircg_error err = IRCG_OK;
+    ircg_info info = {0};
+    ircg_settings set;
+    double g_opt = NAN;
+
+    if (!c) {
+        fail(st, job, "internal", "Out of memory", "the worker is out of memory");
+        goto done;
+    }
+    *c = (run_ctx){.ctl = ctl, .st = st, .job = job, .last_flush = srv_mono()};
+    if (!parse_spec(st, job, &spec))
+        goto done;
+    api_spec_output(spec, &c->out);
+    if (c->out.trace_every < 1)
+        c->out.trace_every = 1;
+    ref = reference(c, spec, &g_opt, &diag, &err);
+    api_spec_settings(spec, &set);
+    set.callback = on_iteration;
+    set.callback_data = c;
+    set.cancel = (const volatile int *)&ctl->cancel;
+    set.reference = ref;
+    if (ref == NULL && isfinite(g_opt))
+        set.g_opt = g_opt;
+    if (err == IRCG_OK)
+        err = ircg_solver_new(api_spec_problem(spec), &set, &c->sv, &diag);
+    if (err != IRCG_OK) {
+        fail(st, job, "solver-error", ircg_error_string(err), diag.message);
+        goto done;
+    }
+    if (resume(c, &diag) != 0) {
+        fail(st, job, "resume-failed", "Cannot resume from the checkpoint",
+             diag.message[0] ? diag.message : store_errmsg(st));
+        goto done;
+    }
+    err = ircg_solve(c->sv, &info);
+    conclude(c, &info, err, &diag, ref, g_opt);
+done:
+    if (c)
+        ircg_solver_free(c->sv);
+    ircg_reference_free(ref);
+    api_spec_free(spec);
+    free(c);
+}

@@ -1,0 +1,7 @@
+/* main.c -- ircgd entry point; everything else is in libircgserver.a. */
+#include "server.h"
+
+int main(int argc, char **argv)
+{
+    return srv_main(argc, argv);
+}

@@ -1,0 +1,188 @@
+/*
+ * server.h -- internal interface of ircgd, the ircg HTTP daemon.
+ *
+ * Modules (one job each):
+ *   config.c     flags + environment -> srv_config
+ *   util.c       logging, growable buffers, time formatting
+ *   storepool.c  a small pool of store handles for HTTP threads
+ *   notify.c     the condition variable SSE readers and idle workers wait on
+ *   http.c       libmicrohttpd glue: request context, body, routing, replies
+ *   problem.c    application/problem+json responses
+ *   auth.c       bearer tokens, constant-time comparison
+ *   routes_*.c   the endpoints
+ *   sse.c        /v1/jobs/{id}/events
+ *   workers.c    the solver worker pool
+ *   job_run.c    one job on one worker: parse, solve, trace, snapshots
+ *   iterate_io.c binary serialization of iterates for snapshots
+ *   metrics.c    Prometheus counters and histograms
+ *   shutdown.c   the signal thread
+ *   daemon.c     start-up and orderly stop (srv_main)
+ *
+ * Threads: MHD runs one thread per connection; the worker pool has its own
+ * threads; one signal thread.  Shared state lives in the global `srv` below,
+ * written once before any thread starts except for the atomics.
+ */
+#ifndef IRCG_SERVER_H
+#define IRCG_SERVER_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ircg.h"
+#include "store.h"
+
+#define SRV_NAME "ircgd"
+
+/* ------------------------------------------------------------ config -- */
+
+typedef struct srv_config {
+    char listen[256];     /* ADDR:PORT or [ADDR6]:PORT                     */
+    char db[1024];
+    char data_dir[1024];  /* absolute after srv_config_finish()            */
+    char tokens_file[1024];
+    int workers;
+    int64_t max_body;
+    int64_t max_queued;   /* 0 = unlimited                                 */
+    int64_t max_elements; /* cap on synthetic/inline data (api_parse_options) */
+    int max_attempts;
+    int snapshot_keep;    /* 0 = keep all                                  */
+    int conn_limit, per_ip_limit, conn_timeout;
+    int healthcheck, help, version;
+} srv_config;
+
+/* Defaults, then environment, then argv (flags win).  Returns 0 on
+ * success; on a usage error writes a message into err and returns -1. */
+int srv_config_load(srv_config *c, int argc, char **argv, char *err,
+                    size_t errlen);
+void srv_config_usage(void);
+
+/* -------------------------------------------------------------- util -- */
+
+void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double srv_now(void);          /* unix seconds */
+double srv_mono(void);         /* monotonic seconds */
+/* RFC 3339 UTC with milliseconds into buf (>= 32 bytes); "" for NaN. */
+char *srv_time_rfc3339(char *buf, double t);
+
+typedef struct srv_buf {
+    char *p;
+    size_t len, cap;
+    int nomem;
+} srv_buf;
+
+void srv_buf_free(srv_buf *b);
+void srv_buf_add(srv_buf *b, const void *data, size_t n);
+void srv_buf_printf(srv_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Hand the bytes to the caller (NUL-terminated, malloc'ed) and reset. */
+char *srv_buf_take(srv_buf *b);
+
+/* Constant-time string equality (time depends on the lengths only). */
+int srv_ct_equal(const char *a, const char *b);
+
+/* --------------------------------------------------------- storepool -- */
+
+int srv_pool_init(const char *db_path);
+store *srv_pool_get(void);     /* NULL on failure (logged)        */
+void srv_pool_put(store *st);  /* NULL-safe                        */
+void srv_pool_close(void);
+
+/* ------------------------------------------------------------ notify -- */
+
+/* A generation counter bumped whenever a job's events change; readers
+ * remember it before looking at the store and wait for it to move. */
+uint64_t srv_notify_gen(void);
+void srv_notify_all(void);
+/* Waits until the generation differs from `seen`, shutdown begins, or
+ * `timeout_s` elapses. */
+void srv_notify_wait(uint64_t seen, double timeout_s);
+
+/* ----------------------------------------------------------- globals -- */
+
+typedef struct srv_state {
+    srv_config cfg;
+    char **tokens;          /* NULL-terminated; NULL = auth off         */
+    volatile int shutting_down; /* atomic access only                   */
+    double started_at;
+} srv_state;
+
+extern srv_state srv;
+
+int srv_is_shutting_down(void);
+
+/* -------------------------------------------------------------- auth -- */
+
+int srv_tokens_load(const char *path, char ***out, char *err, size_t errlen);
+void srv_tokens_free(char **tokens);
+/* 1 when the Authorization header value carries a configured token (or
+ * auth is off). */
+int srv_auth_ok(const char *authorization);
+
+/* ----------------------------------------------------------- workers -- */
+
+int srv_workers_start(int n);
+/* Signal every worker to stop; running jobs are cancelled with reason
+ * "shutdown" and requeued.  Then joins them. */
+void srv_workers_stop(void);
+void srv_workers_wake(void);       /* a job was queued */
+/* The in-memory cancel flag of the worker running job `id` (if any). */
+void srv_workers_cancel(const char *id);
+int srv_workers_busy(void);
+int srv_workers_stuck(double max_silence_s);
+
+/* One worker's control block, shared with the HTTP threads (atomics). */
+typedef struct srv_worker_ctl {
+    int cancel;       /* the solver's cancel flag                          */
+    int reason;       /* why it was raised: SRV_STOP_*                     */
+    int64_t beat_ms;  /* last sign of life (monotonic milliseconds)        */
+} srv_worker_ctl;
+
+enum { SRV_STOP_NONE = 0, SRV_STOP_USER = 1, SRV_STOP_SHUTDOWN = 2 };
+
+/* job_run.c: run one claimed job to its end (finish or requeue). */
+void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job);
+void srv_worker_stop(srv_worker_ctl *ctl, int reason);
+void srv_worker_beat(srv_worker_ctl *ctl);
+
+/* ----------------------------------------------------------- metrics -- */
+
+void srv_metrics_request(const char *route, const char *method, unsigned code,
+                         double seconds);
+void srv_metrics_finished(store_state s);
+void srv_metrics_queue_wait(double seconds);
+void srv_metrics_run(double seconds);
+void srv_metrics_iterations(int64_t n);
+/* The exposition text (malloc'ed) using `st` for the job gauges. */
+char *srv_metrics_render(store *st);
+
+/* ------------------------------------------------------- iterate I/O -- */
+
+struct ircg_iterate;
+/* Binary form of an iterate (see iterate_io.c): malloc'ed into *out. */
+int srv_iterate_encode(const struct ircg_iterate *it, void **out, size_t *len);
+
+/* ---------------------------------------------------------- datasets -- */
+
+struct api_parse_options;
+/* The options every spec is parsed with, at submission and in the worker:
+ * paths confined to the data dir, datasets from `st`, size cap. */
+void srv_spec_options(struct api_parse_options *o, store *st);
+
+/* api_dataset_fn for {"source":"dataset","id":...}: user is a store*. */
+ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
+                               ircg_diag *diag);
+
+/* ------------------------------------------------------------ daemon -- */
+
+int srv_main(int argc, char **argv);
+
+/* shutdown.c */
+void srv_signals_block(void);  /* before any thread starts */
+int srv_signals_start(void);
+int srv_signals_wait(void);    /* blocks until SIGTERM/SIGINT */
+int srv_healthcheck(const srv_config *c);
+/* Parse ADDR:PORT; returns 0 on success. */
+int srv_parse_listen(const char *s, char *host, size_t hostlen, int *port);
+
+#endif /* IRCG_SERVER_H */

@@ -1,0 +1,144 @@
+/*
+ * util.c -- logging, clocks, growable buffers, constant-time comparison.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "server.h"
+
+srv_state srv;
+
+int srv_is_shutting_down(void)
+{
+    return __atomic_load_n(&srv.shutting_down, __ATOMIC_ACQUIRE);
+}
+
+double srv_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double srv_mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+char *srv_time_rfc3339(char *buf, double t)
+{
+    buf[0] = '\0';
+    if (isfinite(t) && t >= 0) {
+        time_t s = (time_t)floor(t);
+        int ms = (int)((t - floor(t)) * 1000.0);
+        struct tm tm;
+        gmtime_r(&s, &tm);
+        size_t n = strftime(buf, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(buf + n, 32 - n, ".%03dZ", ms > 999 ? 999 : ms);
+    }
+    return buf;
+}
+
+/* One line per call; a mutex keeps lines from interleaving. */
+void srv_log(const char *fmt, ...)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    char ts[40];
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&mu);
+    fprintf(stderr, "%s %s: ", srv_time_rfc3339(ts, srv_now()), SRV_NAME);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    pthread_mutex_unlock(&mu);
+    va_end(ap);
+}
+
+void srv_buf_free(srv_buf *b)
+{
+    if (b) {
+        free(b->p);
+        memset(b, 0, sizeof *b);
+    }
+}
+
+static int buf_reserve(srv_buf *b, size_t extra)
+{
+    if (b->nomem)
+        return 0;
+    if (b->len + extra + 1 <= b->cap)
+        return 1;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->nomem = 1;
+        return 0;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 1;
+}
+
+void srv_buf_add(srv_buf *b, const void *data, size_t n)
+{
+    if (buf_reserve(b, n)) {
+        memcpy(b->p + b->len, data, n);
+        b->len += n;
+        b->p[b->len] = '\0';
+    }
+}
+
+void srv_buf_printf(srv_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[512];
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        srv_buf_add(b, tmp, (size_t)n);
+    } else if (buf_reserve(b, (size_t)n)) {
+        va_start(ap, fmt);
+        vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        b->len += (size_t)n;
+    }
+}
+
+char *srv_buf_take(srv_buf *b)
+{
+    char *p = NULL;
+    if (!b->nomem) {
+        if (!b->p)
+            srv_buf_add(b, "", 0);
+        p = b->p;
+        b->p = NULL;
+    }
+    srv_buf_free(b);
+    return p;
+}
+
+/* Compares every byte of the longer string so the time does not reveal
+ * where the first difference is. */
+int srv_ct_equal(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t n = la > lb ? la : lb;
+    unsigned diff = (unsigned)(la ^ lb);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char x = i < la ? (unsigned char)a[i] : 0;
+        unsigned char y = i < lb ? (unsigned char)b[i] : 0;
+        diff |= (unsigned)(x ^ y);
+    }
+    return diff == 0;
+}

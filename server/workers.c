@@ -1,0 +1,182 @@
+/*
+ * workers.c -- the fixed pool of solver threads.
+ *
+ * Each worker owns a store handle and claims queued jobs in submission
+ * order.  Idle workers sleep on a condition variable that submissions
+ * signal (with a 1 s timeout as a safety net, e.g. for jobs queued by a
+ * cancel-free requeue).  The control block of each worker is what the HTTP
+ * side uses to cancel a running job at once rather than at the next
+ * heartbeat, and what /readyz reads to detect a stuck worker.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "server.h"
+
+typedef struct worker {
+    pthread_t th;
+    int started;
+    int index;
+    int busy;                          /* under w_mu */
+    char job_id[STORE_JOB_ID_LEN + 1]; /* under w_mu */
+    srv_worker_ctl ctl;
+} worker;
+
+static pthread_mutex_t w_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t w_cv = PTHREAD_COND_INITIALIZER;
+static worker *pool;
+static int n_pool;
+static int stopping;     /* under w_mu */
+static uint64_t wake_gen; /* under w_mu */
+
+/* Sleeps until woken or 1 s passed. */
+static void idle_wait(uint64_t seen)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 1;
+    pthread_mutex_lock(&w_mu);
+    int rc = 0;
+    while (!stopping && wake_gen == seen && rc == 0)
+        rc = pthread_cond_timedwait(&w_cv, &w_mu, &dl);
+    pthread_mutex_unlock(&w_mu);
+}
+
+/* Marks the worker busy with job `id`; a shutdown that began meanwhile
+ * stops the job at once (it will be requeued). */
+static void set_busy(worker *w, const char *id)
+{
+    pthread_mutex_lock(&w_mu);
+    w->busy = id != NULL;
+    memset(&w->ctl, 0, sizeof w->ctl);
+    srv_worker_beat(&w->ctl);
+    snprintf(w->job_id, sizeof w->job_id, "%s", id ? id : "");
+    if (id && stopping)
+        srv_worker_stop(&w->ctl, SRV_STOP_SHUTDOWN);
+    pthread_mutex_unlock(&w_mu);
+}
+
+static int is_stopping(uint64_t *gen)
+{
+    pthread_mutex_lock(&w_mu);
+    int s = stopping;
+    *gen = wake_gen;
+    pthread_mutex_unlock(&w_mu);
+    return s;
+}
+
+static void run_one(worker *w, store *st, store_job *job)
+{
+    set_busy(w, job->id);
+    srv_notify_all(); /* the claim appended a 'state' event */
+    if (job->attempt <= 1)
+        srv_metrics_queue_wait(job->started_at - job->created_at);
+    srv_log("worker %d: job %s started (attempt %d)", w->index, job->id, job->attempt);
+    srv_job_run(&w->ctl, st, job);
+    set_busy(w, NULL);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    store *st = NULL;
+    char err[STORE_ERRMAX];
+    uint64_t gen = 0;
+    if (store_open(srv.cfg.db, &st, err) != STORE_OK) {
+        srv_log("worker %d: cannot open the store: %s", w->index, err);
+        return NULL;
+    }
+    while (!is_stopping(&gen)) {
+        store_job job = {0};
+        store_rc rc = store_job_claim_next(st, &job);
+        if (rc == STORE_OK)
+            run_one(w, st, &job);
+        else if (rc != STORE_NOTFOUND)
+            srv_log("worker %d: claim failed: %s", w->index, store_errmsg(st));
+        store_job_clear(&job);
+        if (rc != STORE_OK)
+            idle_wait(gen);
+    }
+    store_close(st);
+    return NULL;
+}
+
+int srv_workers_start(int n)
+{
+    pool = calloc((size_t)n, sizeof *pool);
+    if (!pool)
+        return -1;
+    n_pool = n;
+    for (int i = 0; i < n; i++) {
+        pool[i].index = i;
+        srv_worker_beat(&pool[i].ctl);
+        if (pthread_create(&pool[i].th, NULL, worker_main, &pool[i]) != 0) {
+            srv_log("cannot start worker %d", i);
+            return -1;
+        }
+        pool[i].started = 1;
+    }
+    return 0;
+}
+
+void srv_workers_stop(void)
+{
+    pthread_mutex_lock(&w_mu);
+    stopping = 1;
+    for (int i = 0; i < n_pool; i++)
+        if (pool[i].busy)
+            srv_worker_stop(&pool[i].ctl, SRV_STOP_SHUTDOWN);
+    pthread_cond_broadcast(&w_cv);
+    pthread_mutex_unlock(&w_mu);
+    for (int i = 0; i < n_pool; i++)
+        if (pool[i].started)
+            pthread_join(pool[i].th, NULL);
+    free(pool);
+    pool = NULL;
+    n_pool = 0;
+}
+
+void srv_workers_wake(void)
+{
+    pthread_mutex_lock(&w_mu);
+    wake_gen++;
+    pthread_cond_broadcast(&w_cv);
+    pthread_mutex_unlock(&w_mu);
+}
+
+void srv_workers_cancel(const char *id)
+{
+    pthread_mutex_lock(&w_mu);
+    for (int i = 0; i < n_pool; i++)
+        if (pool[i].busy && !strcmp(pool[i].job_id, id))
+            srv_worker_stop(&pool[i].ctl, SRV_STOP_USER);
+    pthread_mutex_unlock(&w_mu);
+}
+
+int srv_workers_busy(void)
+{
+    int n = 0;
+    pthread_mutex_lock(&w_mu);
+    for (int i = 0; i < n_pool; i++)
+        n += pool[i].busy;
+    pthread_mutex_unlock(&w_mu);
+    return n;
+}
+
+/* A busy worker that has not beaten for max_silence_s. */
+int srv_workers_stuck(double max_silence_s)
+{
+    int stuck = 0;
+    int64_t now = (int64_t)(srv_mono() * 1000.0);
+    pthread_mutex_lock(&w_mu);
+    for (int i = 0; i < n_pool; i++) {
+        int64_t beat = __atomic_load_n(&pool[i].ctl.beat_ms, __ATOMIC_RELAXED);
+        if (pool[i].busy && (double)(now - beat) > 1000.0 * max_silence_s)
+            stuck = 1;
+    }
+    pthread_mutex_unlock(&w_mu);
+    return stuck;
+}

@@ -1,0 +1,384 @@
+/*
+ * ircg.h -- public API of libircg, the iteratively regularized conditional
+ * gradient (IR-CG) solver for convex simple bilevel problems
+ *
+ *     min f(x)  s.t.  x in argmin { g(z) : z in X }.
+ *
+ * Every problem class here is quadratic: g(x) = 1/2 ||A x - b||^2 with A a
+ * dense or sparse matrix or the sampling operator P_Omega of matrix
+ * completion, and f a convex quadratic.  X is compact with a linear
+ * minimization oracle (LMO).
+ *
+ * Conventions (OSQP/SCS style):
+ *  - functions that can fail return an ircg_error (0 = IRCG_OK) and, when the
+ *    caller passes a non-NULL ircg_diag, fill it with the failing field and a
+ *    message; the solver's outcome is a separate ircg_status;
+ *  - every *_free accepts NULL;
+ *  - inputs are deep-copied unless a comment says "borrowed"; outputs returned
+ *    through pointer-to-pointer are owned by the caller and freed with the
+ *    matching *_free;
+ *  - no globals, no printing, no signal handlers.  The library is safe to use
+ *    from several threads on distinct handles.
+ */
+#ifndef IRCG_H
+#define IRCG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IRCG_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- codes -- */
+
+typedef enum ircg_error {
+    IRCG_OK = 0,
+    IRCG_ERR_INVALID = 1,   /* an argument or setting is out of range       */
+    IRCG_ERR_NOMEM = 2,     /* an allocation failed                          */
+    IRCG_ERR_NUMERICAL = 3, /* a numerical kernel broke down (NaN, LAPACK)   */
+    IRCG_ERR_IO = 4,        /* a file could not be opened or read            */
+    IRCG_ERR_PARSE = 5      /* a data file is malformed (diag.line says where)*/
+} ircg_error;
+
+typedef enum ircg_status {
+    IRCG_STATUS_UNSOLVED = 0,   /* not run yet, or stopped by an error        */
+    IRCG_STATUS_CONVERGED = 1,  /* gap_tol reached                            */
+    IRCG_STATUS_MAX_ITER = 2,   /* iteration limit                            */
+    IRCG_STATUS_TIME_LIMIT = 3, /* wall-clock limit                           */
+    IRCG_STATUS_CANCELLED = 4,  /* the cancel flag was set                    */
+    IRCG_STATUS_INTERRUPTED = 5 /* the callback asked to stop                 */
+} ircg_status;
+
+const char *ircg_error_string(ircg_error e);   /* "invalid argument", ...    */
+const char *ircg_status_string(ircg_status s); /* "converged", "max_iter", ...*/
+
+/* Where and why an operation failed.  field is a path into the input in JSON
+ * pointer syntax relative to the object the caller passed ("/delta",
+ * "/settings/p"); line is the 1-based line of a data file, 0 otherwise. */
+typedef struct ircg_diag {
+    ircg_error code;
+    char field[128];
+    char message[256];
+    long line;
+} ircg_diag;
+
+/* ------------------------------------------------------------- ratings -- */
+
+/* Observed entries of an n_rows x n_cols matrix, 0-based indices. */
+typedef struct ircg_ratings {
+    int n_rows, n_cols;
+    int64_t nnz;
+    int32_t *row;
+    int32_t *col;
+    double *val;
+} ircg_ratings;
+
+typedef enum ircg_ratings_format {
+    IRCG_FORMAT_AUTO = 0,    /* by content: "::" -> MovieLens, tab -> u.data,
+                                comma -> CSV, "%%MatrixMarket" -> mtx       */
+    IRCG_FORMAT_MOVIELENS,   /* user::item::rating::timestamp               */
+    IRCG_FORMAT_UDATA,       /* user<TAB>item<TAB>rating<TAB>timestamp      */
+    IRCG_FORMAT_CSV,         /* user,item,rating[,timestamp], optional header */
+    IRCG_FORMAT_MATRIX_MARKET /* coordinate real general, 1-based           */
+} ircg_ratings_format;
+
+/* Ids in the files are 1-based.  Dimensions are the largest ids seen (the
+ * paper's convention) unless n_rows/n_cols > 0 are given, in which case an
+ * id beyond them is an error.  Duplicate (row, col) pairs are an error.
+ * Entries keep the order of the file.  CSV: a first line whose first field
+ * is not a number is a header.  Matrix Market: field real, integer or
+ * pattern (value 1), symmetry general; the size line gives the dimensions
+ * (given n_rows/n_cols must equal it) and must count the entries.  CRLF,
+ * a UTF-8 byte order mark, blank lines at the end and a last line without
+ * newline are accepted.  A malformed file gives IRCG_ERR_PARSE with
+ * diag->line set and diag->message "line N: what is wrong"; a file that
+ * cannot be read gives IRCG_ERR_IO naming the path.  The buffer need not be
+ * NUL-terminated; opt may be NULL (AUTO, dimensions from the data). */
+typedef struct ircg_read_options {
+    ircg_ratings_format format;
+    int n_rows, n_cols; /* 0 = from the data */
+} ircg_read_options;
+
+ircg_error ircg_ratings_read_file(const char *path, const ircg_read_options *opt,
+                                  ircg_ratings **out, ircg_diag *diag);
+ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
+                                    const ircg_read_options *opt,
+                                    ircg_ratings **out, ircg_diag *diag);
+/* Allocate an empty (nnz entries, zero-filled) ratings object. */
+ircg_ratings *ircg_ratings_new(int n_rows, int n_cols, int64_t nnz);
+void ircg_ratings_free(ircg_ratings *r);
+
+/* Deterministic synthetic ratings shaped like MovieLens: a random rank-r
+ * matrix scaled and rounded to the rating scale [min_rating, max_rating]
+ * (step 1), observed on n_ratings distinct uniformly chosen entries, with
+ * every row and every column rated at least once when n_ratings allows.
+ * The same spec (seed included) gives the same ratings on every machine. */
+typedef struct ircg_synth_ratings_spec {
+    int n_rows, n_cols, rank;
+    int64_t n_ratings;
+    double min_rating, max_rating;
+    double noise;   /* std. dev. of Gaussian noise before rounding, >= 0   */
+    uint64_t seed;
+} ircg_synth_ratings_spec;
+
+ircg_error ircg_synth_ratings(const ircg_synth_ratings_spec *spec,
+                              ircg_ratings **out, ircg_diag *diag);
+
+/* Random underdetermined least squares: A m x n with i.i.d. N(0,1) entries
+ * (dense, row-major) and b = A x_true + noise.  *A and *b are malloc'ed and
+ * owned by the caller (free()). */
+ircg_error ircg_synth_least_squares(int m, int n, double noise, uint64_t seed,
+                                    double **A, double **b, ircg_diag *diag);
+
+/* ------------------------------------------------------------- problems -- */
+
+typedef enum ircg_domain_kind {
+    IRCG_DOMAIN_NUCLEAR_BALL = 0, /* { X : ||X||_* <= radius } (matrix only) */
+    IRCG_DOMAIN_L2_BALL,          /* { x : ||x||_2 <= radius }               */
+    IRCG_DOMAIN_L1_BALL,          /* { x : ||x||_1 <= radius }               */
+    IRCG_DOMAIN_SIMPLEX,          /* { x >= 0 : sum x = radius }             */
+    IRCG_DOMAIN_BOX               /* { x : lower <= x_i <= upper }           */
+} ircg_domain_kind;
+
+typedef struct ircg_domain {
+    ircg_domain_kind kind;
+    double radius;       /* balls and simplex: > 0                          */
+    double lower, upper; /* box: lower < upper, both finite                 */
+} ircg_domain;
+
+typedef enum ircg_outer_kind {
+    IRCG_OUTER_COLUMN_VARIANCE = 0, /* 1/2 ||U X||_F^2, U = I - 11'/n (MC)  */
+    IRCG_OUTER_HALF_NORM_SQ,        /* 1/2 ||x||^2                          */
+    IRCG_OUTER_DIST_SQ,             /* 1/2 ||x - c||^2                      */
+    IRCG_OUTER_QUADRATIC            /* 1/2 x'Qx + q'x, Q symmetric PSD      */
+} ircg_outer_kind;
+
+typedef struct ircg_outer {
+    ircg_outer_kind kind;
+    const double *c; /* DIST_SQ: length n (borrowed, copied by the problem) */
+    const double *Q; /* QUADRATIC: n x n row-major (borrowed, copied)       */
+    const double *q; /* QUADRATIC: length n, NULL = 0 (borrowed, copied)    */
+} ircg_outer;
+
+/* Least squares data: A is m x n, either dense (row-major, A_dense) or CSR
+ * (A_rowptr[m+1], A_colind[nnz], A_val[nnz]); exactly one of the two. */
+typedef struct ircg_ls_data {
+    int m, n;
+    const double *A_dense;
+    const int64_t *A_rowptr;
+    const int32_t *A_colind;
+    const double *A_val;
+    const double *b;
+} ircg_ls_data;
+
+typedef struct ircg_problem ircg_problem;
+
+/* Matrix completion: g(X) = 1/2 sum_Omega (X_ij - M_ij)^2 over the nuclear
+ * ball of radius delta; outer COLUMN_VARIANCE or HALF_NORM_SQ. */
+ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
+                                          ircg_outer_kind outer, double delta,
+                                          ircg_problem **out, ircg_diag *diag);
+/* Least squares over an l2/l1 ball, a simplex or a box. */
+ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
+                                      const ircg_outer *outer,
+                                      const ircg_domain *domain,
+                                      ircg_problem **out, ircg_diag *diag);
+void ircg_problem_free(ircg_problem *pb);
+
+typedef enum ircg_problem_kind {
+    IRCG_PROBLEM_MATRIX_COMPLETION = 0,
+    IRCG_PROBLEM_LEAST_SQUARES = 1
+} ircg_problem_kind;
+
+typedef struct ircg_problem_info {
+    ircg_problem_kind kind;
+    int n_rows, n_cols;  /* MC: matrix shape; LS: m x n of A               */
+    int64_t dim;         /* number of variables                            */
+    int64_t n_observed;  /* MC: |Omega|; LS: rows of A                     */
+    ircg_domain domain;
+    ircg_outer_kind outer;
+    double L_f, L_g;     /* Lipschitz constants of the gradients           */
+    double diameter;     /* Euclidean/Frobenius diameter of X              */
+} ircg_problem_info;
+
+void ircg_problem_get_info(const ircg_problem *pb, ircg_problem_info *info);
+
+/* ------------------------------------------------------------- settings -- */
+
+typedef enum ircg_algorithm {
+    IRCG_ALG_IRCG = 0, /* Algorithm 1 of the paper                          */
+    IRCG_ALG_CGBIO,    /* Jiang et al. (later issue)                        */
+    IRCG_ALG_IRPG,     /* Solodov (later issue)                             */
+    IRCG_ALG_BISG      /* Merchav and Sabach (later issue)                  */
+} ircg_algorithm;
+
+typedef enum ircg_step_rule {
+    IRCG_STEP_OPEN_LOOP = 0, /* alpha_t = 2/(t+2)                            */
+    IRCG_STEP_CLOSED_LOOP,   /* min{1, -<grad Phi_t, d>/((s L_f + L_g)|d|^2)}*/
+    IRCG_STEP_LINE_SEARCH    /* argmin_[0,1] Phi_t(x + a d), closed form     */
+} ircg_step_rule;
+
+typedef enum ircg_start {
+    IRCG_START_DEFAULT = 0, /* MC: the paper's X0 = 0.01 delta [I_p/p 0]';
+                               LS: 0 projected onto X (simplex: its center)  */
+    IRCG_START_ZERO,        /* 0 (must lie in X)                            */
+    IRCG_START_GIVEN        /* settings.x0 (must lie in X)                  */
+} ircg_start;
+
+/* What the callback sees after every iteration t -> t+1. */
+typedef struct ircg_iter_info {
+    int64_t t;          /* iterations done (x_t, z_t below are after it)    */
+    double elapsed;     /* seconds since the solve started (incl. restores) */
+    double sigma;       /* sigma used in this iteration                     */
+    double alpha;       /* step taken                                       */
+    double g_x, f_x;    /* at x_t                                           */
+    double g_z, f_z;    /* at z_t                                           */
+    double gap;         /* Frank-Wolfe gap of Phi_sigma at x_{t-1}          */
+    double g_gap_x;     /* g(x_t) - g_opt, NaN unless a reference is known  */
+    double g_gap_z;     /* g(z_t) - g_opt, idem                             */
+    double lmo_seconds; /* time of this iteration's LMO                     */
+    int64_t lmo_matvecs;/* operator applications (products with C and C')   */
+    double top_sv;      /* nuclear ball: top singular value of the gradient;
+                           NaN for the other domains                        */
+    int rank;           /* MC: number of atoms of the iterate; 0 otherwise  */
+} ircg_iter_info;
+
+/* Return nonzero to stop the solve (status IRCG_STATUS_INTERRUPTED). */
+typedef int (*ircg_callback)(void *user, const ircg_iter_info *it);
+
+typedef struct ircg_reference ircg_reference;
+
+typedef struct ircg_settings {
+    ircg_algorithm algorithm;
+    ircg_step_rule step_rule;
+    double varsigma;      /* sigma_t = varsigma (t+1)^(-p); > 0            */
+    double p;             /* in (0, 1)                                     */
+    int64_t max_iter;     /* >= 1                                          */
+    double time_limit;    /* seconds; <= 0 means none                      */
+    double gap_tol;       /* stop (CONVERGED) when the FW gap of Phi_t <= it;
+                             0 = never                                     */
+    ircg_start start;
+    const double *x0;     /* START_GIVEN: length dim (MC: column-major n x p)
+                             borrowed for the duration of ircg_solver_new  */
+    double lmo_tol;       /* relative tolerance of the top singular pair   */
+    int lmo_max_matvecs;  /* per LMO call                                  */
+    int threads;          /* threads for the sparse kernels, >= 1          */
+    ircg_callback callback;
+    void *callback_data;
+    const volatile int *cancel; /* polled every iteration; nonzero stops;
+                             borrowed, may be NULL. Written by other threads
+                             with an atomic store.                         */
+    const ircg_reference *reference; /* borrowed, may be NULL: enables
+                             g - g_opt by the difference formula           */
+    double g_opt;         /* used when reference is NULL; NaN = unknown    */
+} ircg_settings;
+
+void ircg_settings_default(ircg_settings *s);
+/* Checks every member; fills diag->field with "/<member>". */
+ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag);
+
+/* --------------------------------------------------------------- solver -- */
+
+typedef struct ircg_info {
+    ircg_status status;
+    int64_t iterations;
+    double setup_seconds;
+    double solve_seconds;   /* including time before a restore            */
+    double lmo_seconds;     /* total                                      */
+    int64_t lmo_matvecs;    /* total                                      */
+    double g_x, f_x, g_z, f_z;
+    double gap;             /* last FW gap of Phi_t                        */
+    double g_gap_x, g_gap_z;/* NaN unless a reference or g_opt is known   */
+    double sigma;           /* last sigma                                 */
+    int rank;               /* MC: atoms of the iterate                   */
+} ircg_info;
+
+typedef struct ircg_solver ircg_solver;
+
+/* Validates settings against the problem and sets x_0 = z_0 = start.
+ * pb is borrowed and must outlive the solver. */
+ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
+                           ircg_solver **out, ircg_diag *diag);
+/* Runs until a stopping rule fires; may be called again after raising
+ * max_iter or time_limit through ircg_solver_settings(). */
+ircg_error ircg_solve(ircg_solver *sv, ircg_info *info);
+ircg_settings *ircg_solver_settings(ircg_solver *sv);
+void ircg_solver_free(ircg_solver *sv);
+
+/* Iterates.  For least squares `dense` holds the vector (length n).  For
+ * matrix completion the iterate is a0 * X0 + P * diag(w) * Q' with P n x k and
+ * Q p x k column-major, X0 the start point (diagonal, see IRCG_START_DEFAULT;
+ * x0_diag gives its diagonal); dense is filled (column-major n x p) only when
+ * want_dense is set. */
+typedef struct ircg_iterate {
+    ircg_problem_kind kind;
+    int n_rows, n_cols;
+    int64_t dim;
+    double *dense;      /* NULL unless LS or want_dense                   */
+    double a0;          /* MC: coefficient of X0                          */
+    double *x0_diag;    /* MC: min(n,p) diagonal of X0                    */
+    int rank;           /* MC: k                                          */
+    double *w;          /* MC: k weights                                  */
+    double *P;          /* MC: n x k                                      */
+    double *Q;          /* MC: p x k                                      */
+} ircg_iterate;
+
+typedef enum ircg_which { IRCG_X = 0, IRCG_Z = 1 } ircg_which;
+
+ircg_error ircg_solver_iterate(const ircg_solver *sv, ircg_which which,
+                               int want_dense, ircg_iterate **out);
+void ircg_iterate_free(ircg_iterate *it);
+
+/* Checkpoints: the complete state (t, S_t, x_t, z_t, warm-start vectors), so
+ * that a restored solver continues exactly as the original would have.  The
+ * blob is little-endian, versioned, and checked against the problem's shape. */
+ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len);
+ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
+                               ircg_diag *diag);
+
+/* ------------------------------------------------ inner optimum (g_opt) -- */
+
+/* Conditional gradient on g alone with exact line search, as the paper uses
+ * for its reference values.  Stops when the certified FW gap <= tol. */
+typedef struct ircg_reference_settings {
+    double tol;           /* certified gap, > 0 (paper: 1e-12)             */
+    int64_t max_iter;
+    double time_limit;    /* seconds, <= 0 none                            */
+    double lmo_tol;
+    int threads;
+    const volatile int *cancel;
+} ircg_reference_settings;
+
+void ircg_reference_settings_default(ircg_reference_settings *s);
+ircg_error ircg_reference_compute(const ircg_problem *pb,
+                                  const ircg_reference_settings *s,
+                                  ircg_reference **out, ircg_diag *diag);
+
+typedef struct ircg_reference_info {
+    double g_opt;         /* g at the final iterate                        */
+    double gap;           /* its certified FW gap: g_opt - gap <= true min */
+    double lower_bound;   /* best Wolfe bound max_t g(x_t) - gap_t          */
+    int64_t iterations;
+    double seconds;
+    ircg_status status;   /* CONVERGED when gap <= tol                     */
+    double top_sv, second_sv; /* MC: sigma_1, sigma_2 of grad g at the end
+                                 (NaN when not computed)                   */
+} ircg_reference_info;
+
+void ircg_reference_get_info(const ircg_reference *ref, ircg_reference_info *info);
+/* A reference known only by its value (no difference formula). */
+ircg_reference *ircg_reference_from_value(double g_opt);
+void ircg_reference_free(ircg_reference *ref);
+
+/* ------------------------------------------------------------- helpers -- */
+
+/* sigma_t = varsigma (t+1)^(-p) */
+double ircg_sigma(double varsigma, double p, int64_t t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IRCG_H */

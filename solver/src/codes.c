@@ -1,0 +1,35 @@
+/* codes.c -- names of error and status codes, and the sigma schedule. */
+#include <math.h>
+
+#include "ircg.h"
+
+const char *ircg_error_string(ircg_error e)
+{
+    switch (e) {
+    case IRCG_OK: return "ok";
+    case IRCG_ERR_INVALID: return "invalid argument";
+    case IRCG_ERR_NOMEM: return "out of memory";
+    case IRCG_ERR_NUMERICAL: return "numerical breakdown";
+    case IRCG_ERR_IO: return "input/output error";
+    case IRCG_ERR_PARSE: return "malformed data";
+    }
+    return "unknown error";
+}
+
+const char *ircg_status_string(ircg_status s)
+{
+    switch (s) {
+    case IRCG_STATUS_UNSOLVED: return "unsolved";
+    case IRCG_STATUS_CONVERGED: return "converged";
+    case IRCG_STATUS_MAX_ITER: return "max_iter";
+    case IRCG_STATUS_TIME_LIMIT: return "time_limit";
+    case IRCG_STATUS_CANCELLED: return "cancelled";
+    case IRCG_STATUS_INTERRUPTED: return "interrupted";
+    }
+    return "unknown";
+}
+
+double ircg_sigma(double varsigma, double p, int64_t t)
+{
+    return varsigma * pow((double)(t + 1), -p);
+}

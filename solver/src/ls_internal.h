@@ -1,0 +1,55 @@
+/*
+ * ls_internal.h -- the least squares problem class, shared by
+ * ls_problem.c (construction and validation), ls_linalg.c (products,
+ * the outer objective, Lipschitz constants) and ls_oracle.c (the workspace
+ * and the oracle operations of oracle.h).
+ *
+ *   g(x) = 1/2 ||A x - b||^2,   A m x n dense row-major or CSR
+ *   f(x) = 1/2 ||x||^2 | 1/2 ||x - c||^2 | 1/2 x'Qx + q'x
+ */
+#ifndef IRCG_LS_INTERNAL_H
+#define IRCG_LS_INTERNAL_H
+
+#include <stdint.h>
+
+#include "oracle.h"
+
+typedef struct ls_data {
+    int m, n;
+    double *A;          /* dense m x n row-major, or NULL (owned)          */
+    int64_t *rowptr;    /* CSR, m + 1 (owned; NULL when dense)             */
+    int32_t *colind;    /* CSR, nnz                                        */
+    double *val;        /* CSR, nnz                                        */
+    double *b;          /* m                                               */
+    ircg_domain dom;
+    ircg_outer_kind outer;
+    double *c;          /* DIST_SQ: n                                      */
+    double *Q;          /* QUADRATIC: n x n row-major, symmetric PSD       */
+    double *q;          /* QUADRATIC: n, NULL = 0                          */
+} ls_data;
+
+void ls_data_free(void *data);
+
+/* y = A x (length m). */
+void ls_matvec(const ls_data *d, const double *x, double *y);
+/* y = A' r (length n). */
+void ls_rmatvec(const ls_data *d, const double *r, double *y);
+/* r = A x - b. */
+void ls_residual(const ls_data *d, const double *x, double *r);
+/* y = Q x (QUADRATIC only). */
+void ls_qmatvec(const ls_data *d, const double *x, double *y);
+
+/* f(x); qx = Q x for QUADRATIC (ignored otherwise, may be NULL then). */
+double ls_f_value(const ls_data *d, const double *x, const double *qx);
+/* g += sigma grad f(x), qx as above. */
+void ls_f_grad_add(const ls_data *d, double sigma, const double *x,
+                   const double *qx, double *g);
+
+/* ||A||_2^2: from the eigenvalues of the smaller Gram matrix (LAPACK) when
+ * min(m, n) is moderate, else a power iteration made a safe bound (see the
+ * definition). */
+ircg_error ls_norm2_sq(const ls_data *d, double *out);
+/* Check that Q is symmetric and PSD; *lmax = its largest eigenvalue. */
+ircg_error ls_check_Q(const double *Q, int n, double *lmax, ircg_diag *diag);
+
+#endif /* IRCG_LS_INTERNAL_H */

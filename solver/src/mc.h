@@ -1,0 +1,114 @@
+/*
+ * mc.h -- internals of the matrix-completion problem class.
+ *
+ * The iterate is never formed: X = a X0 + P K Q' with X0 the paper's
+ * diagonal start (entries d0 on the first min(n,p) diagonal places), P n x k,
+ * Q p x k (one column per LMO vertex, orthonormalized by compression) and a
+ * small k x k core K.  x and z share P and Q and have their own (a, K), since
+ * z_{t+1} is a linear combination of z_t, x_t and x_{t+1}.  The residuals
+ * X_Omega - M and Z_Omega - M are kept as |Omega| vectors in CSR order.
+ */
+#ifndef IRCG_MC_H
+#define IRCG_MC_H
+
+#include "oracle.h"
+#include "mc_pool.h"
+
+/* The problem's data: Omega in CSR order with row-aligned chunks that are
+ * fixed by the problem alone, so results never depend on the thread count. */
+typedef struct mc_data {
+    int n, p, m0;       /* m0 = min(n, p)                                   */
+    int64_t nnz;
+    int64_t *rowptr;    /* n + 1                                            */
+    int32_t *col;       /* nnz                                              */
+    double *m;          /* nnz, the ratings M_Omega                         */
+    int nchunk;         /* row-aligned chunks of the elementwise passes     */
+    int *chunk_row;     /* nchunk + 1 row boundaries                        */
+    int ngroup;         /* groups of chunks with a private column buffer in
+                           the transposed product                          */
+    ircg_outer_kind outer;
+    double delta;
+} mc_data;
+
+/* One side (x or z) of the factored iterate. */
+typedef struct mc_side {
+    double a;       /* coefficient of X0                                    */
+    double *K;      /* cap x cap core, column-major, leading dimension cap  */
+    double *r;      /* residual on Omega, nnz                               */
+    double g;       /* 1/2 ||r||^2, valid when sums_valid                  */
+} mc_side;
+
+typedef struct mc_ws {
+    const mc_data *d;
+    mc_pool *pool;          /* NULL when threads == 1                      */
+    double lmo_tol;
+    int lmo_max_mv;
+    double d0;              /* diagonal entry of X0                        */
+    int k, cap, compress_at, compress_base;
+    double *P, *Q;          /* n x cap, p x cap                            */
+    double *GP, *GQ, *W;    /* P'P, Q'Q, P[:m0]'Q[:m0], cap x cap          */
+    double *sP, *qm;        /* P'1, Q[:m0]'1                               */
+    mc_side x, z;
+    int sums_valid;
+    /* the last LMO: vertex -delta u v', kept for step() and warm starts */
+    double *u, *v;          /* n, p                                        */
+    double *Pu, *Qv;        /* P'u, Q'v (cap)                              */
+    double sv;
+    int have_v, have_dir;
+    double *pre_rv;         /* R v for the current residual and v (n), made
+                               by the step pass for the next LMO's start   */
+    int pre_valid;
+    /* scratch */
+    double *tn, *tp, *tk, *tk2; /* n, p, cap, cap                          */
+    double *colbuf;         /* ngroup * p, transposed product partials     */
+    double *dsum;           /* per-chunk partial sums (4 * nchunk)         */
+    struct mc_lanczos *lz;
+    int use_arpack;         /* internal knob: ARPACK instead of mc_lanczos
+                               (measured slower, see mc_arpack.h)          */
+    double *tn2;            /* n, scratch of the ARPACK path               */
+} mc_ws;
+
+/* mc_problem.c */
+const mc_data *mc_data_of(const ircg_problem *pb);
+
+/* mc_kernels.c: sparse passes over Omega, threaded by chunk */
+void mc_spmv(mc_ws *w, const double *r, const double *x, double *y);   /* y += R x  */
+void mc_spmvt(mc_ws *w, const double *r, const double *x, double *y);  /* y += R' x */
+/* rx <- (1-alpha) rx + alpha (vo - m), rz <- cz rz + cxo rx_old + cxn rx_new
+ * + s m with vo = -delta u_i v_j; also recomputes g of both sides. */
+void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn);
+/* On the x side: sum r (r + m) = <R, X_Omega> and ||P_Omega(V - X)||^2. */
+void mc_omega_dir(mc_ws *w, double *rx_dot_x, double *d_hg_d);
+/* vo = -delta u_i v_j added to r with weight c: r += c (vo) (start points) */
+void mc_omega_add_rank1(mc_ws *w, double *r, double c, const double *u,
+                        const double *v);
+/* r += a d0 on the diagonal entries of Omega with i = j < m0 */
+void mc_omega_add_x0(mc_ws *w, double *r, double a);
+void mc_omega_sums(mc_ws *w);  /* g of both sides from the residuals */
+
+/* mc_factors.c: the low-rank part */
+ircg_error mc_factors_reserve(mc_ws *w, int cap);
+void mc_apply_x(const mc_ws *w, const mc_side *s, const double *v, double *y);
+void mc_apply_xt(const mc_ws *w, const mc_side *s, const double *u, double *y);
+ircg_error mc_append_atom(mc_ws *w, const double *u, const double *v);
+void mc_grams_rebuild(mc_ws *w);
+/* ||X||^2 and ||colsum X||^2 of one side (exact formulas on the Grams). */
+void mc_side_norms(const mc_ws *w, const mc_side *s, double *fro2, double *cs2);
+double mc_side_f(const mc_ws *w, const mc_side *s);
+ircg_error mc_compress(mc_ws *w);
+/* Thin SVD of P K Q' (k columns): Po n x r, Qo p x r, sv r; *r <= k. */
+ircg_error mc_core_svd(const mc_ws *w, const double *K, double *Po, double *Qo,
+                       double *sv, int *r);
+ircg_error mc_dense(const mc_ws *w, const mc_side *s, double *X);
+
+/* mc_lmo.c */
+ircg_error mc_lmo(void *ws, double sigma, ircg_dir *dir);
+ircg_error mc_grad_singular_values(void *ws, int k, double *sv);
+
+/* mc_state.c */
+ircg_error mc_save(void *ws, ircg_buf *out);
+ircg_error mc_restore(void *ws, ircg_rbuf *in, ircg_diag *diag);
+ircg_error mc_iterate(void *ws, ircg_which which, int want_dense,
+                      ircg_iterate **out);
+
+#endif /* IRCG_MC_H */

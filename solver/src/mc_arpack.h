@@ -1,0 +1,16 @@
+/*
+ * mc_arpack.h -- the top singular pair by ARPACK-ng (dsaupd/dseupd on C'C),
+ * for comparison with the reentrant Lanczos of mc_lanczos.c.  ARPACK keeps
+ * Fortran SAVE state between calls, so every use goes through one
+ * process-wide mutex (the library's only global).
+ */
+#ifndef IRCG_MC_ARPACK_H
+#define IRCG_MC_ARPACK_H
+
+#include "mc_lanczos.h"
+
+/* Same contract as mc_lanczos_run with nsv = 1; tn is scratch of length n. */
+ircg_error mc_arpack_run(int n, int p, mc_op_fn op, void *ctx, const double *v0,
+                         double tol, int64_t max_mv, double *tn, mc_svd_out *out);
+
+#endif /* IRCG_MC_ARPACK_H */

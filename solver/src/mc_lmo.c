@@ -1,0 +1,186 @@
+/*
+ * mc_lmo.c -- the linear minimization oracle over the nuclear ball:
+ * V = -delta u v' with (u, v) the top singular pair of the implicit gradient
+ * C = sigma grad f(X) + P_Omega(X - M), grad f = U X or X, and the scalars
+ * of the direction d = V - X from the small Grams (never forming X).
+ */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "mc.h"
+#include "mc_arpack.h"
+#include "mc_lanczos.h"
+
+typedef struct op_ctx {
+    mc_ws *w;
+    double sigma;       /* 0: the residual part only                       */
+    const double *pre;  /* R v0 for the first product (Lanczos starts from
+                           v0 / ||v0||), NULL to compute it                 */
+    double pre_scale;   /* 1 / ||v0||                                      */
+    int calls;
+} op_ctx;
+
+static void center(double *y, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += y[i];
+    s /= n;
+    for (int i = 0; i < n; i++)
+        y[i] -= s;
+}
+
+/* y = C x (trans 0) or C' x (trans 1); U is symmetric and idempotent, so
+ * C' = sigma X' U + R'. */
+static void grad_op(void *vc, int trans, const double *x, double *y)
+{
+    op_ctx *c = vc;
+    mc_ws *w = c->w;
+    const mc_data *d = w->d;
+    int colvar = d->outer == IRCG_OUTER_COLUMN_VARIANCE;
+
+    if (!trans) {
+        if (c->sigma != 0) {
+            mc_apply_x(w, &w->x, x, y);
+            cblas_dscal(d->n, c->sigma, y, 1);
+            if (colvar)
+                center(y, d->n);
+        } else {
+            for (int i = 0; i < d->n; i++)
+                y[i] = 0;
+        }
+        if (c->pre && c->calls++ == 0)
+            cblas_daxpy(d->n, c->pre_scale, c->pre, 1, y, 1);
+        else
+            mc_spmv(w, w->x.r, x, y);
+        return;
+    }
+    if (c->sigma != 0) {
+        const double *xs = x;
+        if (colvar) {
+            cblas_dcopy(d->n, x, 1, w->tn, 1);
+            center(w->tn, d->n);
+            xs = w->tn;
+        }
+        mc_apply_xt(w, &w->x, xs, y);
+        cblas_dscal(d->p, c->sigma, y, 1);
+    } else {
+        for (int j = 0; j < d->p; j++)
+            y[j] = 0;
+    }
+    mc_spmvt(w, w->x.r, x, y);
+}
+
+static double sum(const double *x, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+/* ||d||^2, ||U d||^2 (or ||d||^2) for d = -delta u v' - X, unit u and v. */
+static void dir_norms(mc_ws *w, double fro2, double cs2, ircg_dir *dir)
+{
+    const mc_data *d = w->d;
+    int k = w->k, c = w->cap;
+    double a0 = w->x.a * w->d0, dl = d->delta;
+    double uXv = a0 * cblas_ddot(d->m0, w->u, 1, w->v, 1);
+    double vcs = a0 * sum(w->v, d->m0), su = sum(w->u, d->n);
+
+    if (k > 0) {
+        cblas_dgemv(CblasColMajor, CblasNoTrans, k, k, 1.0, w->x.K, c, w->Qv, 1,
+                    0.0, w->tk, 1);
+        uXv += cblas_ddot(k, w->Pu, 1, w->tk, 1);
+        cblas_dgemv(CblasColMajor, CblasTrans, k, k, 1.0, w->x.K, c, w->sP, 1, 0.0,
+                    w->tk, 1);
+        vcs += cblas_ddot(k, w->Qv, 1, w->tk, 1);
+    }
+    /* <V, X> = -delta u'Xv; colsum(V) = -delta (1'u) v */
+    dir->d_norm2 = fmax(0.0, dl * dl + 2 * dl * uXv + fro2);
+    if (d->outer == IRCG_OUTER_COLUMN_VARIANCE) {
+        double csd = dl * dl * su * su + 2 * dl * su * vcs + cs2;
+        dir->d_hf_d = fmax(0.0, dir->d_norm2 - csd / d->n);
+    } else {
+        dir->d_hf_d = dir->d_norm2;
+    }
+}
+
+ircg_error mc_lmo(void *ws, double sigma, ircg_dir *dir)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+    op_ctx oc = {w, sigma, NULL, 0, 0};
+    mc_svd_out so = {.u = w->u, .v = w->v};
+    double fro2, cs2, f, rx_dot_x, hg;
+    ircg_error err;
+
+    if (w->have_v && w->pre_valid) {
+        double nv = cblas_dnrm2(d->p, w->v, 1);
+        if (nv > 0) {
+            oc.pre = w->pre_rv;
+            oc.pre_scale = 1.0 / nv;
+        }
+    }
+    w->pre_valid = 0;
+
+    if (w->use_arpack) { /* its first product is on a rescaled vector */
+        oc.pre = NULL;
+        err = mc_arpack_run(d->n, d->p, grad_op, &oc, w->have_v ? w->v : NULL,
+                            w->lmo_tol, w->lmo_max_mv, w->tn2, &so);
+    } else {
+        err = mc_lanczos_run(w->lz, grad_op, &oc, w->have_v ? w->v : NULL, 1,
+                             w->lmo_tol, w->lmo_max_mv, &so);
+    }
+    if (err != IRCG_OK)
+        return err;
+    w->have_v = 1;
+    w->sv = so.sv[0];
+    if (w->k > 0) {
+        cblas_dgemv(CblasColMajor, CblasTrans, d->n, w->k, 1.0, w->P, d->n, w->u, 1,
+                    0.0, w->Pu, 1);
+        cblas_dgemv(CblasColMajor, CblasTrans, d->p, w->k, 1.0, w->Q, d->p, w->v, 1,
+                    0.0, w->Qv, 1);
+    }
+    mc_side_norms(w, &w->x, &fro2, &cs2);
+    f = d->outer == IRCG_OUTER_COLUMN_VARIANCE ? fro2 - cs2 / d->n : fro2;
+    mc_omega_dir(w, &rx_dot_x, &hg);
+    /* <grad Phi, X> = sigma <grad f(X), X> + <R, X_Omega>, f 2-homogeneous */
+    dir->gphi_d = -d->delta * w->sv - (sigma * f + rx_dot_x);
+    dir->d_hg_d = hg;
+    dir_norms(w, fro2, cs2, dir);
+    dir->top_sv = w->sv;
+    dir->matvecs = so.matvecs;
+    if (!isfinite(dir->gphi_d) || !isfinite(dir->d_norm2))
+        return IRCG_ERR_NUMERICAL;
+    w->have_dir = 1;
+    return IRCG_OK;
+}
+
+ircg_error mc_grad_singular_values(void *ws, int k, double *sv)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+    op_ctx oc = {w, 0.0, NULL, 0, 0};
+    mc_lanczos *lz = NULL;
+    mc_svd_out so = {0};
+    ircg_error err = IRCG_ERR_NOMEM;
+
+    if (k < 1 || k > 4)
+        return IRCG_ERR_INVALID;
+    lz = mc_lanczos_new(d->n, d->p, 160);
+    so.u = malloc((size_t)d->n * sizeof *so.u);
+    so.v = malloc((size_t)d->p * sizeof *so.v);
+    if (!lz || !so.u || !so.v)
+        goto done;
+    err = mc_lanczos_run(lz, grad_op, &oc, w->have_v ? w->v : NULL, k,
+                         fmax(w->lmo_tol, 1e-13), 20 * (int64_t)w->lmo_max_mv, &so);
+    for (int i = 0; i < k; i++)
+        sv[i] = so.sv[i];
+done:
+    mc_lanczos_free(lz);
+    free(so.u);
+    free(so.v);
+    return err;
+}

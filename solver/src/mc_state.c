@@ -1,0 +1,160 @@
+/*
+ * mc_state.c -- checkpoints of the matrix-completion workspace and iterate
+ * exports.  A checkpoint holds everything a step reads, including the
+ * incrementally built Grams (rebuilding them would change their rounding),
+ * so a restored solve continues bit for bit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mc.h"
+
+#define MC_MAGIC 0x3153574b43434dULL /* "MCCKWS1" */
+
+static void put_block(ircg_buf *b, const double *A, int k, int ld)
+{
+    for (int j = 0; j < k; j++)
+        ircg_buf_put_f64s(b, A + (size_t)j * ld, (size_t)k);
+}
+
+static void get_block(ircg_rbuf *r, double *A, int k, int ld)
+{
+    for (int j = 0; j < k; j++)
+        ircg_rbuf_f64s(r, A + (size_t)j * ld, (size_t)k);
+}
+
+ircg_error mc_save(void *ws, ircg_buf *b)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+    int k = w->k;
+
+    ircg_buf_put_u64(b, MC_MAGIC);
+    ircg_buf_put_i64(b, d->n);
+    ircg_buf_put_i64(b, d->p);
+    ircg_buf_put_i64(b, d->nnz);
+    ircg_buf_put_i64(b, k);
+    ircg_buf_put_i64(b, w->compress_at);
+    ircg_buf_put_i64(b, w->have_v);
+    ircg_buf_put_i64(b, w->have_dir);
+    ircg_buf_put_i64(b, w->sums_valid);
+    ircg_buf_put_i64(b, w->pre_valid);
+    ircg_buf_put_f64(b, w->x.a);
+    ircg_buf_put_f64(b, w->z.a);
+    ircg_buf_put_f64(b, w->x.g);
+    ircg_buf_put_f64(b, w->z.g);
+    ircg_buf_put_f64(b, w->sv);
+    ircg_buf_put_f64s(b, w->P, (size_t)d->n * k);
+    ircg_buf_put_f64s(b, w->Q, (size_t)d->p * k);
+    put_block(b, w->x.K, k, w->cap);
+    put_block(b, w->z.K, k, w->cap);
+    put_block(b, w->GP, k, w->cap);
+    put_block(b, w->GQ, k, w->cap);
+    put_block(b, w->W, k, w->cap);
+    ircg_buf_put_f64s(b, w->sP, (size_t)k);
+    ircg_buf_put_f64s(b, w->qm, (size_t)k);
+    ircg_buf_put_f64s(b, w->Pu, (size_t)k);
+    ircg_buf_put_f64s(b, w->Qv, (size_t)k);
+    ircg_buf_put_f64s(b, w->u, (size_t)d->n);
+    ircg_buf_put_f64s(b, w->v, (size_t)d->p);
+    ircg_buf_put_f64s(b, w->pre_rv, (size_t)d->n);
+    ircg_buf_put_f64s(b, w->x.r, (size_t)d->nnz);
+    ircg_buf_put_f64s(b, w->z.r, (size_t)d->nnz);
+    return b->failed ? IRCG_ERR_NOMEM : IRCG_OK;
+}
+
+static ircg_error bad(ircg_diag *diag, const char *what)
+{
+    return ircg_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                     "matrix-completion state: %s", what);
+}
+
+ircg_error mc_restore(void *ws, ircg_rbuf *r, ircg_diag *diag)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+
+    if (ircg_rbuf_u64(r) != MC_MAGIC)
+        return bad(diag, "not a matrix-completion checkpoint");
+    int64_t n = ircg_rbuf_i64(r), p = ircg_rbuf_i64(r), nnz = ircg_rbuf_i64(r);
+    int64_t k = ircg_rbuf_i64(r), cat = ircg_rbuf_i64(r);
+    int64_t hv = ircg_rbuf_i64(r), hd = ircg_rbuf_i64(r), sv = ircg_rbuf_i64(r);
+    int64_t pv = ircg_rbuf_i64(r);
+    if (r->failed || n != d->n || p != d->p || nnz != d->nnz)
+        return bad(diag, "shape differs from the problem's");
+    /* bound k by the bytes left before allocating anything */
+    if (k < 0 || k > (int64_t)((r->len - r->pos) / 8 / (uint64_t)(n + p)) || cat < 1)
+        return bad(diag, "corrupt atom count");
+    if (mc_factors_reserve(w, (int)k) != IRCG_OK)
+        return ircg_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    w->k = (int)k;
+    w->compress_at = (int)cat;
+    w->have_v = hv != 0;
+    w->have_dir = hd != 0;
+    w->sums_valid = sv != 0;
+    w->pre_valid = pv != 0;
+    w->x.a = ircg_rbuf_f64(r);
+    w->z.a = ircg_rbuf_f64(r);
+    w->x.g = ircg_rbuf_f64(r);
+    w->z.g = ircg_rbuf_f64(r);
+    w->sv = ircg_rbuf_f64(r);
+    ircg_rbuf_f64s(r, w->P, (size_t)n * k);
+    ircg_rbuf_f64s(r, w->Q, (size_t)p * k);
+    get_block(r, w->x.K, (int)k, w->cap);
+    get_block(r, w->z.K, (int)k, w->cap);
+    get_block(r, w->GP, (int)k, w->cap);
+    get_block(r, w->GQ, (int)k, w->cap);
+    get_block(r, w->W, (int)k, w->cap);
+    ircg_rbuf_f64s(r, w->sP, (size_t)k);
+    ircg_rbuf_f64s(r, w->qm, (size_t)k);
+    ircg_rbuf_f64s(r, w->Pu, (size_t)k);
+    ircg_rbuf_f64s(r, w->Qv, (size_t)k);
+    ircg_rbuf_f64s(r, w->u, (size_t)n);
+    ircg_rbuf_f64s(r, w->v, (size_t)p);
+    ircg_rbuf_f64s(r, w->pre_rv, (size_t)n);
+    ircg_rbuf_f64s(r, w->x.r, (size_t)nnz);
+    ircg_rbuf_f64s(r, w->z.r, (size_t)nnz);
+    if (r->failed)
+        return bad(diag, "truncated");
+    return IRCG_OK;
+}
+
+ircg_error mc_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate **out)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+    const mc_side *s = which == IRCG_Z ? &w->z : &w->x;
+    ircg_iterate *it = calloc(1, sizeof *it);
+    int kk = w->k > 0 ? w->k : 1;
+    ircg_error err = IRCG_ERR_NOMEM;
+
+    *out = NULL;
+    if (!it)
+        return err;
+    it->kind = IRCG_PROBLEM_MATRIX_COMPLETION;
+    it->n_rows = d->n;
+    it->n_cols = d->p;
+    it->dim = (int64_t)d->n * d->p;
+    it->a0 = s->a;
+    it->x0_diag = malloc((size_t)d->m0 * sizeof(double));
+    it->w = malloc((size_t)kk * sizeof(double));
+    it->P = malloc((size_t)d->n * kk * sizeof(double));
+    it->Q = malloc((size_t)d->p * kk * sizeof(double));
+    if (!it->x0_diag || !it->w || !it->P || !it->Q)
+        goto fail;
+    for (int i = 0; i < d->m0; i++)
+        it->x0_diag[i] = w->d0;
+    if ((err = mc_core_svd(w, s->K, it->P, it->Q, it->w, &it->rank)) != IRCG_OK)
+        goto fail;
+    if (want_dense) {
+        it->dense = malloc((size_t)d->n * d->p * sizeof(double));
+        err = IRCG_ERR_NOMEM;
+        if (!it->dense || (err = mc_dense(w, s, it->dense)) != IRCG_OK)
+            goto fail;
+    }
+    *out = it;
+    return IRCG_OK;
+fail:
+    ircg_iterate_free(it);
+    return err;
+}

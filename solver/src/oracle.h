@@ -1,0 +1,84 @@
+/*
+ * oracle.h -- what a problem class implements for the algorithms.
+ *
+ * Every problem here has g(x) = 1/2 ||r(x)||^2 with the residual
+ * r(x) = A x - b linear in x (A a matrix, or P_Omega for matrix completion)
+ * and a quadratic f, so Phi_sigma = sigma f + g is quadratic along any
+ * segment: Phi(x + a d) = Phi(x) + a <grad Phi(x), d> + a^2/2 (sigma d'H_f d
+ * + ||A d||^2).  The algorithms only ever ask for these scalars, so they
+ * never see how an iterate is stored (a dense vector for least squares, a
+ * factored low-rank-plus-diagonal matrix for matrix completion).
+ *
+ * A workspace holds the current x_t, the averaged z_t, and the last LMO
+ * vertex v_t.  It is created at the start point with z = x.
+ */
+#ifndef IRCG_ORACLE_H
+#define IRCG_ORACLE_H
+
+#include "ircg.h"
+#include "util.h"
+
+/* The direction d = v - x found by the LMO for grad Phi_sigma(x). */
+typedef struct ircg_dir {
+    double gphi_d;   /* <grad Phi_sigma(x), d>; -gphi_d is the FW gap (>= 0)*/
+    double d_norm2;  /* ||d||^2 (Euclidean / Frobenius)                      */
+    double d_hf_d;   /* d' (Hessian of f) d                                  */
+    double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2                      */
+    double top_sv;   /* nuclear ball: sigma_max(grad Phi); NaN otherwise     */
+    int64_t matvecs; /* operator applications spent by this LMO              */
+} ircg_dir;
+
+typedef struct ircg_values {
+    double g_x, f_x, g_z, f_z;
+    double g_gap_x, g_gap_z; /* g - g_ref by the difference formula; NaN when
+                                no reference residual was given             */
+    int rank;                /* MC: atoms of x (0 for vector problems); the
+                                caller zero-fills the struct first          */
+} ircg_values;
+
+typedef struct ircg_oracle_ops {
+    const char *name;
+
+    /* Allocate a workspace for pb with x = z = the start point of s (s->start,
+     * s->x0); also reads s->threads, s->lmo_tol, s->lmo_max_matvecs. */
+    ircg_error (*create)(const ircg_problem *pb, const ircg_settings *s,
+                         void **ws, ircg_diag *diag);
+    void (*destroy)(void *ws);
+
+    /* v = argmin_{v in X} <sigma grad f(x) + grad g(x), v>; keeps v. */
+    ircg_error (*lmo)(void *ws, double sigma, ircg_dir *dir);
+
+    /* x' = x + alpha (v - x), then z' = cz z + cx_old x + cx_new x'. */
+    ircg_error (*step)(void *ws, double alpha, double cz, double cx_old,
+                       double cx_new);
+
+    /* g and f at x and z.  ref_residual (length n_observed, may be NULL) is
+     * r(x*) of a reference point: then g - g(x*) is computed termwise as
+     * sum 1/2 (r - r*)(r + r*) with compensated summation. */
+    void (*values)(void *ws, const double *ref_residual, ircg_values *out);
+
+    /* The residual r(x) or r(z), length n_observed, owned by ws. */
+    const double *(*residual)(void *ws, ircg_which which);
+
+    ircg_error (*iterate)(void *ws, ircg_which which, int want_dense,
+                          ircg_iterate **out);
+
+    /* Top k (<= 4) singular values of grad g at x; NULL for vector domains.*/
+    ircg_error (*grad_singular_values)(void *ws, int k, double *sv);
+
+    /* The whole workspace state (x, z, warm starts) for checkpoints. */
+    ircg_error (*save)(void *ws, ircg_buf *out);
+    ircg_error (*restore)(void *ws, ircg_rbuf *in, ircg_diag *diag);
+} ircg_oracle_ops;
+
+struct ircg_problem {
+    ircg_problem_info info;
+    const ircg_oracle_ops *ops;
+    void *data;                  /* class-specific, owned                   */
+    void (*free_data)(void *data);
+};
+
+extern const ircg_oracle_ops ircg_mc_ops; /* matrix completion (mc_*.c)    */
+extern const ircg_oracle_ops ircg_ls_ops; /* least squares (ls_*.c)        */
+
+#endif /* IRCG_ORACLE_H */

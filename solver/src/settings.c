@@ -1,0 +1,70 @@
+/* settings.c -- defaults and validation of solver settings. */
+#include <math.h>
+#include <stddef.h>
+
+#include "util.h"
+
+void ircg_settings_default(ircg_settings *s)
+{
+    *s = (ircg_settings){0};
+    s->algorithm = IRCG_ALG_IRCG;
+    s->step_rule = IRCG_STEP_OPEN_LOOP;
+    s->varsigma = 0.05; /* the paper's experiment */
+    s->p = 0.5;         /* the rate-optimal choice (Remark after Thm 3.2) */
+    s->max_iter = 1000;
+    s->time_limit = 0;
+    s->gap_tol = 0;
+    s->start = IRCG_START_DEFAULT;
+    s->lmo_tol = 1e-9;
+    s->lmo_max_matvecs = 1000;
+    s->threads = 1;
+    s->g_opt = NAN;
+}
+
+ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
+{
+    if (!s)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "", "settings are NULL");
+    if (s->algorithm != IRCG_ALG_IRCG)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                         "algorithm %d is not available in this build",
+                         (int)s->algorithm);
+    if (s->step_rule < IRCG_STEP_OPEN_LOOP || s->step_rule > IRCG_STEP_LINE_SEARCH)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/step_rule",
+                         "unknown step rule %d", (int)s->step_rule);
+    if (!isfinite(s->varsigma) || s->varsigma <= 0)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/varsigma",
+                         "varsigma must be a finite number > 0, got %g", s->varsigma);
+    if (!isfinite(s->p) || s->p <= 0 || s->p >= 1)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/p",
+                         "p must lie in the open interval (0, 1), got %g", s->p);
+    if (s->max_iter < 1)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/max_iter",
+                         "max_iter must be >= 1, got %lld", (long long)s->max_iter);
+    if (isnan(s->time_limit) || s->time_limit < 0)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/time_limit",
+                         "time_limit must be >= 0 seconds (0 = none), got %g",
+                         s->time_limit);
+    if (!isfinite(s->gap_tol) || s->gap_tol < 0)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/gap_tol",
+                         "gap_tol must be a finite number >= 0, got %g", s->gap_tol);
+    if (s->start < IRCG_START_DEFAULT || s->start > IRCG_START_GIVEN)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/start", "unknown start %d",
+                         (int)s->start);
+    if (s->start == IRCG_START_GIVEN && !s->x0)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/x0",
+                         "start is 'given' but no x0 was supplied");
+    if (!isfinite(s->lmo_tol) || s->lmo_tol <= 0 || s->lmo_tol >= 1)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/lmo_tol",
+                         "lmo_tol must lie in (0, 1), got %g", s->lmo_tol);
+    if (s->lmo_max_matvecs < 2)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/lmo_max_matvecs",
+                         "lmo_max_matvecs must be >= 2, got %d", s->lmo_max_matvecs);
+    if (s->threads < 1 || s->threads > 64)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/threads",
+                         "threads must lie in [1, 64], got %d", s->threads);
+    if (isinf(s->g_opt))
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/g_opt",
+                         "g_opt must be finite (or NaN for unknown)");
+    return IRCG_OK;
+}

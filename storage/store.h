@@ -1,0 +1,394 @@
+/*
+ * store.h -- the ircg job store: jobs, objective traces, iterate snapshots,
+ * datasets and SSE events in one SQLite file.
+ *
+ * Threads: a `store` handle is a single SQLite connection and must be used by
+ * one thread at a time (open one handle per worker / HTTP thread).  Any
+ * number of handles, in any number of threads or processes on one host, may
+ * share the same file: readers never block the writer (WAL) and writers queue
+ * on the file lock for up to 5 s (busy_timeout) before STORE_BUSY.
+ *
+ * Durability: journal_mode=WAL with synchronous=NORMAL.  The file is always
+ * consistent after a crash of the process or the machine; a power loss or OS
+ * crash may roll back the last few commits (they were in the WAL but not yet
+ * fsynced).  That loses at most a heartbeat, a trace batch or, in the worst
+ * case, a just-acknowledged submission; the recovery path (store_recover)
+ * copes with any such prefix.  Use STORE_OPEN_SYNC_FULL to fsync every commit.
+ *
+ * Errors: every function returns a store_rc; on failure the handle keeps a
+ * message readable with store_errmsg() until the next failure.  Nothing is
+ * printed.  STORE_BUSY (lock wait over 5 s) is worth one retry or a 503.
+ *
+ * Ownership: `store_job`, `store_job_list`, `store_event` arrays, trace-row
+ * arrays, snapshot-info arrays and blobs returned through `void **` are
+ * allocated by the store and owned by the caller, who releases them with the
+ * matching *_clear / *_free function (or free() where stated).  Every free /
+ * clear accepts NULL.  Input pointers are borrowed for the duration of the
+ * call only; the store copies what it keeps.
+ *
+ * Time: every time stamp is unix seconds as a double, from store_now().
+ * Unset times and unknown numbers are NaN (stored as SQL NULL).
+ *
+ * A worker's round, for orientation:
+ *   store_job_claim_next(st, &job)                 -> running, attempt + 1
+ *   if store_snapshot_latest_state(..., &it, ...) == STORE_OK:
+ *       ircg_solver_restore(...); store_trace_truncate(st, id, it)
+ *   else store_trace_truncate(st, id, 0)           (a retry starts afresh)
+ *   every k iterations: store_trace_append (buffered rows),
+ *       store_job_progress (stop if *cancel_requested),
+ *       store_event_append(PROGRESS), and now and then
+ *       store_snapshot_put({state, x, z}, keep_last) + event SNAPSHOT
+ *   store_job_finish(st, id, SUCCEEDED | FAILED | CANCELLED, result, error)
+ * On SIGTERM: store_job_requeue for each running job.  At startup, before
+ * the workers: store_recover(st, max_attempts, ...).
+ */
+#ifndef IRCG_STORE_H
+#define IRCG_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sha256.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----------------------------------------------------------- basics -- */
+
+typedef enum store_rc {
+    STORE_OK = 0,
+    STORE_NOTFOUND,  /* no such job / snapshot / dataset; claim: queue empty */
+    STORE_CONFLICT,  /* not allowed in the job's current state, or an
+                        idempotency key reused with a different request    */
+    STORE_INVALID,   /* bad argument (NULL, out of range, too long)        */
+    STORE_BUSY,      /* the file stayed locked longer than busy_timeout    */
+    STORE_NOMEM,
+    STORE_FOREIGN,   /* not an ircg store (application_id), or a schema
+                        newer than this build                              */
+    STORE_ERROR      /* any other SQLite or I/O error (see store_errmsg)   */
+} store_rc;
+
+const char *store_rc_name(store_rc rc); /* "ok", "not_found", ... static */
+
+typedef struct store store;
+
+#define STORE_ERRMAX 512              /* size of store_open's errbuf      */
+#define STORE_APPLICATION_ID 1230127943 /* 0x49524347 = 'IRCG' (decimal:
+                                           pasted into the schema SQL) */
+#define STORE_BUSY_TIMEOUT_MS 5000
+
+enum { STORE_OPEN_SYNC_FULL = 1 };    /* flags for store_open_ex          */
+
+/* Opens (creating if needed) the store at `path` and migrates its schema.
+ * On success *out is a new handle (close with store_close).  On failure
+ * *out is NULL and errbuf (may be NULL, else STORE_ERRMAX bytes) holds the
+ * reason; a file of another application gives STORE_FOREIGN. */
+store_rc store_open(const char *path, store **out, char *errbuf);
+store_rc store_open_ex(const char *path, int flags, store **out,
+                       char *errbuf);
+void store_close(store *st); /* NULL-safe; finalizes cached statements */
+
+/* Message of the most recent failure on this handle ("" if none yet).
+ * Owned by the handle, valid until the next call on it. */
+const char *store_errmsg(const store *st);
+
+/* Number of schema migrations of this build (== PRAGMA user_version after
+ * a successful open). */
+int store_schema_version(void);
+
+double store_now(void); /* unix time in seconds, sub-second resolution */
+
+/* PRAGMA integrity_check: *ok = 1 when the file is sound; otherwise 0 and
+ * store_errmsg() holds the first problem reported. */
+store_rc store_integrity_check(store *st, int *ok);
+
+/* Checkpoints the WAL into the database file and truncates it (run it now
+ * and then from a maintenance thread: long readers otherwise let the WAL
+ * grow).  STORE_BUSY when readers kept it from completing; harmless. */
+store_rc store_checkpoint(store *st);
+
+/* A counter bumped by every change to any job row (insert, update,
+ * delete).  Long-polling: remember it, sleep, compare.  Cheap (one row). */
+store_rc store_changes(store *st, int64_t *counter);
+
+/* ------------------------------------------------------------- jobs -- */
+
+typedef enum store_state {
+    STORE_QUEUED = 0,
+    STORE_RUNNING,
+    STORE_SUCCEEDED,
+    STORE_FAILED,
+    STORE_CANCELLED,
+    STORE_NSTATES
+} store_state;
+
+const char *store_state_name(store_state s); /* "queued", ...; static     */
+/* Parses a state name; returns STORE_INVALID for anything else. */
+store_rc store_state_parse(const char *name, store_state *out);
+int store_state_terminal(store_state s); /* succeeded, failed, cancelled */
+
+#define STORE_JOB_ID_LEN 22 /* "j_" + 20 base32 chars, time-ordered */
+
+typedef struct store_progress {
+    int64_t iteration;  /* 0 before the first report                   */
+    double elapsed;     /* solver seconds                               */
+    double g_x, f_x, g_z, f_z, gap; /* latest values, NaN if unknown    */
+} store_progress;
+
+typedef struct store_job {
+    char id[STORE_JOB_ID_LEN + 1];
+    int64_t seq;             /* submission order, 1, 2, ...; never reused */
+    store_state state;
+    char *problem_type;      /* owned */
+    char *spec_json;         /* owned; NULL in lists without bodies       */
+    char *result_json;       /* owned; NULL unless set by finish          */
+    char *error_json;        /* owned; problem detail of a failure        */
+    char *idempotency_key;   /* owned; NULL if none                       */
+    uint8_t request_sha256[32];
+    int has_request_sha256;
+    double created_at, started_at, finished_at, heartbeat_at; /* NaN = unset */
+    int attempt;             /* number of times claimed                   */
+    int cancel_requested;
+    store_progress progress;
+    int64_t version;         /* +1 on every change: ETag, long-poll       */
+    int64_t event_seq;       /* seq of the job's last event (0 = none)    */
+} store_job;
+
+/* Frees the owned strings and zeroes *j.  NULL-safe. */
+void store_job_clear(store_job *j);
+
+typedef struct store_new_job {
+    const char *problem_type;    /* required, <= 64 bytes                 */
+    const char *spec_json;       /* required: the normalized request      */
+    const char *idempotency_key; /* optional, <= 255 bytes                */
+    const uint8_t *request_sha256; /* 32 bytes; required with a key:
+                                      store_sha256 of the normalized body */
+} store_new_job;
+
+/* Inserts a queued job with a fresh id.  With an idempotency key already
+ * used: same request_sha256 -> STORE_OK, *out = the existing job and
+ * *replayed = 1; another hash -> STORE_CONFLICT.  `replayed` may be NULL.
+ * `out` (may be NULL) receives the job; clear it with store_job_clear. */
+store_rc store_job_create(store *st, const store_new_job *nj, store_job *out,
+                          int *replayed);
+
+/* STORE_NOTFOUND if there is no such job. */
+store_rc store_job_get(store *st, const char *id, store_job *out);
+
+typedef struct store_list_opts {
+    int state;        /* -1 = any, else a store_state                     */
+    int oldest_first; /* 0: newest first (default listing); 1: FIFO       */
+    int page_size;    /* 1..1000; 0 means 50                              */
+    int64_t cursor;   /* 0 = first page, else next_cursor of the last page */
+    int with_bodies;  /* 0: spec/result/error JSON left NULL (cheaper)     */
+    const char *problem_type; /* NULL = any; borrowed                     */
+} store_list_opts;
+
+typedef struct store_job_list {
+    store_job *jobs;     /* owned, n entries */
+    size_t n;
+    int64_t next_cursor; /* 0 when this is the last page; opaque to clients
+                            (it is a submission seq; encode it as you like) */
+} store_job_list;
+
+void store_job_list_init_opts(store_list_opts *o); /* any state, newest, 50 */
+store_rc store_job_list_page(store *st, const store_list_opts *o,
+                             store_job_list *out);
+void store_job_list_clear(store_job_list *l); /* NULL-safe */
+
+/* counts[s] = number of jobs in state s (for /metrics). */
+store_rc store_job_counts(store *st, int64_t counts[STORE_NSTATES]);
+
+/* ------------------------------------------------------- lifecycle -- */
+/* Every transition below appends a 'state' event (data: {"id","state",
+ * "cancel_requested","attempt","version"}) in the same transaction, and a
+ * transition into a terminal state also an 'end' event, so an SSE stream
+ * sees every transition exactly once. */
+
+/* Atomically takes the oldest queued job (by submission seq): state
+ * running, started_at = heartbeat_at = now, attempt + 1.  STORE_NOTFOUND
+ * when nothing is queued.  `out` may be NULL. */
+store_rc store_job_claim_next(store *st, store_job *out);
+
+/* Running job only (else STORE_CONFLICT): heartbeat_at = now, and when p
+ * is not NULL the progress fields (NaN stored as unknown); bumps version.
+ * *cancel_requested (may be NULL) tells the worker to stop. */
+store_rc store_job_progress(store *st, const char *id,
+                            const store_progress *p, int *cancel_requested);
+
+/* running -> final (succeeded, failed or cancelled), finished_at = now,
+ * with result_json / error_json (either may be NULL).  STORE_CONFLICT when
+ * the job is not running; STORE_INVALID when final is not terminal. */
+store_rc store_job_finish(store *st, const char *id, store_state final,
+                          const char *result_json, const char *error_json);
+
+/* queued -> cancelled now; running -> cancel_requested = 1 (the worker
+ * winds down and finishes it); terminal (including already cancelled) ->
+ * STORE_CONFLICT.  In every case but NOTFOUND `out` (may be NULL) receives
+ * the job as it is after the call, so the server can answer 200 for an
+ * already cancelled job and 409 for a finished one. */
+store_rc store_job_request_cancel(store *st, const char *id, store_job *out);
+
+/* Deletes a terminal job with its traces, snapshots and events.
+ * STORE_CONFLICT when queued or running. */
+store_rc store_job_delete(store *st, const char *id);
+
+/* Graceful shutdown of a running job: back to queued (keeping its seq, so
+ * it is claimed first again, its attempt count and its snapshots); a job
+ * whose cancel was requested becomes cancelled instead.  STORE_CONFLICT if
+ * not running. */
+store_rc store_job_requeue(store *st, const char *id);
+
+/* Startup recovery, to run before the workers start and while no other
+ * process uses the file: every job left 'running' by a crash goes back to
+ * queued (attempt kept: it resumes from its latest 'state' snapshot) or,
+ * when attempt >= max_attempts, to failed with an "interrupted" problem as
+ * error_json; a job whose cancel was requested becomes cancelled.
+ * *requeued and *failed (either may be NULL) count the two outcomes. */
+store_rc store_recover(store *st, int max_attempts, int *requeued,
+                       int *failed);
+
+/* ----------------------------------------------------------- traces -- */
+
+typedef struct store_trace_row {
+    int64_t iteration;   /* key within the job */
+    double elapsed, sigma, alpha;
+    double g_x, f_x, g_z, f_z, gap;
+    double g_gap_x, g_gap_z; /* NaN when no reference optimum is known */
+    double lmo_seconds;
+    int64_t lmo_matvecs;
+    double top_sv;       /* NaN outside the nuclear-norm ball */
+    int rank;
+} store_trace_row;
+
+/* Inserts n rows in one transaction (all or nothing).  Any NaN is stored
+ * as NULL.  STORE_NOTFOUND: no such job; STORE_CONFLICT: an iteration is
+ * already stored (truncate first when resuming). */
+store_rc store_trace_append(store *st, const char *job_id,
+                            const store_trace_row *rows, size_t n);
+
+/* Rows with iteration > after, ascending, at most `limit` (1..100000).
+ * *rows is malloc'd (caller free()s; NULL when *n == 0).  NULLs read back
+ * as NaN.  An unknown job reads as no rows. */
+store_rc store_trace_read(store *st, const char *job_id, int64_t after,
+                          size_t limit, store_trace_row **rows, size_t *n);
+
+/* Deletes rows with iteration > after_iteration (resume from a snapshot
+ * taken at after_iteration: no gap, no duplicate). */
+store_rc store_trace_truncate(store *st, const char *job_id,
+                              int64_t after_iteration);
+
+/* -------------------------------------------------------- snapshots -- */
+
+typedef enum store_snap_kind {
+    STORE_SNAP_STATE = 0, /* ircg_solver_save checkpoint blob */
+    STORE_SNAP_X,         /* iterate x, as serialized by the caller */
+    STORE_SNAP_Z
+} store_snap_kind;
+
+const char *store_snap_kind_name(store_snap_kind k); /* "state","x","z" */
+store_rc store_snap_kind_parse(const char *name, store_snap_kind *out);
+
+typedef struct store_snapshot_blob {
+    store_snap_kind kind;
+    const void *data;     /* borrowed */
+    size_t len;
+} store_snapshot_blob;
+
+typedef struct store_snapshot_info {
+    int64_t iteration;
+    store_snap_kind kind;
+    int64_t bytes;
+    double created_at;
+} store_snapshot_info;
+
+/* Stores the n blobs of one snapshot (iteration `iteration`) in one
+ * transaction, replacing blobs of the same (iteration, kind), then, when
+ * keep_last > 0, deletes every snapshot of the job whose iteration is not
+ * among the keep_last highest iterations.  STORE_NOTFOUND: no such job. */
+store_rc store_snapshot_put(store *st, const char *job_id, int64_t iteration,
+                            const store_snapshot_blob *blobs, size_t n,
+                            int keep_last);
+
+/* All snapshots of a job, by iteration then kind.  *out malloc'd (caller
+ * free()s; NULL when *n == 0). */
+store_rc store_snapshot_list(store *st, const char *job_id,
+                             store_snapshot_info **out, size_t *n);
+
+/* One blob: *data malloc'd (caller free()s; non-NULL even for 0 bytes).
+ * `info` may be NULL.  STORE_NOTFOUND if absent. */
+store_rc store_snapshot_get(store *st, const char *job_id, int64_t iteration,
+                            store_snap_kind kind, void **data, size_t *len,
+                            store_snapshot_info *info);
+
+/* The 'state' blob with the highest iteration (what a resumed job
+ * restores).  STORE_NOTFOUND when the job has none. */
+store_rc store_snapshot_latest_state(store *st, const char *job_id,
+                                     int64_t *iteration, void **data,
+                                     size_t *len);
+
+/* --------------------------------------------------------- datasets -- */
+
+#define STORE_DATASET_ID_LEN 64 /* lowercase hex SHA-256 of the bytes */
+
+typedef struct store_dataset {
+    char id[STORE_DATASET_ID_LEN + 1];
+    char format[32];     /* caller's tag, e.g. "movielens-100k" */
+    char filename[256];  /* original name, "" if none */
+    int64_t bytes;
+    double created_at;
+} store_dataset;
+
+/* Content-addressed insert: id = SHA-256 of the bytes.  If that id exists
+ * nothing is written and *existed = 1 (may be NULL); the stored format and
+ * filename are those of the first upload.  format: 1..31 bytes; filename
+ * may be NULL, else <= 255 bytes.  `out` may be NULL. */
+store_rc store_dataset_put(store *st, const void *data, size_t len,
+                           const char *format, const char *filename,
+                           store_dataset *out, int *existed);
+store_rc store_dataset_get(store *st, const char *id, store_dataset *out);
+/* *data malloc'd (caller free()s). */
+store_rc store_dataset_bytes(store *st, const char *id, void **data,
+                             size_t *len);
+/* Writes the bytes to `path` (through path.tmp + rename, so a reader never
+ * sees a partial file) -- for the solver's file readers. */
+store_rc store_dataset_write_file(store *st, const char *id,
+                                  const char *path);
+
+/* ----------------------------------------------------------- events -- */
+
+typedef enum store_event_type {
+    STORE_EV_STATE = 0,
+    STORE_EV_PROGRESS,
+    STORE_EV_SNAPSHOT,
+    STORE_EV_END
+} store_event_type;
+
+const char *store_event_type_name(store_event_type t); /* "state", ... */
+
+typedef struct store_event {
+    int64_t seq;          /* 1, 2, ... per job: the SSE id */
+    store_event_type type;
+    char *data;           /* owned JSON text */
+    double created_at;
+} store_event;
+
+/* Appends an event with the next per-job seq (returned in *seq, may be
+ * NULL).  data_json is stored verbatim (the caller builds it).  How often
+ * to append progress events is the caller's choice; keep it bounded. */
+store_rc store_event_append(store *st, const char *job_id,
+                            store_event_type type, const char *data_json,
+                            int64_t *seq);
+
+/* Events with seq > after_seq (Last-Event-ID), ascending, at most limit
+ * (1..10000).  *ev malloc'd; free with store_events_free. */
+store_rc store_event_read(store *st, const char *job_id, int64_t after_seq,
+                          size_t limit, store_event **ev, size_t *n);
+void store_events_free(store_event *ev, size_t n); /* NULL-safe */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IRCG_STORE_H */

@@ -1,0 +1,204 @@
+/*
+ * store_events.c -- the per-job, append-only event log behind the SSE
+ * stream.  seq comes from jobs.event_seq, bumped in the same transaction as
+ * the insert, so seqs are dense (1, 2, ...) and a client resuming with
+ * Last-Event-ID = k reads exactly the events after k.
+ */
+#include "store_jobs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const TYPE_NAMES[] = {"state", "progress", "snapshot",
+                                         "end"};
+enum { NTYPES = (int)(sizeof TYPE_NAMES / sizeof TYPE_NAMES[0]) };
+
+const char *store_event_type_name(store_event_type t)
+{
+    return (unsigned)t < NTYPES ? TYPE_NAMES[t] : "unknown";
+}
+
+static store_event_type parse_type(const char *name)
+{
+    for (int i = 0; name && i < NTYPES; i++)
+        if (strcmp(name, TYPE_NAMES[i]) == 0)
+            return (store_event_type)i;
+    return STORE_EV_STATE;
+}
+
+static const char SQL_NEXT_SEQ[] =
+    "UPDATE jobs SET event_seq = event_seq + 1 WHERE id = ?1"
+    " RETURNING event_seq";
+static const char SQL_EV_INSERT[] =
+    "INSERT INTO events(job_id, seq, type, data, created_at)"
+    " VALUES(?1, ?2, ?3, ?4, ?5)";
+
+static store_rc next_seq(store *st, const char *job_id, int64_t *seq)
+{
+    sqlite3_stmt *s;
+    store_rc rc = st_prep(st, SQL_NEXT_SEQ, &s);
+    int r, b = SQLITE_OK;
+    if (rc != STORE_OK)
+        return rc;
+    b |= sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
+    r = st_step(st, s, b);
+    if (r == SQLITE_ROW) {
+        *seq = sqlite3_column_int64(s, 0);
+        r = sqlite3_step(s);
+    } else if (r == SQLITE_DONE) {
+        rc = st_err(st, STORE_NOTFOUND, "no job %s", job_id);
+    }
+    if (rc == STORE_OK && r != SQLITE_DONE)
+        rc = st_sql(st, r, "event seq");
+    st_reset(s);
+    return rc;
+}
+
+store_rc st_event_append_tx(store *st, const char *job_id, const char *type,
+                            const char *data, int64_t *seq)
+{
+    sqlite3_stmt *s;
+    int64_t n = 0;
+    store_rc rc = next_seq(st, job_id, &n);
+    if (rc == STORE_OK)
+        rc = st_prep(st, SQL_EV_INSERT, &s);
+    if (rc != STORE_OK)
+        return rc;
+    int b = sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
+    b |= sqlite3_bind_int64(s, 2, n);
+    b |= sqlite3_bind_text(s, 3, type, -1, SQLITE_STATIC);
+    b |= sqlite3_bind_text(s, 4, data, -1, SQLITE_STATIC);
+    b |= sqlite3_bind_double(s, 5, store_now());
+    rc = st_step_done(st, s, b, "append event");
+    if (rc == STORE_OK && seq)
+        *seq = n;
+    return rc;
+}
+
+static const char SQL_EV_STATE[] =
+    "SELECT state, cancel_requested, attempt, version FROM jobs"
+    " WHERE id = ?1";
+
+/* The job's id is store-made (base32) and the state a fixed name, so the
+ * JSON needs no escaping. */
+static store_rc state_json(store *st, const char *job_id, char *buf,
+                           size_t len, int *terminal)
+{
+    sqlite3_stmt *s;
+    store_rc rc = st_prep(st, SQL_EV_STATE, &s);
+    store_state state = STORE_QUEUED;
+    int r, b = SQLITE_OK;
+    if (rc != STORE_OK)
+        return rc;
+    b |= sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
+    r = st_step(st, s, b);
+    if (r == SQLITE_ROW) {
+        store_state_parse((const char *)sqlite3_column_text(s, 0), &state);
+        snprintf(buf, len,
+                 "{\"id\":\"%s\",\"state\":\"%s\",\"cancel_requested\":%s,"
+                 "\"attempt\":%d,\"version\":%lld}",
+                 job_id, store_state_name(state),
+                 sqlite3_column_int(s, 1) ? "true" : "false",
+                 sqlite3_column_int(s, 2),
+                 (long long)sqlite3_column_int64(s, 3));
+        *terminal = store_state_terminal(state);
+    } else {
+        rc = r == SQLITE_DONE ? st_err(st, STORE_NOTFOUND, "no job %s", job_id)
+                              : st_sql(st, r, "state event");
+    }
+    st_reset(s);
+    return rc;
+}
+
+store_rc st_event_state_tx(store *st, const char *job_id)
+{
+    char data[256];
+    int terminal = 0;
+    store_rc rc = state_json(st, job_id, data, sizeof data, &terminal);
+    if (rc == STORE_OK)
+        rc = st_event_append_tx(st, job_id, "state", data, NULL);
+    if (rc == STORE_OK && terminal)
+        rc = st_event_append_tx(st, job_id, "end", data, NULL);
+    return rc;
+}
+
+store_rc store_event_append(store *st, const char *job_id,
+                            store_event_type type, const char *data_json,
+                            int64_t *seq)
+{
+    store_rc rc;
+    if (!st)
+        return STORE_INVALID;
+    rc = st_check_id(st, job_id);
+    if (rc == STORE_OK && ((unsigned)type >= NTYPES || !data_json))
+        rc = st_err(st, STORE_INVALID, "event: bad type or no data");
+    if (rc == STORE_OK)
+        rc = st_begin(st);
+    if (rc != STORE_OK)
+        return rc;
+    return st_end(st, st_event_append_tx(st, job_id, TYPE_NAMES[type],
+                                         data_json, seq));
+}
+
+void store_events_free(store_event *ev, size_t n)
+{
+    if (!ev)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(ev[i].data);
+    free(ev);
+}
+
+static const char SQL_EV_READ[] =
+    "SELECT seq, type, data, created_at FROM events"
+    " WHERE job_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3";
+
+static store_rc read_events(store *st, sqlite3_stmt *s, int b, size_t limit,
+                            store_event *ev, size_t *n)
+{
+    int r = SQLITE_DONE;
+    while (*n < limit && (r = st_step(st, s, b)) == SQLITE_ROW) {
+        store_event *e = &ev[*n];
+        e->seq = sqlite3_column_int64(s, 0);
+        e->type = parse_type((const char *)sqlite3_column_text(s, 1));
+        e->created_at = st_col_real(s, 3);
+        if (st_col_strdup(s, 2, &e->data) != 0 || !e->data)
+            return st_err(st, STORE_NOMEM, "events: out of memory");
+        (*n)++;
+    }
+    return *n == limit || r == SQLITE_DONE ? STORE_OK
+                                           : st_sql(st, r, "read events");
+}
+
+store_rc store_event_read(store *st, const char *job_id, int64_t after_seq,
+                          size_t limit, store_event **ev, size_t *n)
+{
+    sqlite3_stmt *s = NULL;
+    store_rc rc;
+    int b = SQLITE_OK;
+    if (!st || !ev || !n)
+        return STORE_INVALID;
+    *ev = NULL;
+    *n = 0;
+    rc = st_check_id(st, job_id);
+    if (rc == STORE_OK && (limit < 1 || limit > 10000))
+        rc = st_err(st, STORE_INVALID, "events: limit must be 1..10000");
+    if (rc == STORE_OK && !(*ev = calloc(limit, sizeof **ev)))
+        rc = st_err(st, STORE_NOMEM, "events: out of memory");
+    if (rc == STORE_OK)
+        rc = st_prep(st, SQL_EV_READ, &s);
+    if (rc == STORE_OK) {
+        b |= sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
+        b |= sqlite3_bind_int64(s, 2, after_seq);
+        b |= sqlite3_bind_int64(s, 3, (sqlite3_int64)limit);
+        rc = read_events(st, s, b, limit, *ev, n);
+    }
+    st_reset(s);
+    if (rc != STORE_OK || *n == 0) {
+        store_events_free(*ev, *n + (rc != STORE_OK)); /* + a partial one */
+        *ev = NULL;
+        *n = 0;
+    }
+    return rc;
+}

@@ -1,0 +1,428 @@
+/*
+ * store_lifecycle.c -- job state transitions: claim, progress, finish,
+ * cancel, delete, requeue on shutdown and recovery at startup.
+ *
+ * Each public function is one BEGIN IMMEDIATE transaction: the guarded
+ * UPDATE (WHERE state = ...), the version bump and the SSE state events
+ * commit together or not at all.
+ */
+#include "store_jobs.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Why a guarded UPDATE changed nothing: no such job, or the wrong state. */
+static store_rc explain_no_change(store *st, const char *id, const char *op)
+{
+    store_state s;
+    store_rc rc = st_job_state(st, id, &s, NULL);
+    if (rc != STORE_OK)
+        return rc;
+    return st_err(st, STORE_CONFLICT, "%s: job %s is %s", op, id,
+                  store_state_name(s));
+}
+
+/* ------------------------------------------------------------ claim -- */
+
+static const char SQL_CLAIM[] =
+    "UPDATE jobs SET state = 'running', started_at = ?1, heartbeat_at = ?1,"
+    " attempt = attempt + 1, version = version + 1"
+    " WHERE seq = (SELECT seq FROM jobs WHERE state = 'queued'"
+    "              ORDER BY seq LIMIT 1)"
+    " RETURNING id";
+
+static store_rc claim_tx(store *st, char *id)
+{
+    sqlite3_stmt *s;
+    store_rc rc = st_prep(st, SQL_CLAIM, &s);
+    int r, b = SQLITE_OK;
+    if (rc != STORE_OK)
+        return rc;
+    b |= sqlite3_bind_double(s, 1, store_now());
+    r = st_step(st, s, b);
+    if (r == SQLITE_ROW) {
+        snprintf(id, STORE_JOB_ID_LEN + 1, "%s", st_col_str(s, 0));
+        r = sqlite3_step(s); /* run the statement to completion */
+    } else if (r == SQLITE_DONE) {
+        rc = st_err(st, STORE_NOTFOUND, "no queued job");
+    }
+    if (rc == STORE_OK && r != SQLITE_DONE)
+        rc = st_sql(st, r, "claim");
+    st_reset(s);
+    return rc == STORE_OK ? st_event_state_tx(st, id) : rc;
+}
+
+static const char SQL_ANY_QUEUED[] =
+    "SELECT EXISTS(SELECT 1 FROM jobs WHERE state = 'queued')";
+
+/* A plain read first, so idle workers polling an empty queue never take
+ * the write lock; the claim itself re-checks under the lock. */
+static store_rc any_queued(store *st, int *yes)
+{
+    sqlite3_stmt *s;
+    store_rc rc = st_prep(st, SQL_ANY_QUEUED, &s);
+    int r;
+    if (rc != STORE_OK)
+        return rc;
+    r = sqlite3_step(s);
+    if (r == SQLITE_ROW)
+        *yes = sqlite3_column_int(s, 0);
+    else
+        rc = st_sql(st, r, "queued?");
+    st_reset(s);
+    if (rc == STORE_OK && !*yes)
+        rc = st_err(st, STORE_NOTFOUND, "no queued job");
+    return rc;
+}
+
+store_rc store_job_claim_next(store *st, store_job *out)
+{
+    char id[STORE_JOB_ID_LEN + 1] = "";
+    int yes = 0;
+    store_rc rc;
+    if (!st)
+        return STORE_INVALID;
+    if (out)
+        store_job_clear(out);
+    rc = any_queued(st, &yes);
+    if (rc == STORE_OK)
+        rc = st_begin(st);
+    if (rc != STORE_OK)
+        return rc;
+    rc = claim_tx(st, id);
+    if (rc == STORE_OK && out)
+        rc = st_job_load(st, id, out);
+    rc = st_end(st, rc);
+    if (rc != STORE_OK && out)
+        store_job_clear(out);
+    return rc;
+}
+
+/* --------------------------------------------------------- progress -- */
+
+static const char SQL_HEARTBEAT[] =
+    "UPDATE jobs SET heartbeat_at = ?2, version = version + 1"
+    " WHERE id = ?1 AND state = 'running' RETURNING cancel_requested";
+static const char SQL_PROGRESS[] =
+    "UPDATE jobs SET heartbeat_at = ?2, version = version + 1,"
+    " prog_iteration = ?3, prog_elapsed = ?4, prog_g_x = ?5, prog_f_x = ?6,"
+    " prog_g_z = ?7, prog_f_z = ?8, prog_gap = ?9"
+    " WHERE id = ?1 AND state = 'running' RETURNING cancel_requested";
+
+static int bind_progress(sqlite3_stmt *s, const store_progress *p)
+{
+    int b = sqlite3_bind_int64(s, 3, p->iteration);
+    b |= st_bind_real(s, 4, p->elapsed);
+    b |= st_bind_real(s, 5, p->g_x);
+    b |= st_bind_real(s, 6, p->f_x);
+    b |= st_bind_real(s, 7, p->g_z);
+    b |= st_bind_real(s, 8, p->f_z);
+    b |= st_bind_real(s, 9, p->gap);
+    return b;
+}
+
+static store_rc progress_tx(store *st, const char *id,
+                            const store_progress *p, int *cancel)
+{
+    sqlite3_stmt *s;
+    store_rc rc = st_prep(st, p ? SQL_PROGRESS : SQL_HEARTBEAT, &s);
+    int r, found = 0, b = SQLITE_OK;
+    if (rc != STORE_OK)
+        return rc;
+    b |= sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+    b |= sqlite3_bind_double(s, 2, store_now());
+    if (p)
+        b |= bind_progress(s, p);
+    while ((r = st_step(st, s, b)) == SQLITE_ROW) {
+        *cancel = sqlite3_column_int(s, 0);
+        found = 1;
+    }
+    if (r != SQLITE_DONE)
+        rc = st_sql(st, r, "progress");
+    st_reset(s);
+    if (rc == STORE_OK && !found)
+        rc = explain_no_change(st, id, "progress");
+    return rc;
+}
+
+store_rc store_job_progress(store *st, const char *id,
+                            const store_progress *p, int *cancel_requested)
+{
+    int cancel = 0;
+    store_rc rc;
+    if (!st)
+        return STORE_INVALID;
+    rc = st_check_id(st, id);
+    if (rc == STORE_OK)
+        rc = st_begin(st);
+    if (rc != STORE_OK)
+        return rc;
+    rc = st_end(st, progress_tx(st, id, p, &cancel));
+    if (cancel_requested)
+        *cancel_requested = rc == STORE_OK && cancel;
+    return rc;
+}
+
+/* ----------------------------------------------------------- finish -- */
+
+static const char SQL_FINISH[] =
+    "UPDATE jobs SET state = ?2, finished_at = ?3, heartbeat_at = ?3,"
+    " result_json = ?4, error_json = ?5, version = version + 1"
+    " WHERE id = ?1 AND state = 'running'";
+
+static store_rc finish_tx(store *st, const char *id, store_state final,
+                          const char *result_json, const char *error_json)
+{
+    sqlite3_stmt *s;
+    store_rc rc = st_prep(st, SQL_FINISH, &s);
+    if (rc != STORE_OK)
+        return rc;
+    int b = sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+    b |= sqlite3_bind_text(s, 2, store_state_name(final), -1, SQLITE_STATIC);
+    b |= sqlite3_bind_double(s, 3, store_now());
+    b |= st_bind_text(s, 4, result_json);
+    b |= st_bind_text(s, 5, error_json);
+    rc = st_step_done(st, s, b, "finish");
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = explain_no_change(st, id, "finish");
+    return rc == STORE_OK ? st_event_state_tx(st, id) : rc;
+}
+
+store_rc store_job_finish(store *st, const char *id, store_state final,
+                          const char *result_json, const char *error_json)
+{
+    store_rc rc;
+    if (!st)
+        return STORE_INVALID;
+    rc = st_check_id(st, id);
+    if (rc == STORE_OK && !store_state_terminal(final))
+        rc = st_err(st, STORE_INVALID, "finish: %s is not a final state",
+                    store_state_name(final));
+    if (rc == STORE_OK)
+        rc = st_begin(st);
+    if (rc != STORE_OK)
+        return rc;
+    return st_end(st, finish_tx(st, id, final, result_json, error_json));
+}
+
+/* ----------------------------------------------------------- cancel -- */
+
+static const char SQL_CANCEL_QUEUED[] =
+    "UPDATE jobs SET state = 'cancelled', finished_at = ?2,"
+    " version = version + 1 WHERE id = ?1 AND state = 'queued'";
+static const char SQL_CANCEL_RUNNING[] =
+    "UPDATE jobs SET cancel_requested = 1, version = version + 1"
+    " WHERE id = ?1 AND state = 'running' AND cancel_requested = 0";
+
+static store_rc cancel_tx(store *st, const char *id)
+{
+    store_state state;
+    int requested = 0, b = SQLITE_OK;
+    sqlite3_stmt *s;
+    store_rc rc = st_job_state(st, id, &state, &requested);
+    if (rc != STORE_OK)
+        return rc;
+    if (store_state_terminal(state))
+        return st_err(st, STORE_CONFLICT, "cancel: job %s is already %s", id,
+                      store_state_name(state));
+    if (state == STORE_RUNNING && requested)
+        return STORE_OK; /* asked before: nothing changes, no new event */
+    rc = st_prep(st, state == STORE_QUEUED ? SQL_CANCEL_QUEUED
+                                           : SQL_CANCEL_RUNNING, &s);
+    if (rc != STORE_OK)
+        return rc;
+    b |= sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+    if (state == STORE_QUEUED)
+        b |= sqlite3_bind_double(s, 2, store_now());
+    rc = st_step_done(st, s, b, "cancel");
+    return rc == STORE_OK ? st_event_state_tx(st, id) : rc;
+}
+
+store_rc store_job_request_cancel(store *st, const char *id, store_job *out)
+{
+    store_rc rc, load;
+    if (!st)
+        return STORE_INVALID;
+    if (out)
+        store_job_clear(out);
+    rc = st_check_id(st, id);
+    if (rc == STORE_OK)
+        rc = st_begin(st);
+    if (rc != STORE_OK)
+        return rc;
+    rc = cancel_tx(st, id);
+    /* The job is returned on CONFLICT too (see the header). */
+    if ((rc == STORE_OK || rc == STORE_CONFLICT) && out) {
+        char keep[sizeof st->err];
+        memcpy(keep, st->err, sizeof keep);
+        load = st_job_load(st, id, out);
+        if (load != STORE_OK)
+            rc = load;
+        else
+            memcpy(st->err, keep, sizeof keep);
+    }
+    return st_end(st, rc);
+}
+
+/* ----------------------------------------------------------- delete -- */
+
+static const char SQL_DELETE[] =
+    "DELETE FROM jobs WHERE id = ?1"
+    " AND state IN ('succeeded', 'failed', 'cancelled')";
+
+static store_rc delete_tx(store *st, const char *id)
+{
+    sqlite3_stmt *s;
+    store_rc rc = st_prep(st, SQL_DELETE, &s);
+    if (rc != STORE_OK)
+        return rc;
+    int b = sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+    rc = st_step_done(st, s, b, "delete");
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = explain_no_change(st, id, "delete");
+    return rc;
+}
+
+store_rc store_job_delete(store *st, const char *id)
+{
+    store_rc rc;
+    if (!st)
+        return STORE_INVALID;
+    rc = st_check_id(st, id);
+    if (rc == STORE_OK)
+        rc = st_begin(st);
+    if (rc != STORE_OK)
+        return rc;
+    /* Traces, snapshots and events go with it: ON DELETE CASCADE. */
+    return st_end(st, delete_tx(st, id));
+}
+
+/* -------------------------------------------- requeue and recovery -- */
+
+/* One statement settles a running job: cancelled if asked, failed when out
+ * of attempts, else queued again (keeping seq, attempt and snapshots). */
+static const char SQL_SETTLE[] =
+    "UPDATE jobs SET"
+    " state = CASE WHEN cancel_requested THEN 'cancelled'"
+    "              WHEN attempt >= ?2 THEN 'failed' ELSE 'queued' END,"
+    " finished_at = CASE WHEN cancel_requested OR attempt >= ?2 THEN ?3 END,"
+    " error_json = CASE WHEN NOT cancel_requested AND attempt >= ?2 THEN ?4"
+    "                   ELSE error_json END,"
+    " version = version + 1"
+    " WHERE id = ?1 AND state = 'running' RETURNING state";
+
+static const char INTERRUPTED_JSON[] =
+    "{\"type\":\"urn:ircg:problem:interrupted\",\"title\":\"Job "
+    "interrupted\",\"status\":500,\"detail\":\"the service stopped while "
+    "the job was running, and the job has no attempts left\"}";
+
+static store_rc settle_tx(store *st, const char *id, int max_attempts,
+                          store_state *now)
+{
+    sqlite3_stmt *s;
+    store_rc rc = st_prep(st, SQL_SETTLE, &s);
+    int r, b = SQLITE_OK;
+    if (rc != STORE_OK)
+        return rc;
+    b |= sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+    b |= sqlite3_bind_int(s, 2, max_attempts);
+    b |= sqlite3_bind_double(s, 3, store_now());
+    b |= sqlite3_bind_text(s, 4, INTERRUPTED_JSON, -1, SQLITE_STATIC);
+    r = st_step(st, s, b);
+    if (r == SQLITE_ROW) {
+        store_state_parse((const char *)sqlite3_column_text(s, 0), now);
+        r = sqlite3_step(s);
+    } else if (r == SQLITE_DONE) {
+        rc = STORE_NOTFOUND; /* explained by the caller */
+    }
+    if (rc == STORE_OK && r != SQLITE_DONE)
+        rc = st_sql(st, r, "settle");
+    st_reset(s);
+    if (rc == STORE_NOTFOUND)
+        return explain_no_change(st, id, "requeue");
+    return rc == STORE_OK ? st_event_state_tx(st, id) : rc;
+}
+
+store_rc store_job_requeue(store *st, const char *id)
+{
+    store_state now = STORE_RUNNING;
+    store_rc rc;
+    if (!st)
+        return STORE_INVALID;
+    rc = st_check_id(st, id);
+    if (rc == STORE_OK)
+        rc = st_begin(st);
+    if (rc != STORE_OK)
+        return rc;
+    return st_end(st, settle_tx(st, id, INT_MAX, &now));
+}
+
+static const char SQL_RUNNING_IDS[] =
+    "SELECT id FROM jobs WHERE state = 'running' ORDER BY seq";
+
+/* Collects the ids first: updating rows while a SELECT walks the same
+ * table is undefined in SQLite.  *ids is malloc'd. */
+static store_rc running_ids(store *st, char (**ids)[STORE_JOB_ID_LEN + 1],
+                            size_t *n)
+{
+    sqlite3_stmt *s;
+    size_t cap = 0;
+    int r;
+    store_rc rc = st_prep(st, SQL_RUNNING_IDS, &s);
+    *ids = NULL;
+    *n = 0;
+    while (rc == STORE_OK && (r = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == cap) {
+            void *p = realloc(*ids, (cap = cap ? 2 * cap : 16) * sizeof **ids);
+            if (!p) {
+                rc = st_err(st, STORE_NOMEM, "recover: out of memory");
+                break;
+            }
+            *ids = p;
+        }
+        snprintf((*ids)[(*n)++], STORE_JOB_ID_LEN + 1, "%s",
+                 st_col_str(s, 0));
+    }
+    if (rc == STORE_OK && r != SQLITE_DONE)
+        rc = st_sql(st, r, "recover");
+    st_reset(s);
+    return rc;
+}
+
+static store_rc recover_tx(store *st, int max_attempts, int *requeued,
+                           int *failed)
+{
+    char(*ids)[STORE_JOB_ID_LEN + 1] = NULL;
+    size_t n = 0;
+    store_rc rc = running_ids(st, &ids, &n);
+    for (size_t i = 0; rc == STORE_OK && i < n; i++) {
+        store_state now = STORE_RUNNING;
+        rc = settle_tx(st, ids[i], max_attempts, &now);
+        *requeued += now == STORE_QUEUED;
+        *failed += now == STORE_FAILED;
+    }
+    free(ids);
+    return rc;
+}
+
+store_rc store_recover(store *st, int max_attempts, int *requeued,
+                       int *failed)
+{
+    int rq = 0, fl = 0;
+    store_rc rc;
+    if (!st)
+        return STORE_INVALID;
+    if (max_attempts < 1)
+        return st_err(st, STORE_INVALID, "recover: max_attempts < 1");
+    rc = st_begin(st);
+    if (rc != STORE_OK)
+        return rc;
+    rc = st_end(st, recover_tx(st, max_attempts, &rq, &fl));
+    if (requeued)
+        *requeued = rc == STORE_OK ? rq : 0;
+    if (failed)
+        *failed = rc == STORE_OK ? fl : 0;
+    return rc;
+}

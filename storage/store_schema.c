@@ -1,0 +1,101 @@
+/*
+ * store_schema.c -- the schema as an ordered list of migrations.
+ *
+ * Migration i (0-based) brings PRAGMA user_version from i to i+1.  Never
+ * edit a released migration: append a new one.  Each runs in its own
+ * BEGIN IMMEDIATE transaction together with its user_version bump.
+ */
+#include "store_schema.h"
+
+#include "store.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const char M1_JOBS[] =
+    "PRAGMA application_id = " STR(STORE_APPLICATION_ID) ";"
+    /* seq is the submission order; AUTOINCREMENT so a deleted job's seq is
+     * never reused and cursors stay stable. */
+    "CREATE TABLE jobs("
+    " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " id TEXT NOT NULL UNIQUE,"
+    " state TEXT NOT NULL CHECK(state IN"
+    "  ('queued','running','succeeded','failed','cancelled')),"
+    " problem_type TEXT NOT NULL,"
+    " created_at REAL NOT NULL,"
+    " started_at REAL, finished_at REAL, heartbeat_at REAL,"
+    " attempt INTEGER NOT NULL DEFAULT 0 CHECK(attempt >= 0),"
+    " cancel_requested INTEGER NOT NULL DEFAULT 0"
+    "  CHECK(cancel_requested IN (0,1)),"
+    " prog_iteration INTEGER NOT NULL DEFAULT 0,"
+    " prog_elapsed REAL, prog_g_x REAL, prog_f_x REAL, prog_g_z REAL,"
+    " prog_f_z REAL, prog_gap REAL,"
+    " idempotency_key TEXT UNIQUE,"
+    " request_sha256 BLOB CHECK(request_sha256 IS NULL"
+    "  OR length(request_sha256) = 32),"
+    " version INTEGER NOT NULL DEFAULT 1,"
+    " event_seq INTEGER NOT NULL DEFAULT 0,"
+    /* Large texts last: reading the small columns of a listing then never
+     * walks their overflow pages. */
+    " spec_json TEXT NOT NULL,"
+    " result_json TEXT, error_json TEXT);"
+    /* claim_next and filtered listings walk (state, seq). */
+    "CREATE INDEX jobs_state_seq ON jobs(state, seq);"
+    /* A global change counter for long-polling, kept by triggers so no
+     * code path can forget it. */
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL)"
+    " WITHOUT ROWID;"
+    "INSERT INTO meta(key, value) VALUES('changes', 0);"
+    "CREATE TRIGGER jobs_ins AFTER INSERT ON jobs BEGIN"
+    " UPDATE meta SET value = value + 1 WHERE key = 'changes'; END;"
+    "CREATE TRIGGER jobs_upd AFTER UPDATE ON jobs BEGIN"
+    " UPDATE meta SET value = value + 1 WHERE key = 'changes'; END;"
+    "CREATE TRIGGER jobs_del AFTER DELETE ON jobs BEGIN"
+    " UPDATE meta SET value = value + 1 WHERE key = 'changes'; END;";
+
+static const char M2_TRACES_SNAPSHOTS[] =
+    /* Small fixed rows keyed by (job, iteration): WITHOUT ROWID clusters a
+     * job's trace so paging is one range scan. */
+    "CREATE TABLE traces("
+    " job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+    " iteration INTEGER NOT NULL,"
+    " elapsed REAL, sigma REAL, alpha REAL,"
+    " g_x REAL, f_x REAL, g_z REAL, f_z REAL, gap REAL,"
+    " g_gap_x REAL, g_gap_z REAL,"
+    " lmo_seconds REAL, lmo_matvecs INTEGER, top_sv REAL, rank INTEGER,"
+    " PRIMARY KEY(job_id, iteration)) WITHOUT ROWID;"
+    /* Large blobs: an ordinary rowid table (WITHOUT ROWID suits small rows
+     * only); `bytes` lets listings skip the blob. */
+    "CREATE TABLE snapshots("
+    " job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+    " iteration INTEGER NOT NULL,"
+    " kind TEXT NOT NULL CHECK(kind IN ('state','x','z')),"
+    " bytes INTEGER NOT NULL,"
+    " created_at REAL NOT NULL,"
+    " data BLOB NOT NULL,"
+    " UNIQUE(job_id, iteration, kind));";
+
+static const char M3_EVENTS_DATASETS[] =
+    "CREATE TABLE events("
+    " job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+    " seq INTEGER NOT NULL,"
+    " type TEXT NOT NULL CHECK(type IN ('state','progress','snapshot','end')),"
+    " data TEXT NOT NULL,"
+    " created_at REAL NOT NULL,"
+    " PRIMARY KEY(job_id, seq)) WITHOUT ROWID;"
+    "CREATE TABLE datasets("
+    " id TEXT PRIMARY KEY,"   /* lowercase hex SHA-256 of data */
+    " format TEXT NOT NULL,"
+    " filename TEXT NOT NULL DEFAULT '',"
+    " bytes INTEGER NOT NULL,"
+    " created_at REAL NOT NULL,"
+    " data BLOB NOT NULL);";
+
+const char *const store_migrations[] = {
+    M1_JOBS,
+    M2_TRACES_SNAPSHOTS,
+    M3_EVENTS_DATASETS,
+};
+
+const int store_nmigrations =
+    (int)(sizeof store_migrations / sizeof store_migrations[0]);

@@ -1,0 +1,139 @@
+/*
+ * harness.c -- runs every registered test (or those whose "suite.name"
+ * contains one of the arguments) and prints the closing count line.
+ */
+#include "harness.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct th_test {
+    const char *suite, *name;
+    th_fn fn;
+} th_test;
+
+static th_test *g_tests;
+static int g_ntests, g_cap;
+static int g_failed_now, g_skipped_now;
+static char g_skip_msg[256];
+static char g_tmp[256];
+
+void th_register(const char *suite, const char *name, th_fn fn)
+{
+    if (g_ntests == g_cap) {
+        g_cap = g_cap ? 2 * g_cap : 64;
+        g_tests = realloc(g_tests, (size_t)g_cap * sizeof *g_tests);
+        if (!g_tests)
+            abort();
+    }
+    g_tests[g_ntests++] = (th_test){suite, name, fn};
+}
+
+void th_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stdout, "    %s:%d: ", file, line);
+    va_start(ap, fmt);
+    vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    g_failed_now++;
+}
+
+void th_skip(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_skip_msg, sizeof g_skip_msg, fmt, ap);
+    va_end(ap);
+    g_skipped_now = 1;
+}
+
+int th_failed(void) { return g_failed_now > 0; }
+
+const char *th_data_dir(void)
+{
+    const char *d = getenv("IRCG_DATA_DIR");
+    return d && *d ? d : "../shared/data";
+}
+
+static void rm_tmp(void)
+{
+    if (g_tmp[0] && !getenv("IRCG_KEEP_TMP")) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+        if (system(cmd) != 0)
+            fprintf(stderr, "could not remove %s\n", g_tmp);
+    }
+}
+
+const char *th_tmpdir(void)
+{
+    if (!g_tmp[0]) {
+        snprintf(g_tmp, sizeof g_tmp, "/tmp/ircg-test-XXXXXX");
+        if (!mkdtemp(g_tmp)) {
+            perror("mkdtemp");
+            abort();
+        }
+        atexit(rm_tmp);
+    }
+    return g_tmp;
+}
+
+static int cmp_test(const void *a, const void *b)
+{
+    const th_test *x = a, *y = b;
+    int c = strcmp(x->suite, y->suite);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+static int selected(const th_test *t, int argc, char **argv)
+{
+    if (argc < 2)
+        return 1;
+    char full[256];
+    snprintf(full, sizeof full, "%s.%s", t->suite, t->name);
+    for (int i = 1; i < argc; i++)
+        if (strstr(full, argv[i]))
+            return 1;
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    int passed = 0, failed = 0, skipped = 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    qsort(g_tests, (size_t)g_ntests, sizeof *g_tests, cmp_test);
+    for (int i = 0; i < g_ntests; i++) {
+        th_test *t = &g_tests[i];
+        if (!selected(t, argc, argv))
+            continue;
+        g_failed_now = g_skipped_now = 0;
+        double t0 = now_s();
+        t->fn();
+        double dt = now_s() - t0;
+        if (g_failed_now) {
+            failed++;
+            printf("FAIL %s.%s (%.2fs)\n", t->suite, t->name, dt);
+        } else if (g_skipped_now) {
+            skipped++;
+            printf("skip %s.%s: %s\n", t->suite, t->name, g_skip_msg);
+        } else {
+            passed++;
+            printf("ok   %s.%s (%.2fs)\n", t->suite, t->name, dt);
+        }
+    }
+    printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
+}

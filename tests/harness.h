@@ -1,0 +1,96 @@
+/*
+ * harness.h -- the project's test runner.
+ *
+ * A test is a function declared with TEST(suite, name); it registers itself
+ * before main runs.  CHECK* record a failure and go on; REQUIRE* record it and
+ * leave the test.  SKIP(...) leaves the test marked skipped.  The runner
+ * prints one line per test and ends with "N passed, N failed, N skipped".
+ */
+#ifndef IRCG_TEST_HARNESS_H
+#define IRCG_TEST_HARNESS_H
+
+#include <math.h>
+
+typedef void (*th_fn)(void);
+
+void th_register(const char *suite, const char *name, th_fn fn);
+void th_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void th_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int th_failed(void); /* has the running test failed so far */
+
+/* Folder of the shared data files (IRCG_DATA_DIR, default ../shared/data)
+ * and of decompressed copies made by `make data` (build/data). */
+const char *th_data_dir(void);
+/* Path of a test temporary directory, created once per run; removed at exit
+ * unless IRCG_KEEP_TMP is set. */
+const char *th_tmpdir(void);
+
+#define TEST(suite, name)                                                   \
+    static void suite##__##name(void);                                      \
+    __attribute__((constructor)) static void suite##__##name##__reg(void)   \
+    {                                                                       \
+        th_register(#suite, #name, suite##__##name);                        \
+    }                                                                       \
+    static void suite##__##name(void)
+
+#define CHECK(c)                                                            \
+    do {                                                                    \
+        if (!(c))                                                           \
+            th_fail(__FILE__, __LINE__, "CHECK(%s)", #c);                   \
+    } while (0)
+
+#define REQUIRE(c)                                                          \
+    do {                                                                    \
+        if (!(c)) {                                                         \
+            th_fail(__FILE__, __LINE__, "REQUIRE(%s)", #c);                 \
+            return;                                                         \
+        }                                                                   \
+    } while (0)
+
+/* |a - b| <= tol, with NaN always failing. */
+#define CHECK_NEAR(a, b, tol)                                               \
+    do {                                                                    \
+        double th_a_ = (a), th_b_ = (b), th_t_ = (tol);                     \
+        if (!(fabs(th_a_ - th_b_) <= th_t_))                                \
+            th_fail(__FILE__, __LINE__,                                     \
+                    "CHECK_NEAR(%s, %s): %.17g vs %.17g, diff %.3g > %.3g", \
+                    #a, #b, th_a_, th_b_, fabs(th_a_ - th_b_), th_t_);      \
+    } while (0)
+
+/* |a - b| <= rtol * max(|a|, |b|, floor) */
+#define CHECK_REL(a, b, rtol, floor)                                        \
+    do {                                                                    \
+        double th_a_ = (a), th_b_ = (b);                                    \
+        double th_s_ = fmax(fmax(fabs(th_a_), fabs(th_b_)), (floor));       \
+        if (!(fabs(th_a_ - th_b_) <= (rtol) * th_s_))                       \
+            th_fail(__FILE__, __LINE__,                                     \
+                    "CHECK_REL(%s, %s): %.17g vs %.17g, rel %.3g > %.3g",   \
+                    #a, #b, th_a_, th_b_, fabs(th_a_ - th_b_) / th_s_,      \
+                    (double)(rtol));                                        \
+    } while (0)
+
+#define CHECK_INT(a, b)                                                     \
+    do {                                                                    \
+        long long th_a_ = (long long)(a), th_b_ = (long long)(b);           \
+        if (th_a_ != th_b_)                                                 \
+            th_fail(__FILE__, __LINE__, "CHECK_INT(%s, %s): %lld vs %lld",  \
+                    #a, #b, th_a_, th_b_);                                  \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                     \
+    do {                                                                    \
+        const char *th_a_ = (a), *th_b_ = (b);                              \
+        if (!th_a_ || !th_b_ || strcmp(th_a_, th_b_) != 0)                  \
+            th_fail(__FILE__, __LINE__, "CHECK_STR(%s, %s): \"%s\" vs \"%s\"",\
+                    #a, #b, th_a_ ? th_a_ : "(null)",                       \
+                    th_b_ ? th_b_ : "(null)");                              \
+    } while (0)
+
+#define SKIP(...)                                                           \
+    do {                                                                    \
+        th_skip(__VA_ARGS__);                                               \
+        return;                                                             \
+    } while (0)
+
+#endif /* IRCG_TEST_HARNESS_H */

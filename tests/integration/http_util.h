@@ -1,0 +1,78 @@
+/*
+ * http_util.h -- run a real ircgd on an ephemeral loopback port and talk
+ * to it through libcurl (integration tests of server/).
+ */
+#ifndef IRCG_TEST_HTTP_UTIL_H
+#define IRCG_TEST_HTTP_UTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
+typedef struct hu_daemon {
+    pid_t pid;
+    int port;
+    int out_fd;          /* read end of the daemon's stdout */
+    char base[64];       /* http://127.0.0.1:PORT */
+    char dir[512];       /* working directory of this daemon */
+    char db[600], data[600], log[600];
+    int workers;
+    char tokens_file[600];
+    char extra[256];     /* extra flags, space separated */
+} hu_daemon;
+
+/* Prepares <tmp>/<name>/ (db, data dir, log) and starts the daemon.
+ * workers <= 0 means 2.  Returns 0 when it is listening. */
+int hu_start(hu_daemon *d, const char *name, int workers);
+/* Starts it again on the same db and data dir (new port). */
+int hu_restart(hu_daemon *d);
+/* Sends sig and waits (up to 30 s); returns the exit status, or -1
+ * (killed by a signal / timeout). */
+int hu_stop(hu_daemon *d, int sig);
+void hu_kill9(hu_daemon *d);
+
+typedef struct hu_resp {
+    long status;
+    char *body;          /* NUL-terminated, malloc'ed */
+    size_t len;
+    char ctype[128], location[256], etag[64], allow[64], www_auth[128],
+        retry_after[16];
+} hu_resp;
+
+/* One request; headers is a NULL-terminated list of "Name: value" (may be
+ * NULL); ctype NULL = no Content-Type.  Returns 0 when an HTTP response was
+ * received. */
+int hu_req(const hu_daemon *d, const char *method, const char *path,
+           const char *ctype, const char *body, size_t len,
+           const char *const *headers, hu_resp *r);
+void hu_resp_free(hu_resp *r);
+cJSON *hu_json(const hu_resp *r); /* parsed body or NULL */
+
+/* Shortcuts. GET returns the status, body into r. */
+long hu_get(const hu_daemon *d, const char *path, hu_resp *r);
+/* POST /v1/jobs with a JSON body; *id receives the job id on 2xx. */
+long hu_submit(const hu_daemon *d, const char *spec, char *id, size_t idlen);
+/* Polls GET /v1/jobs/{id} until a terminal state (or timeout_s); copies the
+ * state into state (>= 16 bytes).  Returns 0 when terminal. */
+int hu_wait_terminal(const hu_daemon *d, const char *id, double timeout_s,
+                     char *state);
+/* Polls until the job is running and has progressed past `iteration`. */
+int hu_wait_iteration(const hu_daemon *d, const char *id, long long iteration,
+                      double timeout_s);
+/* The result document of a finished job (NULL on failure). */
+cJSON *hu_result(const hu_daemon *d, const char *id);
+
+/* A least-squares "least-norm" spec (synthetic m x n, seed, l2 ball of
+ * radius rad, f = 1/2||x||^2); extra is spliced into the top-level object
+ * (e.g. "\"output\":{\"trace_every\":1}") or NULL. malloc'ed. */
+char *hu_ls_spec(int m, int n, int seed, double rad, long long max_iter,
+                 double time_limit, const char *extra);
+/* A synthetic matrix completion spec. malloc'ed. */
+char *hu_mc_spec(int rows, int cols, int ratings, long long max_iter,
+                 double time_limit, const char *extra);
+
+double hu_now(void);
+void hu_sleep_ms(int ms);
+
+#endif /* IRCG_TEST_HTTP_UTIL_H */

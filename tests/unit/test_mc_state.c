@@ -1,0 +1,303 @@
+/*
+ * test_mc_state.c -- matrix-completion workspace state: checkpoints resume
+ * bit for bit, compression keeps x and z, the thread count does not change
+ * the values, start points, and input validation.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness.h"
+#include "ircg.h"
+#include "mc.h"
+#include "test_mc_util.h"
+
+#define MAXT 64
+
+typedef struct vals {
+    int n;
+    double gx[MAXT], fx[MAXT], gz[MAXT], fz[MAXT];
+} vals;
+
+static int record(void *user, const ircg_iter_info *it)
+{
+    vals *v = user;
+    if (v->n < MAXT) {
+        v->gx[v->n] = it->g_x;
+        v->fx[v->n] = it->f_x;
+        v->gz[v->n] = it->g_z;
+        v->fz[v->n] = it->f_z;
+        v->n++;
+    }
+    return 0;
+}
+
+static ircg_solver *new_solver(const mct_inst *in, ircg_step_rule rule, int64_t iters,
+                               int threads, vals *rec)
+{
+    ircg_settings s;
+    ircg_solver *sv = NULL;
+    ircg_settings_default(&s);
+    s.step_rule = rule;
+    s.max_iter = iters;
+    s.threads = threads;
+    s.callback = record;
+    s.callback_data = rec;
+    ircg_solver_new(in->pb, &s, &sv, NULL);
+    return sv;
+}
+
+TEST(mc_state, checkpoint_resumes_bit_for_bit)
+{
+    mct_inst in;
+    vals a = {0}, b = {0};
+    ircg_solver *s1, *s2;
+    void *blob = NULL;
+    size_t len = 0;
+    ircg_diag diag = {0};
+
+    /* enough atoms to trigger a compression during the run */
+    REQUIRE(mct_make(&in, 60, 40, 0.3, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 21) == 0);
+    for (int rule = 0; rule < 3; rule++) {
+        a.n = b.n = 0;
+        s1 = new_solver(&in, (ircg_step_rule)rule, 20, 1, &a);
+        REQUIRE(s1 != NULL);
+        REQUIRE(ircg_solve(s1, NULL) == IRCG_OK);
+        REQUIRE(ircg_solver_save(s1, &blob, &len) == IRCG_OK);
+        a.n = 0;
+        ircg_solver_settings(s1)->max_iter = 30;
+        REQUIRE(ircg_solve(s1, NULL) == IRCG_OK);
+        s2 = new_solver(&in, (ircg_step_rule)rule, 30, 1, &b);
+        REQUIRE(s2 != NULL);
+        REQUIRE(ircg_solver_restore(s2, blob, len, &diag) == IRCG_OK);
+        REQUIRE(ircg_solve(s2, NULL) == IRCG_OK);
+        CHECK_INT(a.n, 10);
+        CHECK_INT(b.n, 10);
+        for (int t = 0; t < a.n && t < b.n; t++) {
+            CHECK(a.gx[t] == b.gx[t] && a.fx[t] == b.fx[t]);
+            CHECK(a.gz[t] == b.gz[t] && a.fz[t] == b.fz[t]);
+        }
+        /* a damaged blob is refused with a message, not read past its end */
+        CHECK(ircg_solver_restore(s2, blob, len - 9, &diag) == IRCG_ERR_INVALID);
+        CHECK(diag.message[0] != 0);
+        free(blob);
+        blob = NULL;
+        ircg_solver_free(s1);
+        ircg_solver_free(s2);
+    }
+    mct_free(&in);
+}
+
+TEST(mc_state, checkpoint_of_another_shape_is_refused)
+{
+    mct_inst a, b;
+    vals r = {0};
+    void *blob = NULL;
+    size_t len = 0;
+    ircg_diag diag = {0};
+
+    REQUIRE(mct_make(&a, 20, 10, 0.5, 1.0, IRCG_OUTER_COLUMN_VARIANCE, 1) == 0);
+    REQUIRE(mct_make(&b, 10, 20, 0.5, 1.0, IRCG_OUTER_COLUMN_VARIANCE, 1) == 0);
+    ircg_solver *sa = new_solver(&a, IRCG_STEP_OPEN_LOOP, 3, 1, &r);
+    ircg_solver *sb = new_solver(&b, IRCG_STEP_OPEN_LOOP, 3, 1, &r);
+    REQUIRE(sa && sb);
+    REQUIRE(ircg_solve(sa, NULL) == IRCG_OK);
+    REQUIRE(ircg_solver_save(sa, &blob, &len) == IRCG_OK);
+    CHECK(ircg_solver_restore(sb, blob, len, &diag) == IRCG_ERR_INVALID);
+    free(blob);
+    ircg_solver_free(sa);
+    ircg_solver_free(sb);
+    mct_free(&a);
+    mct_free(&b);
+}
+
+static double max_diff(const double *a, const double *b, size_t n, double *scale)
+{
+    double d = 0;
+    *scale = 0;
+    for (size_t i = 0; i < n; i++) {
+        d = fmax(d, fabs(a[i] - b[i]));
+        *scale = fmax(*scale, fabs(b[i]));
+    }
+    return d;
+}
+
+/* Run `steps` open-loop iterations by hand with the z recursion. */
+static void run_steps(const ircg_problem *pb, void *ws, int steps)
+{
+    double S = 0;
+    for (int t = 0; t < steps; t++) {
+        double sg = ircg_sigma(0.05, 0.5, t), tp1 = t + 1.0, Sn = S + 2 * tp1 * sg;
+        ircg_dir d;
+        pb->ops->lmo(ws, sg, &d);
+        pb->ops->step(ws, 2.0 / (t + 2.0), S / Sn, -tp1 * t * sg / Sn,
+                      (tp1 + 1) * tp1 * sg / Sn);
+        S = Sn;
+    }
+}
+
+static void check_compress(mct_inst *in, int steps, int expect_rank_max)
+{
+    ircg_settings s;
+    void *ws = NULL;
+    ircg_iterate *x1 = NULL, *z1 = NULL, *x2 = NULL, *z2 = NULL;
+    ircg_values v1 = {0}, v2 = {0};
+    size_t np = (size_t)in->n * in->p;
+    double sc;
+
+    ircg_settings_default(&s);
+    REQUIRE(in->pb->ops->create(in->pb, &s, &ws, NULL) == IRCG_OK);
+    mc_ws *w = ws;
+    w->compress_at = w->compress_base = 1 << 20; /* no automatic compression */
+    run_steps(in->pb, ws, steps);
+    CHECK_INT(w->k, steps);
+    in->pb->ops->values(ws, NULL, &v1);
+    REQUIRE(in->pb->ops->iterate(ws, IRCG_X, 1, &x1) == IRCG_OK);
+    REQUIRE(in->pb->ops->iterate(ws, IRCG_Z, 1, &z1) == IRCG_OK);
+    REQUIRE(mc_compress(w) == IRCG_OK);
+    CHECK(w->k <= expect_rank_max);
+    in->pb->ops->values(ws, NULL, &v2);
+    REQUIRE(in->pb->ops->iterate(ws, IRCG_X, 1, &x2) == IRCG_OK);
+    REQUIRE(in->pb->ops->iterate(ws, IRCG_Z, 1, &z2) == IRCG_OK);
+    CHECK(max_diff(x2->dense, x1->dense, np, &sc) <= 1e-13 * sc);
+    CHECK(max_diff(z2->dense, z1->dense, np, &sc) <= 1e-13 * sc);
+    CHECK_REL(v2.f_x, v1.f_x, 1e-12, 1e-14);
+    CHECK_REL(v2.f_z, v1.f_z, 1e-12, 1e-14);
+    CHECK(v2.g_x == v1.g_x); /* the residuals are not touched */
+    /* the iteration goes on from the compressed atoms */
+    run_steps(in->pb, ws, 3);
+    ircg_iterate_free(x1), ircg_iterate_free(z1);
+    ircg_iterate_free(x2), ircg_iterate_free(z2);
+    in->pb->ops->destroy(ws);
+}
+
+TEST(mc_state, compression_keeps_x_and_z)
+{
+    mct_inst in;
+    REQUIRE(mct_make(&in, 30, 20, 0.4, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 5) == 0);
+    check_compress(&in, 12, 12);
+    mct_free(&in);
+}
+
+/* A rank-one fully observed M: every vertex has the same direction, so
+ * compression must collapse the atoms to one. */
+TEST(mc_state, compression_drops_repeated_directions)
+{
+    int n = 15, p = 9;
+    double *M = malloc((size_t)n * p * sizeof *M);
+    mct_inst in;
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < n; i++)
+            M[i + (size_t)j * n] = (1.0 + i % 4) * (2.0 + j % 3);
+    REQUIRE(mct_make_full(&in, n, p, M, 1.0, IRCG_OUTER_HALF_NORM_SQ) == 0);
+    check_compress(&in, 10, 2);
+    mct_free(&in);
+    free(M);
+}
+
+TEST(mc_state, threads_do_not_change_values)
+{
+    mct_inst in;
+    vals a = {0}, b = {0};
+
+    /* 1000 x 300 at 25%: several chunks and column groups */
+    REQUIRE(mct_make(&in, 1000, 300, 0.25, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 3) == 0);
+    ircg_solver *s1 = new_solver(&in, IRCG_STEP_LINE_SEARCH, 25, 1, &a);
+    ircg_solver *s2 = new_solver(&in, IRCG_STEP_LINE_SEARCH, 25, 2, &b);
+    REQUIRE(s1 && s2);
+    REQUIRE(ircg_solve(s1, NULL) == IRCG_OK);
+    REQUIRE(ircg_solve(s2, NULL) == IRCG_OK);
+    CHECK_INT(a.n, b.n);
+    for (int t = 0; t < a.n; t++) {
+        CHECK_REL(a.gx[t], b.gx[t], 1e-12, 0);
+        CHECK_REL(a.fx[t], b.fx[t], 1e-12, 1e-15);
+        CHECK_REL(a.gz[t], b.gz[t], 1e-12, 0);
+        CHECK_REL(a.fz[t], b.fz[t], 1e-12, 1e-15);
+    }
+    ircg_solver_free(s1);
+    ircg_solver_free(s2);
+    mct_free(&in);
+}
+
+TEST(mc_state, given_start_is_factored_and_checked)
+{
+    mct_inst in;
+    ircg_settings s;
+    ircg_solver *sv = NULL;
+    ircg_diag diag = {0};
+    ircg_iterate *it = NULL;
+    int n = 12, p = 7;
+    double *X = malloc((size_t)n * p * sizeof *X), nuc, sc;
+    uint64_t seed = 99;
+
+    REQUIRE(mct_make(&in, n, p, 0.5, 2.0, IRCG_OUTER_COLUMN_VARIANCE, 4) == 0);
+    for (int e = 0; e < n * p; e++)
+        X[e] = mct_urand(&seed);
+    double sv7[7];
+    mct_svd(n, p, X, sv7, NULL, NULL);
+    nuc = 0;
+    for (int i = 0; i < p; i++)
+        nuc += sv7[i];
+    for (int e = 0; e < n * p; e++)
+        X[e] *= 1.5 / nuc; /* nuclear norm 1.5 < delta = 2 */
+    ircg_settings_default(&s);
+    s.start = IRCG_START_GIVEN;
+    s.x0 = X;
+    REQUIRE(ircg_solver_new(in.pb, &s, &sv, &diag) == IRCG_OK);
+    REQUIRE(ircg_solver_iterate(sv, IRCG_Z, 1, &it) == IRCG_OK);
+    CHECK(max_diff(it->dense, X, (size_t)n * p, &sc) <= 1e-14 * sc);
+    ircg_iterate_free(it);
+    ircg_solver_free(sv);
+    for (int e = 0; e < n * p; e++)
+        X[e] *= 2.0; /* nuclear norm 3 > 2 */
+    CHECK(ircg_solver_new(in.pb, &s, &sv, &diag) == IRCG_ERR_INVALID);
+    CHECK_STR(diag.field, "/x0");
+    CHECK(sv == NULL);
+    free(X);
+    mct_free(&in);
+}
+
+TEST(mc_state, problem_validation_names_the_field)
+{
+    ircg_ratings *R = ircg_ratings_new(3, 3, 2);
+    ircg_problem *pb = NULL;
+    ircg_diag diag = {0};
+    ircg_problem_info info;
+
+    R->row[0] = 0, R->col[0] = 1, R->val[0] = 4;
+    R->row[1] = 2, R->col[1] = 2, R->val[1] = 1;
+    CHECK(ircg_problem_matrix_completion(R, IRCG_OUTER_COLUMN_VARIANCE, 0.0, &pb,
+                                         &diag) == IRCG_ERR_INVALID);
+    CHECK_STR(diag.field, "/delta");
+    CHECK(ircg_problem_matrix_completion(R, IRCG_OUTER_COLUMN_VARIANCE, NAN, &pb,
+                                         &diag) == IRCG_ERR_INVALID);
+    CHECK(ircg_problem_matrix_completion(R, IRCG_OUTER_DIST_SQ, 1.0, &pb, &diag) ==
+          IRCG_ERR_INVALID);
+    CHECK_STR(diag.field, "/outer");
+    R->col[1] = 3;
+    CHECK(ircg_problem_matrix_completion(R, IRCG_OUTER_COLUMN_VARIANCE, 1.0, &pb,
+                                         &diag) == IRCG_ERR_INVALID);
+    CHECK_STR(diag.field, "/ratings");
+    R->col[1] = 1, R->row[1] = 0; /* duplicate (0, 1) */
+    CHECK(ircg_problem_matrix_completion(R, IRCG_OUTER_COLUMN_VARIANCE, 1.0, &pb,
+                                         &diag) == IRCG_ERR_INVALID);
+    R->row[1] = 2, R->val[1] = INFINITY;
+    CHECK(ircg_problem_matrix_completion(R, IRCG_OUTER_COLUMN_VARIANCE, 1.0, &pb,
+                                         &diag) == IRCG_ERR_INVALID);
+    R->val[1] = 2;
+    CHECK(pb == NULL);
+    REQUIRE(ircg_problem_matrix_completion(R, IRCG_OUTER_COLUMN_VARIANCE, 1.5, &pb,
+                                           &diag) == IRCG_OK);
+    ircg_problem_get_info(pb, &info);
+    CHECK_INT(info.kind, IRCG_PROBLEM_MATRIX_COMPLETION);
+    CHECK_INT(info.dim, 9);
+    CHECK_INT(info.n_observed, 2);
+    CHECK_INT(info.domain.kind, IRCG_DOMAIN_NUCLEAR_BALL);
+    CHECK(info.domain.radius == 1.5 && info.diameter == 3.0);
+    CHECK(info.L_f == 1.0 && info.L_g == 1.0);
+    ircg_problem_free(pb);
+    R->nnz = 0;
+    CHECK(ircg_problem_matrix_completion(R, IRCG_OUTER_COLUMN_VARIANCE, 1.0, &pb,
+                                         &diag) == IRCG_ERR_INVALID);
+    ircg_ratings_free(R);
+}

@@ -1,0 +1,389 @@
+/*
+ * test_readers.c -- the ratings readers: every format on small buffers,
+ * format detection, CSV headers, given dimensions, a table of malformed
+ * inputs (exact line and message), a file round trip, and the two MovieLens
+ * files against the counts of data/SOURCES.md (skipped when absent).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness.h"
+#include "ircg.h"
+#include "readers.h"
+
+static ircg_ratings *read_str(const char *s, ircg_ratings_format fmt,
+                              ircg_diag *d)
+{
+    ircg_read_options o = {fmt, 0, 0};
+    ircg_ratings *r = NULL;
+    memset(d, 0, sizeof *d);
+    if (ircg_ratings_read_buffer(s, strlen(s), &o, &r, d) != IRCG_OK)
+        return NULL;
+    return r;
+}
+
+/* The entry (row, col) (0-based) or NaN. */
+static double entry(const ircg_ratings *r, int i, int j)
+{
+    for (int64_t k = 0; k < r->nnz; k++)
+        if (r->row[k] == i && r->col[k] == j)
+            return r->val[k];
+    return NAN;
+}
+
+/* Same 3 ratings in every format: (1,2)=5, (3,1)=1.5, (2,4)=4 (1-based). */
+static void check_three(const ircg_ratings *r)
+{
+    CHECK_INT(r->n_rows, 3);
+    CHECK_INT(r->n_cols, 4);
+    CHECK_INT(r->nnz, 3);
+    CHECK_NEAR(entry(r, 0, 1), 5.0, 0);
+    CHECK_NEAR(entry(r, 2, 0), 1.5, 0);
+    CHECK_NEAR(entry(r, 1, 3), 4.0, 0);
+    /* file order is kept */
+    CHECK_INT(r->row[0], 0);
+    CHECK_INT(r->row[1], 2);
+    CHECK_INT(r->row[2], 1);
+}
+
+static const struct {
+    const char *name, *text;
+    ircg_ratings_format fmt;
+} GOOD[] = {
+    {"movielens", "1::2::5::978300760\n3::1::1.5::0\n2::4::4::1\n",
+     IRCG_FORMAT_MOVIELENS},
+    {"udata", "1\t2\t5\t874724710\n3\t1\t1.5\t0\n2\t4\t4\t1", IRCG_FORMAT_UDATA},
+    {"csv", "1,2,5\n3,1,1.5\n2,4,4\n\n\n", IRCG_FORMAT_CSV},
+    {"csv_header", "userId,movieId,rating,timestamp\r\n1,2,5,1\r\n3,1,1.5,2\r\n"
+                   "2,4,4,3\r\n", IRCG_FORMAT_CSV},
+    {"mtx", "%%MatrixMarket matrix coordinate real general\n% comment\n%\n"
+            "3 4 3\n1 2 5\n3  1\t1.5\n 2 4 4e0 \n", IRCG_FORMAT_MATRIX_MARKET},
+};
+
+TEST(readers, each_format_and_auto)
+{
+    for (size_t t = 0; t < sizeof GOOD / sizeof GOOD[0]; t++) {
+        for (int pass = 0; pass < 2; pass++) {
+            ircg_diag d;
+            ircg_ratings_format f = pass ? IRCG_FORMAT_AUTO : GOOD[t].fmt;
+            ircg_ratings *r = read_str(GOOD[t].text, f, &d);
+            if (!r) {
+                th_fail(__FILE__, __LINE__, "%s (%s): %s", GOOD[t].name,
+                        pass ? "auto" : "explicit", d.message);
+                continue;
+            }
+            check_three(r);
+            ircg_ratings_free(r);
+        }
+    }
+}
+
+TEST(readers, mtx_integer_pattern_and_empty)
+{
+    ircg_diag d;
+    ircg_ratings *r = read_str("%%MatrixMarket matrix coordinate integer general\n"
+                               "2 5 2\n1 5 -3\n2 1 7\n", IRCG_FORMAT_AUTO, &d);
+    REQUIRE(r);
+    CHECK_INT(r->n_rows, 2);
+    CHECK_INT(r->n_cols, 5);
+    CHECK_NEAR(entry(r, 0, 4), -3.0, 0);
+    ircg_ratings_free(r);
+    r = read_str("%%MatrixMarket matrix coordinate pattern general\n4 4 1\n4 4\n",
+                 IRCG_FORMAT_AUTO, &d);
+    REQUIRE(r);
+    CHECK_INT(r->nnz, 1);
+    CHECK_NEAR(entry(r, 3, 3), 1.0, 0);
+    ircg_ratings_free(r);
+    /* the size line gives the shape, even of an empty matrix */
+    r = read_str("%%MatrixMarket matrix coordinate real general\n7 9 0\n",
+                 IRCG_FORMAT_AUTO, &d);
+    REQUIRE(r);
+    CHECK_INT(r->n_rows, 7);
+    CHECK_INT(r->n_cols, 9);
+    CHECK_INT(r->nnz, 0);
+    ircg_ratings_free(r);
+}
+
+TEST(readers, csv_header_detection)
+{
+    ircg_diag d;
+    ircg_ratings *r = read_str("user,item,rating\n1,1,3\n", IRCG_FORMAT_CSV, &d);
+    REQUIRE(r);
+    CHECK_INT(r->nnz, 1);
+    ircg_ratings_free(r);
+    r = read_str("2,3,3\n1,1,3\n", IRCG_FORMAT_CSV, &d);
+    REQUIRE(r);
+    CHECK_INT(r->nnz, 2);
+    CHECK_INT(r->n_rows, 2);
+    CHECK_INT(r->n_cols, 3);
+    ircg_ratings_free(r);
+    r = read_str("\xEF\xBB\xBF" "2,3,3\n1,1,3\n", IRCG_FORMAT_AUTO, &d);
+    REQUIRE(r); /* a byte order mark is not a header */
+    CHECK_INT(r->nnz, 2);
+    ircg_ratings_free(r);
+    /* only the first line may be a header */
+    CHECK(!read_str("u,i,r\nx,1,3\n", IRCG_FORMAT_CSV, &d));
+    CHECK_INT(d.line, 2);
+}
+
+TEST(readers, given_dimensions)
+{
+    ircg_read_options o = {IRCG_FORMAT_AUTO, 10, 20};
+    const char *s = "1::2::5::0\n3::1::1::0\n";
+    ircg_ratings *r = NULL;
+    ircg_diag d = {0};
+    CHECK_INT(ircg_ratings_read_buffer(s, strlen(s), &o, &r, &d), IRCG_OK);
+    REQUIRE(r);
+    CHECK_INT(r->n_rows, 10);
+    CHECK_INT(r->n_cols, 20);
+    ircg_ratings_free(r);
+    r = NULL;
+    o.n_rows = 2;
+    CHECK_INT(ircg_ratings_read_buffer(s, strlen(s), &o, &r, &d), IRCG_ERR_PARSE);
+    CHECK(r == NULL);
+    CHECK_INT(d.line, 2);
+    CHECK(strstr(d.message, "line 2: user id 3 exceeds the number of rows 2"));
+    o.n_rows = 3;
+    o.n_cols = 1;
+    CHECK_INT(ircg_ratings_read_buffer(s, strlen(s), &o, &r, &d), IRCG_ERR_PARSE);
+    CHECK_INT(d.line, 1);
+    CHECK(strstr(d.message, "item id 2 exceeds the number of columns 1"));
+}
+
+static const struct {
+    const char *text;
+    long line;
+    const char *msg;
+} BAD[] = {
+    {"1::2::5::0\n1::3::4\n", 2, "expected 4 fields separated by '::', found 3"},
+    {"1::2::5::0::9\n", 1, "expected 4 fields separated by '::', found 5"},
+    {"1\t2\t3\n", 1, "expected 4 fields separated by tabs, found 3"},
+    {"1,2\n", 1, "expected 3 or 4 fields separated by ',', found 2"},
+    {"1::2::5::0\n2::2::5::0\nabc::2::5::0\n", 3,
+     "user id 'abc' is not a positive integer"},
+    {"0::2::5::0\n", 1, "user id '0' is not a positive integer"},
+    {"1::-2::5::0\n", 1, "item id '-2' is not a positive integer"},
+    {"2147483648::1::5::0\n", 1, "user id '2147483648' is too large"},
+    {"1::1::nan::0\n", 1, "rating 'nan' is not a finite number"},
+    {"1::1::inf::0\n", 1, "rating 'inf' is not a finite number"},
+    {"1::1::1e999::0\n", 1, "rating '1e999' is not a finite number"},
+    {"1::1::::0\n", 1, "rating is empty"},
+    {"1::::5::0\n", 1, "item id is empty"},
+    {"1::1::4x::0\n", 1, "rating '4x' is not a number"},
+    {"1::12a::4::0\n", 1, "item id '12a' is not a positive integer"},
+    {"1::1::4::t\n", 1, "timestamp 't' is not a non-negative integer"},
+    {"1::1::4::0\n\n2::1::4::0\n", 2, "empty line in the middle"},
+    {"1,1,5\n2,2,3\n3,1,1\n2,2,4\n", 4,
+     "duplicate entry (user 2, item 2) first seen on line 2"},
+    {"5\t7\t1\t0\n1\t1\t1\t0\n5\t7\t2\t0\n1\t1\t3\t0\n", 3,
+     "duplicate entry (user 5, item 7) first seen on line 1"},
+    {"1 2 3\n", 1, "cannot detect the format"},
+    {"%%MatrixMarket matrix array real general\n2 2\n", 1,
+     "format 'array' is not supported"},
+    {"%%MatrixMarket matrix coordinate complex general\n", 1,
+     "field 'complex' is not supported"},
+    {"%%MatrixMarket matrix coordinate real symmetric\n", 1,
+     "symmetry 'symmetric' is not supported"},
+    {"%%MatrixMarket vector coordinate real general\n", 1, "malformed banner"},
+    {"%%MatrixMarket matrix coordinate real general\n% c\n3 3 3\n1 1 1\n2 2 2\n",
+     3, "declares 3 entries but 2 were found"},
+    {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 1\n2 2 2\n", 4,
+     "more entries than the 1 of the size line (line 2)"},
+    {"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n4 2 2\n", 4,
+     "row index 4 exceeds the number of rows 3"},
+    {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 4 1\n", 3,
+     "column index 4 exceeds the number of columns 3"},
+    {"%%MatrixMarket matrix coordinate real general\n3 3\n", 2,
+     "expected the size line"},
+    {"%%MatrixMarket matrix coordinate real general\n2 2 5\n", 2,
+     "5 entries do not fit in a 2 x 2 matrix"},
+    {"%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 2.5\n", 3,
+     "value '2.5' is not an integer"},
+    {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\n", 3,
+     "expected 3 fields separated by blanks, found 2"},
+    {"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n1 1 2\n", 4,
+     "duplicate entry (row 1, column 1) first seen on line 3"},
+};
+
+TEST(readers, malformed_table)
+{
+    for (size_t t = 0; t < sizeof BAD / sizeof BAD[0]; t++) {
+        ircg_diag d;
+        ircg_ratings *r = read_str(BAD[t].text, IRCG_FORMAT_AUTO, &d);
+        if (r) {
+            th_fail(__FILE__, __LINE__, "case %zu accepted", t);
+            ircg_ratings_free(r);
+            continue;
+        }
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "line %ld: ", BAD[t].line);
+        if (d.code != IRCG_ERR_PARSE || d.line != BAD[t].line ||
+            strncmp(d.message, prefix, strlen(prefix)) != 0 ||
+            !strstr(d.message, BAD[t].msg) || d.field[0] != '\0')
+            th_fail(__FILE__, __LINE__, "case %zu: code %d line %ld '%s', "
+                    "expected line %ld '%s'", t, (int)d.code, d.line,
+                    d.message, BAD[t].line, BAD[t].msg);
+    }
+}
+
+TEST(readers, explicit_format_mismatch_and_empty)
+{
+    ircg_diag d;
+    CHECK(!read_str("1,2,3\n", IRCG_FORMAT_MOVIELENS, &d));
+    CHECK_INT(d.line, 1);
+    CHECK(strstr(d.message, "expected 4 fields separated by '::', found 1"));
+    CHECK(!read_str("1 1 1\n", IRCG_FORMAT_MATRIX_MARKET, &d));
+    CHECK_INT(d.line, 1);
+    CHECK(strstr(d.message, "expected the banner"));
+    CHECK(!read_str("", IRCG_FORMAT_AUTO, &d));
+    CHECK_INT(d.code, IRCG_ERR_PARSE);
+    CHECK(strstr(d.message, "no ratings"));
+    CHECK(!read_str("\n\n", IRCG_FORMAT_CSV, &d));
+    CHECK(strstr(d.message, "no ratings"));
+    ircg_ratings *r = NULL;
+    ircg_read_options o = {IRCG_FORMAT_AUTO, -1, 0};
+    CHECK_INT(ircg_ratings_read_buffer(NULL, 0, NULL, &r, &d), IRCG_ERR_PARSE);
+    CHECK_INT(ircg_ratings_read_buffer(NULL, 5, NULL, &r, &d), IRCG_ERR_INVALID);
+    CHECK_INT(ircg_ratings_read_buffer("1,1,1", 5, &o, &r, &d), IRCG_ERR_INVALID);
+    CHECK_STR(d.field, "/n_rows");
+    CHECK(r == NULL);
+}
+
+/* The buffer is not NUL-terminated: a number cut by len must not run on. */
+TEST(readers, respects_len)
+{
+    const char *s = "1::2::5::0\n3::4::4::123456";
+    ircg_read_options o = {IRCG_FORMAT_AUTO, 0, 0};
+    ircg_ratings *r = NULL;
+    ircg_diag d;
+    size_t len = strlen(s) - 6; /* ends at "3::4::4::" */
+    CHECK_INT(ircg_ratings_read_buffer(s, len, &o, &r, &d), IRCG_ERR_PARSE);
+    CHECK_INT(d.line, 2);
+    CHECK(strstr(d.message, "timestamp '' is not"));
+    /* exact-size heap copy: ASan catches any read past the end */
+    char *h = malloc(11);
+    memcpy(h, "1::2::4.25", 10);
+    CHECK_INT(ircg_ratings_read_buffer(h, 10, &o, &r, &d), IRCG_ERR_PARSE);
+    memcpy(h, "1\t2\t4.25\t9", 10);
+    CHECK_INT(ircg_ratings_read_buffer(h, 10, &o, &r, &d), IRCG_OK);
+    REQUIRE(r);
+    CHECK_NEAR(r->val[0], 4.25, 0);
+    ircg_ratings_free(r);
+    free(h);
+    ircg_ratings_free(NULL);
+}
+
+TEST(readers, file_round_trip_and_io_errors)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/readers_rt.dat", th_tmpdir());
+    FILE *f = fopen(path, "wb");
+    REQUIRE(f);
+    for (int i = 1; i <= 50; i++)
+        for (int j = 1; j <= 30; j += 1 + i % 3)
+            fprintf(f, "%d::%d::%d::%d\n", i, j, 1 + (i * j) % 5, i * 1000 + j);
+    fclose(f);
+    ircg_ratings *r = NULL;
+    ircg_diag d = {0};
+    CHECK_INT(ircg_ratings_read_file(path, NULL, &r, &d), IRCG_OK);
+    REQUIRE(r);
+    CHECK_INT(r->n_rows, 50);
+    CHECK_INT(r->n_cols, 30);
+    int64_t k = 0, bad = 0;
+    for (int i = 1; i <= 50; i++)
+        for (int j = 1; j <= 30; j += 1 + i % 3, k++)
+            bad += k >= r->nnz || r->row[k] != i - 1 || r->col[k] != j - 1 ||
+                   r->val[k] != 1 + (i * j) % 5;
+    CHECK_INT(bad, 0);
+    CHECK_INT(r->nnz, k);
+    ircg_ratings_free(r);
+    r = NULL;
+    snprintf(path, sizeof path, "%s/no/such/file.dat", th_tmpdir());
+    CHECK_INT(ircg_ratings_read_file(path, NULL, &r, &d), IRCG_ERR_IO);
+    CHECK(r == NULL);
+    CHECK(strstr(d.message, path));
+    CHECK(strstr(d.message, "No such file"));
+    CHECK_INT(d.line, 0);
+}
+
+/* build/data/<name>, or $IRCG_BUILD_DIR/data/<name>; 0 if absent. */
+static int data_file(const char *name, char *path, size_t n)
+{
+    const char *b = getenv("IRCG_BUILD_DIR");
+    snprintf(path, n, "%s/data/%s", b && *b ? b : "build", name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    fclose(f);
+    return 1;
+}
+
+static void check_movielens(const char *name, int rows, int cols, int64_t nnz,
+                            const int64_t hist[5])
+{
+    char path[1024];
+    if (!data_file(name, path, sizeof path))
+        SKIP("%s absent; run make data", path);
+    ircg_ratings *r = NULL;
+    ircg_diag d = {0};
+    CHECK_INT(ircg_ratings_read_file(path, NULL, &r, &d), IRCG_OK);
+    if (!r)
+        th_fail(__FILE__, __LINE__, "%s: %s", path, d.message);
+    REQUIRE(r);
+    CHECK_INT(r->n_rows, rows);
+    CHECK_INT(r->n_cols, cols);
+    CHECK_INT(r->nnz, nnz);
+    int64_t h[6] = {0};
+    for (int64_t k = 0; k < r->nnz; k++) {
+        int v = (int)r->val[k];
+        h[v >= 1 && v <= 5 && v == r->val[k] ? v : 0]++;
+    }
+    CHECK_INT(h[0], 0);
+    for (int v = 1; v <= 5; v++)
+        CHECK_INT(h[v], hist[v - 1]);
+    ircg_ratings_free(r);
+}
+
+TEST(readers, movielens_100k)
+{
+    static const int64_t hist[5] = {6110, 11370, 27145, 34174, 21201};
+    check_movielens("u.data", 943, 1682, 100000, hist);
+}
+
+TEST(readers, movielens_1m_subset)
+{
+    static const int64_t hist[5] = {56036, 107450, 261080, 348869, 226279};
+    check_movielens("ratings.dat", 6040, 3449, 999714, hist);
+}
+
+/* Large ids exercise every radix pass; the reported pair is the one whose
+ * second occurrence comes first. */
+TEST(readers, find_duplicate_radix)
+{
+    enum { N = 20000 };
+    int32_t *row = malloc(N * sizeof *row), *col = malloc(N * sizeof *col);
+    REQUIRE(row && col);
+    uint64_t s = 99;
+    for (int k = 0; k < N; k++) { /* distinct: k is encoded in both ids */
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        row[k] = (int32_t)((s >> 40) % 50000) * N + k % 7;
+        col[k] = k + (int32_t)((s >> 20) % 3) * 100000;
+        row[k] = (int32_t)((uint32_t)row[k] & 0x7FFFFFFF);
+        col[k] = (int32_t)((uint32_t)col[k] & 0x7FFFFFFF);
+    }
+    int64_t first = -7;
+    CHECK_INT(ircg_find_duplicate(row, col, N, &first), -1);
+    row[15000] = row[300];
+    col[15000] = col[300];
+    row[9000] = row[12000];
+    col[9000] = col[12000]; /* second occurrence of this pair: 12000 */
+    CHECK_INT(ircg_find_duplicate(row, col, N, &first), 12000);
+    CHECK_INT(first, 9000);
+    row[20] = row[10];
+    col[20] = col[10];
+    CHECK_INT(ircg_find_duplicate(row, col, N, &first), 20);
+    CHECK_INT(first, 10);
+    free(row);
+    free(col);
+}

@@ -1,0 +1,320 @@
+/*
+ * test_spec_table.c -- a table of invalid job specs, each with the JSON
+ * pointer and a reason substring its validation must produce; and specs
+ * with several errors that must all be reported together.
+ * Specs are written with ' for " to keep the table readable.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness.h"
+#include "spec.h"
+
+#define LS_OK "'problem':{'type':'least_squares','data':{'source':'inline','A':[[1,0,2],[0,1,1]],'b':[1,2]}}"
+#define MC_OK "'problem':{'type':'matrix_completion','data':{'source':'inline','ratings':[[1,1,5],[2,2,3],[1,2,4]]}}"
+#define LS_PB(data) "'problem':{'type':'least_squares','data':" data "}"
+#define LS_PBX(data, extra) "'problem':{'type':'least_squares','data':" data extra "}"
+#define MC_PB(data) "'problem':{'type':'matrix_completion','data':" data "}"
+#define LSD "{'source':'inline','A':[[1,0,2],[0,1,1]],'b':[1,2]}"
+
+typedef struct bad_spec {
+    const char *json, *pointer, *reason;
+} bad_spec;
+
+static const bad_spec BAD[] = {
+    /* algorithm ranges and types */
+    {"{" LS_OK ",'algorithm':{'p':1}}", "/algorithm/p", "out of range: must be in (0, 1)"},
+    {"{" LS_OK ",'algorithm':{'p':0}}", "/algorithm/p", "out of range"},
+    {"{" LS_OK ",'algorithm':{'p':'half'}}", "/algorithm/p", "wrong type: expected a number"},
+    {"{" LS_OK ",'algorithm':{'varsigma':0}}", "/algorithm/varsigma", "must be > 0"},
+    {"{" LS_OK ",'algorithm':{'varsigma':-1}}", "/algorithm/varsigma", "out of range"},
+    {"{" LS_OK ",'algorithm':{'varsigma':1e999}}", "/algorithm/varsigma", "not a finite number"},
+    {"{" LS_OK ",'algorithm':{'max_iter':0}}", "/algorithm/max_iter", "out of range"},
+    {"{" LS_OK ",'algorithm':{'max_iter':1.5}}", "/algorithm/max_iter", "expected an integer"},
+    {"{" LS_OK ",'algorithm':{'time_limit':-1}}", "/algorithm/time_limit", "must be >= 0"},
+    {"{" LS_OK ",'algorithm':{'gap_tol':-1e-3}}", "/algorithm/gap_tol", "out of range"},
+    {"{" LS_OK ",'algorithm':{'lmo_tol':0}}", "/algorithm/lmo_tol", "in (0, 1)"},
+    {"{" LS_OK ",'algorithm':{'lmo_tol':1}}", "/algorithm/lmo_tol", "in (0, 1)"},
+    {"{" LS_OK ",'algorithm':{'threads':0}}", "/algorithm/threads", "[1, 64]"},
+    {"{" LS_OK ",'algorithm':{'threads':65}}", "/algorithm/threads", "[1, 64]"},
+    {"{" LS_OK ",'algorithm':{'lmo_max_matvecs':1}}", "/algorithm/lmo_max_matvecs", "out of range"},
+    {"{" LS_OK ",'algorithm':{'step_rule':'fast'}}", "/algorithm/step_rule", "unknown value \"fast\""},
+    {"{" LS_OK ",'algorithm':{'name':'cgbio'}}", "/algorithm/name", "not available yet"},
+    {"{" LS_OK ",'algorithm':{'name':'newton'}}", "/algorithm/name", "expected one of"},
+    {"{" LS_OK ",'algorithm':{'tol':1e-6}}", "/algorithm/tol", "unknown member"},
+    {"{" LS_OK ",'algorithm':{'start':'random'}}", "/algorithm/start", "unknown value"},
+    {"{" LS_OK ",'algorithm':{'start':{'x0':[0,0]}}}", "/algorithm/start/x0", "does not match n = 3"},
+    {"{" LS_OK ",'algorithm':{'start':{'y0':[0]}}}", "/algorithm/start/y0", "unknown member"},
+    {"{" LS_OK ",'algorithm':{'p':0.5,'p':0.6}}", "/algorithm/p", "duplicate member"},
+    {"{" LS_OK ",'algorithm':[]}", "/algorithm", "expected an object"},
+    /* top level */
+    {"{" LS_OK ",'solver':{}}", "/solver", "unknown member \"solver\""},
+    {"{" LS_OK ",'a/b~c':1}", "/a~1b~0c", "unknown member"},
+    {"{'algorithm':{}}", "/problem", "missing required member"},
+    {"[1,2]", "", "expected an object"},
+    {"{" LS_OK ",'output':{'trace_every':0}}", "/output/trace_every", "out of range"},
+    {"{" LS_OK ",'output':{'dense_iterate':'yes'}}", "/output/dense_iterate", "expected a boolean"},
+    {"{" LS_OK ",'reference':{'g_opt':1,'compute':true}}", "/reference/compute", "not allowed together"},
+    {"{" LS_OK ",'reference':{'tol':0}}", "/reference/tol", "must be > 0"},
+    {"{" LS_OK ",'reference':{'g_opt':null}}", "/reference/g_opt", "wrong type"},
+    /* problem section */
+    {"{'problem':{'data':{}}}", "/problem/type", "missing required member"},
+    {"{'problem':{'type':'lp'}}", "/problem/type", "unknown value \"lp\""},
+    {"{'problem':{'type':'least_squares'}}", "/problem/data", "missing required"},
+    {"{" LS_PB("{'A':[[1]],'b':[1]}") "}", "/problem/data/source", "missing required"},
+    {"{" LS_PB("{'source':'ftp'}") "}", "/problem/data/source", "unknown value"},
+    {"{" LS_PB("{'source':'inline','A':[[1,2],[3]],'b':[1,2]}") "}", "/problem/data/A/1", "ragged rows"},
+    {"{" LS_PB("{'source':'inline','A':[[1,2],[3,4]],'b':[1,2,3]}") "}", "/problem/data/b", "does not match the 2 rows"},
+    {"{" LS_PB("{'source':'inline','A':[[1,'x']],'b':[1]}") "}", "/problem/data/A/0/1", "wrong type"},
+    {"{" LS_PB("{'source':'inline','A':[[1,2]],'b':[1e999]}") "}", "/problem/data/b/0", "not a finite number"},
+    {"{" LS_PB("{'source':'inline','A':[[1,2]],'b':[1],'m':2}") "}", "/problem/data/m", "A has 1 rows"},
+    {"{" LS_PB("{'source':'inline','A':[[1,2]],'b':[1],'n':3}") "}", "/problem/data/n", "have 2 entries"},
+    {"{" LS_PB("{'source':'inline','A':{'format':'csr','rowptr':[0,1,3],'colind':[0,1],'values':[1,2]},'b':[1,2]}") "}",
+     "/problem/data/A/rowptr/2", "does not match the 2 values"},
+    {"{" LS_PB("{'source':'inline','A':{'format':'csr','rowptr':[0,1],'colind':[5],'values':[1]},'b':[1],'n':3}") "}",
+     "/problem/data/A/colind/0", "out of range"},
+    {"{" LS_PB("{'source':'inline','A':{'format':'coo','rowptr':[0,1],'colind':[0],'values':[1]},'b':[1]}") "}",
+     "/problem/data/A/format", "unknown value"},
+    {"{" LS_PBX(LSD, ",'domain':{'type':'l2_ball','radius':0}") "}", "/problem/domain/radius", "must be > 0"},
+    {"{" LS_PBX(LSD, ",'domain':{'type':'box','lower':1,'upper':0}") "}", "/problem/domain/upper", "must be > lower"},
+    {"{" LS_PBX(LSD, ",'domain':{'type':'ball'}") "}", "/problem/domain/type", "unknown value"},
+    {"{" LS_PBX(LSD, ",'domain':{'type':'box','radius':2}") "}", "/problem/domain/radius", "unknown member"},
+    {"{" LS_PBX(LSD, ",'outer':{'type':'dist_sq'}") "}", "/problem/outer/c", "missing required"},
+    {"{" LS_PBX(LSD, ",'outer':{'type':'dist_sq','c':[1,2]}") "}", "/problem/outer/c", "does not match n = 3"},
+    {"{" LS_PBX(LSD, ",'outer':{'type':'quadratic','Q':[[1,0]]}") "}", "/problem/outer/Q", "must be square"},
+    {"{" LS_PBX(LSD, ",'outer':{'type':'half_norm_sq','c':[1,2,3]}") "}", "/problem/outer/c", "not a member of outer type"},
+    {"{" LS_PBX(LSD, ",'outer':'dist_sq'") "}", "/problem/outer", "needs data"},
+    {"{" LS_PB("{'source':'synthetic','m':0}") "}", "/problem/data/m", "out of range"},
+    {"{" LS_PB("{'source':'file','A_path':'nope.mtx','b':[1]}") "}", "/problem/data/A_path", "file not found"},
+    {"{" LS_PB("{'source':'file','A_path':'A_small.mtx','b_path':'nope.mtx'}") "}", "/problem/data/b_path", "file not found"},
+    {"{" LS_PB("{'source':'file','A_path':'A_small.mtx','b':[1,2]}") "}", "/problem/data/b", "does not match the 3 rows"},
+    {"{" LS_PB("{'source':'file','A_path':'A_small.mtx','b_path':'b_bad.mtx'}") "}", "/problem/data/b_path", "line 4"},
+    {"{" LS_PB("{'source':'file','A_path':'A_small.mtx','b':[1,2,3],'b_path':'b_small.mtx'}") "}", "/problem/data/b_path", "not both"},
+    /* checks done by the library's constructors and the trial solver */
+    {"{" LS_PBX(LSD, ",'outer':{'type':'quadratic','Q':[[1,2,0],[2,1,0],[0,0,1]]}") "}", "/problem/outer/Q", "semidefinite"},
+    {"{" LS_PBX(LSD, ",'outer':{'type':'quadratic','Q':[[1,2,0],[0,1,0],[0,0,1]]}") "}", "/problem/outer/Q", "symmetric"},
+    {"{" LS_OK ",'algorithm':{'start':{'x0':[5,0,0]}}}", "/algorithm/start/x0", "domain"},
+    {"{" MC_OK ",'algorithm':{'start':{'x0':[1,2,3]}}}", "/algorithm/start/x0", "does not match the 4 variables"},
+    /* matrix completion */
+    {"{'problem':{'type':'matrix_completion','delta':0,'data':{'source':'inline','ratings':[[1,1,5]]}}}", "/problem/delta", "must be > 0"},
+    {"{'problem':{'type':'matrix_completion','outer':'variance','data':{'source':'inline','ratings':[[1,1,5]]}}}", "/problem/outer", "unknown value"},
+    {"{" MC_PB("{'source':'inline','ratings':[[3,1,5]],'n_rows':2}") "}", "/problem/data/ratings/0/0", "exceeds n_rows 2"},
+    {"{" MC_PB("{'source':'inline','ratings':[[1,0,5]]}") "}", "/problem/data/ratings/0/1", "integer >= 1"},
+    {"{" MC_PB("{'source':'inline','ratings':[[1,1,5],[2,1,3],[1,1,4]]}") "}", "/problem/data/ratings/2", "duplicate rating"},
+    {"{" MC_PB("{'source':'inline','ratings':[[1,1]]}") "}", "/problem/data/ratings/0", "expected [user, item, rating]"},
+    {"{" MC_PB("{'source':'inline','ratings':[]}") "}", "/problem/data/ratings", "at least one"},
+    {"{" MC_PB("{'source':'file','path':'missing.dat'}") "}", "/problem/data/path", "file not found"},
+    {"{" MC_PB("{'source':'file','path':'ratings_bad.dat'}") "}", "/problem/data/path", "line 3"},
+    {"{" MC_PB("{'source':'file','path':'ratings_small.dat','format':'excel'}") "}", "/problem/data/format", "unknown value"},
+    {"{" MC_PB("{'source':'file'}") "}", "/problem/data/path", "missing required"},
+    {"{" MC_PB("{'source':'synthetic','n_rows':10,'n_cols':5,'rank':6}") "}", "/problem/data/rank", "[1, 5]"},
+    {"{" MC_PB("{'source':'synthetic','n_rows':10,'n_cols':5,'n_ratings':51}") "}", "/problem/data/n_ratings", "[1, 50]"},
+    {"{" MC_PB("{'source':'synthetic','min_rating':5,'max_rating':1}") "}", "/problem/data/max_rating", "out of range"},
+    {"{" MC_PB("{'source':'synthetic','noise':-1}") "}", "/problem/data/noise", "must be >= 0"},
+    {"{" MC_PB("{'source':'synthetic','seed':-1}") "}", "/problem/data/seed", "out of range"},
+    {"{" MC_PB("{'source':'dataset','id':'abc'}") "}", "/problem/data/source", "only available through the service"},
+    {"{" MC_PB("{'source':'inline','ratings':[[1,1,5]],'path':'x'}") "}", "/problem/data/path", "unknown member"},
+};
+
+/* ' -> " ; malloc'ed. */
+static char *dq(const char *s)
+{
+    char *t = strdup(s);
+    for (char *p = t; p && *p; p++)
+        if (*p == '\'')
+            *p = '"';
+    return t;
+}
+
+/* Parse spec text with tests/data as the base directory. */
+static int parse(const char *json, api_errors *errs, api_spec **out)
+{
+    api_parse_options opt;
+    api_parse_options_default(&opt);
+    opt.base_dir = "tests/data";
+    char *t = dq(json);
+    int n = api_spec_parse(t, strlen(t), &opt, out, errs);
+    free(t);
+    return n;
+}
+
+static int has_error(const api_errors *e, const char *ptr, const char *reason)
+{
+    for (int i = 0; i < e->count; i++)
+        if (!strcmp(e->items[i].pointer, ptr) && strstr(e->items[i].reason, reason))
+            return 1;
+    return 0;
+}
+
+static void dump(const api_errors *e)
+{
+    for (int i = 0; i < e->count; i++)
+        printf("      got %s: %s\n", e->items[i].pointer, e->items[i].reason);
+}
+
+TEST(spec, invalid_table)
+{
+    int checked = 0;
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        if (!BAD[i].pointer)
+            continue;
+        api_errors e;
+        api_spec *s = NULL;
+        api_errors_init(&e);
+        int n = parse(BAD[i].json, &e, &s);
+        CHECK(s == NULL);
+        CHECK(n == e.count);
+        if (n == 0 || !has_error(&e, BAD[i].pointer, BAD[i].reason)) {
+            th_fail(__FILE__, __LINE__, "entry %zu: %s\n      want %s: ...%s...", i,
+                    BAD[i].json, BAD[i].pointer, BAD[i].reason);
+            dump(&e);
+        }
+        api_spec_free(s);
+        api_errors_clear(&e);
+        checked++;
+    }
+    CHECK(checked >= 40);
+}
+
+/* Every error of a spec is reported at once. */
+TEST(spec, all_errors_reported)
+{
+    api_errors e;
+    api_spec *s = NULL;
+    api_errors_init(&e);
+    int n = parse("{" LS_PB("{'source':'inline','A':[[1,2],[3]],'b':[1,2],'x':1}")
+                  ",'algorithm':{'p':2,'varsigma':0,'threads':100,'bogus':1},"
+                  "'output':{'trace_every':-1},'extra':true}", &e, &s);
+    CHECK_INT(n, 8);
+    CHECK(has_error(&e, "/problem/data/A/1", "ragged"));
+    CHECK(has_error(&e, "/problem/data/x", "unknown member"));
+    CHECK(has_error(&e, "/algorithm/p", "out of range"));
+    CHECK(has_error(&e, "/algorithm/varsigma", "out of range"));
+    CHECK(has_error(&e, "/algorithm/threads", "[1, 64]"));
+    CHECK(has_error(&e, "/algorithm/bogus", "unknown member"));
+    CHECK(has_error(&e, "/output/trace_every", "out of range"));
+    CHECK(has_error(&e, "/extra", "unknown member"));
+    if (th_failed())
+        dump(&e);
+    api_spec_free(s);
+    api_errors_clear(&e);
+}
+
+TEST(spec, syntax_error_position)
+{
+    const char *text = "{\n  \"problem\": {\n    \"type\": \"least_squares\",,\n  }\n}";
+    api_errors e;
+    api_spec *s = NULL;
+    api_errors_init(&e);
+    int n = api_spec_parse(text, strlen(text), NULL, &s, &e);
+    CHECK_INT(n, 1);
+    CHECK(e.syntax);
+    CHECK_INT(e.line, 3);
+    CHECK(e.column >= 30 && e.column <= 32);
+    CHECK(strstr(e.items[0].reason, "line 3") != NULL);
+    char *pj = api_errors_problem_json(&e, "/v1/jobs");
+    REQUIRE(pj != NULL);
+    CHECK(strstr(pj, "\"status\":400") != NULL);
+    CHECK(strstr(pj, "\"line\":3") != NULL);
+    free(pj);
+    api_errors_clear(&e);
+    /* trailing garbage and an empty document */
+    n = api_spec_parse("{} x", 4, NULL, &s, &e);
+    CHECK_INT(n, 1);
+    CHECK(e.syntax && e.offset == 3);
+    api_errors_clear(&e);
+    n = api_spec_parse("", 0, NULL, &s, &e);
+    CHECK_INT(n, 1);
+    CHECK(e.syntax);
+    api_errors_clear(&e);
+}
+
+TEST(spec, problem_json_422)
+{
+    api_errors e;
+    api_spec *s = NULL;
+    api_errors_init(&e);
+    parse("{" LS_OK ",'algorithm':{'p':2,'varsigma':0}}", &e, &s);
+    char *pj = api_errors_problem_json(&e, NULL);
+    REQUIRE(pj != NULL);
+    CHECK(strstr(pj, "\"status\":422") != NULL);
+    CHECK(strstr(pj, "\"pointer\":\"/algorithm/p\"") != NULL);
+    CHECK(strstr(pj, "\"pointer\":\"/algorithm/varsigma\"") != NULL);
+    CHECK(strstr(pj, "2 problems") != NULL);
+    free(pj);
+    api_errors_clear(&e);
+}
+
+/* Confined paths: "..", absolute paths outside and escaping symlinks. */
+static int confined_parse(const char *base, const char *json, const char *reason)
+{
+    api_errors e;
+    api_spec *s = NULL;
+    api_parse_options opt;
+    api_errors_init(&e);
+    api_parse_options_default(&opt);
+    opt.base_dir = base;
+    opt.confine_paths = 1;
+    char *t = dq(json);
+    api_spec_parse(t, strlen(t), &opt, &s, &e);
+    int ok = reason ? has_error(&e, "/problem/data/path", reason) : e.count == 0;
+    if (!ok)
+        dump(&e);
+    free(t);
+    api_spec_free(s);
+    api_errors_clear(&e);
+    return ok;
+}
+
+TEST(spec, confined_paths)
+{
+    char base[512], link[600], cmd[2048];
+    snprintf(base, sizeof base, "%s/confined", th_tmpdir());
+    snprintf(link, sizeof link, "%s/escape.dat", base);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp tests/data/ratings_small.dat '%s/' && "
+             "ln -sf /etc/passwd '%s'", base, base, link);
+    REQUIRE(system(cmd) == 0);
+    CHECK(confined_parse(base, "{" MC_PB("{'source':'file','path':'../x/ratings_small.dat'}") "}",
+                         "must not contain"));
+    CHECK(confined_parse(base, "{" MC_PB("{'source':'file','path':'/etc/passwd'}") "}",
+                         "outside the data directory"));
+    CHECK(confined_parse(base, "{" MC_PB("{'source':'file','path':'escape.dat'}") "}",
+                         "outside the data directory"));
+    /* inside is fine (build = 0: no reader needed) */
+    api_errors e;
+    api_spec *s = NULL;
+    api_parse_options opt;
+    api_errors_init(&e);
+    api_parse_options_default(&opt);
+    opt.base_dir = base;
+    opt.confine_paths = 1;
+    opt.build = 0;
+    char *t = dq("{" MC_PB("{'source':'file','path':'ratings_small.dat'}") "}");
+    CHECK_INT(api_spec_parse(t, strlen(t), &opt, &s, &e), 0);
+    free(t);
+    api_spec_free(s);
+    api_errors_clear(&e);
+}
+
+/* A huge bad array lists API_MAX_ERRORS errors and says how many more. */
+TEST(spec, error_list_is_capped)
+{
+    size_t cap = 1 << 20, n = 0;
+    char *json = malloc(cap);
+    REQUIRE(json != NULL);
+    n += (size_t)snprintf(json, cap, "{\"problem\":{\"type\":\"least_squares\",\"data\":"
+                          "{\"source\":\"inline\",\"A\":[[1]],\"b\":[");
+    for (int i = 0; i < 5000; i++)
+        n += (size_t)snprintf(json + n, cap - n, "%s\"x\"", i ? "," : "");
+    snprintf(json + n, cap - n, "]}}}");
+    api_errors e;
+    api_spec *s = NULL;
+    api_errors_init(&e);
+    int k = api_spec_parse(json, strlen(json), NULL, &s, &e);
+    CHECK(k >= 5000);
+    CHECK_INT(e.count, API_MAX_ERRORS + 1);
+    CHECK(strstr(e.items[e.count - 1].reason, "more errors not listed") != NULL);
+    free(json);
+    api_errors_clear(&e);
+}

@@ -1,0 +1,252 @@
+/*
+ * test_synth.c -- the deterministic generators: same seed same output,
+ * distinct cells, coverage of rows and columns, integral ratings in range,
+ * validation naming the member, the MovieLens size in well under a second,
+ * and hard-coded checksums that catch any change of the generator.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../harness.h"
+#include "ircg.h"
+#include "rng.h"
+
+static ircg_synth_ratings_spec small_spec(uint64_t seed)
+{
+    return (ircg_synth_ratings_spec){.n_rows = 40, .n_cols = 25, .rank = 3,
+                                     .n_ratings = 300, .min_rating = 1,
+                                     .max_rating = 5, .noise = 0.5,
+                                     .seed = seed};
+}
+
+static ircg_ratings *gen(const ircg_synth_ratings_spec *s)
+{
+    ircg_ratings *r = NULL;
+    ircg_diag d = {0};
+    if (ircg_synth_ratings(s, &r, &d) != IRCG_OK)
+        th_fail(__FILE__, __LINE__, "synth: %s %s", d.field, d.message);
+    return r;
+}
+
+static int same(const ircg_ratings *a, const ircg_ratings *b)
+{
+    size_t n = (size_t)a->nnz;
+    return a->nnz == b->nnz && a->n_rows == b->n_rows && a->n_cols == b->n_cols &&
+           !memcmp(a->row, b->row, n * sizeof *a->row) &&
+           !memcmp(a->col, b->col, n * sizeof *a->col) &&
+           !memcmp(a->val, b->val, n * sizeof *a->val);
+}
+
+/* FNV-1a over the entries, values as exact integers times 4. */
+static uint64_t checksum(const ircg_ratings *r)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int64_t k = 0; k < r->nnz; k++) {
+        uint64_t w[3] = {(uint64_t)r->row[k], (uint64_t)r->col[k],
+                         (uint64_t)(int64_t)(4 * r->val[k])};
+        for (int q = 0; q < 3; q++)
+            for (int b = 0; b < 8; b++)
+                h = (h ^ ((w[q] >> (8 * b)) & 0xFF)) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* Distinct cells, every row and column covered (when n_ratings allows),
+ * integral values in range. */
+static void check_shape(const ircg_ratings *r, const ircg_synth_ratings_spec *s)
+{
+    int64_t cells = (int64_t)s->n_rows * s->n_cols, bad = 0, dup = 0;
+    unsigned char *seen = calloc((size_t)cells, 1);
+    int *rows = calloc((size_t)s->n_rows, sizeof *rows);
+    int *cols = calloc((size_t)s->n_cols, sizeof *cols);
+    REQUIRE(seen && rows && cols);
+    CHECK_INT(r->nnz, s->n_ratings);
+    for (int64_t k = 0; k < r->nnz; k++) {
+        int i = r->row[k], j = r->col[k];
+        double v = r->val[k];
+        if (i < 0 || i >= s->n_rows || j < 0 || j >= s->n_cols) {
+            bad++;
+            continue;
+        }
+        dup += seen[(int64_t)i * s->n_cols + j]++ > 0;
+        rows[i]++;
+        cols[j]++;
+        bad += !(v >= s->min_rating && v <= s->max_rating) ||
+               v - s->min_rating != (double)(int64_t)(v - s->min_rating);
+    }
+    CHECK_INT(bad, 0);
+    CHECK_INT(dup, 0);
+    int big = s->n_rows > s->n_cols ? s->n_rows : s->n_cols;
+    if (s->n_ratings >= big) {
+        int empty = 0;
+        for (int i = 0; i < s->n_rows; i++)
+            empty += rows[i] == 0;
+        for (int j = 0; j < s->n_cols; j++)
+            empty += cols[j] == 0;
+        CHECK_INT(empty, 0);
+    }
+    free(seen);
+    free(rows);
+    free(cols);
+}
+
+TEST(synth, deterministic_and_well_formed)
+{
+    ircg_synth_ratings_spec s = small_spec(42);
+    ircg_ratings *a = gen(&s), *b = gen(&s);
+    s.seed = 43;
+    ircg_ratings *c = gen(&s);
+    REQUIRE(a && b && c);
+    CHECK(same(a, b));
+    CHECK(!same(a, c));
+    CHECK_INT(a->n_rows, 40);
+    CHECK_INT(a->n_cols, 25);
+    check_shape(a, &s);
+    check_shape(c, &s);
+    /* every value of the scale occurs: the scaling is not degenerate */
+    int hist[6] = {0};
+    for (int64_t k = 0; k < a->nnz; k++)
+        hist[(int)a->val[k]]++;
+    for (int v = 1; v <= 5; v++)
+        CHECK(hist[v] > 0);
+    ircg_ratings_free(a);
+    ircg_ratings_free(b);
+    ircg_ratings_free(c);
+}
+
+TEST(synth, shapes_dense_sparse_and_scales)
+{
+    static const ircg_synth_ratings_spec specs[] = {
+        {7, 5, 2, 35, 1, 5, 0, 1},      /* every cell                       */
+        {7, 5, 2, 30, 1, 5, 0.1, 2},    /* dense: selection sampling        */
+        {60, 3, 3, 60, 0, 10, 1, 3},    /* tall, exactly max(n, p) ratings  */
+        {3, 80, 1, 100, 0.5, 5, 0, 4},  /* wide, half-star offset scale     */
+        {50, 50, 5, 20, -2, 2, 2, 5},   /* too few to cover: no coverage    */
+        {1, 1, 1, 1, 1, 5, 0, 6},
+    };
+    for (size_t t = 0; t < sizeof specs / sizeof specs[0]; t++) {
+        ircg_ratings *r = gen(&specs[t]);
+        if (!r)
+            continue;
+        check_shape(r, &specs[t]);
+        ircg_ratings_free(r);
+    }
+}
+
+TEST(synth, validation_names_the_member)
+{
+    static const struct {
+        const char *field;
+        ircg_synth_ratings_spec s;
+    } bad[] = {
+        {"/n_rows", {0, 5, 1, 3, 1, 5, 0, 1}},
+        {"/n_cols", {5, -1, 1, 3, 1, 5, 0, 1}},
+        {"/rank", {5, 4, 0, 3, 1, 5, 0, 1}},
+        {"/rank", {5, 4, 5, 3, 1, 5, 0, 1}},
+        {"/n_ratings", {5, 4, 1, 0, 1, 5, 0, 1}},
+        {"/n_ratings", {5, 4, 1, 21, 1, 5, 0, 1}},
+        {"/min_rating", {5, 4, 1, 3, NAN, 5, 0, 1}},
+        {"/max_rating", {5, 4, 1, 3, 5, 5, 0, 1}},
+        {"/max_rating", {5, 4, 1, 3, 1, INFINITY, 0, 1}},
+        {"/noise", {5, 4, 1, 3, 1, 5, -1, 1}},
+        {"/noise", {5, 4, 1, 3, 1, 5, NAN, 1}},
+    };
+    for (size_t t = 0; t < sizeof bad / sizeof bad[0]; t++) {
+        ircg_ratings *r = NULL;
+        ircg_diag d = {0};
+        CHECK_INT(ircg_synth_ratings(&bad[t].s, &r, &d), IRCG_ERR_INVALID);
+        CHECK(r == NULL);
+        CHECK_STR(d.field, bad[t].field);
+        CHECK(d.message[0] != '\0');
+    }
+    ircg_diag d = {0};
+    ircg_synth_ratings_spec s = small_spec(1);
+    s.n_ratings = 1001;
+    ircg_ratings *r = NULL;
+    ircg_synth_ratings(&s, &r, &d);
+    CHECK(strstr(d.message, "n_rows * n_cols = 1000"));
+}
+
+/* These constants pin the generator (rng.c and synth.c): if a change of
+ * either breaks this test on purpose, every stored synthetic data set and
+ * benchmark changes too; update them only knowingly. */
+TEST(synth, checksum_pins_the_generator)
+{
+    ircg_synth_ratings_spec s = small_spec(2024);
+    ircg_ratings *r = gen(&s);
+    REQUIRE(r);
+    CHECK(checksum(r) == 8367325775018236515ULL);
+    ircg_ratings_free(r);
+    ircg_rng g;
+    ircg_rng_seed(&g, 7, 0);
+    CHECK(ircg_rng_next(&g) == 0x4c06c1080caa5417ULL);
+    double *A = NULL, *b = NULL;
+    CHECK_INT(ircg_synth_least_squares(3, 2, 0.1, 9, &A, &b, NULL), IRCG_OK);
+    REQUIRE(A && b);
+    CHECK_NEAR(A[0], -0x1.b9c0cd48p-2, 0);
+    CHECK_NEAR(b[2], -0x1.1206043fbd085p+0, 0);
+    free(A);
+    free(b);
+}
+
+TEST(synth, movielens_size_is_fast)
+{
+    ircg_synth_ratings_spec s = {6040, 3952, 10, 1000209, 1, 5, 0.5, 1};
+    double t0 = (double)clock() / CLOCKS_PER_SEC;
+    ircg_ratings *r = gen(&s);
+    double secs = (double)clock() / CLOCKS_PER_SEC - t0;
+    REQUIRE(r);
+    check_shape(r, &s);
+    CHECK(secs < 2.0); /* about 0.1 s at -O2; generous for sanitizers */
+    ircg_ratings_free(r);
+}
+
+TEST(synth, normals_have_unit_moments)
+{
+    ircg_rng g;
+    ircg_rng_seed(&g, 123, 5);
+    double s1 = 0, s2 = 0, s4 = 0;
+    int n = 200000;
+    for (int i = 0; i < n; i++) {
+        double z = ircg_rng_normal(&g);
+        s1 += z;
+        s2 += z * z;
+        s4 += z * z * z * z;
+    }
+    CHECK_NEAR(s1 / n, 0.0, 0.01);
+    CHECK_NEAR(s2 / n, 1.0, 0.01);
+    CHECK_NEAR(s4 / n, 2.9, 0.05); /* Irwin-Hall(12): kurtosis 3 - 0.1 */
+    for (int i = 0; i < 1000; i++) {
+        uint64_t k = ircg_rng_below(&g, 7);
+        CHECK(k < 7);
+        double u = ircg_rng_uniform(&g);
+        CHECK(u >= 0 && u < 1);
+    }
+}
+
+TEST(synth, least_squares)
+{
+    double *A = NULL, *b = NULL, *A2 = NULL, *b2 = NULL;
+    ircg_diag d = {0};
+    CHECK_INT(ircg_synth_least_squares(0, 3, 0, 1, &A, &b, &d), IRCG_ERR_INVALID);
+    CHECK_STR(d.field, "/m");
+    CHECK(A == NULL && b == NULL);
+    CHECK_INT(ircg_synth_least_squares(3, 0, 0, 1, &A, &b, &d), IRCG_ERR_INVALID);
+    CHECK_STR(d.field, "/n");
+    CHECK_INT(ircg_synth_least_squares(3, 3, -1, 1, &A, &b, &d), IRCG_ERR_INVALID);
+    CHECK_STR(d.field, "/noise");
+    CHECK_INT(ircg_synth_least_squares(30, 50, 0.1, 5, &A, &b, &d), IRCG_OK);
+    CHECK_INT(ircg_synth_least_squares(30, 50, 0.1, 5, &A2, &b2, &d), IRCG_OK);
+    REQUIRE(A && b && A2 && b2);
+    CHECK(!memcmp(A, A2, 30 * 50 * sizeof *A));
+    CHECK(!memcmp(b, b2, 30 * sizeof *b));
+    double s2 = 0;
+    for (int i = 0; i < 30 * 50; i++)
+        s2 += A[i] * A[i];
+    CHECK_NEAR(s2 / 1500, 1.0, 0.15);
+    free(A);
+    free(b);
+    free(A2);
+    free(b2);
+}
