@@ -30,6 +30,29 @@ typedef struct ls_data {
 
 void ls_data_free(void *data);
 
+/* The workspace (ls_oracle.c): x, z, the last vertex v and the pending
+ * point of the projection methods, with their residuals A y - b and, for a
+ * quadratic outer f, their products with Q, carried along so that a step
+ * costs no extra product with A or Q. */
+typedef struct ls_ws {
+    const ls_data *d; /* borrowed from the problem */
+    int have_v;       /* an LMO ran since the last step */
+    double *x, *z, *v, *g;       /* n; g is the LMO's direction c */
+    double *rx, *rz, *rv;        /* m */
+    double *qx, *qz, *qv;        /* n, QUADRATIC only */
+    double *xp, *rp, *qp;        /* the pending point of grad_step (n, m, n) */
+} ls_ws;
+
+static inline int ls_has_q(const ls_ws *w) { return w->d->outer == IRCG_OUTER_QUADRATIC; }
+
+/* Oracle operations shared between ls_oracle.c, ls_prox.c and ls_cut.c. */
+ircg_error ls_step(void *ws, double alpha, double cz, double cx_old, double cx_new);
+ircg_error ls_lmo_cut(void *ws, double slack, ircg_cut_info *info);
+ircg_error ls_cut_step(void *ws, double gamma);
+ircg_error ls_grad_step(void *ws, unsigned from, double a_f, double a_g,
+                        int project, ircg_projection mode, ircg_move *mv);
+ircg_error ls_accept(void *ws, unsigned into);
+
 /* y = A x (length m). */
 void ls_matvec(const ls_data *d, const double *x, double *y);
 /* y = A' r (length n). */

@@ -18,16 +18,6 @@
 /* Membership tolerance of given start points, relative to the scale. */
 #define START_TOL 1e-9
 
-typedef struct ls_ws {
-    const ls_data *d; /* borrowed from the problem */
-    int have_v;       /* an LMO ran since the last step */
-    double *x, *z, *v, *g;       /* n; g is the LMO's direction c */
-    double *rx, *rz, *rv;        /* m */
-    double *qx, *qz, *qv;        /* n, QUADRATIC only */
-} ls_ws;
-
-static int ws_has_q(const ls_ws *w) { return w->d->outer == IRCG_OUTER_QUADRATIC; }
-
 static void ls_destroy(void *p)
 {
     ls_ws *w = p;
@@ -43,6 +33,9 @@ static void ls_destroy(void *p)
     free(w->qx);
     free(w->qz);
     free(w->qv);
+    free(w->xp);
+    free(w->rp);
+    free(w->qp);
     free(w);
 }
 
@@ -60,12 +53,15 @@ static ls_ws *ws_alloc(const ls_data *d)
     w->rx = calloc(m, sizeof *w->rx);
     w->rz = calloc(m, sizeof *w->rz);
     w->rv = calloc(m, sizeof *w->rv);
-    int ok = w->x && w->z && w->v && w->g && w->rx && w->rz && w->rv;
-    if (ws_has_q(w)) {
+    w->xp = calloc(n, sizeof *w->xp);
+    w->rp = calloc(m, sizeof *w->rp);
+    int ok = w->x && w->z && w->v && w->g && w->rx && w->rz && w->rv && w->xp && w->rp;
+    if (ls_has_q(w)) {
         w->qx = calloc(n, sizeof *w->qx);
         w->qz = calloc(n, sizeof *w->qz);
         w->qv = calloc(n, sizeof *w->qv);
-        ok = ok && w->qx && w->qz && w->qv;
+        w->qp = calloc(n, sizeof *w->qp);
+        ok = ok && w->qx && w->qz && w->qv && w->qp;
     }
     if (!ok) {
         ls_destroy(w);
@@ -116,7 +112,7 @@ static ircg_error ls_create(const ircg_problem *pb, const ircg_settings *s,
     memcpy(w->z, w->x, (size_t)d->n * sizeof *w->z);
     ls_residual(d, w->x, w->rx);
     memcpy(w->rz, w->rx, (size_t)d->m * sizeof *w->rz);
-    if (ws_has_q(w)) {
+    if (ls_has_q(w)) {
         ls_qmatvec(d, w->x, w->qx);
         memcpy(w->qz, w->qx, (size_t)d->n * sizeof *w->qz);
     }
@@ -156,13 +152,13 @@ static ircg_error ls_lmo(void *p, double sigma, ircg_dir *dir)
     ls_f_grad_add(d, sigma, w->x, w->qx, w->g);
     ircg_domain_lmo(&d->dom, w->g, d->n, w->v);
     vertex_residual(d, w->v, w->rv);
-    if (ws_has_q(w))
+    if (ls_has_q(w))
         ls_qmatvec(d, w->v, w->qv);
     for (int i = 0; i < d->n; i++) {
         double di = w->v[i] - w->x[i];
         ircg_ksum_add(&gd, w->g[i] * di);
         ircg_ksum_add(&dd, di * di);
-        if (ws_has_q(w))
+        if (ls_has_q(w))
             ircg_ksum_add(&hf, di * (w->qv[i] - w->qx[i]));
     }
     for (int i = 0; i < d->m; i++) { /* A d = r_v - r_x */
@@ -171,16 +167,16 @@ static ircg_error ls_lmo(void *p, double sigma, ircg_dir *dir)
     }
     dir->gphi_d = ircg_ksum_value(&gd);
     dir->d_norm2 = ircg_ksum_value(&dd);
-    dir->d_hf_d = ws_has_q(w) ? fmax(ircg_ksum_value(&hf), 0.0) : dir->d_norm2;
+    dir->d_hf_d = ls_has_q(w) ? fmax(ircg_ksum_value(&hf), 0.0) : dir->d_norm2;
     dir->d_hg_d = ircg_ksum_value(&hg);
     dir->top_sv = NAN;
     dir->matvecs = 2;
+    dir->converged = 1;
     w->have_v = 1;
     return isfinite(dir->gphi_d) ? IRCG_OK : IRCG_ERR_NUMERICAL;
 }
 
-/* One coordinate of x' = x + a (v - x) and z' = cz z + co x + cn x' + e b
- * in place (e = 0 except for residuals, see ls_step). */
+/* x' = x + a (v - x) and z' = cz z + co x + cn x' + e b in place (e = 0 except for residuals, see ls_step). */
 static void step_arrays(double *x, double *z, const double *v, const double *b,
                         int64_t len, double a, double cz, double co, double cn,
                         double e)
@@ -192,8 +188,8 @@ static void step_arrays(double *x, double *z, const double *v, const double *b,
     }
 }
 
-static ircg_error ls_step(void *p, double alpha, double cz, double cx_old,
-                          double cx_new)
+ircg_error ls_step(void *p, double alpha, double cz, double cx_old,
+                   double cx_new)
 {
     ls_ws *w = p;
     const ls_data *d = w->d;
@@ -206,7 +202,7 @@ static ircg_error ls_step(void *p, double alpha, double cz, double cx_old,
     double e = cz + cx_old + cx_new - 1.0;
     step_arrays(w->x, w->z, w->v, NULL, d->n, alpha, cz, cx_old, cx_new, 0.0);
     step_arrays(w->rx, w->rz, w->rv, d->b, d->m, alpha, cz, cx_old, cx_new, e);
-    if (ws_has_q(w))
+    if (ls_has_q(w))
         step_arrays(w->qx, w->qz, w->qv, NULL, d->n, alpha, cz, cx_old, cx_new, 0.0);
     w->have_v = 0;
     return IRCG_OK;
@@ -268,7 +264,7 @@ static int state_arrays(ls_ws *w, double **arr, size_t *len)
     arr[k] = w->rx, len[k++] = m;
     arr[k] = w->rz, len[k++] = m;
     arr[k] = w->rv, len[k++] = m;
-    if (ws_has_q(w)) {
+    if (ls_has_q(w)) {
         arr[k] = w->qx, len[k++] = n;
         arr[k] = w->qz, len[k++] = n;
         arr[k] = w->qv, len[k++] = n;
@@ -346,4 +342,8 @@ const ircg_oracle_ops ircg_ls_ops = {
     .grad_singular_values = NULL,
     .save = ls_save,
     .restore = ls_restore,
+    .lmo_cut = ls_lmo_cut,
+    .cut_step = ls_cut_step,
+    .grad_step = ls_grad_step,
+    .accept = ls_accept,
 };

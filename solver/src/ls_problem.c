@@ -210,6 +210,7 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
         .diameter = ircg_domain_diameter(domain, d->n),
     };
     pb->ops = &ircg_ls_ops;
+    pb->prox_ops = &ircg_ls_ops;
     pb->data = d;
     pb->free_data = ls_data_free;
     *out = pb;

@@ -30,6 +30,19 @@ typedef struct mc_data {
     double delta;
 } mc_data;
 
+/* What the sparse passes over Omega need: the data, the thread pool and
+ * the per-group column buffers of the transposed product.  Shared by the
+ * conditional-gradient workspace (mc_ws) and the projection one
+ * (mc_prox.c). */
+typedef struct mc_exec {
+    const mc_data *d;
+    mc_pool *pool;          /* NULL when threads == 1                      */
+    double *colbuf;         /* ngroup * p                                  */
+} mc_exec;
+
+ircg_error mc_exec_init(mc_exec *ex, const mc_data *d, int threads);
+void mc_exec_free(mc_exec *ex);
+
 /* One side (x or z) of the factored iterate. */
 typedef struct mc_side {
     double a;       /* coefficient of X0                                    */
@@ -40,7 +53,7 @@ typedef struct mc_side {
 
 typedef struct mc_ws {
     const mc_data *d;
-    mc_pool *pool;          /* NULL when threads == 1                      */
+    mc_exec ex;             /* d, the pool, the column buffers             */
     double lmo_tol;
     int lmo_max_mv;
     double d0;              /* diagonal entry of X0                        */
@@ -60,7 +73,6 @@ typedef struct mc_ws {
     int pre_valid;
     /* scratch */
     double *tn, *tp, *tk, *tk2; /* n, p, cap, cap                          */
-    double *colbuf;         /* ngroup * p, transposed product partials     */
     double *dsum;           /* per-chunk partial sums (4 * nchunk)         */
     struct mc_lanczos *lz;
     int use_arpack;         /* internal knob: ARPACK instead of mc_lanczos
@@ -72,8 +84,9 @@ typedef struct mc_ws {
 const mc_data *mc_data_of(const ircg_problem *pb);
 
 /* mc_kernels.c: sparse passes over Omega, threaded by chunk */
-void mc_spmv(mc_ws *w, const double *r, const double *x, double *y);   /* y += R x  */
-void mc_spmvt(mc_ws *w, const double *r, const double *x, double *y);  /* y += R' x */
+/* y += R x and y += R' x for the sparse matrix R with values r on Omega */
+void mc_spmv(const mc_exec *ex, const double *r, const double *x, double *y);
+void mc_spmvt(const mc_exec *ex, const double *r, const double *x, double *y);
 /* rx <- (1-alpha) rx + alpha (vo - m), rz <- cz rz + cxo rx_old + cxn rx_new
  * + s m with vo = -delta u_i v_j; also recomputes g of both sides. */
 void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn);
@@ -102,8 +115,23 @@ ircg_error mc_core_svd(const mc_ws *w, const double *K, double *Po, double *Qo,
 ircg_error mc_dense(const mc_ws *w, const mc_side *s, double *X);
 
 /* mc_lmo.c */
+/* The implicit operator C = wf grad f(X) + wg P_Omega(X - M) at the x side,
+ * as an mc_op_fn for the Lanczos.  pre (optional) is R v0 for the first
+ * product, which the step pass computes for free (pre_scale = 1/||v0||). */
+typedef struct mc_grad_ctx {
+    mc_ws *w;
+    double wf, wg;
+    const double *pre;
+    double pre_scale;
+    int calls;
+} mc_grad_ctx;
+void mc_grad_op(void *ctx, int trans, const double *x, double *y);
 ircg_error mc_lmo(void *ws, double sigma, ircg_dir *dir);
 ircg_error mc_grad_singular_values(void *ws, int k, double *sv);
+
+/* mc_cut.c: CG-BiO's oracle (SNB-LO / NB-BLO) */
+ircg_error mc_lmo_cut(void *ws, double slack, ircg_cut_info *info);
+ircg_error mc_cut_step(void *ws, double gamma);
 
 /* mc_state.c */
 ircg_error mc_save(void *ws, ircg_buf *out);

@@ -5,6 +5,7 @@
  * are combined in chunk order, so the results are identical for any number
  * of threads.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mc.h"
@@ -76,6 +77,7 @@ static inline double row_dot(const double *restrict r, const int32_t *restrict c
 
 typedef struct kctx {
     mc_ws *w;
+    const mc_exec *ex;
     const double *r, *x;
     double *y;
     double alpha, cz, cxo, cxn, s;
@@ -91,7 +93,7 @@ static void rows_of(const mc_data *d, int c, int *lo, int *hi)
 static void spmv_task(void *vc, int c)
 {
     kctx *k = vc;
-    const mc_data *d = k->w->d;
+    const mc_data *d = k->ex->d;
     int lo, hi;
 
     rows_of(d, c, &lo, &hi);
@@ -99,10 +101,10 @@ static void spmv_task(void *vc, int c)
         k->y[i] += row_dot(k->r, d->col, k->x, d->rowptr[i], d->rowptr[i + 1]);
 }
 
-void mc_spmv(mc_ws *w, const double *r, const double *x, double *y)
+void mc_spmv(const mc_exec *ex, const double *r, const double *x, double *y)
 {
-    kctx k = {.w = w, .r = r, .x = x, .y = y};
-    mc_pool_run(w->pool, spmv_task, &k, w->d->nchunk);
+    kctx k = {.ex = ex, .r = r, .x = x, .y = y};
+    mc_pool_run(ex->pool, spmv_task, &k, ex->d->nchunk);
 }
 
 /* Group g scatters its chunks into a private column buffer (p doubles, in
@@ -110,8 +112,8 @@ void mc_spmv(mc_ws *w, const double *r, const double *x, double *y)
 static void spmvt_task(void *vc, int g)
 {
     kctx *k = vc;
-    const mc_data *d = k->w->d;
-    double *buf = k->w->colbuf + (size_t)g * d->p;
+    const mc_data *d = k->ex->d;
+    double *buf = k->ex->colbuf + (size_t)g * d->p;
     int c0 = g * d->nchunk / d->ngroup, c1 = (g + 1) * d->nchunk / d->ngroup;
 
     memset(buf, 0, (size_t)d->p * sizeof *buf);
@@ -122,14 +124,14 @@ static void spmvt_task(void *vc, int g)
     }
 }
 
-void mc_spmvt(mc_ws *w, const double *r, const double *x, double *y)
+void mc_spmvt(const mc_exec *ex, const double *r, const double *x, double *y)
 {
-    const mc_data *d = w->d;
-    kctx k = {.w = w, .r = r, .x = x, .y = y};
+    const mc_data *d = ex->d;
+    kctx k = {.ex = ex, .r = r, .x = x, .y = y};
 
-    mc_pool_run(w->pool, spmvt_task, &k, d->ngroup);
+    mc_pool_run(ex->pool, spmvt_task, &k, d->ngroup);
     for (int g = 0; g < d->ngroup; g++) {
-        const double *buf = w->colbuf + (size_t)g * d->p;
+        const double *buf = ex->colbuf + (size_t)g * d->p;
         for (int j = 0; j < d->p; j++)
             y[j] += buf[j];
     }
@@ -192,7 +194,7 @@ void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn)
      * the sum multiplies M because the residuals are stored, not X_Omega */
     kctx k = {.w = w, .alpha = alpha, .cz = cz, .cxo = cxo, .cxn = cxn,
               .s = (cz + cxo + cxn) - 1.0, .use_dir = alpha != 0};
-    mc_pool_run(w->pool, step_task, &k, w->d->nchunk);
+    mc_pool_run(w->ex.pool, step_task, &k, w->d->nchunk);
     w->pre_valid = w->have_v; /* v is zero before the first LMO */
     w->x.g = chunk_total(w, 0);
     w->z.g = chunk_total(w, 1);
@@ -235,7 +237,7 @@ static void dir_task(void *vc, int c)
 void mc_omega_dir(mc_ws *w, double *rx_dot_x, double *d_hg_d)
 {
     kctx k = {.w = w};
-    mc_pool_run(w->pool, dir_task, &k, w->d->nchunk);
+    mc_pool_run(w->ex.pool, dir_task, &k, w->d->nchunk);
     *rx_dot_x = chunk_total(w, 2);
     *d_hg_d = chunk_total(w, 3);
 }
@@ -284,8 +286,24 @@ static void sums_task(void *vc, int c)
 void mc_omega_sums(mc_ws *w)
 {
     kctx k = {.w = w};
-    mc_pool_run(w->pool, sums_task, &k, w->d->nchunk);
+    mc_pool_run(w->ex.pool, sums_task, &k, w->d->nchunk);
     w->x.g = chunk_total(w, 0);
     w->z.g = chunk_total(w, 1);
     w->sums_valid = 1;
+}
+
+ircg_error mc_exec_init(mc_exec *ex, const mc_data *d, int threads)
+{
+    ex->d = d;
+    ex->colbuf = malloc((size_t)d->ngroup * d->p * sizeof(double));
+    ex->pool = mc_pool_new(threads); /* NULL: run on the caller's thread */
+    return ex->colbuf ? IRCG_OK : IRCG_ERR_NOMEM;
+}
+
+void mc_exec_free(mc_exec *ex)
+{
+    mc_pool_free(ex->pool);
+    free(ex->colbuf);
+    ex->pool = NULL;
+    ex->colbuf = NULL;
 }

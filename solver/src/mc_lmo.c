@@ -7,19 +7,11 @@
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mc.h"
 #include "mc_arpack.h"
 #include "mc_lanczos.h"
-
-typedef struct op_ctx {
-    mc_ws *w;
-    double sigma;       /* 0: the residual part only                       */
-    const double *pre;  /* R v0 for the first product (Lanczos starts from
-                           v0 / ||v0||), NULL to compute it                 */
-    double pre_scale;   /* 1 / ||v0||                                      */
-    int calls;
-} op_ctx;
 
 static void center(double *y, int n)
 {
@@ -31,32 +23,37 @@ static void center(double *y, int n)
         y[i] -= s;
 }
 
-/* y = C x (trans 0) or C' x (trans 1); U is symmetric and idempotent, so
- * C' = sigma X' U + R'. */
-static void grad_op(void *vc, int trans, const double *x, double *y)
+/* y = C x (trans 0) or C' x (trans 1) for C = wf grad f(X) + wg R; U is
+ * symmetric and idempotent, so C' = wf X' U + wg R'. */
+void mc_grad_op(void *vc, int trans, const double *x, double *y)
 {
-    op_ctx *c = vc;
+    mc_grad_ctx *c = vc;
     mc_ws *w = c->w;
     const mc_data *d = w->d;
     int colvar = d->outer == IRCG_OUTER_COLUMN_VARIANCE;
 
     if (!trans) {
-        if (c->sigma != 0) {
+        int first = c->pre && c->calls++ == 0;
+        if (c->wf != 0) {
             mc_apply_x(w, &w->x, x, y);
-            cblas_dscal(d->n, c->sigma, y, 1);
+            cblas_dscal(d->n, c->wf, y, 1);
             if (colvar)
                 center(y, d->n);
         } else {
-            for (int i = 0; i < d->n; i++)
-                y[i] = 0;
+            memset(y, 0, (size_t)d->n * sizeof *y);
         }
-        if (c->pre && c->calls++ == 0)
-            cblas_daxpy(d->n, c->pre_scale, c->pre, 1, y, 1);
-        else
-            mc_spmv(w, w->x.r, x, y);
+        if (first)
+            cblas_daxpy(d->n, c->pre_scale * c->wg, c->pre, 1, y, 1);
+        else if (c->wg == 1)
+            mc_spmv(&w->ex, w->x.r, x, y);
+        else if (c->wg != 0) {
+            memset(w->tn2, 0, (size_t)d->n * sizeof *w->tn2);
+            mc_spmv(&w->ex, w->x.r, x, w->tn2);
+            cblas_daxpy(d->n, c->wg, w->tn2, 1, y, 1);
+        }
         return;
     }
-    if (c->sigma != 0) {
+    if (c->wf != 0) {
         const double *xs = x;
         if (colvar) {
             cblas_dcopy(d->n, x, 1, w->tn, 1);
@@ -64,12 +61,17 @@ static void grad_op(void *vc, int trans, const double *x, double *y)
             xs = w->tn;
         }
         mc_apply_xt(w, &w->x, xs, y);
-        cblas_dscal(d->p, c->sigma, y, 1);
+        cblas_dscal(d->p, c->wf, y, 1);
     } else {
-        for (int j = 0; j < d->p; j++)
-            y[j] = 0;
+        memset(y, 0, (size_t)d->p * sizeof *y);
     }
-    mc_spmvt(w, w->x.r, x, y);
+    if (c->wg == 1) {
+        mc_spmvt(&w->ex, w->x.r, x, y);
+    } else if (c->wg != 0) {
+        memset(w->tp, 0, (size_t)d->p * sizeof *w->tp);
+        mc_spmvt(&w->ex, w->x.r, x, w->tp);
+        cblas_daxpy(d->p, c->wg, w->tp, 1, y, 1);
+    }
 }
 
 static double sum(const double *x, int n)
@@ -111,7 +113,7 @@ ircg_error mc_lmo(void *ws, double sigma, ircg_dir *dir)
 {
     mc_ws *w = ws;
     const mc_data *d = w->d;
-    op_ctx oc = {w, sigma, NULL, 0, 0};
+    mc_grad_ctx oc = {.w = w, .wf = sigma, .wg = 1};
     mc_svd_out so = {.u = w->u, .v = w->v};
     double fro2, cs2, f, rx_dot_x, hg;
     ircg_error err;
@@ -127,10 +129,10 @@ ircg_error mc_lmo(void *ws, double sigma, ircg_dir *dir)
 
     if (w->use_arpack) { /* its first product is on a rescaled vector */
         oc.pre = NULL;
-        err = mc_arpack_run(d->n, d->p, grad_op, &oc, w->have_v ? w->v : NULL,
+        err = mc_arpack_run(d->n, d->p, mc_grad_op, &oc, w->have_v ? w->v : NULL,
                             w->lmo_tol, w->lmo_max_mv, w->tn2, &so);
     } else {
-        err = mc_lanczos_run(w->lz, grad_op, &oc, w->have_v ? w->v : NULL, 1,
+        err = mc_lanczos_run(w->lz, mc_grad_op, &oc, w->have_v ? w->v : NULL, 1,
                              w->lmo_tol, w->lmo_max_mv, &so);
     }
     if (err != IRCG_OK)
@@ -152,6 +154,7 @@ ircg_error mc_lmo(void *ws, double sigma, ircg_dir *dir)
     dir_norms(w, fro2, cs2, dir);
     dir->top_sv = w->sv;
     dir->matvecs = so.matvecs;
+    dir->converged = so.converged;
     if (!isfinite(dir->gphi_d) || !isfinite(dir->d_norm2))
         return IRCG_ERR_NUMERICAL;
     w->have_dir = 1;
@@ -162,7 +165,7 @@ ircg_error mc_grad_singular_values(void *ws, int k, double *sv)
 {
     mc_ws *w = ws;
     const mc_data *d = w->d;
-    op_ctx oc = {w, 0.0, NULL, 0, 0};
+    mc_grad_ctx oc = {.w = w, .wf = 0, .wg = 1};
     mc_lanczos *lz = NULL;
     mc_svd_out so = {0};
     ircg_error err = IRCG_ERR_NOMEM;
@@ -174,7 +177,7 @@ ircg_error mc_grad_singular_values(void *ws, int k, double *sv)
     so.v = malloc((size_t)d->p * sizeof *so.v);
     if (!lz || !so.u || !so.v)
         goto done;
-    err = mc_lanczos_run(lz, grad_op, &oc, w->have_v ? w->v : NULL, k,
+    err = mc_lanczos_run(lz, mc_grad_op, &oc, w->have_v ? w->v : NULL, k,
                          fmax(w->lmo_tol, 1e-13), 20 * (int64_t)w->lmo_max_mv, &so);
     for (int i = 0; i < k; i++)
         sv[i] = so.sv[i];

@@ -18,7 +18,7 @@ static void mc_destroy(void *ws)
     mc_ws *w = ws;
     if (!w)
         return;
-    mc_pool_free(w->pool);
+    mc_exec_free(&w->ex);
     mc_lanczos_free(w->lz);
     free(w->P);
     free(w->Q);
@@ -41,7 +41,6 @@ static void mc_destroy(void *ws)
     free(w->tp);
     free(w->tk);
     free(w->tk2);
-    free(w->colbuf);
     free(w->dsum);
     free(w);
 }
@@ -75,14 +74,12 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
     w->tn = malloc((size_t)d->n * sizeof(double));
     w->tn2 = malloc((size_t)d->n * sizeof(double));
     w->tp = malloc((size_t)d->p * sizeof(double));
-    w->colbuf = malloc((size_t)d->ngroup * d->p * sizeof(double));
     w->dsum = calloc(4 * (size_t)d->nchunk, sizeof(double));
     w->lz = mc_lanczos_new(d->n, d->p, MC_LANCZOS_BASIS);
-    if (!w->x.r || !w->z.r || !w->u || !w->v || !w->pre_rv || !w->tn || !w->tn2 || !w->tp || !w->colbuf ||
+    if (!w->x.r || !w->z.r || !w->u || !w->v || !w->pre_rv || !w->tn || !w->tn2 || !w->tp ||
         !w->dsum || !w->lz || mc_factors_reserve(w, 16) != IRCG_OK)
         return IRCG_ERR_NOMEM;
-    w->pool = mc_pool_new(s->threads); /* NULL: run on the caller's thread */
-    return IRCG_OK;
+    return mc_exec_init(&w->ex, d, s->threads);
 }
 
 /* settings.x0 (column-major n x p) as atoms from its SVD; the residuals are
@@ -250,4 +247,6 @@ const ircg_oracle_ops ircg_mc_ops = {
     .grad_singular_values = mc_grad_singular_values,
     .save = mc_save,
     .restore = mc_restore,
+    .lmo_cut = mc_lmo_cut,
+    .cut_step = mc_cut_step,
 };

@@ -160,6 +160,7 @@ ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
         .domain = {.kind = IRCG_DOMAIN_NUCLEAR_BALL, .radius = delta},
         .outer = outer, .L_f = 1.0, .L_g = 1.0, .diameter = 2.0 * delta};
     pb->ops = &ircg_mc_ops;
+    pb->prox_ops = &ircg_mc_prox_ops;
     pb->data = d;
     pb->free_data = mc_data_free;
     *out = pb;

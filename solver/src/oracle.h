@@ -26,7 +26,38 @@ typedef struct ircg_dir {
     double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2                      */
     double top_sv;   /* nuclear ball: sigma_max(grad Phi); NaN otherwise     */
     int64_t matvecs; /* operator applications spent by this LMO              */
+    int converged;   /* the singular pair met lmo_tol (always 1 for vectors) */
 } ircg_dir;
+
+/* A move d = x+ - x of the projection methods (grad_step below). */
+typedef struct ircg_move {
+    double gf_d;     /* <grad f(x), d>                                       */
+    double gg_d;     /* <grad g(x), d>                                       */
+    double d_hf_d;   /* d' (Hessian of f) d                                  */
+    double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2                      */
+    double d_norm2;  /* ||d||^2                                              */
+    int64_t matvecs; /* operator applications of the projection             */
+    int converged;   /* every singular triplet met lmo_tol                   */
+    int full;        /* nuclear ball: the full SVD was used                  */
+    int rank;        /* nuclear ball: rank of x+; 0 for vector domains       */
+} ircg_move;
+
+/* What CG-BiO's oracle reports (lmo_cut below). */
+typedef struct ircg_cut_info {
+    double f_gap;    /* <grad f(x), x - v> over the cut set, the outer gap  */
+    double lambda;   /* multiplier of the cut at the dual optimum (>= 0)     */
+    int slater;      /* Slater's condition held: b > min_X <grad g(x), v>    */
+    int rank;        /* atoms of v: 1, or 2 when the optimal face is not a
+                        single point and the cut is active                  */
+    int evaluations; /* evaluations of the dual function                     */
+    int64_t matvecs; /* operator applications                                */
+    int converged;   /* every singular triplet met lmo_tol                   */
+    double top_sv;   /* nuclear ball: sigma_max(C + lambda A); NaN otherwise */
+} ircg_cut_info;
+
+/* Slots of grad_step / accept. */
+#define IRCG_SLOT_X 1u
+#define IRCG_SLOT_Z 2u
 
 typedef struct ircg_values {
     double g_x, f_x, g_z, f_z;
@@ -69,16 +100,38 @@ typedef struct ircg_oracle_ops {
     /* The whole workspace state (x, z, warm starts) for checkpoints. */
     ircg_error (*save)(void *ws, ircg_buf *out);
     ircg_error (*restore)(void *ws, ircg_rbuf *in, ircg_diag *diag);
+
+    /* CG-BiO.  v = argmin <grad f(x), v> over X cut by the half-space
+     * {v : <grad g(x), v - x> <= slack} (the paper's SNB-LO and NB-BLO on
+     * the nuclear ball), kept for cut_step.  The cut set holds x when
+     * slack >= 0; for slack < 0 it may be empty: then v minimizes
+     * <grad g(x), v> over X and, among those, <grad f(x), v>. */
+    ircg_error (*lmo_cut)(void *ws, double slack, ircg_cut_info *info);
+    /* x <- (1 - gamma) x + gamma v, z <- x. */
+    ircg_error (*cut_step)(void *ws, double gamma);
+
+    /* Projection methods (IR-PG, Bi-SG).  With y the point in slot `from`
+     * (IRCG_SLOT_X or IRCG_SLOT_Z), the pending point becomes
+     * Proj_X(y - a_f grad f(y) - a_g grad g(y)) (project = 1, mode says how
+     * on the nuclear ball) or y - a_f grad f(y) (project = 0, a_g must be
+     * 0); mv describes d = pending - y. */
+    ircg_error (*grad_step)(void *ws, unsigned from, double a_f, double a_g,
+                            int project, ircg_projection mode, ircg_move *mv);
+    /* The slots in the mask `into` take the pending point. */
+    ircg_error (*accept)(void *ws, unsigned into);
 } ircg_oracle_ops;
 
 struct ircg_problem {
     ircg_problem_info info;
-    const ircg_oracle_ops *ops;
+    const ircg_oracle_ops *ops;  /* conditional-gradient methods           */
+    const ircg_oracle_ops *prox_ops; /* projection methods (may equal ops)  */
     void *data;                  /* class-specific, owned                   */
     void (*free_data)(void *data);
 };
 
-extern const ircg_oracle_ops ircg_mc_ops; /* matrix completion (mc_*.c)    */
-extern const ircg_oracle_ops ircg_ls_ops; /* least squares (ls_*.c)        */
+extern const ircg_oracle_ops ircg_mc_ops;      /* matrix completion, CG  */
+extern const ircg_oracle_ops ircg_mc_prox_ops; /* matrix completion,
+                                                  projections (mc_prox*.c) */
+extern const ircg_oracle_ops ircg_ls_ops;      /* least squares (both)    */
 
 #endif /* IRCG_ORACLE_H */

@@ -19,16 +19,66 @@ void ircg_settings_default(ircg_settings *s)
     s->lmo_max_matvecs = 1000;
     s->threads = 1;
     s->g_opt = NAN;
+    /* the paper's parameters of the baselines (Section 4) */
+    s->projection = IRCG_PROJ_PARTIAL;
+    s->irpg_theta = 0.5;
+    s->irpg_step = 0.5;
+    s->irpg_eta = 0.5;
+    s->bisg_alpha = 1.0 / (2.0 - 0.01);
+    s->bisg_c = 1.0;
+    s->bisg_step = 0;
+    s->cgbio_eps_g = 1e-4;
+    s->cgbio_warmup_max_iter = 1000000;
+}
+
+/* Members of the baselines, checked whatever the algorithm so that a
+ * setting never hides an error until the algorithm is switched. */
+static ircg_error validate_baselines(const ircg_settings *s, ircg_diag *diag)
+{
+    if (s->algorithm != IRCG_ALG_IRCG && s->step_rule != IRCG_STEP_OPEN_LOOP)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/step_rule",
+                         "step rules apply to IR-CG only; CG-BiO steps are "
+                         "2/(k+2) and IR-PG and Bi-SG have their own rules");
+    if (s->projection < IRCG_PROJ_PARTIAL || s->projection > IRCG_PROJ_FULL)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/projection",
+                         "unknown projection %d", (int)s->projection);
+    if (!(s->irpg_theta > 0 && s->irpg_theta < 1))
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/irpg_theta",
+                         "irpg_theta must lie in (0, 1), got %g", s->irpg_theta);
+    if (!(s->irpg_step > 0 && s->irpg_step <= 1e6))
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/irpg_step",
+                         "irpg_step must lie in (0, 1e6], got %g", s->irpg_step);
+    if (!(s->irpg_eta > 0 && s->irpg_eta < 1))
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/irpg_eta",
+                         "irpg_eta must lie in (0, 1), got %g", s->irpg_eta);
+    if (!(s->bisg_alpha > 0 && s->bisg_alpha <= 1))
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/bisg_alpha",
+                         "bisg_alpha must lie in (0, 1], got %g", s->bisg_alpha);
+    if (!(s->bisg_c > 0 && s->bisg_c <= 1e6))
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/bisg_c",
+                         "bisg_c must lie in (0, 1e6], got %g", s->bisg_c);
+    if (!(s->bisg_step >= 0 && s->bisg_step <= 1e6))
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/bisg_step",
+                         "bisg_step must lie in [0, 1e6] (0 = 1/L_g), got %g",
+                         s->bisg_step);
+    if (!(s->cgbio_eps_g > 0 && isfinite(s->cgbio_eps_g)))
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/cgbio_eps_g",
+                         "cgbio_eps_g must be a finite number > 0, got %g",
+                         s->cgbio_eps_g);
+    if (s->cgbio_warmup_max_iter < 1)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/cgbio_warmup_max_iter",
+                         "cgbio_warmup_max_iter must be >= 1, got %lld",
+                         (long long)s->cgbio_warmup_max_iter);
+    return IRCG_OK;
 }
 
 ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
 {
     if (!s)
         return ircg_fail(diag, IRCG_ERR_INVALID, "", "settings are NULL");
-    if (s->algorithm != IRCG_ALG_IRCG)
+    if (s->algorithm < IRCG_ALG_IRCG || s->algorithm > IRCG_ALG_BISG)
         return ircg_fail(diag, IRCG_ERR_INVALID, "/algorithm",
-                         "algorithm %d is not available in this build",
-                         (int)s->algorithm);
+                         "unknown algorithm %d", (int)s->algorithm);
     if (s->step_rule < IRCG_STEP_OPEN_LOOP || s->step_rule > IRCG_STEP_LINE_SEARCH)
         return ircg_fail(diag, IRCG_ERR_INVALID, "/step_rule",
                          "unknown step rule %d", (int)s->step_rule);
@@ -66,5 +116,5 @@ ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
     if (isinf(s->g_opt))
         return ircg_fail(diag, IRCG_ERR_INVALID, "/g_opt",
                          "g_opt must be finite (or NaN for unknown)");
-    return IRCG_OK;
+    return validate_baselines(s, diag);
 }

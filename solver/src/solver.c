@@ -1,15 +1,7 @@
 /*
- * solver.c -- IR-CG, Algorithm 1 of the paper:
- *
- *   sigma_t = varsigma (t+1)^(-p)
- *   v_t     = argmin_{v in X} <sigma_t grad f(x_t) + grad g(x_t), v>
- *   x_{t+1} = x_t + alpha_t (v_t - x_t)
- *   S_{t+1} = S_t + 2(t+1) sigma_t                            (Remark 1)
- *   z_{t+1} = (S_t z_t - (t+1)t sigma_t x_t + (t+2)(t+1) sigma_t x_{t+1})
- *             / S_{t+1}
- *
- * with S_0 = 0, so z_1 = x_1.  The loop only sees scalars from the problem's
- * oracle (oracle.h); how x and z are stored is the oracle's business.
+ * solver.c -- the loop every algorithm shares (stopping rules, clock,
+ * objective values, callback) and the solver's life cycle and checkpoints.
+ * The algorithms themselves live in alg_*.c (solver_internal.h).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -20,29 +12,22 @@
 #include "solver_internal.h"
 
 #define CKPT_MAGIC 0x31504b4347524931ULL /* "IRCGCKP1" little-endian */
-#define CKPT_VERSION 1
+#define CKPT_VERSION 2 /* 2 adds the algorithm and CG-BiO's warm start */
 
-double ircg_step_size(ircg_step_rule rule, int64_t t, double sigma,
-                      const ircg_dir *d, double L_f, double L_g)
+static const ircg_alg *alg_of(ircg_algorithm a)
 {
-    double num = -d->gphi_d, den;
-    switch (rule) {
-    case IRCG_STEP_OPEN_LOOP:
-        return 2.0 / (double)(t + 2);
-    case IRCG_STEP_CLOSED_LOOP:
-        den = (sigma * L_f + L_g) * d->d_norm2;
-        break;
-    case IRCG_STEP_LINE_SEARCH:
-    default:
-        /* Phi is quadratic along d: the exact minimizer on [0, 1]. */
-        den = sigma * d->d_hf_d + d->d_hg_d;
-        break;
+    switch (a) {
+    case IRCG_ALG_CGBIO: return &ircg_alg_cgbio;
+    case IRCG_ALG_IRPG: return &ircg_alg_irpg;
+    case IRCG_ALG_BISG: return &ircg_alg_bisg;
+    case IRCG_ALG_IRCG:
+    default: return &ircg_alg_ircg;
     }
-    if (!(num > 0))
-        return 0.0; /* v_t - x_t is not a descent direction: stay */
-    if (!(den > 0) || num >= den)
-        return 1.0;
-    return num / den;
+}
+
+static int is_projection_method(ircg_algorithm a)
+{
+    return a == IRCG_ALG_IRPG || a == IRCG_ALG_BISG;
 }
 
 static ircg_error check_reference(const ircg_problem *pb, const ircg_reference *ref,
@@ -74,9 +59,10 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
     if (!sv)
         return ircg_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     sv->pb = pb;
+    sv->ops = is_projection_method(s->algorithm) ? pb->prox_ops : pb->ops;
     sv->set = *s;
     sv->set.x0 = NULL; /* borrowed only for the duration of this call */
-    err = pb->ops->create(pb, s, &sv->ws, diag);
+    err = sv->ops->create(pb, s, &sv->ws, diag);
     if (err != IRCG_OK)
         goto fail;
     sv->last_gap = NAN;
@@ -95,7 +81,8 @@ void ircg_solver_free(ircg_solver *sv)
     if (!sv)
         return;
     if (sv->ws)
-        sv->pb->ops->destroy(sv->ws);
+        sv->ops->destroy(sv->ws);
+    free(sv->cut_ref);
     free(sv);
 }
 
@@ -110,7 +97,7 @@ void ircg_solver_refresh_values(ircg_solver *sv)
     double g_opt = ref ? ref->info.g_opt : sv->set.g_opt;
 
     memset(&sv->vals, 0, sizeof sv->vals);
-    sv->pb->ops->values(sv->ws, rres, &sv->vals);
+    sv->ops->values(sv->ws, rres, &sv->vals);
     if (!rres) {
         sv->vals.g_gap_x = sv->vals.g_x - g_opt; /* NaN when unknown */
         sv->vals.g_gap_z = sv->vals.g_z - g_opt;
@@ -120,25 +107,22 @@ void ircg_solver_refresh_values(ircg_solver *sv)
 static void fill_info(const ircg_solver *sv, ircg_status st, double elapsed,
                       ircg_info *info)
 {
-    info->status = st;
-    info->iterations = sv->t;
-    info->setup_seconds = sv->setup_seconds;
-    info->solve_seconds = elapsed;
-    info->lmo_seconds = sv->lmo_seconds;
-    info->lmo_matvecs = sv->lmo_matvecs;
-    info->g_x = sv->vals.g_x;
-    info->f_x = sv->vals.f_x;
-    info->g_z = sv->vals.g_z;
-    info->f_z = sv->vals.f_z;
-    info->g_gap_x = sv->vals.g_gap_x;
-    info->g_gap_z = sv->vals.g_gap_z;
-    info->gap = sv->last_gap;
-    info->sigma = sv->last_sigma;
-    info->rank = sv->vals.rank;
+    *info = (ircg_info){
+        .status = st, .iterations = sv->t,
+        .setup_seconds = sv->setup_seconds, .solve_seconds = elapsed,
+        .lmo_seconds = sv->lmo_seconds, .lmo_matvecs = sv->lmo_matvecs,
+        .g_x = sv->vals.g_x, .f_x = sv->vals.f_x,
+        .g_z = sv->vals.g_z, .f_z = sv->vals.f_z,
+        .g_gap_x = sv->vals.g_gap_x, .g_gap_z = sv->vals.g_gap_z,
+        .gap = sv->last_gap, .sigma = sv->last_sigma, .rank = sv->vals.rank,
+        .lmo_unconverged = sv->lmo_unconverged,
+        .proj_partial = sv->proj_partial, .proj_full = sv->proj_full,
+        .warmup_iterations = sv->warmup_iterations,
+        .warmup_seconds = sv->warmup_seconds,
+    };
 }
 
-/* Stopping rules checked before each iteration. */
-static ircg_status should_stop(const ircg_solver *sv, double elapsed)
+ircg_status ircg_solver_should_stop(const ircg_solver *sv, double elapsed)
 {
     if (sv->t >= sv->set.max_iter)
         return IRCG_STATUS_MAX_ITER;
@@ -149,55 +133,39 @@ static ircg_status should_stop(const ircg_solver *sv, double elapsed)
     return IRCG_STATUS_UNSOLVED;
 }
 
-/* One iteration t -> t+1; fills it (except elapsed) for the callback. */
-static ircg_error iterate_once(ircg_solver *sv, ircg_iter_info *it, int *converged)
+/* One iteration of the algorithm, then the values the callback sees. */
+static ircg_error step_once(ircg_solver *sv, const ircg_alg *alg,
+                            ircg_iter_info *it, int *converged)
 {
-    const ircg_problem_info *pi = &sv->pb->info;
-    int64_t t = sv->t;
-    double sigma = ircg_sigma(sv->set.varsigma, sv->set.p, t);
-    ircg_dir dir = {0};
-    double t0 = ircg_now();
-    ircg_error err = sv->pb->ops->lmo(sv->ws, sigma, &dir);
-    double lmo_s = ircg_now() - t0;
-
+    *it = (ircg_iter_info){.sigma = NAN, .alpha = NAN, .gap = NAN,
+                           .top_sv = NAN, .lambda = NAN, .lmo_converged = 1};
+    ircg_error err = alg->iterate(sv, it, converged);
     if (err != IRCG_OK)
         return err;
-    sv->lmo_seconds += lmo_s;
-    sv->lmo_matvecs += dir.matvecs;
-    sv->last_gap = -dir.gphi_d;
-    sv->last_sigma = sigma;
-    if (sv->set.gap_tol > 0 && sv->last_gap <= sv->set.gap_tol) {
-        *converged = 1;
+    sv->lmo_seconds += it->lmo_seconds;
+    sv->lmo_matvecs += it->lmo_matvecs;
+    sv->lmo_unconverged += !it->lmo_converged;
+    sv->last_gap = it->gap;
+    sv->last_sigma = it->sigma;
+    if (*converged)
         return IRCG_OK;
-    }
-    double alpha = ircg_step_size(sv->set.step_rule, t, sigma, &dir, pi->L_f, pi->L_g);
-    double tp1 = (double)(t + 1);
-    double S_next = sv->S + 2.0 * tp1 * sigma;
-    double cz = sv->S / S_next;
-    double cx_old = -tp1 * (double)t * sigma / S_next;
-    double cx_new = (tp1 + 1.0) * tp1 * sigma / S_next;
-    err = sv->pb->ops->step(sv->ws, alpha, cz, cx_old, cx_new);
-    if (err != IRCG_OK)
-        return err;
-    sv->S = S_next;
-    sv->t = t + 1;
     ircg_solver_refresh_values(sv);
     if (!isfinite(sv->vals.g_x) || !isfinite(sv->vals.f_x))
         return IRCG_ERR_NUMERICAL;
-
-    *it = (ircg_iter_info){
-        .t = sv->t, .sigma = sigma, .alpha = alpha,
-        .g_x = sv->vals.g_x, .f_x = sv->vals.f_x,
-        .g_z = sv->vals.g_z, .f_z = sv->vals.f_z, .gap = sv->last_gap,
-        .g_gap_x = sv->vals.g_gap_x, .g_gap_z = sv->vals.g_gap_z,
-        .lmo_seconds = lmo_s, .lmo_matvecs = dir.matvecs,
-        .top_sv = dir.top_sv, .rank = sv->vals.rank,
-    };
+    it->t = sv->t;
+    it->g_x = sv->vals.g_x;
+    it->f_x = sv->vals.f_x;
+    it->g_z = sv->vals.g_z;
+    it->f_z = sv->vals.f_z;
+    it->g_gap_x = sv->vals.g_gap_x;
+    it->g_gap_z = sv->vals.g_gap_z;
+    it->rank = sv->vals.rank;
     return IRCG_OK;
 }
 
 ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
 {
+    const ircg_alg *alg = alg_of(sv->set.algorithm);
     ircg_error err = IRCG_OK;
     ircg_status st = IRCG_STATUS_UNSOLVED;
     double start = ircg_now() - sv->elapsed; /* resume the clock */
@@ -205,10 +173,16 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
 
     if ((err = ircg_settings_validate(&sv->set, NULL)) != IRCG_OK)
         goto done;
-    while ((st = should_stop(sv, elapsed)) == IRCG_STATUS_UNSOLVED) {
+    if (alg->prepare) {
+        err = alg->prepare(sv, start, &st);
+        elapsed = ircg_now() - start;
+        if (err != IRCG_OK || st != IRCG_STATUS_UNSOLVED)
+            goto done;
+    }
+    while ((st = ircg_solver_should_stop(sv, elapsed)) == IRCG_STATUS_UNSOLVED) {
         ircg_iter_info it;
         int converged = 0;
-        err = iterate_once(sv, &it, &converged);
+        err = step_once(sv, alg, &it, &converged);
         elapsed = ircg_now() - start;
         if (err != IRCG_OK)
             break;
@@ -232,7 +206,7 @@ done:
 ircg_error ircg_solver_iterate(const ircg_solver *sv, ircg_which which,
                                int want_dense, ircg_iterate **out)
 {
-    return sv->pb->ops->iterate(sv->ws, which, want_dense, out);
+    return sv->ops->iterate(sv->ws, which, want_dense, out);
 }
 
 void ircg_iterate_free(ircg_iterate *it)
@@ -249,7 +223,9 @@ void ircg_iterate_free(ircg_iterate *it)
 
 /* Checkpoint layout: magic, version, problem kind, dim, n_observed, the
  * loop's state (t, S_t, elapsed, LMO totals, last gap and sigma), then the
- * oracle's own state. */
+ * oracle's own state; version 2 adds, before the oracle's state, the
+ * algorithm and CG-BiO's warm start (done flag, its iterations and seconds,
+ * r(x'_0) when done).  Version 1 (IR-CG only) is still read. */
 ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len)
 {
     ircg_buf b = {0};
@@ -270,7 +246,16 @@ ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len)
     ircg_buf_put_i64(&b, sv->lmo_matvecs);
     ircg_buf_put_f64(&b, sv->last_gap);
     ircg_buf_put_f64(&b, sv->last_sigma);
-    err = sv->pb->ops->save(sv->ws, &b);
+    ircg_buf_put_u64(&b, (uint64_t)sv->set.algorithm);
+    ircg_buf_put_i64(&b, sv->lmo_unconverged);
+    ircg_buf_put_i64(&b, sv->proj_partial);
+    ircg_buf_put_i64(&b, sv->proj_full);
+    ircg_buf_put_u64(&b, (uint64_t)sv->warm_done);
+    ircg_buf_put_i64(&b, sv->warmup_iterations);
+    ircg_buf_put_f64(&b, sv->warmup_seconds);
+    if (sv->warm_done && sv->cut_ref)
+        ircg_buf_put_f64s(&b, sv->cut_ref, (size_t)pi->n_observed);
+    err = sv->ops->save(sv->ws, &b);
     if (err == IRCG_OK && b.failed)
         err = IRCG_ERR_NOMEM;
     if (err != IRCG_OK) {
@@ -282,16 +267,54 @@ ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len)
     return IRCG_OK;
 }
 
+static ircg_error corrupt(ircg_diag *diag)
+{
+    return ircg_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                     "checkpoint header is corrupt");
+}
+
+/* Version 2's members after the common header; into sv only on success. */
+static ircg_error restore_v2(ircg_solver *sv, ircg_rbuf *r, ircg_diag *diag,
+                             ircg_solver *tmp)
+{
+    const ircg_problem_info *pi = &sv->pb->info;
+    uint64_t alg = ircg_rbuf_u64(r);
+
+    tmp->lmo_unconverged = ircg_rbuf_i64(r);
+    tmp->proj_partial = ircg_rbuf_i64(r);
+    tmp->proj_full = ircg_rbuf_i64(r);
+    tmp->warm_done = (int)ircg_rbuf_u64(r);
+    tmp->warmup_iterations = ircg_rbuf_i64(r);
+    tmp->warmup_seconds = ircg_rbuf_f64(r);
+    if (r->failed)
+        return corrupt(diag);
+    if (alg != (uint64_t)sv->set.algorithm)
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                         "checkpoint was made by another algorithm (%llu, "
+                         "this solver runs %d)", (unsigned long long)alg,
+                         (int)sv->set.algorithm);
+    if (tmp->warm_done && sv->set.algorithm == IRCG_ALG_CGBIO) {
+        tmp->cut_ref = malloc((size_t)pi->n_observed * sizeof(double));
+        if (!tmp->cut_ref)
+            return ircg_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+        ircg_rbuf_f64s(r, tmp->cut_ref, (size_t)pi->n_observed);
+    }
+    return r->failed ? corrupt(diag) : IRCG_OK;
+}
+
 ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
                                ircg_diag *diag)
 {
     ircg_rbuf r = {blob, len, 0, 0};
     const ircg_problem_info *pi = &sv->pb->info;
+    ircg_solver tmp = {0};
+    ircg_error err;
 
     if (ircg_rbuf_u64(&r) != CKPT_MAGIC)
         return ircg_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
                          "not an ircg checkpoint");
-    if (ircg_rbuf_u64(&r) != CKPT_VERSION)
+    uint64_t version = ircg_rbuf_u64(&r);
+    if (version != 1 && version != CKPT_VERSION)
         return ircg_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
                          "unsupported checkpoint version");
     uint64_t kind = ircg_rbuf_u64(&r);
@@ -303,27 +326,37 @@ ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
                          "observations; expected %lld, %lld)", (long long)dim,
                          (long long)nobs, (long long)pi->dim,
                          (long long)pi->n_observed);
-    int64_t t = ircg_rbuf_i64(&r);
-    double S = ircg_rbuf_f64(&r), elapsed = ircg_rbuf_f64(&r);
-    double lmo_s = ircg_rbuf_f64(&r);
-    int64_t mv = ircg_rbuf_i64(&r);
-    double gap = ircg_rbuf_f64(&r), sigma = ircg_rbuf_f64(&r);
-    if (r.failed || t < 0 || !(S >= 0) || !(elapsed >= 0))
+    tmp.t = ircg_rbuf_i64(&r);
+    tmp.S = ircg_rbuf_f64(&r);
+    tmp.elapsed = ircg_rbuf_f64(&r);
+    tmp.lmo_seconds = ircg_rbuf_f64(&r);
+    tmp.lmo_matvecs = ircg_rbuf_i64(&r);
+    tmp.last_gap = ircg_rbuf_f64(&r);
+    tmp.last_sigma = ircg_rbuf_f64(&r);
+    if (r.failed || tmp.t < 0 || !(tmp.S >= 0) || !(tmp.elapsed >= 0))
+        return corrupt(diag);
+    if (version == 1 && sv->set.algorithm != IRCG_ALG_IRCG)
         return ircg_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
-                         "checkpoint header is corrupt");
-    ircg_error err = sv->pb->ops->restore(sv->ws, &r, diag);
-    if (err != IRCG_OK)
-        return err;
-    if (r.failed || r.pos != r.len)
-        return ircg_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
-                         "checkpoint is truncated or has trailing bytes");
-    sv->t = t;
-    sv->S = S;
-    sv->elapsed = elapsed;
-    sv->lmo_seconds = lmo_s;
-    sv->lmo_matvecs = mv;
-    sv->last_gap = gap;
-    sv->last_sigma = sigma;
+                         "a version 1 checkpoint holds an IR-CG state");
+    if (version == CKPT_VERSION && (err = restore_v2(sv, &r, diag, &tmp)) != IRCG_OK)
+        goto fail;
+    if ((err = sv->ops->restore(sv->ws, &r, diag)) != IRCG_OK)
+        goto fail;
+    if (r.failed || r.pos != r.len) {
+        err = ircg_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                        "checkpoint is truncated or has trailing bytes");
+        goto fail;
+    }
+    free(sv->cut_ref);
+    tmp.pb = sv->pb;
+    tmp.ops = sv->ops;
+    tmp.set = sv->set;
+    tmp.ws = sv->ws;
+    tmp.setup_seconds = sv->setup_seconds;
+    *sv = tmp;
     ircg_solver_refresh_values(sv);
     return IRCG_OK;
+fail:
+    free(tmp.cut_ref);
+    return err;
 }
