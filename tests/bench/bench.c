@@ -1,64 +1,197 @@
 /*
- * bench.c -- the paper's matrix-completion experiment (Section 4): MovieLens
- * ratings, delta = 5, varsigma = 0.05, p = 1/2, the default start, 110
- * iterations, for each step rule.  Reports the median over --runs runs of the
- * solve time (reading and setup excluded), split into LMO and the rest.
+ * bench.c -- `make bench`: the paper's matrix-completion experiment
+ * (Section 4) run the way a user runs it, through `ircg solve` on the
+ * `paper-movielens` spec: MovieLens ratings, delta = 5, varsigma = 0.05,
+ * p = 1/2, the paper's X0, 110 iterations, for each step rule.
  *
- *   bench [--file PATH] [--runs N] [--iters N] [--threads N] [--rule R]
- *         [--lmo-tol X] [--lmo lanczos|arpack]
- *                              R in open, closed, ls, all (default all)
+ * For every rule it writes the spec once, runs `ircg solve` --runs times and
+ * reports the median solve time (the solver's own clock: reading the file
+ * and setup excluded), the seconds per iteration split into LMO and the
+ * rest, matrix-vector products per LMO, the final g and f, the median wall
+ * time of the whole command and the peak RSS of the solving process.
+ *
+ *   bench [--ircg PATH] [--ratings PATH] [--runs N] [--iters N]
+ *         [--threads N] [--rules open_loop,closed_loop,line_search]
  */
+#include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "ircg.h"
-#include "mc.h"              /* the --lmo arpack knob */
-#include "solver_internal.h"
-
 typedef struct opts {
-    const char *file;
+    char ircg[4096];
+    const char *ratings, *rules;
     int runs, threads;
-    int64_t iters;
-    double lmo_tol;
-    const char *rule;
-    int arpack;
+    long iters;
 } opts;
 
 typedef struct run_out {
-    double solve, lmo, setup, g, f;
-    int64_t matvecs, iters;
+    double solve, lmo, wall, g, f;
+    long iters, matvecs, rss_kb;
     int rank;
 } run_out;
 
+static const char USAGE[] =
+    "usage: bench [--ircg PATH] [--ratings PATH] [--runs N] [--iters N]\n"
+    "             [--threads N] [--rules open_loop,closed_loop,line_search]\n";
+
 static int parse(int argc, char **argv, opts *o)
 {
-    *o = (opts){"build/data/ratings.dat", 5, 0, 110, 0, "all", 0};
-    for (int i = 1; i < argc; i++) {
+    const char *slash = strrchr(argv[0], '/');
+    long nproc = sysconf(_SC_NPROCESSORS_ONLN);
+
+    /* `ircg` lives beside `bench` in build/bin */
+    snprintf(o->ircg, sizeof o->ircg, "%.*sircg",
+             slash ? (int)(slash - argv[0] + 1) : 0, argv[0]);
+    o->ratings = "build/data/ratings.dat";
+    o->rules = "open_loop,closed_loop,line_search";
+    o->runs = 5;
+    o->iters = 110;
+    o->threads = nproc > 0 ? (int)nproc : 1;
+    for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end = NULL;
         if (!v)
             return -1;
-        if (!strcmp(a, "--file"))
-            o->file = v;
+        if (!strcmp(a, "--ircg"))
+            snprintf(o->ircg, sizeof o->ircg, "%s", v);
+        else if (!strcmp(a, "--ratings"))
+            o->ratings = v;
+        else if (!strcmp(a, "--rules"))
+            o->rules = v;
         else if (!strcmp(a, "--runs"))
-            o->runs = atoi(v);
+            o->runs = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--iters"))
-            o->iters = atoll(v);
+            o->iters = strtol(v, &end, 10);
         else if (!strcmp(a, "--threads"))
-            o->threads = atoi(v);
-        else if (!strcmp(a, "--rule"))
-            o->rule = v;
-        else if (!strcmp(a, "--lmo"))
-            o->arpack = !strcmp(v, "arpack");
-        else if (!strcmp(a, "--lmo-tol"))
-            o->lmo_tol = atof(v);
+            o->threads = (int)strtol(v, &end, 10);
         else
             return -1;
-        i++;
+        if (end && *end)
+            return -1;
     }
-    return o->runs >= 1 && o->iters >= 1 ? 0 : -1;
+    return o->runs >= 1 && o->iters >= 1 && o->threads >= 1 ? 0 : -1;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Runs argv with stdout to `out` (NULL = inherited); returns the exit
+ * status (-1 if it did not exit normally) and its peak RSS. */
+static int run_cmd(char *const argv[], const char *out, long *rss_kb)
+{
+    struct rusage ru;
+    int status = 0;
+    pid_t pid;
+
+    fflush(NULL); /* or the child would print our buffered output again */
+    pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        if (out && !freopen(out, "w", stdout))
+            _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    if (wait4(pid, &status, 0, &ru) < 0)
+        return -1;
+    if (rss_kb)
+        *rss_kb = ru.ru_maxrss;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n;
+
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n)
+        buf[n] = 0;
+    else {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* The example spec for one rule, with the bench's threads and no g_opt
+ * (the benchmark times the solve alone). */
+static int write_spec(const opts *o, const char *rule, const char *path)
+{
+    char iters[32], tmp[4200];
+    snprintf(iters, sizeof iters, "%ld", o->iters);
+    snprintf(tmp, sizeof tmp, "%s.example", path);
+    char *argv[] = {(char *)o->ircg, "example", "paper-movielens", "--ratings",
+                    (char *)o->ratings, "--step-rule", (char *)rule, "--max-iter",
+                    iters, NULL};
+    if (run_cmd(argv, tmp, NULL) != 0)
+        return -1;
+    char *text = read_file(tmp);
+    cJSON *spec = text ? cJSON_Parse(text) : NULL;
+    cJSON *alg = cJSON_GetObjectItemCaseSensitive(spec, "algorithm");
+    int rc = -1;
+    free(text);
+    remove(tmp);
+    if (!cJSON_IsObject(alg))
+        goto done;
+    cJSON_DeleteItemFromObjectCaseSensitive(alg, "threads");
+    cJSON_AddNumberToObject(alg, "threads", o->threads);
+    cJSON_DeleteItemFromObjectCaseSensitive(spec, "reference");
+    char *out = cJSON_Print(spec);
+    FILE *f = out ? fopen(path, "w") : NULL;
+    if (f && fputs(out, f) >= 0 && fclose(f) == 0)
+        rc = 0;
+    else if (f)
+        fclose(f);
+    free(out);
+done:
+    cJSON_Delete(spec);
+    return rc;
+}
+
+static double num(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static int solve_once(const opts *o, const char *spec, const char *res, run_out *r)
+{
+    char *argv[] = {(char *)o->ircg, "solve", (char *)spec, "--result", (char *)res,
+                    "--quiet", NULL};
+    double t0 = now();
+    int rc = run_cmd(argv, NULL, &r->rss_kb);
+    r->wall = now() - t0;
+    if (rc != 0)
+        return -1;
+    char *text = read_file(res);
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!j)
+        return -1;
+    r->solve = num(j, "solve_seconds");
+    r->lmo = num(j, "lmo_seconds");
+    r->iters = (long)num(j, "iterations");
+    r->matvecs = (long)num(j, "lmo_matvecs");
+    r->g = num(j, "g_x");
+    r->f = num(j, "f_x");
+    r->rank = (int)num(j, "rank");
+    cJSON_Delete(j);
+    return r->iters > 0 ? 0 : -1;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -73,113 +206,75 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int run_once(const ircg_problem *pb, const opts *o, ircg_step_rule rule,
-                    run_out *r)
+static int bench_rule(const opts *o, const char *rule, const char *dir, long *peak_kb)
 {
-    ircg_settings s;
-    ircg_solver *sv = NULL;
-    ircg_info info;
-    ircg_diag diag = {0};
-
-    ircg_settings_default(&s);
-    s.step_rule = rule;
-    s.varsigma = 0.05;
-    s.p = 0.5;
-    s.max_iter = o->iters;
-    s.threads = o->threads;
-    if (o->lmo_tol > 0)
-        s.lmo_tol = o->lmo_tol;
-    if (ircg_solver_new(pb, &s, &sv, &diag) != IRCG_OK) {
-        fprintf(stderr, "solver: %s %s\n", diag.field, diag.message);
-        return -1;
-    }
-    ((mc_ws *)sv->ws)->use_arpack = o->arpack;
-    ircg_error err = ircg_solve(sv, &info);
-    if (err != IRCG_OK) {
-        fprintf(stderr, "solve: %s after %lld iterations\n", ircg_error_string(err),
-                (long long)info.iterations);
-        ircg_solver_free(sv);
-        return -1;
-    }
-    *r = (run_out){info.solve_seconds, info.lmo_seconds, info.setup_seconds,
-                   info.g_x, info.f_x, info.lmo_matvecs, info.iterations,
-                   info.rank};
-    ircg_solver_free(sv);
-    return 0;
-}
-
-static int bench_rule(const ircg_problem *pb, const opts *o, ircg_step_rule rule,
-                      const char *name)
-{
-    double *tot = calloc((size_t)o->runs, sizeof *tot);
-    double *lmo = calloc((size_t)o->runs, sizeof *lmo);
+    char spec[4096], res[4096];
+    double solve[64], lmo[64], wall[64];
     run_out r = {0};
-    int rc = -1;
+    int n = o->runs < 64 ? o->runs : 64;
 
-    if (!tot || !lmo)
-        goto done;
-    for (int k = 0; k < o->runs; k++) {
-        if (run_once(pb, o, rule, &r) != 0)
-            goto done;
-        tot[k] = r.solve;
-        lmo[k] = r.lmo;
+    snprintf(spec, sizeof spec, "%s/%s.json", dir, rule);
+    snprintf(res, sizeof res, "%s/%s-result.json", dir, rule);
+    if (write_spec(o, rule, spec) != 0) {
+        fprintf(stderr, "bench: `%s example paper-movielens --ratings %s` failed\n",
+                o->ircg, o->ratings);
+        return -1;
     }
-    double mt = median(tot, o->runs), ml = median(lmo, o->runs);
-    printf("%-7s iters %lld  median %.3f s (min %.3f max %.3f)  per iter: lmo %.2f ms"
-           " rest %.2f ms  matvecs/lmo %.1f  setup %.3f s  rank %d\n"
-           "        g(x) = %.15e  f(x) = %.15e\n",
-           name, (long long)r.iters, mt, tot[0], tot[o->runs - 1],
-           1e3 * ml / r.iters, 1e3 * (mt - ml) / r.iters,
-           (double)r.matvecs / r.iters, r.setup, r.rank, r.g, r.f);
-    rc = 0;
-done:
-    free(tot);
-    free(lmo);
-    return rc;
+    for (int i = 0; i < n; i++) {
+        if (solve_once(o, spec, res, &r) != 0) {
+            fprintf(stderr, "bench: `ircg solve %s` failed\n", spec);
+            return -1;
+        }
+        solve[i] = r.solve;
+        lmo[i] = r.lmo / (double)r.iters;
+        wall[i] = r.wall;
+        if (r.rss_kb > *peak_kb)
+            *peak_kb = r.rss_kb;
+    }
+    double lo = solve[0], hi = solve[0];
+    for (int i = 1; i < n; i++) {
+        lo = solve[i] < lo ? solve[i] : lo;
+        hi = solve[i] > hi ? solve[i] : hi;
+    }
+    double ms = median(solve, n), ml = median(lmo, n);
+    printf("%-12s iters %ld  solve median %.3f s (min %.3f max %.3f)  per iter: "
+           "lmo %.2f ms rest %.2f ms  matvecs/lmo %.1f  rank %d  command %.2f s\n",
+           rule, r.iters, ms, lo, hi, 1e3 * ml, 1e3 * (ms / (double)r.iters - ml),
+           (double)r.matvecs / (double)r.iters, r.rank, median(wall, n));
+    printf("             g(x) = %.15e  f(x) = %.15e\n", r.g, r.f);
+    remove(res);
+    remove(spec);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     opts o;
-    ircg_ratings *R = NULL;
-    ircg_problem *pb = NULL;
-    ircg_diag diag = {0};
-    struct rusage ru;
-    int rc = 1;
+    char dir[] = "/tmp/ircg-bench-XXXXXX", rules[256];
+    long peak_kb = 0;
+    int rc = 0;
 
     if (parse(argc, argv, &o) != 0) {
-        fprintf(stderr, "usage: bench [--file PATH] [--runs N] [--iters N] "
-                        "[--threads N] [--rule open|closed|ls|all] [--lmo-tol X] "
-                        "[--lmo lanczos|arpack]\n");
+        fputs(USAGE, stderr);
         return 2;
     }
-    long nproc = sysconf(_SC_NPROCESSORS_ONLN);
-    if (o.threads <= 0)
-        o.threads = nproc > 0 ? (int)nproc : 1;
-    if (ircg_ratings_read_file(o.file, NULL, &R, &diag) != IRCG_OK) {
-        fprintf(stderr, "bench: %s: %s (line %ld)\n", o.file, diag.message, diag.line);
+    if (access(o.ratings, R_OK) != 0) {
+        fprintf(stderr, "bench: %s is missing (run `make data`; the MovieLens "
+                        "files come from ../shared/data)\n", o.ratings);
+        return 2;
+    }
+    if (!mkdtemp(dir))
         return 1;
-    }
-    if (ircg_problem_matrix_completion(R, IRCG_OUTER_COLUMN_VARIANCE, 5.0, &pb,
-                                       &diag) != IRCG_OK) {
-        fprintf(stderr, "bench: %s %s\n", diag.field, diag.message);
-        goto done;
-    }
-    printf("ircg bench: %d x %d, %lld ratings, delta 5, varsigma 0.05, p 1/2, "
-           "default start; nproc %ld, threads %d, runs %d, LMO %s (median; the "
-           "machine is shared, timings are noisy)\n", R->n_rows, R->n_cols,
-           (long long)R->nnz, nproc, o.threads, o.runs,
-           o.arpack ? "ARPACK dsaupd on C'C" : "own Lanczos (GKL)");
-    const char *names[] = {"open", "closed", "ls"};
-    for (int k = 0; k < 3; k++)
-        if ((!strcmp(o.rule, "all") || !strcmp(o.rule, names[k])) &&
-            bench_rule(pb, &o, (ircg_step_rule)k, names[k]) != 0)
-            goto done;
-    getrusage(RUSAGE_SELF, &ru);
-    printf("peak RSS %.1f MB\n", ru.ru_maxrss / 1024.0);
-    rc = 0;
-done:
-    ircg_problem_free(pb);
-    ircg_ratings_free(R);
-    return rc;
+    printf("ircg bench: `ircg solve` on the paper-movielens spec (%s): delta 5, "
+           "varsigma 0.05, p 1/2, the paper's X0, %ld iterations, threads %d, "
+           "%d runs; %ld cores online (medians; the machine may be shared)\n",
+           o.ratings, o.iters, o.threads, o.runs, sysconf(_SC_NPROCESSORS_ONLN));
+    snprintf(rules, sizeof rules, "%s", o.rules);
+    for (char *save = NULL, *r = strtok_r(rules, ",", &save); r && !rc;
+         r = strtok_r(NULL, ",", &save))
+        rc = bench_rule(&o, r, dir, &peak_kb);
+    if (!rc)
+        printf("peak RSS of `ircg solve` %.1f MB\n", (double)peak_kb / 1024.0);
+    rmdir(dir);
+    return rc ? 1 : 0;
 }
