@@ -45,7 +45,12 @@ BENCH_BIN  := $(BUILD)/bin/bench
 DATA_DIR   ?= ../shared/data
 DATA_OUT   := $(BUILD)/data
 
-.PHONY: all lib test asan bench run deps data clean help
+# `make paper` also needs gnuplot for Figure 1.
+PAPER_PKGS := gnuplot-nox
+PAPER_BUDGET ?= 600
+PAPER_OUT ?= $(BUILD)/paper
+
+.PHONY: all lib test asan bench paper run deps deps-paper data clean help
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(if $(wildcard server/main.c),$(IRCGD)) $(if $(CLI_SRC),$(IRCG_CLI))
 
 help:
@@ -54,6 +59,7 @@ help:
 	@echo "make test    build and run the whole test suite"
 	@echo "make asan    the test suite under AddressSanitizer and UBSan"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
+	@echo "make paper   the paper's experiment, PAPER_BUDGET=600 s per method"
 	@echo "make run     install, build and start the service"
 	@echo "make clean   remove $(BUILD)/ and build-asan/"
 
@@ -127,11 +133,17 @@ asan:
 bench: all data
 	OPENBLAS_NUM_THREADS=1 ./$(BENCH_BIN) $(BENCH_ARGS)
 
+# The paper's experiment on both MovieLens files (Table 1, Figure 1).
+paper: all data deps-paper
+	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/ratings.dat --out $(PAPER_OUT)/ml-1m --budget $(PAPER_BUDGET) $(PAPER_ARGS)
+	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/u.data --out $(PAPER_OUT)/ml-100k --budget $(PAPER_BUDGET) $(PAPER_ARGS)
+
 run: deps all
 	OPENBLAS_NUM_THREADS=1 ./$(IRCGD) $(RUN_ARGS)
 
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+# Installs the Debian packages of $(1) that are missing.
+define apt_install
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -139,6 +151,13 @@ deps:
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	else echo "all dependencies are installed"; fi
+endef
+
+deps:
+	$(call apt_install,$(DEB_PKGS))
+
+deps-paper:
+	$(call apt_install,$(PAPER_PKGS))
 
 clean:
 	rm -rf $(BUILD) build-asan

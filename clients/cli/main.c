@@ -26,6 +26,9 @@ static const char USAGE[] =
     "               [--size small]\n"
     "        print a ready-made spec: paper-movielens, synthetic-movielens,\n"
     "        least-norm.\n"
+    "  paper [--ratings PATH] [--out DIR] [--budget S] [--methods KEY,...]\n"
+    "        the paper's experiment: g_opt, then every method of its Table 1\n"
+    "        for the same budget; writes traces, table1.md, Figure 1.\n"
     "  help  this text;  version  the library version.\n"
     "\n"
     "exit codes:\n"
@@ -47,6 +50,8 @@ int main(int argc, char **argv)
         return cmd_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "example"))
         return cmd_example(argc - 1, argv + 1);
+    if (!strcmp(cmd, "paper"))
+        return cmd_paper(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         fputs(USAGE, stdout);
         return CLI_OK;

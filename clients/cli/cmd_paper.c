@@ -1,0 +1,233 @@
+/*
+ * cmd_paper.c -- `ircg paper`: the paper's experiment (Section 4).  Every
+ * method of Table 1 runs on the same matrix-completion instance with the
+ * paper's parameters and the same time budget, after g_opt has been
+ * computed (and certified) once; all methods measure g - g_opt against that
+ * one reference by the difference formula.  Writes, into --out:
+ *
+ *   trace-KEY.csv   every iteration of each method (the `ircg solve` columns)
+ *   best-KEY.dat    the best g - g_opt found so far and f at that iterate,
+ *                   against time (the paper's Figure 1 plots these)
+ *   table1.md       iterations within the budget, beside the paper's
+ *   fig1.gp         the gnuplot script of Figure 1 (run here when gnuplot is
+ *                   installed: fig1.png and fig1.svg)
+ *   summary.json    g_opt and its certificate, and each method's figures
+ */
+#include <cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "ircg.h"
+#include "paper.h"
+#include "result.h"
+
+static volatile sig_atomic_t g_cancel;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    g_cancel = 1;
+}
+
+/* Table 1 of the paper, plus the projection methods with the paper's full
+ * SVD (the default ones use the exact partial projection). */
+static const paper_method METHODS[] = {
+    {"ircg-open", "IR-CG (open loop)", IRCG_ALG_IRCG, IRCG_STEP_OPEN_LOOP, IRCG_PROJ_PARTIAL, 110},
+    {"ircg-closed", "IR-CG (closed loop)", IRCG_ALG_IRCG, IRCG_STEP_CLOSED_LOOP, IRCG_PROJ_PARTIAL, 52},
+    {"ircg-ls", "IR-CG (line search)", IRCG_ALG_IRCG, IRCG_STEP_LINE_SEARCH, IRCG_PROJ_PARTIAL, 33},
+    {"cgbio", "CG-BiO", IRCG_ALG_CGBIO, IRCG_STEP_OPEN_LOOP, IRCG_PROJ_PARTIAL, 2},
+    {"irpg", "IR-PG", IRCG_ALG_IRPG, IRCG_STEP_OPEN_LOOP, IRCG_PROJ_PARTIAL, 12},
+    {"bisg", "Bi-SG", IRCG_ALG_BISG, IRCG_STEP_OPEN_LOOP, IRCG_PROJ_PARTIAL, 13},
+    {"irpg-full", "IR-PG (full SVD)", IRCG_ALG_IRPG, IRCG_STEP_OPEN_LOOP, IRCG_PROJ_FULL, 12},
+    {"bisg-full", "Bi-SG (full SVD)", IRCG_ALG_BISG, IRCG_STEP_OPEN_LOOP, IRCG_PROJ_FULL, 13},
+};
+#define NMETHODS ((int)(sizeof METHODS / sizeof METHODS[0]))
+
+static const char USAGE[] =
+    "usage: ircg paper [--ratings PATH] [--out DIR] [--budget SECONDS]\n"
+    "                  [--methods KEY,...] [--delta X] [--threads N]\n"
+    "                  [--gopt-tol X]\n"
+    "  Runs the paper's experiment: g_opt first, then each method for the\n"
+    "  same budget (default 600 s) on the ratings (default\n"
+    "  build/data/ratings.dat, from `make data`).  Keys: ircg-open,\n"
+    "  ircg-closed, ircg-ls, cgbio, irpg, bisg, irpg-full, bisg-full\n"
+    "  (default: all).  Output in --out (default build/paper).\n";
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return s[0] && !*end && !errno && isfinite(*out) ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv, paper_opts *o)
+{
+    double v;
+    *o = (paper_opts){"build/data/ratings.dat", "build/paper", NULL, 600, 5, 2, 1e-12};
+    for (int i = 1; i < argc; i += 2) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!val)
+            return -1;
+        if (!strcmp(a, "--ratings"))
+            o->ratings = val;
+        else if (!strcmp(a, "--out"))
+            o->out = val;
+        else if (!strcmp(a, "--methods"))
+            o->methods = val;
+        else if (!strcmp(a, "--budget") && !parse_double(val, &v) && v > 0)
+            o->budget = v;
+        else if (!strcmp(a, "--delta") && !parse_double(val, &v) && v > 0)
+            o->delta = v;
+        else if (!strcmp(a, "--gopt-tol") && !parse_double(val, &v) && v > 0)
+            o->gopt_tol = v;
+        else if (!strcmp(a, "--threads") && !parse_double(val, &v) && v >= 1 && v <= 64 &&
+                 v == floor(v))
+            o->threads = (int)v;
+        else
+            return -1;
+    }
+    return 0;
+}
+
+/* Is key selected by the comma-separated list (NULL = all)? */
+static int selected(const char *list, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = list; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && !strncmp(p, key, n))
+            return 1;
+        p = comma ? comma + 1 : NULL;
+    }
+    return !list;
+}
+
+static int check_methods(const char *list)
+{
+    for (const char *p = list; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int known = 0;
+        for (int m = 0; m < NMETHODS; m++)
+            known |= strlen(METHODS[m].key) == len && !strncmp(p, METHODS[m].key, len);
+        if (!known) {
+            fprintf(stderr, "ircg paper: unknown method \"%.*s\"\n", (int)len, p);
+            return -1;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    return 0;
+}
+
+static ircg_problem *load_problem(const paper_opts *o)
+{
+    ircg_ratings *r = NULL;
+    ircg_problem *pb = NULL;
+    ircg_diag diag = {0};
+
+    if (ircg_ratings_read_file(o->ratings, NULL, &r, &diag) != IRCG_OK) {
+        fprintf(stderr, "ircg paper: %s: %s\n", o->ratings, diag.message);
+        return NULL;
+    }
+    if (ircg_problem_matrix_completion(r, IRCG_OUTER_COLUMN_VARIANCE, o->delta, &pb,
+                                       &diag) != IRCG_OK)
+        fprintf(stderr, "ircg paper: %s: %s\n", diag.field, diag.message);
+    else
+        printf("instance: %s, %d x %d, %lld ratings, delta %g\n", o->ratings, r->n_rows,
+               r->n_cols, (long long)r->nnz, o->delta);
+    ircg_ratings_free(r);
+    return pb;
+}
+
+static ircg_reference *compute_gopt(const ircg_problem *pb, const paper_opts *o,
+                                    cJSON *summary)
+{
+    ircg_reference_settings rs;
+    ircg_reference *ref = NULL;
+    ircg_reference_info ri;
+    ircg_diag diag = {0};
+
+    ircg_reference_settings_default(&rs);
+    rs.tol = o->gopt_tol;
+    rs.threads = o->threads;
+    rs.cancel = (const volatile int *)&g_cancel;
+    printf("g_opt: conditional gradient on g with exact line search, tol %g ...\n", rs.tol);
+    fflush(stdout);
+    if (ircg_reference_compute(pb, &rs, &ref, &diag) != IRCG_OK) {
+        fprintf(stderr, "ircg paper: g_opt: %s\n", diag.message);
+        return NULL;
+    }
+    ircg_reference_get_info(ref, &ri);
+    printf("g_opt = %.17g  certified gap %.3g  (%s, %lld iterations, %.1f s)\n"
+           "sigma_1 = %.12g, sigma_2 = %.12g of grad g at the optimum: %s\n",
+           ri.g_opt, ri.gap, ircg_status_string(ri.status), (long long)ri.iterations,
+           ri.seconds, ri.top_sv, ri.second_sv,
+           ri.top_sv > ri.second_sv ? "simple, so the inner solution set is one point"
+                                    : "NOT simple: the inner solution set may be larger");
+    cJSON *g = cJSON_AddObjectToObject(summary, "g_opt");
+    cJSON_AddNumberToObject(g, "value", ri.g_opt);
+    cJSON_AddNumberToObject(g, "certified_gap", ri.gap);
+    cJSON_AddStringToObject(g, "status", ircg_status_string(ri.status));
+    cJSON_AddNumberToObject(g, "iterations", (double)ri.iterations);
+    cJSON_AddNumberToObject(g, "seconds", ri.seconds);
+    cJSON_AddNumberToObject(g, "sigma_1", ri.top_sv);
+    cJSON_AddNumberToObject(g, "sigma_2", ri.second_sv);
+    return ref;
+}
+
+int cmd_paper(int argc, char **argv)
+{
+    paper_opts o;
+    ircg_problem *pb = NULL;
+    ircg_reference *ref = NULL;
+    paper_run runs[NMETHODS];
+    int nrun = 0, rc = CLI_FAILED;
+    cJSON *summary = cJSON_CreateObject();
+    struct sigaction sa, old;
+
+    if (parse_args(argc, argv, &o) != 0 || check_methods(o.methods) != 0) {
+        fputs(USAGE, stderr);
+        cJSON_Delete(summary);
+        return CLI_USAGE;
+    }
+    if (mkdir(o.out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "ircg paper: cannot create %s: %s\n", o.out, strerror(errno));
+        cJSON_Delete(summary);
+        return CLI_USAGE;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    if (!(pb = load_problem(&o))) {
+        rc = CLI_USAGE;
+        goto done;
+    }
+    if (!(ref = compute_gopt(pb, &o, summary)))
+        goto done;
+    for (int m = 0; m < NMETHODS && !g_cancel; m++) {
+        if (!selected(o.methods, METHODS[m].key))
+            continue;
+        runs[nrun] = (paper_run){.method = &METHODS[m]};
+        if (paper_run_method(pb, ref, &o, (const volatile int *)&g_cancel,
+                             &runs[nrun]) != 0)
+            goto done;
+        nrun++;
+    }
+    if (paper_write_outputs(&o, runs, nrun, summary) == 0)
+        rc = g_cancel ? CLI_INTERRUPTED : CLI_OK;
+done:
+    sigaction(SIGINT, &old, NULL);
+    ircg_reference_free(ref);
+    ircg_problem_free(pb);
+    cJSON_Delete(summary);
+    return rc;
+}

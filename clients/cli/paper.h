@@ -1,0 +1,48 @@
+/*
+ * paper.h -- the pieces of `ircg paper` (cmd_paper.c): running one method
+ * of the paper's Table 1 and writing the table, Figure 1 and the summary.
+ */
+#ifndef IRCG_CLI_PAPER_H
+#define IRCG_CLI_PAPER_H
+
+#include <cJSON.h>
+
+#include "ircg.h"
+
+typedef struct paper_opts {
+    const char *ratings, *out, *methods; /* methods NULL = all           */
+    double budget;                       /* seconds per method            */
+    double delta;
+    int threads;
+    double gopt_tol;
+} paper_opts;
+
+typedef struct paper_method {
+    const char *key;      /* file names and --methods                       */
+    const char *label;    /* as in the paper's legend                       */
+    ircg_algorithm alg;
+    ircg_step_rule rule;
+    ircg_projection proj;
+    int paper_iters;      /* Table 1 of the paper: iterations in 600 s     */
+} paper_method;
+
+typedef struct paper_run {
+    const paper_method *method;
+    ircg_info info;
+    double best_gap, f_at_best; /* best g(x_t) - g_opt and f(x_t) there     */
+    double best_time;           /* when it was found                        */
+} paper_run;
+
+/* Runs one method for opts->budget seconds, writing trace-KEY.csv and
+ * best-KEY.dat into opts->out; 0 on success (a cancel is a success with
+ * status cancelled), -1 with a message on stderr. */
+int paper_run_method(const ircg_problem *pb, const ircg_reference *ref,
+                     const paper_opts *opts, const volatile int *cancel,
+                     paper_run *run);
+
+/* table1.md, fig1.gp (and fig1.png, fig1.svg when gnuplot is installed)
+ * and summary.json; 0 on success. */
+int paper_write_outputs(const paper_opts *opts, const paper_run *runs, int nrun,
+                        cJSON *summary);
+
+#endif /* IRCG_CLI_PAPER_H */
