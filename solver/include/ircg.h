@@ -59,7 +59,10 @@ const char *ircg_status_string(ircg_status s); /* "converged", "max_iter", ...*/
 
 /* Where and why an operation failed.  field is a path into the input in JSON
  * pointer syntax relative to the object the caller passed ("/delta",
- * "/settings/p"); line is the 1-based line of a data file, 0 otherwise. */
+ * "/settings/p"); line is the 1-based line of a data file, 0 otherwise.
+ * When line > 0 the message already begins with "line <line>: " (see the
+ * readers below): a caller adding context prefixes only what the library
+ * cannot know, e.g. "bad.dat: " + message, and never the line again. */
 typedef struct ircg_diag {
     ircg_error code;
     char field[128];
@@ -87,17 +90,24 @@ typedef enum ircg_ratings_format {
     IRCG_FORMAT_MATRIX_MARKET /* coordinate real general, 1-based           */
 } ircg_ratings_format;
 
-/* Ids in the files are 1-based.  Dimensions are the largest ids seen (the
- * paper's convention) unless n_rows/n_cols > 0 are given, in which case an
- * id beyond them is an error.  Duplicate (row, col) pairs are an error.
- * Entries keep the order of the file.  CSV: a first line whose first field
- * is not a number is a header.  Matrix Market: field real, integer or
+/* Ids in the files are 1-based positive decimal integers; ratings and
+ * values are decimal numbers ([+-]digits[.digits][(e|E)[+-]digits]: no
+ * hexadecimal, inf or nan) that must be finite.  Dimensions are the largest
+ * ids seen (the paper's convention) unless n_rows/n_cols > 0 are given, in
+ * which case an id beyond them is an error.  Duplicate (row, col) pairs are
+ * an error.  Entries keep the order of the file.  CSV: a first line whose
+ * first field is not a number is a header; quoted fields are not supported,
+ * and a file with no rating after its header is an error at that line
+ * (naming what is wrong when the line is no header either).  Matrix
+ * Market: field real, integer or
  * pattern (value 1), symmetry general; the size line gives the dimensions
  * (given n_rows/n_cols must equal it) and must count the entries.  CRLF,
  * a UTF-8 byte order mark, blank lines at the end and a last line without
  * newline are accepted.  A malformed file gives IRCG_ERR_PARSE with
- * diag->line set and diag->message "line N: what is wrong"; a file that
- * cannot be read gives IRCG_ERR_IO naming the path.  The buffer need not be
+ * diag->line = N and diag->message exactly "line N: what is wrong" (e.g.
+ * "line 3: rating '0x10' is not a decimal number"), without the file name;
+ * a file or buffer without any rating gives "no ratings found" with line 0.
+ * A file that cannot be read gives IRCG_ERR_IO naming the path.  The buffer need not be
  * NUL-terminated; opt may be NULL (AUTO, dimensions from the data). */
 typedef struct ircg_read_options {
     ircg_ratings_format format;
