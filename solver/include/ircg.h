@@ -49,7 +49,9 @@ typedef enum ircg_status {
     IRCG_STATUS_MAX_ITER = 2,   /* iteration limit                            */
     IRCG_STATUS_TIME_LIMIT = 3, /* wall-clock limit                           */
     IRCG_STATUS_CANCELLED = 4,  /* the cancel flag was set                    */
-    IRCG_STATUS_INTERRUPTED = 5 /* the callback asked to stop                 */
+    IRCG_STATUS_INTERRUPTED = 5,/* the callback asked to stop                 */
+    IRCG_STATUS_STALLED = 6     /* g_opt only: the gap stopped decreasing
+                                   above tol and its rounding floor        */
 } ircg_status;
 
 const char *ircg_error_string(ircg_error e);   /* "invalid argument", ...    */
@@ -57,7 +59,10 @@ const char *ircg_status_string(ircg_status s); /* "converged", "max_iter", ...*/
 
 /* Where and why an operation failed.  field is a path into the input in JSON
  * pointer syntax relative to the object the caller passed ("/delta",
- * "/settings/p"); line is the 1-based line of a data file, 0 otherwise. */
+ * "/settings/p"); line is the 1-based line of a data file, 0 otherwise.
+ * When line > 0 the message already begins with "line <line>: " (see the
+ * readers below): a caller adding context prefixes only what the library
+ * cannot know, e.g. "bad.dat: " + message, and never the line again. */
 typedef struct ircg_diag {
     ircg_error code;
     char field[128];
@@ -85,17 +90,24 @@ typedef enum ircg_ratings_format {
     IRCG_FORMAT_MATRIX_MARKET /* coordinate real general, 1-based           */
 } ircg_ratings_format;
 
-/* Ids in the files are 1-based.  Dimensions are the largest ids seen (the
- * paper's convention) unless n_rows/n_cols > 0 are given, in which case an
- * id beyond them is an error.  Duplicate (row, col) pairs are an error.
- * Entries keep the order of the file.  CSV: a first line whose first field
- * is not a number is a header.  Matrix Market: field real, integer or
+/* Ids in the files are 1-based positive decimal integers; ratings and
+ * values are decimal numbers ([+-]digits[.digits][(e|E)[+-]digits]: no
+ * hexadecimal, inf or nan) that must be finite.  Dimensions are the largest
+ * ids seen (the paper's convention) unless n_rows/n_cols > 0 are given, in
+ * which case an id beyond them is an error.  Duplicate (row, col) pairs are
+ * an error.  Entries keep the order of the file.  CSV: a first line whose
+ * first field is not a number is a header; quoted fields are not supported,
+ * and a file with no rating after its header is an error at that line
+ * (naming what is wrong when the line is no header either).  Matrix
+ * Market: field real, integer or
  * pattern (value 1), symmetry general; the size line gives the dimensions
  * (given n_rows/n_cols must equal it) and must count the entries.  CRLF,
  * a UTF-8 byte order mark, blank lines at the end and a last line without
  * newline are accepted.  A malformed file gives IRCG_ERR_PARSE with
- * diag->line set and diag->message "line N: what is wrong"; a file that
- * cannot be read gives IRCG_ERR_IO naming the path.  The buffer need not be
+ * diag->line = N and diag->message exactly "line N: what is wrong" (e.g.
+ * "line 3: rating '0x10' is not a decimal number"), without the file name;
+ * a file or buffer without any rating gives "no ratings found" with line 0.
+ * A file that cannot be read gives IRCG_ERR_IO naming the path.  The buffer need not be
  * NUL-terminated; opt may be NULL (AUTO, dimensions from the data). */
 typedef struct ircg_read_options {
     ircg_ratings_format format;
@@ -397,9 +409,36 @@ ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
 /* ------------------------------------------------ inner optimum (g_opt) -- */
 
 /* Conditional gradient on g alone with exact line search, as the paper uses
- * for its reference values.  Stops when the certified FW gap <= tol. */
+ * for its reference values, stopped on the Frank-Wolfe gap
+ *   gap(x) = <grad g(x), x> - min_{v in X} <grad g(x), v>  >=  g(x) - g_opt
+ * (nuclear ball: min_v <grad g, v> = -delta sigma_1(grad g)).
+ *
+ * The computed gap is a cancelling difference of two terms of size about
+ * scale = |<grad g(x), x>| + |min_v <grad g(x), v>| (delta sigma_1 ~ 1e4 on
+ * MovieLens), so its rounding error is a few ulps of scale and no gap below
+ * that can be certified.  The library takes
+ *   gap_floor = 8 DBL_EPSILON scale
+ * (measured: the error of the computed gap reached 3.5 DBL_EPSILON scale on
+ * MovieLens 100K and 1M, mostly the sum of <R, X_Omega> over Omega) and
+ * reports the certificate
+ *   gap = max(raw gap, 0) + gap_floor,
+ * never a negative number.  The iteration stops at the first of:
+ *  - CONVERGED: gap <= tol, or raw gap <= gap_floor ("at the floor"; then
+ *    gap <= 2 gap_floor, and gap > tol says tol was below what double
+ *    precision can certify: ask for tol >= 2 gap_floor);
+ *  - STALLED: the raw gap made no new minimum over the last max(100, t/4)
+ *    iterations (t = iterations so far) while above both thresholds;
+ *  - MAX_ITER, TIME_LIMIT, CANCELLED as for the solver.
+ * A gap is only trusted when the LMO met lmo_tol: an LMO that stopped at its
+ * product limit is retried (warm-started, so each retry continues the
+ * Lanczos) up to 4 times; if it still did not converge, that iteration
+ * neither stops the run nor enters lower_bound, and lmo_converged = 0 says
+ * the final gap is not a certificate.  The top singular value is a Ritz
+ * value; its error is of second order in lmo_tol (about
+ * (lmo_tol sigma_1)^2 / (sigma_1 - sigma_2)), below the floor unless
+ * sigma_1 and sigma_2 nearly coincide: check top_sv and second_sv. */
 typedef struct ircg_reference_settings {
-    double tol;           /* certified gap, > 0 (paper: 1e-12)             */
+    double tol;           /* requested certified gap, > 0 (paper: 1e-12)   */
     int64_t max_iter;
     double time_limit;    /* seconds, <= 0 none                            */
     double lmo_tol;
@@ -414,11 +453,15 @@ ircg_error ircg_reference_compute(const ircg_problem *pb,
 
 typedef struct ircg_reference_info {
     double g_opt;         /* g at the final iterate                        */
-    double gap;           /* its certified FW gap: g_opt - gap <= true min */
-    double lower_bound;   /* best Wolfe bound max_t g(x_t) - gap_t          */
+    double gap;           /* its certificate max(raw, 0) + gap_floor:
+                             g_opt - gap <= true min (see above)           */
+    double gap_floor;     /* rounding floor of the final gap, see above    */
+    double lower_bound;   /* best Wolfe bound max_t g(x_t) - gap_t over the
+                             iterations with a converged LMO               */
     int64_t iterations;
     double seconds;
-    ircg_status status;   /* CONVERGED when gap <= tol                     */
+    ircg_status status;   /* CONVERGED, STALLED, MAX_ITER, ... (see above) */
+    int lmo_converged;    /* 1 when the final gap's LMO met lmo_tol        */
     double top_sv, second_sv; /* MC: sigma_1, sigma_2 of grad g at the end
                                  (NaN when not computed)                   */
 } ircg_reference_info;

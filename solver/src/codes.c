@@ -25,6 +25,7 @@ const char *ircg_status_string(ircg_status s)
     case IRCG_STATUS_TIME_LIMIT: return "time_limit";
     case IRCG_STATUS_CANCELLED: return "cancelled";
     case IRCG_STATUS_INTERRUPTED: return "interrupted";
+    case IRCG_STATUS_STALLED: return "stalled";
     }
     return "unknown";
 }

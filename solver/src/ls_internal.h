@@ -68,10 +68,13 @@ double ls_f_value(const ls_data *d, const double *x, const double *qx);
 void ls_f_grad_add(const ls_data *d, double sigma, const double *x,
                    const double *qx, double *g);
 
-/* ||A||_2^2: from the eigenvalues of the smaller Gram matrix (LAPACK) when
- * min(m, n) is moderate, else a power iteration made a safe bound (see the
- * definition). */
+/* An upper bound of ||A||_2^2: the eigenvalues of the smaller Gram matrix
+ * (LAPACK) when min(m, n) is moderate, else the least of ||A||_F^2,
+ * ||A||_1 ||A||_inf and ls_norm2_sq_lanczos. */
 ircg_error ls_norm2_sq(const ls_data *d, double *out);
+/* Lanczos on A'A from a random start: an upper bound of ||A||_2^2 with
+ * probability 1 - 1e-10, at most 1% above it (see the definition). */
+ircg_error ls_norm2_sq_lanczos(const ls_data *d, double *out);
 /* Check that Q is symmetric and PSD; *lmax = its largest eigenvalue. */
 ircg_error ls_check_Q(const double *Q, int n, double *lmax, ircg_diag *diag);
 

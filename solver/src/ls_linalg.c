@@ -1,5 +1,7 @@
 /* ls_linalg.c -- products with A and Q, the outer objective, and the
- * Lipschitz constants L_g = ||A||_2^2 and L_f = lambda_max(Q). */
+ * Lipschitz constants L_g = ||A||_2^2 and L_f = lambda_max(Q).  L_g must be
+ * an upper bound, not an estimate: the closed-loop step and Bi-SG's step
+ * 1/L_g are only safe with one. */
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
@@ -7,14 +9,18 @@
 #include <string.h>
 
 #include "ls_internal.h"
+#include "rng.h"
 
 /* Exact Gram eigenvalues while the Gram product costs at most this many
  * flops (about a second), and CSR is expanded to dense up to this size. */
 #define GRAM_MAX_DIM 2000
 #define GRAM_MAX_FLOPS 2e10
 #define DENSIFY_MAX 4000000.0
-#define POWER_MAX_ITER 3000
-#define POWER_RTOL 1e-13
+/* The Lanczos bound: its failure probability and the margin aimed at. */
+#define KW_FAIL 1e-10
+#define KW_EPS 0.01
+#define LZ_MAX_STEPS 400
+#define LZ_BREAKDOWN 1e-10
 
 void ls_matvec(const ls_data *d, const double *x, double *y)
 {
@@ -138,45 +144,126 @@ static double frobenius_sq(const ls_data *d)
     return ircg_ksum_value(&k);
 }
 
-/* Power iteration on A'A from a fixed start.  The Rayleigh quotient mu is
- * a lower bound; mu + ||A'A x - mu x|| bounds the eigenvalue it converged
- * to from above, which we take (with a 1e-6 relative margin) as L_g, capped
- * by the always-valid ||A||_F^2.  Used only beyond the exact path's sizes. */
-static ircg_error power_norm2_sq(const ls_data *d, double *out)
+/* ||A||_1 ||A||_inf (largest column and row sums of |A|), an upper bound
+ * of ||A||_2^2 by Hoelder's inequality; often far below ||A||_F^2 for
+ * sparse A. */
+static ircg_error holder_bound(const ls_data *d, double *out)
 {
+    double *col = calloc((size_t)d->n, sizeof *col), rmax = 0, cmax = 0;
+    if (!col)
+        return IRCG_ERR_NOMEM;
+    for (int i = 0; i < d->m; i++) {
+        double r = 0;
+        if (d->A) {
+            for (int j = 0; j < d->n; j++) {
+                double a = fabs(d->A[(size_t)i * d->n + j]);
+                r += a;
+                col[j] += a;
+            }
+        } else {
+            for (int64_t k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
+                r += fabs(d->val[k]);
+                col[d->colind[k]] += fabs(d->val[k]);
+            }
+        }
+        rmax = fmax(rmax, r);
+    }
+    for (int j = 0; j < d->n; j++)
+        cmax = fmax(cmax, col[j]);
+    free(col);
+    *out = rmax * cmax;
+    return IRCG_OK;
+}
+
+/* The Kuczynski-Wozniakowski failure bound of Lanczos from a start uniform
+ * on the sphere (SIAM J. Matrix Anal. Appl. 13 (1992), Thm. 4.2): for a
+ * positive semidefinite n x n M, after k products the largest Ritz value
+ * theta satisfies theta < (1 - eps) lambda_max(M) with probability at most
+ * 1.648 sqrt(n) exp(-sqrt(eps) (2k - 1)), whatever the spectrum -- clusters
+ * and gaps do not enter, unlike the power method's ratio lambda_2/lambda_1.
+ * The eps that makes that probability KW_FAIL after k products: */
+static double kw_eps(int n, int k)
+{
+    double s = log(1.648 * sqrt((double)n) / KW_FAIL) / (2.0 * k - 1.0);
+    return s * s;
+}
+
+/* Lanczos on A'A (three-term recurrence, local reorthogonalization) from a
+ * normal pseudo-random start (a normal vector divided by its norm is
+ * uniform on the sphere; ircg_rng_normal is Irwin-Hall, normal to within
+ * its 12-term sum, and reproducible on every machine), until
+ * kw_eps <= KW_EPS: about 150 products for n = 1e6.  Returns
+ * theta / (1 - eps) with a 1e-10 rounding margin: an upper bound of
+ * ||A||_2^2 except with probability KW_FAIL over the start.  A breakdown
+ * (beta tiny) means the Krylov space is invariant; from a random start it
+ * then holds the top eigenvector (almost surely) and theta is exact.
+ * INFINITY when k would exceed LZ_MAX_STEPS. */
+ircg_error ls_norm2_sq_lanczos(const ls_data *d, double *out)
+{
+    int n = d->n, k = 2, j = 0, breakdown = 0;
     ircg_error err = IRCG_OK;
-    double *x = malloc((size_t)d->n * sizeof *x);
-    double *y = malloc((size_t)d->n * sizeof *y);
-    double *ax = malloc((size_t)d->m * sizeof *ax);
-    double mu = 0, rho = 0, fro = 0;
-    if (!x || !y || !ax) {
+    while (k < LZ_MAX_STEPS && kw_eps(n, k) > KW_EPS)
+        k++;
+    double *q = malloc((size_t)n * sizeof *q), *qp = calloc((size_t)n, sizeof *qp);
+    double *w = malloc((size_t)n * sizeof *w), *ax = malloc((size_t)d->m * sizeof *ax);
+    double *al = malloc((size_t)k * sizeof *al), *be = malloc((size_t)k * sizeof *be);
+    double bprev = 0, amax = 0;
+    ircg_rng rng;
+    if (!q || !qp || !w || !ax || !al || !be) {
         err = IRCG_ERR_NOMEM;
         goto done;
     }
-    for (int j = 0; j < d->n; j++) /* deterministic, not orthogonal to much */
-        x[j] = 1.0 + 0.5 * sin(1.0 + j);
-    cblas_dscal(d->n, 1.0 / norm2(x, d->n), x, 1);
-    for (int it = 0; it < POWER_MAX_ITER; it++) {
-        ls_matvec(d, x, ax);
-        ls_rmatvec(d, ax, y);
-        double mu_new = cblas_ddot(d->n, x, 1, y, 1);
-        cblas_daxpy(d->n, -mu_new, x, 1, y, 1); /* y = A'A x - mu x */
-        rho = norm2(y, d->n);
-        cblas_daxpy(d->n, mu_new, x, 1, y, 1);
-        double ny = norm2(y, d->n);
-        int converged = fabs(mu_new - mu) <= POWER_RTOL * mu_new;
-        mu = mu_new;
-        if (!(ny > 0) || converged)
+    ircg_rng_seed(&rng, 0x6c616e637a6f73ULL, (uint64_t)n);
+    for (int i = 0; i < n; i++)
+        q[i] = ircg_rng_normal(&rng);
+    cblas_dscal(n, 1.0 / norm2(q, n), q, 1);
+    for (j = 0; j < k; j++) {
+        ls_matvec(d, q, ax);
+        ls_rmatvec(d, ax, w);
+        al[j] = cblas_ddot(n, q, 1, w, 1);
+        amax = fmax(amax, fabs(al[j]));
+        cblas_daxpy(n, -al[j], q, 1, w, 1);
+        cblas_daxpy(n, -bprev, qp, 1, w, 1);
+        double c = cblas_ddot(n, q, 1, w, 1); /* once more against q */
+        cblas_daxpy(n, -c, q, 1, w, 1);
+        al[j] += c;
+        be[j] = norm2(w, n);
+        if (!(be[j] > LZ_BREAKDOWN * amax)) {
+            breakdown = 1;
+            j++;
             break;
-        for (int j = 0; j < d->n; j++)
-            x[j] = y[j] / ny;
+        }
+        memcpy(qp, q, (size_t)n * sizeof *q);
+        for (int i = 0; i < n; i++)
+            q[i] = w[i] / be[j];
+        bprev = be[j];
     }
-    fro = frobenius_sq(d);
-    *out = fmin((mu + rho) * (1.0 + 1e-6), fro);
+    /* eigenvalues of the j x j tridiagonal T (al on, be off the diagonal) */
+    if (LAPACKE_dsterf(j, al, be) != 0) {
+        err = IRCG_ERR_NUMERICAL;
+        goto done;
+    }
+    double theta = fmax(al[j - 1], 0.0), eps = breakdown ? 0.0 : kw_eps(n, j);
+    *out = eps < 1 ? theta * (1 + 1e-10) / (1 - eps) : INFINITY;
 done:
-    free(x);
-    free(y);
+    free(q);
+    free(qp);
+    free(w);
     free(ax);
+    free(al);
+    free(be);
+    return err;
+}
+
+/* Beyond the exact path's sizes: the smallest of two rigorous bounds
+ * (||A||_F^2 and Hoelder's) and the Lanczos one. */
+static ircg_error iterative_norm2_sq(const ls_data *d, double *out)
+{
+    double lz = INFINITY, ho = INFINITY;
+    ircg_error err = ls_norm2_sq_lanczos(d, &lz);
+    if (err == IRCG_OK)
+        err = holder_bound(d, &ho);
+    *out = fmin(fmin(lz, ho), frobenius_sq(d));
     return err;
 }
 
@@ -200,7 +287,7 @@ ircg_error ls_norm2_sq(const ls_data *d, double *out)
     ircg_error err;
 
     if (!exact)
-        return power_norm2_sq(d, out);
+        return iterative_norm2_sq(d, out);
     if (d->A)
         return gram_norm2_sq(d->A, d->m, d->n, out);
     double *A = densify(d);

@@ -146,7 +146,7 @@ static ircg_error ls_lmo(void *p, double sigma, ircg_dir *dir)
 {
     ls_ws *w = p;
     const ls_data *d = w->d;
-    ircg_ksum gd = {0, 0}, dd = {0, 0}, hf = {0, 0}, hg = {0, 0};
+    ircg_ksum gd = {0, 0}, dd = {0, 0}, hf = {0, 0}, hg = {0, 0}, sc = {0, 0};
 
     ls_rmatvec(d, w->rx, w->g);
     ls_f_grad_add(d, sigma, w->x, w->qx, w->g);
@@ -157,6 +157,7 @@ static ircg_error ls_lmo(void *p, double sigma, ircg_dir *dir)
     for (int i = 0; i < d->n; i++) {
         double di = w->v[i] - w->x[i];
         ircg_ksum_add(&gd, w->g[i] * di);
+        ircg_ksum_add(&sc, fabs(w->g[i]) * (fabs(w->v[i]) + fabs(w->x[i])));
         ircg_ksum_add(&dd, di * di);
         if (ls_has_q(w))
             ircg_ksum_add(&hf, di * (w->qv[i] - w->qx[i]));
@@ -164,8 +165,10 @@ static ircg_error ls_lmo(void *p, double sigma, ircg_dir *dir)
     for (int i = 0; i < d->m; i++) { /* A d = r_v - r_x */
         double ad = w->rv[i] - w->rx[i];
         ircg_ksum_add(&hg, ad * ad);
+        ircg_ksum_add(&sc, fabs(w->rx[i]) * (fabs(w->rx[i]) + fabs(w->rv[i])));
     }
     dir->gphi_d = ircg_ksum_value(&gd);
+    dir->gphi_scale = ircg_ksum_value(&sc);
     dir->d_norm2 = ircg_ksum_value(&dd);
     dir->d_hf_d = ls_has_q(w) ? fmax(ircg_ksum_value(&hf), 0.0) : dir->d_norm2;
     dir->d_hg_d = ircg_ksum_value(&hg);

@@ -150,6 +150,7 @@ ircg_error mc_lmo(void *ws, double sigma, ircg_dir *dir)
     mc_omega_dir(w, &rx_dot_x, &hg);
     /* <grad Phi, X> = sigma <grad f(X), X> + <R, X_Omega>, f 2-homogeneous */
     dir->gphi_d = -d->delta * w->sv - (sigma * f + rx_dot_x);
+    dir->gphi_scale = d->delta * w->sv + fabs(sigma * f + rx_dot_x);
     dir->d_hg_d = hg;
     dir_norms(w, fro2, cs2, dir);
     dir->top_sv = w->sv;
@@ -177,7 +178,10 @@ ircg_error mc_grad_singular_values(void *ws, int k, double *sv)
     so.v = malloc((size_t)d->p * sizeof *so.v);
     if (!lz || !so.u || !so.v)
         goto done;
-    err = mc_lanczos_run(lz, mc_grad_op, &oc, w->have_v ? w->v : NULL, k,
+    /* cold start for k > 1: from the (nearly exact) top vector of the last
+     * LMO the Krylov space is invariant after one step, and sigma_2 would
+     * come back 0 */
+    err = mc_lanczos_run(lz, mc_grad_op, &oc, k == 1 && w->have_v ? w->v : NULL, k,
                          fmax(w->lmo_tol, 1e-13), 20 * (int64_t)w->lmo_max_mv, &so);
     for (int i = 0; i < k; i++)
         sv[i] = so.sv[i];

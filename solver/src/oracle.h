@@ -21,6 +21,15 @@
 /* The direction d = v - x found by the LMO for grad Phi_sigma(x). */
 typedef struct ircg_dir {
     double gphi_d;   /* <grad Phi_sigma(x), d>; -gphi_d is the FW gap (>= 0)*/
+    double gphi_scale; /* size of the terms whose difference gphi_d is,
+                        so that a few ulps of it bound its rounding
+                        (reference.c): nuclear ball |<grad Phi, x>| +
+                        delta sigma_max; least squares sum_i |grad_i|
+                        (|x_i| + |v_i|) + sum_k |r_k| (|r_k| + |(A v - b)_k|)
+                        -- the second sum is <grad g, x - v> written as
+                        <r, A x - A v>, and covers the rounding of the
+                        gradient A'r itself, which dominates when
+                        grad g(x*) = 0 (an interior optimum)              */
     double d_norm2;  /* ||d||^2 (Euclidean / Frobenius)                      */
     double d_hf_d;   /* d' (Hessian of f) d                                  */
     double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2                      */

@@ -158,6 +158,8 @@ static int parse_uint(span s, int64_t max, int64_t *out)
     return 0;
 }
 
+static int is_quoted(span s) { return s.n && (s.p[0] == '"' || s.p[0] == '\''); }
+
 static ircg_error parse_id(rd *r, span s, const char *what, int32_t *out)
 {
     int64_t v = 0;
@@ -167,6 +169,9 @@ static ircg_error parse_id(rd *r, span s, const char *what, int32_t *out)
     if (rc == -2)
         return perr(r, "%s '%.*s' is too large (max %ld)", what, shown(s),
                     s.p, (long)INT32_MAX);
+    if (rc != 0 && is_quoted(s))
+        return perr(r, "%s '%.*s' is quoted; quoted fields are not supported",
+                    what, shown(s), s.p);
     if (rc != 0 || v == 0)
         return perr(r, "%s '%.*s' is not a positive integer", what,
                     shown(s), s.p);
@@ -174,36 +179,18 @@ static ircg_error parse_id(rd *r, span s, const char *what, int32_t *out)
     return IRCG_OK;
 }
 
-/* A finite number; strtod runs on a bounded NUL-terminated copy. */
-static int parse_double(span s, double *out)
-{
-    char buf[64];
-    char *e = NULL;
-    if (s.n == 1 && s.p[0] >= '0' && s.p[0] <= '9') { /* MovieLens fast path */
-        *out = s.p[0] - '0';
-        return 0;
-    }
-    if (s.n == 0 || s.n >= sizeof buf)
-        return -1;
-    memcpy(buf, s.p, s.n);
-    buf[s.n] = '\0';
-    if ((unsigned char)buf[0] <= ' ') /* strtod would skip white space */
-        return -1;
-    *out = strtod(buf, &e);
-    if (e != buf + s.n)
-        return -1;
-    return isfinite(*out) ? 0 : -2;
-}
-
 static ircg_error parse_value(rd *r, span s, const char *what, double *out)
 {
-    int rc = parse_double(s, out);
+    int rc = ircg_parse_decimal(s.p, s.n, out);
     if (s.n == 0)
         return perr(r, "%s is empty", what);
     if (rc == -2)
         return perr(r, "%s '%.*s' is not a finite number", what, shown(s), s.p);
+    if (rc != 0 && is_quoted(s))
+        return perr(r, "%s '%.*s' is quoted; quoted fields are not supported",
+                    what, shown(s), s.p);
     if (rc != 0)
-        return perr(r, "%s '%.*s' is not a number", what, shown(s), s.p);
+        return perr(r, "%s '%.*s' is not a decimal number", what, shown(s), s.p);
     if (r->mm_field == MM_INTEGER && floor(*out) != *out)
         return perr(r, "%s '%.*s' is not an integer (the banner says integer)",
                     what, shown(s), s.p);
@@ -382,13 +369,37 @@ static int csv_is_header(span line)
     span f[MAX_FIELDS];
     double v = 0;
     split_delim(line, ",", 1, f);
-    return parse_double(f[0], &v) == -1;
+    return ircg_parse_decimal(f[0].p, f[0].n, &v) == -1;
+}
+
+/* Column names: a letter first, then letters, digits and "_-. ,". */
+static int looks_like_names(span line)
+{
+    static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                             "0123456789_-. ,";
+    span t = trim(line);
+    for (size_t q = 0; q < t.n; q++)
+        if (!memchr(ok, t.p[q], q ? sizeof ok - 1 : 52))
+            return 0;
+    return t.n > 0;
+}
+
+/* The CSV's first line was skipped as a header and no rating followed:
+ * a header alone, or a malformed line (quoted fields, say), whose error as
+ * a rating line says what is wrong with it. */
+static ircg_error csv_only_header(rd *r, span header, long line)
+{
+    r->line = line;
+    if (looks_like_names(header))
+        return perr(r, "a header line and no ratings after it");
+    return parse_entry(r, header);
 }
 
 /* All data lines; blank lines are allowed only at the end. */
 static ircg_error parse_body(rd *r)
 {
-    span line = {0};
+    span line = {0}, header = {0};
+    long header_line = 0;
     int first = 1;
     while (next_line(r, &line)) {
         span t = trim(line);
@@ -404,6 +415,8 @@ static ircg_error parse_body(rd *r)
         }
         if (first && r->fmt == IRCG_FORMAT_CSV && csv_is_header(line)) {
             first = 0;
+            header = line;
+            header_line = r->line;
             continue;
         }
         first = 0;
@@ -411,6 +424,8 @@ static ircg_error parse_body(rd *r)
         if (e)
             return e;
     }
+    if (r->n == 0 && header_line > 0)
+        return csv_only_header(r, header, header_line);
     return IRCG_OK;
 }
 

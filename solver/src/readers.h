@@ -1,6 +1,7 @@
 /*
  * readers.h -- helpers of the ratings readers that other parts of the
- * library may reuse: whole-file reads and duplicate detection.
+ * library may reuse: whole-file reads, duplicate detection and decimal
+ * numbers.
  */
 #ifndef IRCG_READERS_H
 #define IRCG_READERS_H
@@ -23,5 +24,11 @@ ircg_error ircg_read_whole_file(const char *path, char **data, size_t *len,
  * else a radix sort of O(n) time and 32 n bytes. */
 int64_t ircg_find_duplicate(const int32_t *row, const int32_t *col, int64_t n,
                             int64_t *first);
+
+/* The decimal number in p[0, n) (not NUL-terminated):
+ * [+-]digits[.digits][(e|E)[+-]digits].  0 and *out set; -1 when it is not
+ * of that form (hexadecimal, "inf", "nan", blanks, empty, 64 characters or
+ * more); -2 when it overflows to infinity. */
+int ircg_parse_decimal(const char *p, size_t n, double *out);
 
 #endif /* IRCG_READERS_H */

@@ -157,10 +157,12 @@ TEST(ls, quadratic_outer_lipschitz)
     mat_free(&M);
 }
 
-/* Beyond the exact path's sizes the library uses a power iteration; on a
- * CSR matrix with one entry per row, A'A is diagonal and ||A||^2 is the
- * largest column sum of squares: here column 7 with 3^2 + 1 = 10. */
-TEST(ls, power_iteration_bound_for_large_csr)
+/* Beyond the exact path's sizes the library bounds ||A||^2 by Lanczos
+ * (test_ls_norm.c); on a CSR matrix with one entry per row, A'A is
+ * diagonal with three distinct eigenvalues, the Krylov space is invariant
+ * after three steps, and ||A||^2 is the largest column sum of squares:
+ * here column 7 with 3^2 + 1 = 10 (Hoelder's bound would give 12). */
+TEST(ls, iterative_bound_for_large_csr)
 {
     int m = 3000, n = 2000;
     int64_t *rp = malloc((size_t)(m + 1) * sizeof *rp);

@@ -127,6 +127,35 @@ TEST(readers, csv_header_detection)
     CHECK_INT(d.line, 2);
 }
 
+/* Every decimal form is a rating; strtod's other forms are not (table). */
+TEST(readers, decimal_numbers)
+{
+    static const struct {
+        const char *text;
+        double v;
+    } OK[] = {{"+5", 5}, {"5.", 5}, {".5", 0.5}, {"-0.25", -0.25}, {"4.5e0", 4.5},
+              {"1E1", 10}, {"25e-1", 2.5}, {"007", 7}, {"1e-400", 0}};
+    for (size_t t = 0; t < sizeof OK / sizeof OK[0]; t++) {
+        char buf[64];
+        ircg_diag d;
+        snprintf(buf, sizeof buf, "1\t1\t%s\t0\n", OK[t].text);
+        ircg_ratings *r = read_str(buf, IRCG_FORMAT_AUTO, &d);
+        if (!r) {
+            th_fail(__FILE__, __LINE__, "'%s' refused: %s", OK[t].text, d.message);
+            continue;
+        }
+        CHECK_NEAR(r->val[0], OK[t].v, 1e-15);
+        ircg_ratings_free(r);
+    }
+    double v = -1;
+    CHECK_INT(ircg_parse_decimal("0x10", 4, &v), -1);
+    CHECK_INT(ircg_parse_decimal("12", 1, &v), 0); /* bounded by n: "1" */
+    CHECK_NEAR(v, 1.0, 0);
+    CHECK_INT(ircg_parse_decimal(" 1", 2, &v), -1);
+    CHECK_INT(ircg_parse_decimal("1e308", 5, &v), 0);
+    CHECK_INT(ircg_parse_decimal("1e309", 5, &v), -2);
+}
+
 TEST(readers, given_dimensions)
 {
     ircg_read_options o = {IRCG_FORMAT_AUTO, 10, 20};
@@ -165,12 +194,13 @@ static const struct {
     {"0::2::5::0\n", 1, "user id '0' is not a positive integer"},
     {"1::-2::5::0\n", 1, "item id '-2' is not a positive integer"},
     {"2147483648::1::5::0\n", 1, "user id '2147483648' is too large"},
-    {"1::1::nan::0\n", 1, "rating 'nan' is not a finite number"},
-    {"1::1::inf::0\n", 1, "rating 'inf' is not a finite number"},
+    {"1::1::nan::0\n", 1, "rating 'nan' is not a decimal number"},
+    {"1::1::inf::0\n", 1, "rating 'inf' is not a decimal number"},
+    {"1::1::0x10::0\n", 1, "rating '0x10' is not a decimal number"},
     {"1::1::1e999::0\n", 1, "rating '1e999' is not a finite number"},
     {"1::1::::0\n", 1, "rating is empty"},
     {"1::::5::0\n", 1, "item id is empty"},
-    {"1::1::4x::0\n", 1, "rating '4x' is not a number"},
+    {"1::1::4x::0\n", 1, "rating '4x' is not a decimal number"},
     {"1::12a::4::0\n", 1, "item id '12a' is not a positive integer"},
     {"1::1::4::t\n", 1, "timestamp 't' is not a non-negative integer"},
     {"1::1::4::0\n\n2::1::4::0\n", 2, "empty line in the middle"},
@@ -178,6 +208,34 @@ static const struct {
      "duplicate entry (user 2, item 2) first seen on line 2"},
     {"5\t7\t1\t0\n1\t1\t1\t0\n5\t7\t2\t0\n1\t1\t3\t0\n", 3,
      "duplicate entry (user 5, item 7) first seen on line 1"},
+    /* u.data (tab): bad ids and ratings */
+    {"1\t2\t5\t0\nabc\t2\t5\t0\n", 2, "user id 'abc' is not a positive integer"},
+    {"1\t0\t5\t0\n", 1, "item id '0' is not a positive integer"},
+    {"1\t-1\t5\t0\n", 1, "item id '-1' is not a positive integer"},
+    {"1\t2.0\t5\t0\n", 1, "item id '2.0' is not a positive integer"},
+    {"1\t\t5\t0\n", 1, "item id is empty"},
+    {"1\t1\t5\t0\n1\t2\t0x10\t0\n", 2, "rating '0x10' is not a decimal number"},
+    {"1\t2\tinf\t0\n", 1, "rating 'inf' is not a decimal number"},
+    {"1\t2\tNaN\t0\n", 1, "rating 'NaN' is not a decimal number"},
+    {"1\t2\t1e\t0\n", 1, "rating '1e' is not a decimal number"},
+    {"1\t2\t.\t0\n", 1, "rating '.' is not a decimal number"},
+    {"1\t2\t\t0\n", 1, "rating is empty"},
+    {"1\t2\t-1e400\t0\n", 1, "rating '-1e400' is not a finite number"},
+    {"1\t2\t3\tx\n", 1, "timestamp 'x' is not a non-negative integer"},
+    /* CSV: bad ids and ratings, quoted fields, a lone header */
+    {"1,2,5\n1,x,4\n", 2, "item id 'x' is not a positive integer"},
+    {"-1,2,3\n", 1, "user id '-1' is not a positive integer"},
+    {"1,2,0x10\n", 1, "rating '0x10' is not a decimal number"},
+    {"u,i,r\n1,2,abc\n", 2, "rating 'abc' is not a decimal number"},
+    {"1,2,nan,7\n", 1, "rating 'nan' is not a decimal number"},
+    {"1,2,1e999\n", 1, "rating '1e999' is not a finite number"},
+    {"1,2,\n", 1, "rating is empty"},
+    {"1,2,3,\n", 1, "timestamp '' is not a non-negative integer"},
+    {"1,2,\"3\"\n", 1, "rating '\"3\"' is quoted; quoted fields are not supported"},
+    {"\"1\",\"2\",\"3\"\n", 1,
+     "user id '\"1\"' is quoted; quoted fields are not supported"},
+    {"user,item,rating\n\n", 1, "a header line and no ratings after it"},
+    {"user;item;rating,x\n", 1, "expected 3 or 4 fields separated by ',', found 2"},
     {"1 2 3\n", 1, "cannot detect the format"},
     {"%%MatrixMarket matrix array real general\n2 2\n", 1,
      "format 'array' is not supported"},
@@ -220,6 +278,7 @@ TEST(readers, malformed_table)
         snprintf(prefix, sizeof prefix, "line %ld: ", BAD[t].line);
         if (d.code != IRCG_ERR_PARSE || d.line != BAD[t].line ||
             strncmp(d.message, prefix, strlen(prefix)) != 0 ||
+            strstr(d.message + 1, "line ") == d.message + strlen(prefix) ||
             !strstr(d.message, BAD[t].msg) || d.field[0] != '\0')
             th_fail(__FILE__, __LINE__, "case %zu: code %d line %ld '%s', "
                     "expected line %ld '%s'", t, (int)d.code, d.line,
@@ -241,6 +300,11 @@ TEST(readers, explicit_format_mismatch_and_empty)
     CHECK(strstr(d.message, "no ratings"));
     CHECK(!read_str("\n\n", IRCG_FORMAT_CSV, &d));
     CHECK(strstr(d.message, "no ratings"));
+    CHECK_INT(d.line, 0);
+    /* a header alone is reported at its line, not as "line 0" */
+    CHECK(!read_str("userId,movieId,rating\r\n", IRCG_FORMAT_AUTO, &d));
+    CHECK_INT(d.line, 1);
+    CHECK_STR(d.message, "line 1: a header line and no ratings after it");
     ircg_ratings *r = NULL;
     ircg_read_options o = {IRCG_FORMAT_AUTO, -1, 0};
     CHECK_INT(ircg_ratings_read_buffer(NULL, 0, NULL, &r, &d), IRCG_ERR_PARSE);
