@@ -11,16 +11,22 @@
  * PARTIAL: only the singular values above theta matter, so the leading
  * triplets are computed by Lanczos on the implicit Y (mc_topk.c).  theta
  * from the top nsv values is the true one iff sigma_{rho+1} <= theta (rho
- * the number of values above it); it is accepted only when the Ritz value
- * of index rho+1 plus its residual (there is a singular value within the
- * residual of every Ritz value) is at most theta, allowing lmo_tol * sigma_1
- * for rounding, the accuracy the triplets themselves are computed to.
- * Otherwise nsv doubles, and past PROJ_NSV_CAP the full SVD is used.
- *
- * Like every single-vector Krylov method, the certificate assumes that the
- * start vector reached the leading singular vectors: a copy of a repeated
- * singular value above theta is found only when the Krylov space becomes
- * invariant (mc_topk continues it from a fresh random vector then).
+ * the number of values above it).  Two tests must pass, each allowing
+ * lmo_tol * sigma_1 for rounding, the accuracy the triplets themselves are
+ * computed to:
+ *  - in the run itself, the Ritz value of index rho+1 plus its residual
+ *    (a singular value lies within the residual of every Ritz value) is at
+ *    most theta; otherwise nsv doubles, and past PROJ_NSV_CAP the full SVD
+ *    is used;
+ *  - a second run on Y (I - V V'), V the rho accepted right vectors, from
+ *    an independent random start, bounds its top value (sigma_{rho+1} of
+ *    Y) by theta the same way.  A single Krylov space holds one vector per
+ *    distinct singular value, so it cannot see a second copy of a repeated
+ *    value; the second start reaches it.  When this test fails the full SVD
+ *    is used.
+ * Both are the usual Krylov certificates: they hold unless a start vector
+ * is nearly orthogonal to a singular vector above theta, which for random
+ * starts is an event of negligible probability.
  */
 #include <cblas.h>
 #include <lapacke.h>
@@ -30,6 +36,7 @@
 
 #include "domain.h"
 #include "mc_prox.h"
+#include "rng.h"
 
 /* Most triplets a PARTIAL projection computes before it falls back to the
  * full SVD: min(64, max(8, min(n, p) / 4)).  Past a few dozen triplets a
@@ -37,6 +44,11 @@
  * SVD on MovieLens-sized problems. */
 #define PROJ_NSV_MAX 64
 #define PROJ_NSV_MIN 8
+/* Lanczos steps of the verification on the deflated matrix before its
+ * bound may be trusted: a value hidden from the start vector is amplified
+ * by (sigma / sigma_next)^(2 m) over m steps. */
+#define VERIFY_MIN_STEPS 5
+#define VERIFY_SEED 0x7665726966ULL
 
 static int nsv_cap(const mc_data *d)
 {
@@ -207,12 +219,13 @@ static int topk_buf_alloc(topk_buf *b, const mc_data *d, int nsv)
 /* Stop the Lanczos once the answer is certified: the top rho pairs
  * converged and the next value's upper bound at most theta; the next pair
  * itself need not have converged. */
-static int certified(void *ctx, int k, const double *sv, const double *res)
+static int certified(void *ctx, int m, int k, const double *sv, const double *res)
 {
     const mp_ws *w = ctx;
     double theta;
     int rho;
 
+    (void)m;
     if (!mp_simplex_threshold(sv, k, w->d->delta, &theta, &rho) || rho >= k)
         return 0;
     for (int i = 0; i < rho; i++)
@@ -221,36 +234,105 @@ static int certified(void *ctx, int k, const double *sv, const double *res)
     return sv[rho] + res[rho] <= theta + w->tol * sv[0];
 }
 
-/* Decides from one Lanczos answer: *kk > 0 components (values in b->sp)
- * when certified, else -1. */
-static void decide(const mp_ws *w, const mc_topk_out *o, topk_buf *b, int *kk)
+/* Decides from one Lanczos answer: *kk >= 0 components (values in b->sp)
+ * when certified, else -1; *complete when every nonzero singular value is
+ * known (nothing left to verify). */
+static void decide(const mp_ws *w, const mc_topk_out *o, topk_buf *b, int *kk,
+                   double *theta, int *complete)
 {
-    double theta;
     int rho, above, n = o->nsv;
-    int complete = o->exhausted && o->basis <= n;
 
     *kk = -1;
-    above = mp_simplex_threshold(b->sv, n, w->d->delta, &theta, &rho);
-    if (complete) { /* every nonzero singular value is known */
-        for (int i = 0; i < rho; i++)
-            b->sp[i] = b->sv[i] - theta;
-        *kk = rho;
+    *complete = o->exhausted && o->basis <= n;
+    above = mp_simplex_threshold(b->sv, n, w->d->delta, theta, &rho);
+    if (!*complete && (!above || rho >= n || !certified((void *)w, o->basis, n, b->sv,
+                                                        b->res)))
         return;
+    for (int i = 0; i < rho; i++)
+        b->sp[i] = b->sv[i] - *theta;
+    *kk = rho;
+}
+
+/* The deflated operator Y (I - V V') for the r accepted right vectors V. */
+typedef struct dctx {
+    yop *op;
+    const double *V;
+    int r;
+    double *xt, *h; /* p and r scratch */
+    double bound;   /* theta + tol sigma_1 */
+} dctx;
+
+static void deflate(const dctx *c, double *x, int p)
+{
+    cblas_dgemv(CblasColMajor, CblasTrans, p, c->r, 1.0, c->V, p, x, 1, 0.0, c->h, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, p, c->r, -1.0, c->V, p, c->h, 1, 1.0, x, 1);
+}
+
+static void deflated_apply(void *vc, int trans, const double *x, double *out)
+{
+    dctx *c = vc;
+    int p = c->op->w->d->p;
+    if (!trans) {
+        memcpy(c->xt, x, (size_t)p * sizeof *x);
+        deflate(c, c->xt, p);
+        y_apply(c->op, 0, c->xt, out);
+    } else {
+        y_apply(c->op, 1, x, out);
+        deflate(c, out, p);
     }
-    if (!above || rho >= n)
-        return;
-    if (certified((void *)w, n, b->sv, b->res)) {
-        for (int i = 0; i < rho; i++)
-            b->sp[i] = b->sv[i] - theta;
-        *kk = rho;
-    }
+}
+
+static int below_bound(void *vc, int m, int k, const double *sv, const double *res)
+{
+    const dctx *c = vc;
+    return m >= VERIFY_MIN_STEPS && k > 0 && sv[0] + res[0] <= c->bound;
+}
+
+/* sigma_{rho+1}(Y) = sigma_1(Y (I - V V')) for the exact leading vectors V:
+ * from a random start, which reaches every singular vector the first run
+ * missed, such as a second copy of a repeated value, that a single Krylov
+ * space cannot see; *ok when it is at most theta. */
+static ircg_error verify(mp_ws *w, yop *op, const double *V, int r, double bound,
+                         mp_proj_info *info, int *ok)
+{
+    const mc_data *d = w->d;
+    double sv, res, *u = malloc((size_t)d->n * sizeof *u);
+    double *v = malloc((size_t)d->p * sizeof *v);
+    dctx c = {.op = op, .V = V, .r = r, .bound = bound};
+    mc_topk_stop stop = {.fn = below_bound, .ctx = &c};
+    mc_topk_out o = {.sv = &sv, .res = &res, .U = u, .V = v};
+    ircg_error err = IRCG_ERR_NOMEM;
+
+    *ok = 0;
+    c.xt = malloc((size_t)d->p * sizeof *c.xt);
+    c.h = malloc((size_t)(r ? r : 1) * sizeof *c.h);
+    if (!u || !v || !c.xt || !c.h)
+        goto done;
+    /* a start independent of the first run's, whose component on a
+     * missed copy may be zero */
+    ircg_rng rng;
+    ircg_rng_seed(&rng, VERIFY_SEED, 0);
+    for (int j = 0; j < d->p; j++)
+        v[j] = ircg_rng_uniform(&rng) - 0.5;
+    err = mc_topk_run(w->tk, deflated_apply, &c, v, 1, w->tol, w->max_mv, &stop, &o);
+    info->matvecs += o.matvecs;
+    *ok = err == IRCG_OK &&
+          (o.nsv == 0 || ((o.exhausted || o.basis >= VERIFY_MIN_STEPS) &&
+                          sv + res <= bound));
+done:
+    free(u);
+    free(v);
+    free(c.xt);
+    free(c.h);
+    return err;
 }
 
 /* *done = 0 when the full SVD must take over. */
 static ircg_error project_partial(mp_ws *w, yop *op, mp_proj_info *info, int *done)
 {
     const mc_data *d = w->d;
-    int cap = nsv_cap(d), nsv = w->last_rank + 2, kk = -1;
+    int cap = nsv_cap(d), nsv = w->last_rank + 2, kk = -1, complete, ok;
+    double theta;
     topk_buf b = {0};
     const double *v0;
     ircg_error err = IRCG_OK;
@@ -274,7 +356,12 @@ static ircg_error project_partial(mp_ws *w, yop *op, mp_proj_info *info, int *do
             IRCG_OK)
             goto done;
         info->matvecs += o.matvecs;
-        decide(w, &o, &b, &kk);
+        decide(w, &o, &b, &kk, &theta, &complete);
+        if (kk >= 0 && !complete) {
+            err = verify(w, op, b.V, kk, theta + w->tol * b.sv[0], info, &ok);
+            if (err != IRCG_OK || !ok)
+                goto done; /* a value the first run missed: the full SVD */
+        }
         if (kk >= 0) {
             info->converged = o.converged;
             if ((err = set_pending(w, b.U, b.V, b.sp, kk)) != IRCG_OK ||

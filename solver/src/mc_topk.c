@@ -241,7 +241,7 @@ static int top_converged(mc_topk *tk, int m, int want, double beta, double tol,
         if (!(tk->rs[i] <= tol * tk->s[0]))
             ok = 0;
     }
-    return ok || (stop && stop->fn(stop->ctx, k, tk->s, tk->rs));
+    return ok || (stop && stop->fn(stop->ctx, m, k, tk->s, tk->rs));
 }
 
 static void finish(mc_topk *tk, int m, double beta, int exhausted, int converged,

@@ -41,11 +41,11 @@ typedef struct mc_topk_out {
                          returned when basis <= wanted)                    */
 } mc_topk_out;
 
-/* An earlier stop: fn sees the current top k Ritz values (descending) and
- * their residuals and returns nonzero when they already answer the
- * caller's question; the run then ends with converged = 1. */
+/* An earlier stop: fn sees the basis size m, the current top k Ritz values
+ * (descending) and their residuals and returns nonzero when they already
+ * answer the caller's question; the run then ends with converged = 1. */
 typedef struct mc_topk_stop {
-    int (*fn)(void *ctx, int k, const double *sv, const double *res);
+    int (*fn)(void *ctx, int m, int k, const double *sv, const double *res);
     void *ctx;
 } mc_topk_stop;
 

@@ -266,6 +266,35 @@ TEST(mc_proj, many_triplets_grow_or_fall_back)
     free(Xref);
 }
 
+/* Repeated values above the threshold: s = (3, 3[, 3], 1, tail) with
+ * delta = 2.  One Krylov space sees one copy only; the verification on the
+ * deflated matrix must notice the others (then the full SVD is used). */
+TEST(mc_proj, repeated_values_above_threshold)
+{
+    int n = 150, p = 110;
+    size_t np = (size_t)n * p;
+    double s[110], *M, *Xref = malloc(np * sizeof *Xref);
+
+    for (uint64_t seed = 1; seed <= 4 && !th_failed(); seed++)
+        for (int mult = 2; mult <= 3; mult++) {
+            mct_inst in;
+            proj_run r;
+            for (int i = 0; i < 110; i++)
+                s[i] = i < mult ? 3.0 : i == mult ? 1.0 : 0.5 * pow(0.9, i);
+            REQUIRE((M = designed(n, p, 110, s, seed)) != NULL);
+            REQUIRE(mct_make_full(&in, n, p, M, 2.0, IRCG_OUTER_HALF_NORM_SQ) == 0);
+            CHECK_INT(mct_proj_nuclear(n, p, M, 2.0, Xref), mult);
+            REQUIRE(project_ws(&in, IRCG_START_ZERO, NULL, 0.0, 1.0, IRCG_PROJ_PARTIAL,
+                               &r) == 0);
+            CHECK(mct_dist(r.X, Xref, np) <= 1e-9 * mct_norm(Xref, np));
+            CHECK_INT(r.nrank, mult);
+            free(r.X);
+            free(M);
+            mct_free(&in);
+        }
+    free(Xref);
+}
+
 /* Y = 0: the projection is 0 in both modes (the Lanczos sees A v = 0). */
 TEST(mc_proj, zero_matrix)
 {
