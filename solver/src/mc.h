@@ -83,6 +83,19 @@ typedef struct mc_ws {
 /* mc_problem.c */
 const mc_data *mc_data_of(const ircg_problem *pb);
 
+/* mc_start.c: a given start x0 (column-major n x p), checked finite and
+ * inside the ball ("/x0" errors), as its thin SVD: the r nonzero singular
+ * values s, left vectors U (n x m0) and right ones Vt (m0 x p, row i is
+ * v_i'); and its exact residual x0_Omega - M (nnz, CSR order). */
+typedef struct mc_given {
+    int r;
+    double *U, *s, *Vt;
+} mc_given;
+ircg_error mc_given_svd(const mc_data *d, const double *x0, mc_given *g,
+                        ircg_diag *diag);
+void mc_given_free(mc_given *g);
+void mc_given_residual(const mc_data *d, const double *x0, double *r);
+
 /* mc_kernels.c: sparse passes over Omega, threaded by chunk */
 /* y += R x and y += R' x for the sparse matrix R with values r on Omega */
 void mc_spmv(const mc_exec *ex, const double *r, const double *x, double *y);

@@ -3,7 +3,6 @@
  * cycle, start points, the step and the objective values.
  */
 #include <cblas.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,65 +81,38 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
     return mc_exec_init(&w->ex, d, s->threads);
 }
 
-/* settings.x0 (column-major n x p) as atoms from its SVD; the residuals are
- * taken from the entries themselves, which is exact. */
+/* settings.x0 (column-major n x p) as atoms from its SVD (mc_start.c). */
 static ircg_error start_given(mc_ws *w, const double *x0, ircg_diag *diag)
 {
     const mc_data *d = w->d;
-    size_t np = (size_t)d->n * d->p;
     int m0 = d->m0;
-    double *A = malloc(np * sizeof *A), *s = malloc(2 * (size_t)m0 * sizeof *s);
-    double *Us = malloc((size_t)d->n * m0 * sizeof *Us);
-    double *Vt = malloc((size_t)m0 * d->p * sizeof *Vt), nuc = 0;
-    ircg_error err = ircg_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    mc_given g;
+    ircg_error err = mc_given_svd(d, x0, &g, diag);
 
-    if (!A || !s || !Us || !Vt)
-        goto done;
-    for (size_t e = 0; e < np; e++)
-        if (!isfinite(x0[e])) {
-            err = ircg_fail(diag, IRCG_ERR_INVALID, "/x0", "x0 has a non-finite entry");
-            goto done;
-        }
-    memcpy(A, x0, np * sizeof *A);
-    if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'S', d->n, d->p, A, d->n, s, Us, d->n,
-                       Vt, m0, s + m0) != 0) {
-        err = ircg_fail(diag, IRCG_ERR_NUMERICAL, "/x0", "SVD of x0 failed");
-        goto done;
-    }
-    for (int i = 0; i < m0; i++)
-        nuc += s[i];
-    if (nuc > d->delta * (1 + 1e-12)) {
-        err = ircg_fail(diag, IRCG_ERR_INVALID, "/x0",
-                        "x0 lies outside the nuclear ball: ||x0||_* = %.17g > "
-                        "delta = %.17g", nuc, d->delta);
-        goto done;
-    }
-    for (int i = 0; i < m0 && s[i] > 0; i++) {
+    if (err != IRCG_OK)
+        return err;
+    err = ircg_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    for (int i = 0; i < g.r; i++) {
         double *v = w->tp;
         for (int j = 0; j < d->p; j++)
-            v[j] = Vt[i + (size_t)j * m0];
+            v[j] = g.Vt[i + (size_t)j * m0];
         if (mc_factors_reserve(w, w->k + 1) != IRCG_OK)
             goto done;
         int k = w->k;
         if (k > 0) {
             cblas_dgemv(CblasColMajor, CblasTrans, d->n, k, 1.0, w->P, d->n,
-                        Us + (size_t)i * d->n, 1, 0.0, w->Pu, 1);
+                        g.U + (size_t)i * d->n, 1, 0.0, w->Pu, 1);
             cblas_dgemv(CblasColMajor, CblasTrans, d->p, k, 1.0, w->Q, d->p, v, 1,
                         0.0, w->Qv, 1);
         }
-        if (mc_append_atom(w, Us + (size_t)i * d->n, v) != IRCG_OK)
+        if (mc_append_atom(w, g.U + (size_t)i * d->n, v) != IRCG_OK)
             goto done;
-        w->x.K[k + (size_t)k * w->cap] = w->z.K[k + (size_t)k * w->cap] = s[i];
+        w->x.K[k + (size_t)k * w->cap] = w->z.K[k + (size_t)k * w->cap] = g.s[i];
     }
-    for (int i = 0; i < d->n; i++)
-        for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++)
-            w->x.r[e] = x0[i + (size_t)d->col[e] * d->n] - d->m[e];
+    mc_given_residual(d, x0, w->x.r);
     err = IRCG_OK;
 done:
-    free(A);
-    free(s);
-    free(Us);
-    free(Vt);
+    mc_given_free(&g);
     return err;
 }
 

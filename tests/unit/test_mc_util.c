@@ -172,3 +172,105 @@ int mct_svd(int n, int p, const double *A, double *s, double *u1, double *v1)
     free(sup);
     return rc;
 }
+
+static int cmp_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+/* s onto {x >= 0, sum x <= delta}: max(s, 0) when that sums to <= delta,
+ * else max(s - theta, 0) with theta from the sorted values (Held, Wolfe and
+ * Crowder 1974; Duchi et al. 2008). */
+static void proj_simplex_ineq(double *s, int m, double delta)
+{
+    double *u = malloc((size_t)m * sizeof *u), tot = 0, cs = 0, theta = 0;
+    for (int i = 0; i < m; i++) {
+        s[i] = fmax(s[i], 0.0);
+        tot += s[i];
+    }
+    if (tot > delta) {
+        memcpy(u, s, (size_t)m * sizeof *u);
+        qsort(u, (size_t)m, sizeof *u, cmp_desc);
+        for (int j = 0; j < m; j++) {
+            cs += u[j];
+            if (u[j] - (cs - delta) / (j + 1) > 0)
+                theta = (cs - delta) / (j + 1);
+        }
+        for (int i = 0; i < m; i++)
+            s[i] = fmax(s[i] - theta, 0.0);
+    }
+    free(u);
+}
+
+int mct_proj_nuclear(int n, int p, const double *Y, double delta, double *X)
+{
+    int m = n < p ? n : p, rank = -1;
+    double *T = malloc((size_t)n * p * sizeof *T), *s = malloc((size_t)m * sizeof *s);
+    double *U = malloc((size_t)n * m * sizeof *U), *Vt = malloc((size_t)m * p * sizeof *Vt);
+    double *sup = malloc((size_t)m * sizeof *sup);
+
+    memcpy(T, Y, (size_t)n * p * sizeof *T);
+    if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'S', n, p, T, n, s, U, n, Vt, m, sup) == 0) {
+        proj_simplex_ineq(s, m, delta);
+        memset(X, 0, (size_t)n * p * sizeof *X);
+        rank = 0;
+        for (int l = 0; l < m; l++) {
+            if (s[l] <= 0)
+                continue;
+            if (s[l] > 1e-12 * s[0])
+                rank++;
+            for (int j = 0; j < p; j++)
+                for (int i = 0; i < n; i++)
+                    X[i + (size_t)j * n] += s[l] * U[i + (size_t)l * n] * Vt[l + (size_t)j * m];
+        }
+    }
+    free(T);
+    free(s);
+    free(U);
+    free(Vt);
+    free(sup);
+    return rank;
+}
+
+int mct_orth(int n, int k, uint64_t *seed, double *Q)
+{
+    double *tau = malloc((size_t)k * sizeof *tau);
+    int rc;
+    for (size_t e = 0; e < (size_t)n * k; e++)
+        Q[e] = mct_urand(seed);
+    rc = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, n, k, Q, n, tau) ||
+         LAPACKE_dorgqr(LAPACK_COL_MAJOR, n, k, k, Q, n, tau);
+    free(tau);
+    return rc;
+}
+
+int mct_with_spectrum(int n, int p, int k, const double *s, uint64_t seed, double *A)
+{
+    double *U = malloc((size_t)n * k * sizeof *U), *V = malloc((size_t)p * k * sizeof *V);
+    int rc = mct_orth(n, k, &seed, U) || mct_orth(p, k, &seed, V);
+    memset(A, 0, (size_t)n * p * sizeof *A);
+    for (int l = 0; l < k && !rc; l++)
+        for (int j = 0; j < p; j++)
+            for (int i = 0; i < n; i++)
+                A[i + (size_t)j * n] += s[l] * U[i + (size_t)l * n] * V[j + (size_t)l * p];
+    free(U);
+    free(V);
+    return rc;
+}
+
+double mct_dist(const double *A, const double *B, size_t n)
+{
+    long double s = 0;
+    for (size_t e = 0; e < n; e++)
+        s += (long double)(A[e] - B[e]) * (A[e] - B[e]);
+    return sqrt((double)s);
+}
+
+double mct_norm(const double *A, size_t n)
+{
+    long double s = 0;
+    for (size_t e = 0; e < n; e++)
+        s += (long double)A[e] * A[e];
+    return sqrt((double)s);
+}

@@ -40,4 +40,19 @@ double mct_dot(const double *a, const double *b, size_t n);
  * returns 0 on success. */
 int mct_svd(int n, int p, const double *A, double *s, double *u1, double *v1);
 
+/* Euclidean projection of Y (n x p) onto {||X||_* <= delta} by a full
+ * LAPACK SVD and a sort-based projection of the singular values onto
+ * {s >= 0, sum s <= delta}; X may alias Y.  Returns the numerical rank
+ * of X (projected values above 1e-12 times the largest; rounding leaves
+ * tiny positive ones), or -1 on failure. */
+int mct_proj_nuclear(int n, int p, const double *Y, double delta, double *X);
+/* Q (n x k, n >= k) with orthonormal columns from random entries. */
+int mct_orth(int n, int k, uint64_t *seed, double *Q);
+/* A = U diag(s) V' with random orthonormal U (n x k) and V (p x k). */
+int mct_with_spectrum(int n, int p, int k, const double *s, uint64_t seed,
+                      double *A);
+/* ||A - B||_F and ||B||_F over n entries */
+double mct_dist(const double *A, const double *B, size_t n);
+double mct_norm(const double *A, size_t n);
+
 #endif
