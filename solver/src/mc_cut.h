@@ -1,6 +1,6 @@
 /*
  * mc_cut.h -- internals of CG-BiO's oracle on the nuclear ball (the paper's
- * SNB-LO and NB-BLO, Appendix A.2), shared by mc_cut.c (the oracle on the
+ * SNB-LO and NB-BLO, appendix subsec:SNNB), shared by mc_cut.c (the oracle on the
  * implicit operators), mc_cut_space.c (singular subspaces by deflated
  * Lanczos) and mc_nbblo.c (the problem restricted to a small subspace).
  *
@@ -29,7 +29,7 @@
  *   purpose: an extra vector only enlarges the restricted problem.
  * - MC_CUT_TAU_FACE: in the restricted problem at the refined multiplier,
  *   singular values within this of the top one form the optimal face of
- *   Lemma A.3.  The Grams give them to about 1e-15 relative. */
+ *   Lemma "argminNB".  The Grams give them to about 1e-15 relative. */
 #define MC_CUT_TAU_SPACE 1e-4
 #define MC_CUT_TAU_FACE 1e-9
 
@@ -103,11 +103,11 @@ typedef struct nb_sol {
     double sigma;    /* sigma_max((C + lambda A) R), or of A R             */
 } nb_sol;
 
-/* NB-BLO (Algorithm A.1) on span R: the point of the face
+/* NB-BLO on span R: the point of the face
  * argmin { <P, V> : ||V||_* <= delta } minimizing <Q, V> with P = A and
  * Q = C, the case where Slater's condition fails. */
 ircg_error nb_face_of_A(const nb_red *r, nb_sol *out);
-/* SNB-LO (Algorithm A.2) on span R when Slater's condition holds there:
+/* SNB-LO on span R when Slater's condition holds there:
  * the multiplier by bisection on the sign of a subgradient of the dual, then
  * NB-BLO at it with the rank-2 correction.  IRCG_ERR_NUMERICAL when the
  * restricted problem has no Slater point (span R lacks a feasible vertex). */

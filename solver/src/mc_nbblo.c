@@ -1,11 +1,11 @@
 /*
- * mc_nbblo.c -- SNB-LO and NB-BLO (the paper's Algorithms A.1 and A.2) on
+ * mc_nbblo.c -- SNB-LO and NB-BLO (the algorithms of the paper's appendix subsec:SNNB) on
  * span R, from the k x k Grams of C R and A R (see mc_cut.h).  Everything
  * here is dense k x k work, k <= 6, so the multiplier can be refined to the
  * last bit instead of the sqrt(eps) that Brent's search on the implicit
  * operator reaches.
  *
- * For unit y in R^k and P = ps C + pt A, the vertex of Lemma A.3 is
+ * For unit y in R^k and P = ps C + pt A, the vertex of Lemma "argminNB" is
  * V(y) = -delta u (R y)' with u = P R y / ||P R y||, and for Q = qs C + qt A
  *   <Q, V(y)> = -delta y' (QR)'(PR) y / sqrt(y' (PR)'(PR) y).
  *
@@ -103,7 +103,7 @@ static ircg_error top_of(const nb_red *r, double ps, double pt, double *y,
 }
 
 /* NB-BLO(P, Q) on span R: E = the top eigenvectors of (PR)'(PR) whose
- * square roots lie within MC_CUT_TAU_FACE of sigma_max (Lemma A.3's E_1),
+ * square roots lie within MC_CUT_TAU_FACE of sigma_max (the E_1 of Lemma "argminNB"),
  * S = E' sym((QR)'(PR)) E; yt (top eigenvector of S, mapped back) gives the
  * face's minimizer of <Q, V>, yb (bottom) its maximizer. */
 static ircg_error face(const nb_red *r, double ps, double pt, double qs, double qt,
