@@ -59,6 +59,9 @@ void ls_matvec(const ls_data *d, const double *x, double *y);
 void ls_rmatvec(const ls_data *d, const double *r, double *y);
 /* r = A x - b. */
 void ls_residual(const ls_data *d, const double *x, double *r);
+/* r = A v - b for an LMO vertex v (ls_oracle.c): one column of a dense A
+ * when v is a vertex of the l1 ball or the simplex, else a product. */
+void ls_vertex_residual(const ls_data *d, const double *v, double *rv);
 /* y = Q x (QUADRATIC only). */
 void ls_qmatvec(const ls_data *d, const double *x, double *y);
 

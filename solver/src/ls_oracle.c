@@ -125,7 +125,7 @@ fail:
 
 /* r_v = A v - b.  The vertices of the l1 ball and the simplex are 1-sparse:
  * for dense A that is one column, O(m) instead of a product. */
-static void vertex_residual(const ls_data *d, const double *v, double *rv)
+void ls_vertex_residual(const ls_data *d, const double *v, double *rv)
 {
     int j = -1;
     if (d->A && (d->dom.kind == IRCG_DOMAIN_L1_BALL ||
@@ -151,7 +151,7 @@ static ircg_error ls_lmo(void *p, double sigma, ircg_dir *dir)
     ls_rmatvec(d, w->rx, w->g);
     ls_f_grad_add(d, sigma, w->x, w->qx, w->g);
     ircg_domain_lmo(&d->dom, w->g, d->n, w->v);
-    vertex_residual(d, w->v, w->rv);
+    ls_vertex_residual(d, w->v, w->rv);
     if (ls_has_q(w))
         ls_qmatvec(d, w->v, w->qv);
     for (int i = 0; i < d->n; i++) {

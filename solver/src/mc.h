@@ -78,6 +78,8 @@ typedef struct mc_ws {
     int use_arpack;         /* internal knob: ARPACK instead of mc_lanczos
                                (measured slower, see mc_arpack.h)          */
     double *tn2;            /* n, scratch of the ARPACK path               */
+    struct mc_cut *cut;     /* CG-BiO's oracle: its pending vertex and
+                               scratch (mc_cut.c), NULL until first used  */
 } mc_ws;
 
 /* mc_problem.c */
@@ -140,11 +142,19 @@ typedef struct mc_grad_ctx {
 } mc_grad_ctx;
 void mc_grad_op(void *ctx, int trans, const double *x, double *y);
 ircg_error mc_lmo(void *ws, double sigma, ircg_dir *dir);
+/* Make -delta u v' (unit u, v) the vertex of the next mc_step, as mc_lmo
+ * leaves it (u, v, P'u, Q'v, have_dir). */
+void mc_set_vertex(mc_ws *w, const double *u, const double *v);
 ircg_error mc_grad_singular_values(void *ws, int k, double *sv);
 
-/* mc_cut.c: CG-BiO's oracle (SNB-LO / NB-BLO) */
+/* mc_cut.c: CG-BiO's oracle (SNB-LO / NB-BLO); its state is w->cut */
 ircg_error mc_lmo_cut(void *ws, double slack, ircg_cut_info *info);
 ircg_error mc_cut_step(void *ws, double gamma);
+void mc_cut_free(struct mc_cut *c);
+
+/* mc_ops.c */
+ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
+                   double cx_new);
 
 /* mc_state.c */
 ircg_error mc_save(void *ws, ircg_buf *out);

@@ -162,6 +162,22 @@ ircg_error mc_lmo(void *ws, double sigma, ircg_dir *dir)
     return IRCG_OK;
 }
 
+void mc_set_vertex(mc_ws *w, const double *u, const double *v)
+{
+    const mc_data *d = w->d;
+
+    memcpy(w->u, u, (size_t)d->n * sizeof *u);
+    memcpy(w->v, v, (size_t)d->p * sizeof *v);
+    if (w->k > 0) {
+        cblas_dgemv(CblasColMajor, CblasTrans, d->n, w->k, 1.0, w->P, d->n, w->u, 1,
+                    0.0, w->Pu, 1);
+        cblas_dgemv(CblasColMajor, CblasTrans, d->p, w->k, 1.0, w->Q, d->p, w->v, 1,
+                    0.0, w->Qv, 1);
+    }
+    w->pre_valid = 0; /* R v was for the old v */
+    w->have_v = w->have_dir = 1;
+}
+
 ircg_error mc_grad_singular_values(void *ws, int k, double *sv)
 {
     mc_ws *w = ws;

@@ -19,6 +19,7 @@ static void mc_destroy(void *ws)
         return;
     mc_exec_free(&w->ex);
     mc_lanczos_free(w->lz);
+    mc_cut_free(w->cut);
     free(w->P);
     free(w->Q);
     free(w->GP);
@@ -147,8 +148,8 @@ fail:
     return err;
 }
 
-static ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
-                          double cx_new)
+ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
+                   double cx_new)
 {
     mc_ws *w = ws;
     double a1 = 1.0 - alpha, dl = w->d->delta;
