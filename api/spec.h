@@ -2,11 +2,13 @@
  * spec.h -- the job specification: JSON -> validated problem and settings.
  *
  * One JSON document describes a job (problem + data, algorithm, output,
- * reference).  api_spec_parse() checks every member, collects ALL errors as
- * (JSON pointer, reason) pairs, and -- when the spec is valid -- has already
- * built the ircg_problem and checked the settings against it with a trial
- * ircg_solver_new(), so a spec that validates does not fail later for a
- * reason validation could have caught.  See api/SPEC.md for the members.
+ * reference).  api_spec_parse() checks every member and collects ALL
+ * errors as (JSON pointer, reason) pairs: first the shape and ranges of
+ * every member, then, for each section whose own members were clean, the
+ * checks that need data (files, dimensions, the problem's constructor, x0,
+ * a trial ircg_solver_new()).  A spec that validates has its ircg_problem
+ * built and does not fail later for a reason validation could have caught.
+ * See api/SPEC.md for the members and their bounds.
  *
  * Thread safety: distinct specs may be parsed on distinct threads (no
  * cJSON_GetErrorPtr, no globals).  Depends on libircg and cJSON only.

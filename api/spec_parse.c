@@ -1,7 +1,8 @@
 /*
  * spec_parse.c -- the entry point: JSON text -> api_spec.  Parses the
- * top level, "algorithm", "output" and "reference"; the problem sections
- * live in spec_problem_mc.c and spec_problem_ls.c.
+ * top level, "output" and "reference", and runs the build stage of each
+ * section; the problem sections live in spec_problem_mc.c and
+ * spec_problem_ls.c, the algorithm in spec_algorithm.c.
  */
 #include <math.h>
 #include <stdlib.h>
