@@ -20,26 +20,41 @@ extern "C" {
 typedef struct api_result {
     const ircg_info *info;          /* required                              */
     ircg_error error;               /* IRCG_OK unless the solve failed       */
-    const char *error_message;      /* NULL, or why it failed                */
+    const char *error_message;      /* NULL or "": a message naming the code
+                                       and the iteration is written instead */
     const ircg_reference_info *reference; /* NULL unless computed            */
     double g_opt;                   /* NaN = unknown                         */
-    const ircg_iterate *x, *z;      /* last and averaged iterate; may be NULL*/
+    const ircg_iterate *x, *z;      /* may be NULL; see below                */
+    const ircg_settings *settings;  /* the solver's settings: NULL writes
+                                       "algorithm": null and leaves out the
+                                       members of the baselines            */
 } api_result;
 
-/* {"status", "error", "iterations", "setup_seconds", "solve_seconds",
- *  "lmo_seconds", "lmo_matvecs", "g_x", "f_x", "g_z", "f_z", "gap", "sigma",
- *  "rank", "g_opt", "g_gap_x", "g_gap_z", "reference"{...}, "x"{...},
- *  "z"{...}}.  An iterate is {"kind":"vector","n","values"} (least squares)
- * or {"kind":"factored","n_rows","n_cols","a0","x0_diag"{"length",
+/* {"status", "error", "algorithm", "iterations", "setup_seconds",
+ *  "solve_seconds", "lmo_seconds", "lmo_matvecs", "lmo_unconverged", "g_x",
+ *  "f_x", "g_z", "f_z", "gap", "sigma", "rank", "g_opt", "g_gap_x",
+ *  "g_gap_z", "projections"{"mode","partial","full"} (irpg, bisg),
+ *  "warmup_iterations", "warmup_seconds" (cgbio), "reference"{...},
+ *  "x"{...}, "z"{...}}.
+ * x and z per algorithm: IR-CG: the last iterate x_t and the averaged z_t;
+ * IR-PG and CG-BiO: x_t, with z = x; Bi-SG: x is the feasible y_k and z the
+ * point x_k after the outer step (possibly outside X).
+ * An iterate is {"kind":"vector","n","values"} (least squares) or
+ * {"kind":"factored","n_rows","n_cols","a0","x0_diag"{"length",
  * "value"|"values"},"rank","w","P"[k columns of n],"Q"[k columns of p],
  * "dense"[n rows of p] only when the iterate carries it}.  NULL when out of
  * memory. */
 char *api_result_json(const api_result *r);
 
-/* Trace rows, one per ircg_iter_info.  The CSV header (with '\n'): */
+/* Trace rows, one per ircg_iter_info.  The CSV header (with '\n'):
+ * t,elapsed,sigma,alpha,g_x,f_x,g_z,f_z,gap,g_gap_x,g_gap_z,lmo_seconds,
+ * lmo_matvecs,top_sv,rank,lmo_converged,backtracks,proj_full,lambda
+ * (lmo_converged and proj_full are 0 or 1). */
 extern const char API_TRACE_CSV_HEADER[];
+/* The longest row either function writes, with its '\n' but not its NUL. */
+#define API_TRACE_ROW_MAX 640
 /* snprintf-style: write one row (ending in '\n') into buf; returns the
- * length it needs (excluding the NUL).  512 bytes always suffice. */
+ * length it needs (excluding the NUL), at most API_TRACE_ROW_MAX. */
 int api_trace_csv_row(char *buf, size_t n, const ircg_iter_info *it);
 /* One JSON object per line (JSON lines), same members as the CSV columns. */
 int api_trace_json_row(char *buf, size_t n, const ircg_iter_info *it);

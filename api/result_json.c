@@ -165,26 +165,73 @@ static void sb_reference(sb *b, const ircg_reference_info *r)
     sb_put(b, "}", 1);
 }
 
+/* Why the solve failed, when the caller has no message: never empty. */
+static void default_message(char *buf, size_t n, ircg_error e, int64_t iterations)
+{
+    const char *why =
+        e == IRCG_ERR_NUMERICAL ? "a numerical kernel broke down (a value became NaN or "
+                                  "infinite, or a LAPACK or ARPACK call failed)"
+        : e == IRCG_ERR_NOMEM   ? "out of memory"
+        : e == IRCG_ERR_INVALID ? "invalid settings or data"
+        : e == IRCG_ERR_IO      ? "a file could not be read"
+                                : ircg_error_string(e);
+    snprintf(buf, n, "%s after %lld iterations", why, (long long)iterations);
+}
+
+static void sb_error(sb *b, const api_result *r)
+{
+    char msg[200];
+    if (r->error == IRCG_OK) {
+        sb_put(b, ",\"error\":null", 13);
+        return;
+    }
+    if (!r->error_message || !r->error_message[0])
+        default_message(msg, sizeof msg, r->error, r->info->iterations);
+    sb_put(b, ",\"error\":{\"code\":", 17);
+    sb_str(b, ircg_error_string(r->error));
+    sb_put(b, ",\"message\":", 11);
+    sb_str(b, r->error_message && r->error_message[0] ? r->error_message : msg);
+    sb_put(b, "}", 1);
+}
+
+/* What only some algorithms report. */
+static void sb_algorithm_extras(sb *b, const api_result *r)
+{
+    const ircg_info *in = r->info;
+    ircg_algorithm a = r->settings ? r->settings->algorithm : IRCG_ALG_IRCG;
+    if (!r->settings)
+        return;
+    if (a == IRCG_ALG_IRPG || a == IRCG_ALG_BISG) {
+        sb_put(b, ",\"projections\":{\"mode\":", 23);
+        sb_str(b, api_projection_name(r->settings->projection));
+        sb_printf(b, ",\"partial\":%lld,\"full\":%lld}", (long long)in->proj_partial,
+                  (long long)in->proj_full);
+    }
+    if (a == IRCG_ALG_CGBIO) {
+        sb_printf(b, ",\"warmup_iterations\":%lld", (long long)in->warmup_iterations);
+        sb_num(b, "warmup_seconds", in->warmup_seconds);
+    }
+}
+
 char *api_result_json(const api_result *r)
 {
     sb b = {0};
     const ircg_info *in = r->info;
     sb_put(&b, "{\"status\":", 10);
     sb_str(&b, ircg_status_string(in->status));
-    if (r->error != IRCG_OK) {
-        sb_put(&b, ",\"error\":{\"code\":", 17);
-        sb_str(&b, ircg_error_string(r->error));
-        sb_put(&b, ",\"message\":", 11);
-        sb_str(&b, r->error_message ? r->error_message : "");
-        sb_put(&b, "}", 1);
+    sb_error(&b, r);
+    if (r->settings) {
+        sb_put(&b, ",\"algorithm\":", 13);
+        sb_str(&b, api_algorithm_name(r->settings->algorithm));
     } else {
-        sb_put(&b, ",\"error\":null", 13);
+        sb_put(&b, ",\"algorithm\":null", 17);
     }
     sb_printf(&b, ",\"iterations\":%lld", (long long)in->iterations);
     sb_num(&b, "setup_seconds", in->setup_seconds);
     sb_num(&b, "solve_seconds", in->solve_seconds);
     sb_num(&b, "lmo_seconds", in->lmo_seconds);
     sb_printf(&b, ",\"lmo_matvecs\":%lld", (long long)in->lmo_matvecs);
+    sb_printf(&b, ",\"lmo_unconverged\":%lld", (long long)in->lmo_unconverged);
     sb_num(&b, "g_x", in->g_x);
     sb_num(&b, "f_x", in->f_x);
     sb_num(&b, "g_z", in->g_z);
@@ -195,6 +242,7 @@ char *api_result_json(const api_result *r)
     sb_num(&b, "g_opt", r->g_opt);
     sb_num(&b, "g_gap_x", in->g_gap_x);
     sb_num(&b, "g_gap_z", in->g_gap_z);
+    sb_algorithm_extras(&b, r);
     sb_reference(&b, r->reference);
     sb_iterate(&b, "x", r->x);
     sb_iterate(&b, "z", r->z);

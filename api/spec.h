@@ -2,11 +2,13 @@
  * spec.h -- the job specification: JSON -> validated problem and settings.
  *
  * One JSON document describes a job (problem + data, algorithm, output,
- * reference).  api_spec_parse() checks every member, collects ALL errors as
- * (JSON pointer, reason) pairs, and -- when the spec is valid -- has already
- * built the ircg_problem and checked the settings against it with a trial
- * ircg_solver_new(), so a spec that validates does not fail later for a
- * reason validation could have caught.  See api/SPEC.md for the members.
+ * reference).  api_spec_parse() checks every member and collects ALL
+ * errors as (JSON pointer, reason) pairs: first the shape and ranges of
+ * every member, then, for each section whose own members were clean, the
+ * checks that need data (files, dimensions, the problem's constructor, x0,
+ * a trial ircg_solver_new()).  A spec that validates has its ircg_problem
+ * built and does not fail later for a reason validation could have caught.
+ * See api/SPEC.md for the members and their bounds.
  *
  * Thread safety: distinct specs may be parsed on distinct threads (no
  * cJSON_GetErrorPtr, no globals).  Depends on libircg and cJSON only.
@@ -116,7 +118,10 @@ typedef struct api_output_spec {
     int64_t trace_every;    /* record every k-th iteration (>= 1); the
                                first and the last are always recorded   */
     int64_t snapshot_every; /* 0 = no snapshots                          */
-    int dense_iterate;      /* matrix completion: include the dense X    */
+    int dense_iterate;      /* matrix completion: include the dense X and
+                               Z.  Resolved: "dense_iterate" true, or
+                               "auto" (the default) and n_rows x n_cols
+                               <= 10^4; true is refused above 10^6     */
 } api_output_spec;
 void api_spec_output(const api_spec *s, api_output_spec *out);
 
@@ -133,6 +138,8 @@ ircg_problem_kind api_spec_kind(const api_spec *s);
 char *api_spec_normalized_json(const api_spec *s, int flags);
 
 /* Names of the enums as they appear in specs and results. */
+const char *api_algorithm_name(ircg_algorithm a);
+const char *api_projection_name(ircg_projection p);
 const char *api_step_rule_name(ircg_step_rule r);
 const char *api_outer_name(ircg_outer_kind k);
 const char *api_domain_name(ircg_domain_kind k);

@@ -125,24 +125,26 @@ static int coo_to_csr(const ircg_ratings *r, sp_ls *ls)
     return ok;
 }
 
-int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *path, sp_ls *ls)
+int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                    sp_ls *ls)
 {
     char kind[64], msg[200];
     long dims[3];
     FILE *f = fopen(path, "r");
     if (!f) {
-        sp_err(c, ptr, "cannot open %s: %s", path, strerror(errno));
+        sp_err(c, ptr, "cannot open %s: %s", name, strerror(errno));
         return 0;
     }
     long ln = mtx_header(f, kind, sizeof kind, dims, msg, sizeof msg);
     fclose(f);
     if (!ln || strcmp(kind, "coordinate") != 0) {
-        sp_err(c, ptr, "%s: %s", path,
+        sp_err(c, ptr, "%s: %s", name,
                ln ? "A must be a Matrix Market coordinate file" : msg);
         return 0;
     }
-    if (dims[0] > INT_MAX || dims[1] > INT_MAX) {
-        sp_err(c, ptr, "%s: dimensions too large", path);
+    if (dims[0] > 100000000 || dims[1] > 100000000) {
+        sp_err(c, ptr, "%s: dimensions %ld x %ld too large (at most 1e8 each)", name,
+               dims[0], dims[1]);
         return 0;
     }
     ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, (int)dims[0], (int)dims[1]};
@@ -150,10 +152,7 @@ int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *path, sp_ls *ls)
     ircg_diag d = {0};
     int ok = 0;
     if (ircg_ratings_read_file(path, &ro, &r, &d) != IRCG_OK) {
-        if (d.line > 0)
-            sp_err(c, ptr, "line %ld: %s", d.line, d.message);
-        else
-            sp_err(c, ptr, "%s", d.message[0] ? d.message : ircg_error_string(d.code));
+        sp_file_diag(c, ptr, name, &d);
     } else if (!(ok = coo_to_csr(r, ls))) {
         sp_err(c, ptr, "out of memory");
     }
@@ -191,7 +190,9 @@ static int vector_line(char *line, int coord, double **b, int64_t *n, int64_t *c
             break;
         double v = strtod(s, &end);
         if (end == s || !isfinite(v)) {
-            snprintf(msg, mn, "not a finite number: \"%.20s\"", s);
+            /* show the token alone: never the line's newline */
+            int tok = (int)strcspn(s, " \t\r\n,");
+            snprintf(msg, mn, "not a finite number: \"%.*s\"", tok < 20 ? tok : 20, s);
             return 0;
         }
         s = end;
@@ -218,8 +219,8 @@ static int vector_line(char *line, int coord, double **b, int64_t *n, int64_t *c
     return 1;
 }
 
-int sp_read_vector(sp_ctx *c, const char *ptr, const char *path, double **b,
-                   int64_t *n)
+int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                   double **b, int64_t *n)
 {
     FILE *f = fopen(path, "r");
     char line[4096], msg[200] = "";
@@ -229,7 +230,7 @@ int sp_read_vector(sp_ctx *c, const char *ptr, const char *path, double **b,
     *b = NULL;
     *n = 0;
     if (!f) {
-        sp_err(c, ptr, "cannot open %s: %s", path, strerror(errno));
+        sp_err(c, ptr, "cannot open %s: %s", name, strerror(errno));
         return 0;
     }
     if (fgets(line, sizeof line, f) && strncmp(line, "%%MatrixMarket", 14) == 0) {
@@ -266,9 +267,9 @@ int sp_read_vector(sp_ctx *c, const char *ptr, const char *path, double **b,
     }
     if (!ok) {
         if (ln)
-            sp_err(c, ptr, "line %ld: %s", ln, msg);
+            sp_err(c, ptr, "%s: line %ld: %s", name, ln, msg);
         else
-            sp_err(c, ptr, "%s", msg);
+            sp_err(c, ptr, "%s: %s", name, msg);
         free(*b);
         *b = NULL;
     }

@@ -12,6 +12,17 @@
 
 #define SP_PTR 256 /* room for a JSON pointer */
 
+/* Magnitude bounds that keep every quantity the solver forms finite (see
+ * api/SPEC.md "Limits" for the budget): data values (A, b, c, Q, q,
+ * ratings, rating scales, noise, x0) and scales (radii, delta, box bounds,
+ * varsigma). */
+#define SP_MAX_VALUE 1e30
+#define SP_MAX_SCALE 1e12
+/* Dense iterates of matrix completion: included by default ("auto") up to
+ * SP_DENSE_AUTO entries, on request up to SP_DENSE_MAX entries. */
+#define SP_DENSE_AUTO 10000
+#define SP_DENSE_MAX 1000000
+
 typedef enum sp_source {
     SP_SRC_FILE = 0,
     SP_SRC_INLINE,
@@ -30,6 +41,9 @@ typedef struct sp_mc {
     char *dataset_id;             /* dataset                                */
     double delta;
     ircg_outer_kind outer;
+    int data_ok;                  /* "data" parsed without errors           */
+    int model_ok;                 /* delta and outer parsed without errors  */
+    int64_t dim;                  /* after loading: n_rows x n_cols, else 0  */
 } sp_mc;
 
 /* Least squares data and model. */
@@ -54,17 +68,24 @@ typedef struct sp_ls {
     int64_t c_len, q_len;
     int Q_dim;                    /* rows of Q                              */
     int64_t b_len;                /* file: length of b as read              */
+    int m_given, n_given;         /* file: 0, or m/n the spec gives         */
+    int data_ok, domain_ok, outer_ok; /* sections parsed without errors     */
+    int loaded;                   /* m, n, A and b are known                */
 } sp_ls;
+
+typedef enum sp_dense { SP_DENSE_AUTO_MODE = 0, SP_DENSE_NO, SP_DENSE_YES } sp_dense;
 
 struct api_spec {
     ircg_problem_kind kind;
+    int typed;                    /* problem.type was recognized            */
     sp_mc mc;
     sp_ls ls;
     ircg_settings settings;       /* callback/cancel/reference unset        */
     double *x0;                   /* start {"x0": [...]}                     */
     int64_t x0_len;
     api_reference_spec ref;
-    api_output_spec output;
+    api_output_spec output;       /* dense_iterate: resolved on output     */
+    sp_dense dense;               /* "dense_iterate": "auto" | false | true */
     ircg_problem *problem;
 };
 
@@ -89,6 +110,9 @@ int sp_members(sp_ctx *c, const cJSON *obj, const char *ptr,
                const char *const *names);
 const cJSON *sp_get(const cJSON *obj, const char *name);
 
+/* The shortest text that reads back as v ("1e+12", not "1000000000000"). */
+const char *sp_num_text(char buf[32], double v);
+
 /* Typed readers: when the member is absent, *out keeps its value (the
  * default) and 0 is returned; 1 when read; -1 after an error. */
 int sp_number(sp_ctx *c, const cJSON *obj, const char *ptr, const char *name,
@@ -109,27 +133,49 @@ int sp_string(sp_ctx *c, const cJSON *obj, const char *ptr, const char *name,
 /* names is NULL-terminated; *out = the index. */
 int sp_enum(sp_ctx *c, const cJSON *obj, const char *ptr, const char *name,
             const char *const *names, int *out);
-/* A JSON array of finite numbers at item (pointer ptr); *out malloc'ed. */
+/* A JSON array of finite numbers with |v| <= SP_MAX_VALUE at item
+ * (pointer ptr); *out malloc'ed. */
 int sp_num_array(sp_ctx *c, const cJSON *item, const char *ptr, double **out,
                  int64_t *n);
 /* Integer check of a JSON value (a number with no fraction in range). */
 int sp_is_int(const cJSON *v, double lo, double hi);
 
-/* Section parsers (spec_problem_mc.c, spec_problem_ls.c, spec_parse.c). */
+/* Section parsers (spec_problem_mc.c, spec_problem_ls.c, spec_parse.c,
+ * spec_algorithm.c).  The build stage of a section (loading data, building
+ * the problem, the trial solver) runs whenever that section's own members
+ * parsed cleanly, whatever errors other sections have: all errors of a
+ * spec are reported together. */
 void sp_parse_mc(sp_ctx *c, const cJSON *pb, api_spec *s);
 void sp_parse_ls(sp_ctx *c, const cJSON *pb, api_spec *s);
-void sp_build_mc(sp_ctx *c, api_spec *s);
-void sp_build_ls(sp_ctx *c, api_spec *s);
+/* Load the data (when "data" is clean) and build the problem (when the
+ * whole section is clean); return the number of variables once the data
+ * is known (0 otherwise). */
+int64_t sp_build_mc(sp_ctx *c, api_spec *s);
+int64_t sp_build_ls(sp_ctx *c, api_spec *s);
+void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s);
+/* x0 length against dim (0 = unknown), the library's checks of the
+ * settings, and a trial solver when the problem is built. */
+void sp_build_algorithm(sp_ctx *c, api_spec *s, int64_t dim);
+cJSON *sp_norm_algorithm(const api_spec *s);
+
+/* |v| <= SP_MAX_VALUE for values read from files or generated: error at
+ * ptr naming what (e.g. "rating of user 3, item 7") when not. */
+int sp_value_ok(sp_ctx *c, const char *ptr, double v, const char *what_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* An error of a file reader at ptr: "<path>: line N: why". */
+void sp_file_diag(sp_ctx *c, const char *ptr, const char *path, const ircg_diag *d);
 
 /* Files (spec_files.c). */
 /* Resolve path against opt->base_dir, enforcing confinement; returns a
  * malloc'ed path or NULL after recording an error at ptr. */
 char *sp_resolve_path(sp_ctx *c, const char *ptr, const char *path);
-/* Matrix Market coordinate A -> CSR. */
-int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *path, sp_ls *ls);
+/* Matrix Market coordinate A -> CSR.  name is the path as the spec gives
+ * it (for messages), path the resolved one. */
+int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                    sp_ls *ls);
 /* b from Matrix Market (array or coordinate) or plain numbers. */
-int sp_read_vector(sp_ctx *c, const char *ptr, const char *path, double **b,
-                   int64_t *n);
+int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                   double **b, int64_t *n);
 
 /* Map an ircg_diag of a constructor onto the spec: field "/x" under base. */
 void sp_diag(sp_ctx *c, const char *base, const ircg_diag *d);

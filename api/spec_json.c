@@ -127,19 +127,31 @@ int sp_number(sp_ctx *c, const cJSON *obj, const char *ptr, const char *name,
     return 1;
 }
 
+/* The shortest text that reads back as v: "1e+12", not "1000000000000". */
+const char *sp_num_text(char buf[32], double v)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, 32, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
 /* "in (0, 1)", "> 0", ">= 1" ... for the message. */
 static void range_text(char *buf, size_t n, double lo, int lo_open, double hi,
                        int hi_open)
 {
+    char a[32], b[32];
     if (isinf(lo) && isinf(hi))
         snprintf(buf, n, "finite");
     else if (isinf(hi))
-        snprintf(buf, n, "%s %.17g", lo_open ? ">" : ">=", lo);
+        snprintf(buf, n, "%s %s", lo_open ? ">" : ">=", sp_num_text(a, lo));
     else if (isinf(lo))
-        snprintf(buf, n, "%s %.17g", hi_open ? "<" : "<=", hi);
+        snprintf(buf, n, "%s %s", hi_open ? "<" : "<=", sp_num_text(b, hi));
     else
-        snprintf(buf, n, "in %c%.17g, %.17g%c", lo_open ? '(' : '[', lo, hi,
-                 hi_open ? ')' : ']');
+        snprintf(buf, n, "in %c%s, %s%c", lo_open ? '(' : '[', sp_num_text(a, lo),
+                 sp_num_text(b, hi), hi_open ? ')' : ']');
 }
 
 int sp_number_in(sp_ctx *c, const cJSON *obj, const char *ptr,
@@ -156,7 +168,8 @@ int sp_number_in(sp_ctx *c, const cJSON *obj, const char *ptr,
         char p[SP_PTR], rt[96];
         sp_ptr(p, ptr, name);
         range_text(rt, sizeof rt, lo, lo_open, hi, hi_open);
-        sp_err(c, p, "out of range: must be %s, got %.17g", rt, v);
+        char got[32];
+        sp_err(c, p, "out of range: must be %s, got %s", rt, sp_num_text(got, v));
         return -1;
     }
     *out = v;
@@ -179,11 +192,11 @@ int sp_int64_in(sp_ctx *c, const cJSON *obj, const char *ptr,
         return r;
     char p[SP_PTR];
     sp_ptr(p, ptr, name);
-    if (v != floor(v) || fabs(v) > 9007199254740992.0) {
+    if (v != floor(v)) {
         sp_err(c, p, "wrong type: expected an integer, got %.17g", v);
         return -1;
     }
-    if (v < (double)lo || v > (double)hi) {
+    if (v < (double)lo || v > (double)hi) { /* also beyond 2^53: 1e300 */
         sp_err(c, p, "out of range: must be in [%lld, %lld], got %.17g",
                (long long)lo, (long long)hi, v);
         return -1;
@@ -288,6 +301,13 @@ int sp_num_array(sp_ctx *c, const cJSON *item, const char *ptr, double **out,
             ok = 0;
             continue;
         }
+        if (fabs(e->valuedouble) > SP_MAX_VALUE) {
+            sp_ptr_idx(p, ptr, i);
+            sp_err(c, p, "out of range: |value| must be <= %g, got %.17g", SP_MAX_VALUE,
+                   e->valuedouble);
+            ok = 0;
+            continue;
+        }
         v[i] = e->valuedouble;
     }
     if (!ok) {
@@ -299,12 +319,43 @@ int sp_num_array(sp_ctx *c, const cJSON *item, const char *ptr, double **out,
     return 1;
 }
 
+/* The library's readers already start their messages with "line N: ";
+ * add it only when missing. */
+static int says_line(const ircg_diag *d)
+{
+    return d->line <= 0 || strncmp(d->message, "line ", 5) == 0;
+}
+
 void sp_diag(sp_ctx *c, const char *base, const ircg_diag *d)
 {
     char p[SP_PTR];
     snprintf(p, sizeof p, "%s%s", base, d->field);
-    if (d->line > 0)
+    if (!says_line(d))
         sp_err(c, p, "line %ld: %s", d->line, d->message);
     else
         sp_err(c, p, "%s", d->message[0] ? d->message : ircg_error_string(d->code));
+}
+
+void sp_file_diag(sp_ctx *c, const char *ptr, const char *path, const ircg_diag *d)
+{
+    const char *why = d->message[0] ? d->message : ircg_error_string(d->code);
+    if (!says_line(d))
+        sp_err(c, ptr, "%s: line %ld: %s", path, d->line, why);
+    else
+        sp_err(c, ptr, "%s: %s", path, why);
+}
+
+int sp_value_ok(sp_ctx *c, const char *ptr, double v, const char *what_fmt, ...)
+{
+    if (isfinite(v) && fabs(v) <= SP_MAX_VALUE)
+        return 1;
+    char what[160];
+    va_list ap;
+    va_start(ap, what_fmt);
+    vsnprintf(what, sizeof what, what_fmt, ap);
+    va_end(ap);
+    char got[32];
+    sp_err(c, ptr, "out of range: %s is %s, |value| must be <= %g", what,
+           sp_num_text(got, v), SP_MAX_VALUE);
+    return 0;
 }

@@ -126,6 +126,12 @@ static cJSON *ls_data(const sp_ls *ls, int summarize)
             cJSON_AddStringToObject(d, "b_path", ls->b_path);
         else
             cJSON_AddItemToObject(d, "b", num_array(ls->b, ls->b_len));
+        /* the dimensions read (or, unbuilt, those the spec gave) */
+        int m = ls->loaded ? ls->m : ls->m_given, n = ls->loaded ? ls->n : ls->n_given;
+        if (m > 0)
+            cJSON_AddNumberToObject(d, "m", m);
+        if (n > 0)
+            cJSON_AddNumberToObject(d, "n", n);
         return d;
     }
     int64_t size = ls->a_kind == SP_A_DENSE ? (int64_t)ls->m * ls->n : 2 * ls->rowptr[ls->m];
@@ -179,29 +185,6 @@ cJSON *sp_norm_problem(const api_spec *s, int summarize)
     return p;
 }
 
-static cJSON *norm_algorithm(const api_spec *s)
-{
-    const ircg_settings *st = &s->settings;
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "name", "ircg");
-    cJSON_AddStringToObject(a, "step_rule", api_step_rule_name(st->step_rule));
-    cJSON_AddNumberToObject(a, "varsigma", st->varsigma);
-    cJSON_AddNumberToObject(a, "p", st->p);
-    if (st->start == IRCG_START_GIVEN) {
-        cJSON *x = cJSON_AddObjectToObject(a, "start");
-        cJSON_AddItemToObject(x, "x0", num_array(s->x0, s->x0_len));
-    } else {
-        cJSON_AddStringToObject(a, "start", st->start == IRCG_START_ZERO ? "zero" : "default");
-    }
-    cJSON_AddNumberToObject(a, "max_iter", (double)st->max_iter);
-    cJSON_AddNumberToObject(a, "time_limit", st->time_limit);
-    cJSON_AddNumberToObject(a, "gap_tol", st->gap_tol);
-    cJSON_AddNumberToObject(a, "lmo_tol", st->lmo_tol);
-    cJSON_AddNumberToObject(a, "lmo_max_matvecs", st->lmo_max_matvecs);
-    cJSON_AddNumberToObject(a, "threads", st->threads);
-    return a;
-}
-
 static cJSON *norm_reference(const api_spec *s)
 {
     const api_reference_spec *r = &s->ref;
@@ -225,11 +208,14 @@ char *api_spec_normalized_json(const api_spec *s, int flags)
     if (!root)
         return NULL;
     cJSON_AddItemToObject(root, "problem", sp_norm_problem(s, flags & API_NORM_SUMMARIZE));
-    cJSON_AddItemToObject(root, "algorithm", norm_algorithm(s));
+    cJSON_AddItemToObject(root, "algorithm", sp_norm_algorithm(s));
     cJSON *o = cJSON_AddObjectToObject(root, "output");
     cJSON_AddNumberToObject(o, "trace_every", (double)s->output.trace_every);
     cJSON_AddNumberToObject(o, "snapshot_every", (double)s->output.snapshot_every);
-    cJSON_AddBoolToObject(o, "dense_iterate", s->output.dense_iterate);
+    if (s->dense == SP_DENSE_AUTO_MODE)
+        cJSON_AddStringToObject(o, "dense_iterate", "auto");
+    else
+        cJSON_AddBoolToObject(o, "dense_iterate", s->dense == SP_DENSE_YES);
     cJSON_AddItemToObject(root, "reference", norm_reference(s));
     out = cJSON_Print(root);
     cJSON_Delete(root);

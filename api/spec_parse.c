@@ -1,7 +1,8 @@
 /*
  * spec_parse.c -- the entry point: JSON text -> api_spec.  Parses the
- * top level, "algorithm", "output" and "reference"; the problem sections
- * live in spec_problem_mc.c and spec_problem_ls.c.
+ * top level, "output" and "reference", and runs the build stage of each
+ * section; the problem sections live in spec_problem_mc.c and
+ * spec_problem_ls.c, the algorithm in spec_algorithm.c.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -11,75 +12,20 @@
 
 static const char *const TOP_MEMBERS[] = {"problem", "algorithm", "output",
                                           "reference", NULL};
-static const char *const ALG_MEMBERS[] = {
-    "name", "step_rule", "varsigma", "p", "start", "max_iter", "time_limit",
-    "gap_tol", "lmo_tol", "lmo_max_matvecs", "threads", NULL};
-static const char *const ALG_NAMES[] = {"ircg", "cgbio", "irpg", "bisg", NULL};
-static const char *const STEP_NAMES[] = {"open_loop", "closed_loop",
-                                         "line_search", NULL};
-static const char *const START_NAMES[] = {"default", "zero", NULL};
 static const char *const OUT_MEMBERS[] = {"trace_every", "snapshot_every",
                                           "dense_iterate", NULL};
 static const char *const REF_MEMBERS[] = {"compute", "tol", "max_iter",
                                           "time_limit", "lmo_tol", "g_opt", NULL};
 static const char *const PROBLEM_TYPES[] = {"matrix_completion",
                                             "least_squares", NULL};
+/* The members of either problem type: checked when the type is unknown. */
+static const char *const ANY_PROBLEM_MEMBERS[] = {"type", "data", "delta", "outer",
+                                                  "domain", NULL};
 
 void api_parse_options_default(api_parse_options *o)
 {
     memset(o, 0, sizeof *o);
     o->build = 1;
-}
-
-const char *api_step_rule_name(ircg_step_rule r)
-{
-    return (unsigned)r < 3 ? STEP_NAMES[r] : "unknown";
-}
-
-/* "start": "default" | "zero" | {"x0": [...]} */
-static void parse_start(sp_ctx *c, const cJSON *alg, api_spec *s)
-{
-    const cJSON *v = sp_get(alg, "start");
-    static const char *const X0_MEMBERS[] = {"x0", NULL};
-    if (!v || cJSON_IsString(v)) {
-        int k = 0;
-        if (sp_enum(c, alg, "/algorithm", "start", START_NAMES, &k) > 0)
-            s->settings.start = k == 0 ? IRCG_START_DEFAULT : IRCG_START_ZERO;
-        return;
-    }
-    if (!sp_members(c, v, "/algorithm/start", X0_MEMBERS))
-        return;
-    const cJSON *x0 = sp_get(v, "x0");
-    if (!x0) {
-        sp_err(c, "/algorithm/start/x0", "missing required member \"x0\"");
-        return;
-    }
-    if (sp_num_array(c, x0, "/algorithm/start/x0", &s->x0, &s->x0_len) > 0) {
-        s->settings.start = IRCG_START_GIVEN;
-        s->settings.x0 = s->x0;
-    }
-}
-
-static void parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s)
-{
-    ircg_settings *st = &s->settings;
-    if (!alg || !sp_members(c, alg, "/algorithm", ALG_MEMBERS))
-        return;
-    int k = 0;
-    if (sp_enum(c, alg, "/algorithm", "name", ALG_NAMES, &k) > 0 && k != 0)
-        sp_err(c, "/algorithm/name",
-               "algorithm \"%s\" is not available yet; use \"ircg\"", ALG_NAMES[k]);
-    if (sp_enum(c, alg, "/algorithm", "step_rule", STEP_NAMES, &k) > 0)
-        st->step_rule = (ircg_step_rule)k;
-    sp_number_in(c, alg, "/algorithm", "varsigma", 0, 1, INFINITY, 0, &st->varsigma);
-    sp_number_in(c, alg, "/algorithm", "p", 0, 1, 1, 1, &st->p);
-    parse_start(c, alg, s);
-    sp_int64_in(c, alg, "/algorithm", "max_iter", 1, INT64_C(1) << 53, &st->max_iter);
-    sp_number_in(c, alg, "/algorithm", "time_limit", 0, 0, INFINITY, 0, &st->time_limit);
-    sp_number_in(c, alg, "/algorithm", "gap_tol", 0, 0, INFINITY, 0, &st->gap_tol);
-    sp_number_in(c, alg, "/algorithm", "lmo_tol", 0, 1, 1, 1, &st->lmo_tol);
-    sp_int_in(c, alg, "/algorithm", "lmo_max_matvecs", 2, 1000000000, &st->lmo_max_matvecs);
-    sp_int_in(c, alg, "/algorithm", "threads", 1, 64, &st->threads);
 }
 
 static void parse_output(sp_ctx *c, const cJSON *o, api_spec *s)
@@ -90,7 +36,24 @@ static void parse_output(sp_ctx *c, const cJSON *o, api_spec *s)
                 &s->output.trace_every);
     sp_int64_in(c, o, "/output", "snapshot_every", 0, INT64_C(1) << 53,
                 &s->output.snapshot_every);
-    sp_bool(c, o, "/output", "dense_iterate", &s->output.dense_iterate);
+    const cJSON *d = sp_get(o, "dense_iterate");
+    if (cJSON_IsString(d) && d->valuestring && !strcmp(d->valuestring, "auto"))
+        s->dense = SP_DENSE_AUTO_MODE;
+    else if (cJSON_IsBool(d))
+        s->dense = cJSON_IsTrue(d) ? SP_DENSE_YES : SP_DENSE_NO;
+    else if (d)
+        sp_err(c, "/output/dense_iterate", "wrong type: expected \"auto\", true or false");
+}
+
+/* "dense_iterate": true asks for n_rows x n_cols numbers (twice: x and z);
+ * refused above SP_DENSE_MAX, once the dimensions are known. */
+static void build_output(sp_ctx *c, const api_spec *s, int64_t dim)
+{
+    if (s->kind == IRCG_PROBLEM_MATRIX_COMPLETION && s->dense == SP_DENSE_YES &&
+        dim > SP_DENSE_MAX)
+        sp_err(c, "/output/dense_iterate", "out of range: a dense iterate of %lld entries "
+               "is too large (at most %d; use the factored iterate)", (long long)dim,
+               SP_DENSE_MAX);
 }
 
 /* {"compute": bool, "tol", ...} or {"g_opt": value}: not both. */
@@ -129,12 +92,16 @@ static void parse_problem(sp_ctx *c, const cJSON *pb, api_spec *s)
         return;
     }
     if (!sp_get(pb, "type")) {
+        sp_members(c, pb, "/problem", ANY_PROBLEM_MEMBERS);
         sp_err(c, "/problem/type", "missing required member \"type\"");
         return;
     }
-    if (sp_enum(c, pb, "/problem", "type", PROBLEM_TYPES, &k) <= 0)
+    if (sp_enum(c, pb, "/problem", "type", PROBLEM_TYPES, &k) <= 0) {
+        sp_members(c, pb, "/problem", ANY_PROBLEM_MEMBERS);
         return;
+    }
     s->kind = k == 0 ? IRCG_PROBLEM_MATRIX_COMPLETION : IRCG_PROBLEM_LEAST_SQUARES;
+    s->typed = 1;
     if (k == 0)
         sp_parse_mc(c, pb, s);
     else
@@ -196,48 +163,30 @@ static cJSON *parse_text(const char *json, size_t len, sp_ctx *c)
     return NULL;
 }
 
-/* Trial run of the solver setup: catches x0 membership and any check the
- * solver does against the problem. */
-static void trial_solver(sp_ctx *c, api_spec *s)
-{
-    ircg_solver *sv = NULL;
-    ircg_diag d = {0};
-    ircg_settings st = s->settings;
-    ircg_problem_info info;
-    ircg_problem_get_info(s->problem, &info);
-    if (s->x0 && s->x0_len != info.dim) { /* the solver cannot see x0's length */
-        sp_err(c, "/algorithm/start/x0", "length %lld does not match the %lld variables%s",
-               (long long)s->x0_len, (long long)info.dim,
-               s->kind == IRCG_PROBLEM_MATRIX_COMPLETION ? " (n_rows x n_cols, column-major)" : "");
-        return;
-    }
-    if (ircg_settings_validate(&st, &d) != IRCG_OK) {
-        sp_diag(c, strcmp(d.field, "/x0") == 0 ? "/algorithm/start" : "/algorithm", &d);
-        return;
-    }
-    memset(&d, 0, sizeof d);
-    if (ircg_solver_new(s->problem, &st, &sv, &d) != IRCG_OK)
-        sp_diag(c, strcmp(d.field, "/x0") == 0 ? "/algorithm/start" : "/algorithm", &d);
-    ircg_solver_free(sv);
-}
-
+/* Shape first, section by section; then the build stage of every section
+ * whose own members were clean (so an error elsewhere never hides a bad
+ * data file, a dimension mismatch or an x0 outside X). */
 static void parse_root(sp_ctx *c, const cJSON *root, api_spec *s)
 {
     if (!sp_members(c, root, "", TOP_MEMBERS))
         return;
     parse_problem(c, sp_get(root, "problem"), s);
-    parse_algorithm(c, sp_get(root, "algorithm"), s);
+    int e0 = c->nerr;
+    sp_parse_algorithm(c, sp_get(root, "algorithm"), s);
+    int alg_ok = c->nerr == e0;
+    e0 = c->nerr;
     parse_output(c, sp_get(root, "output"), s);
+    int out_ok = c->nerr == e0;
     parse_reference(c, sp_get(root, "reference"), s);
     s->ref.settings.threads = s->settings.threads;
-    if (c->nerr || !c->opt->build)
+    if (!c->opt->build || !s->typed)
         return;
-    if (s->kind == IRCG_PROBLEM_MATRIX_COMPLETION)
-        sp_build_mc(c, s);
-    else
-        sp_build_ls(c, s);
-    if (!c->nerr && s->problem)
-        trial_solver(c, s);
+    int64_t dim = s->kind == IRCG_PROBLEM_MATRIX_COMPLETION ? sp_build_mc(c, s)
+                                                            : sp_build_ls(c, s);
+    if (alg_ok)
+        sp_build_algorithm(c, s, dim);
+    if (out_ok)
+        build_output(c, s, dim);
 }
 
 int api_spec_parse(const char *json, size_t len, const api_parse_options *opt,
@@ -304,4 +253,16 @@ void api_spec_settings(const api_spec *s, ircg_settings *out)
 }
 
 void api_spec_reference(const api_spec *s, api_reference_spec *out) { *out = s->ref; }
-void api_spec_output(const api_spec *s, api_output_spec *out) { *out = s->output; }
+/* dense_iterate resolved: "auto" means yes for small matrix completion
+ * iterates (n_rows x n_cols <= SP_DENSE_AUTO). */
+void api_spec_output(const api_spec *s, api_output_spec *out)
+{
+    *out = s->output;
+    out->dense_iterate = s->dense == SP_DENSE_YES;
+    if (s->dense == SP_DENSE_AUTO_MODE && s->problem) {
+        ircg_problem_info info;
+        ircg_problem_get_info(s->problem, &info);
+        out->dense_iterate = info.kind == IRCG_PROBLEM_MATRIX_COMPLETION &&
+                             info.dim <= SP_DENSE_AUTO;
+    }
+}

@@ -14,7 +14,8 @@ static const char *const LS_MEMBERS[] = {"type", "data", "domain", "outer", NULL
 static const char *const SOURCES[] = {"file", "inline", "synthetic", NULL};
 static const char *const INLINE_MEMBERS[] = {"source", "A", "b", "m", "n", NULL};
 static const char *const CSR_MEMBERS[] = {"format", "rowptr", "colind", "values", NULL};
-static const char *const FILE_MEMBERS[] = {"source", "A_path", "b", "b_path", NULL};
+static const char *const FILE_MEMBERS[] = {"source", "A_path", "b", "b_path", "m",
+                                           "n", NULL};
 static const char *const SYNTH_MEMBERS[] = {"source", "m", "n", "noise", "seed", NULL};
 static const char *const DOMAINS[] = {"l2_ball", "l1_ball", "simplex", "box", NULL};
 static const char *const BALL_MEMBERS[] = {"type", "radius", NULL};
@@ -216,6 +217,10 @@ static void parse_file(sp_ctx *c, const cJSON *d, sp_ls *ls)
     int64_t nb = 0;
     if (!sp_members(c, d, DP, FILE_MEMBERS))
         return;
+    /* optional; checked against the size line (the normalized spec gives
+     * the dimensions read) */
+    sp_int_in(c, d, DP, "m", 1, MAX_DIM, &ls->m_given);
+    sp_int_in(c, d, DP, "n", 1, MAX_DIM, &ls->n_given);
     if (sp_string(c, d, DP, "A_path", &a) == 0)
         sp_err(c, DP "/A_path", "missing required member \"A_path\"");
     if (a)
@@ -243,7 +248,7 @@ static void parse_synthetic(sp_ctx *c, const cJSON *d, sp_ls *ls)
         return;
     sp_int_in(c, d, DP, "m", 1, MAX_DIM, &ls->m);
     sp_int_in(c, d, DP, "n", 1, MAX_DIM, &ls->n);
-    sp_number_in(c, d, DP, "noise", 0, 0, INFINITY, 0, &ls->noise);
+    sp_number_in(c, d, DP, "noise", 0, 0, SP_MAX_VALUE, 0, &ls->noise);
     if (sp_int64_in(c, d, DP, "seed", 0, INT64_C(1) << 53, &seed) > 0)
         ls->seed = (uint64_t)seed;
     int64_t cap = c->opt->max_elements;
@@ -263,13 +268,15 @@ static void parse_domain(sp_ctx *c, const cJSON *dm, sp_ls *ls)
     if (!sp_members(c, dm, "/problem/domain", k == 3 ? BOX_MEMBERS : BALL_MEMBERS))
         return;
     if (k != 3) {
-        sp_number_in(c, dm, "/problem/domain", "radius", 0, 1, INFINITY, 0,
+        sp_number_in(c, dm, "/problem/domain", "radius", 0, 1, SP_MAX_SCALE, 0,
                      &ls->domain.radius);
         return;
     }
-    sp_number(c, dm, "/problem/domain", "lower", &ls->domain.lower);
-    sp_number(c, dm, "/problem/domain", "upper", &ls->domain.upper);
-    if (!(ls->domain.lower < ls->domain.upper))
+    int bad = sp_number_in(c, dm, "/problem/domain", "lower", -SP_MAX_SCALE, 0,
+                           SP_MAX_SCALE, 0, &ls->domain.lower) < 0;
+    bad |= sp_number_in(c, dm, "/problem/domain", "upper", -SP_MAX_SCALE, 0,
+                        SP_MAX_SCALE, 0, &ls->domain.upper) < 0;
+    if (!bad && !(ls->domain.lower < ls->domain.upper))
         sp_err(c, "/problem/domain/upper", "out of range: upper (%.17g) must be "
                "> lower (%.17g)", ls->domain.upper, ls->domain.lower);
 }
@@ -343,18 +350,9 @@ static void parse_outer(sp_ctx *c, const cJSON *o, sp_ls *ls)
         sp_num_array(c, q, "/problem/outer/q", &ls->q, &ls->q_len);
 }
 
-void sp_parse_ls(sp_ctx *c, const cJSON *pb, api_spec *s)
+static void parse_data(sp_ctx *c, const cJSON *d, sp_ls *ls)
 {
-    sp_ls *ls = &s->ls;
     int k = 0;
-    ls->domain = (ircg_domain){IRCG_DOMAIN_L2_BALL, 1, -1, 1};
-    ls->outer = IRCG_OUTER_HALF_NORM_SQ;
-    ls->seed = 1;
-    if (!sp_members(c, pb, "/problem", LS_MEMBERS))
-        return;
-    parse_domain(c, sp_get(pb, "domain"), ls);
-    parse_outer(c, sp_get(pb, "outer"), ls);
-    const cJSON *d = sp_get(pb, "data");
     if (!d) {
         sp_err(c, DP, "missing required member \"data\"");
         return;
@@ -377,7 +375,26 @@ void sp_parse_ls(sp_ctx *c, const cJSON *pb, api_spec *s)
         parse_synthetic(c, d, ls);
 }
 
-/* Lengths of c, Q, q, x0 against n (known once the data is). */
+void sp_parse_ls(sp_ctx *c, const cJSON *pb, api_spec *s)
+{
+    sp_ls *ls = &s->ls;
+    ls->domain = (ircg_domain){IRCG_DOMAIN_L2_BALL, 1, -1, 1};
+    ls->outer = IRCG_OUTER_HALF_NORM_SQ;
+    ls->seed = 1;
+    if (!sp_members(c, pb, "/problem", LS_MEMBERS))
+        return;
+    int e0 = c->nerr;
+    parse_domain(c, sp_get(pb, "domain"), ls);
+    ls->domain_ok = c->nerr == e0;
+    e0 = c->nerr;
+    parse_outer(c, sp_get(pb, "outer"), ls);
+    ls->outer_ok = c->nerr == e0;
+    e0 = c->nerr;
+    parse_data(c, sp_get(pb, "data"), ls);
+    ls->data_ok = c->nerr == e0;
+}
+
+/* Lengths of c, Q, q against n (known once the data is). */
 static void check_outer_dims(sp_ctx *c, const sp_ls *ls)
 {
     if (ls->c && ls->c_len != ls->n)
@@ -391,21 +408,49 @@ static void check_outer_dims(sp_ctx *c, const sp_ls *ls)
                (long long)ls->q_len, ls->n);
 }
 
-/* Read A (and b) from files; sizes are checked against each other. */
-static void load_files(sp_ctx *c, sp_ls *ls)
+/* Every value read from a file within SP_MAX_VALUE. */
+static int file_values_ok(sp_ctx *c, const sp_ls *ls)
 {
-    if (!sp_read_mtx_csr(c, DP "/A_path", ls->A_resolved, ls))
-        return;
+    for (int i = 0; i < ls->m; i++)
+        for (int64_t k = ls->rowptr[i]; k < ls->rowptr[i + 1]; k++)
+            if (!sp_value_ok(c, DP "/A_path", ls->val[k], "%s: entry (%d, %d)", ls->A_path,
+                             i + 1, ls->colind[k] + 1))
+                return 0;
+    for (int64_t i = 0; ls->b_resolved && i < ls->b_len; i++)
+        if (!sp_value_ok(c, DP "/b_path", ls->b[i], "%s: entry %lld", ls->b_path,
+                         (long long)i + 1))
+            return 0;
+    return 1;
+}
+
+/* Read A (and b) from files; sizes are checked against each other and
+ * against m and n when the spec gives them.  1 when all is well. */
+static int load_files(sp_ctx *c, sp_ls *ls)
+{
+    if (!sp_read_mtx_csr(c, DP "/A_path", ls->A_path, ls->A_resolved, ls))
+        return 0;
+    int ok = 1;
+    if (ls->m_given && ls->m_given != ls->m) {
+        sp_err(c, DP "/m", "m is %d but %s has %d rows", ls->m_given, ls->A_path, ls->m);
+        ok = 0;
+    }
+    if (ls->n_given && ls->n_given != ls->n) {
+        sp_err(c, DP "/n", "n is %d but %s has %d columns", ls->n_given, ls->A_path, ls->n);
+        ok = 0;
+    }
     if (ls->b_resolved) {
         free(ls->b);
         ls->b = NULL;
-        if (!sp_read_vector(c, DP "/b_path", ls->b_resolved, &ls->b, &ls->b_len))
-            return;
+        if (!sp_read_vector(c, DP "/b_path", ls->b_path, ls->b_resolved, &ls->b, &ls->b_len))
+            return 0;
     }
-    if (ls->b_len != ls->m)
+    if (ls->b_len != ls->m) {
         sp_err(c, ls->b_resolved ? DP "/b_path" : DP "/b",
                "length %lld does not match the %d rows of A",
                (long long)ls->b_len, ls->m);
+        ok = 0;
+    }
+    return file_values_ok(c, ls) && ok;
 }
 
 /* Record a constructor's diag at the spec member its field names:
@@ -424,37 +469,43 @@ static void problem_diag(sp_ctx *c, const ircg_diag *d)
     sp_diag(c, base, &m);
 }
 
-void sp_build_ls(sp_ctx *c, api_spec *s)
+/* The data first (files, generator), then -- when domain and outer are
+ * clean too -- the problem, whose constructor checks what remains (Q PSD,
+ * ...).  Returns n once the data is known. */
+int64_t sp_build_ls(sp_ctx *c, api_spec *s)
 {
     sp_ls *ls = &s->ls;
     ircg_diag d = {0};
+    int e0 = c->nerr;
+    if (!ls->data_ok)
+        return 0;
     if (ls->source == SP_SRC_SYNTHETIC &&
         ircg_synth_least_squares(ls->m, ls->n, ls->noise, ls->seed, &ls->A, &ls->b,
                                  &d) != IRCG_OK) {
         sp_diag(c, DP, &d);
-        return;
+        return 0;
     }
-    if (ls->source == SP_SRC_FILE)
-        load_files(c, ls);
-    check_outer_dims(c, ls);
-    if (s->x0 && s->x0_len != ls->n)
-        sp_err(c, "/algorithm/start/x0", "length %lld does not match n = %d",
-               (long long)s->x0_len, ls->n);
-    if (c->nerr)
-        return;
-    ircg_ls_data data = {ls->m, ls->n, ls->A, ls->rowptr, ls->colind, ls->val, ls->b};
-    if (ls->A) {
-        data.A_rowptr = NULL;
-        data.A_colind = NULL;
-        data.A_val = NULL;
+    if (ls->source == SP_SRC_FILE && !load_files(c, ls))
+        return 0;
+    ls->loaded = 1;
+    if (ls->outer_ok)
+        check_outer_dims(c, ls);
+    if (c->nerr == e0 && ls->domain_ok && ls->outer_ok) {
+        ircg_ls_data data = {ls->m, ls->n, ls->A, ls->rowptr, ls->colind, ls->val, ls->b};
+        if (ls->A) {
+            data.A_rowptr = NULL;
+            data.A_colind = NULL;
+            data.A_val = NULL;
+        }
+        ircg_outer outer = {ls->outer, ls->c, ls->Q, ls->q};
+        memset(&d, 0, sizeof d);
+        if (ircg_problem_least_squares(&data, &outer, &ls->domain, &s->problem, &d) != IRCG_OK)
+            problem_diag(c, &d);
     }
-    ircg_outer outer = {ls->outer, ls->c, ls->Q, ls->q};
-    memset(&d, 0, sizeof d);
-    if (ircg_problem_least_squares(&data, &outer, &ls->domain, &s->problem, &d) != IRCG_OK)
-        problem_diag(c, &d);
     if (ls->source == SP_SRC_SYNTHETIC) { /* regenerated from the seed */
         free(ls->A);
         free(ls->b);
         ls->A = ls->b = NULL;
     }
+    return ls->n;
 }

@@ -82,6 +82,10 @@ static int read_triplet(sp_ctx *c, const cJSON *t, long long i, const sp_mc *mc,
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
         sp_err(c, q, "rating must be a finite number");
         ok = 0;
+    } else if (fabs(v->valuedouble) > SP_MAX_VALUE) {
+        sp_err(c, q, "out of range: |rating| must be <= %g, got %.17g", SP_MAX_VALUE,
+               v->valuedouble);
+        ok = 0;
     }
     if (ok) {
         r->row[i] = (int32_t)u->valuedouble - 1;
@@ -191,9 +195,9 @@ static void parse_synthetic(sp_ctx *c, const cJSON *d, sp_mc *mc)
     sp_int_in(c, d, DP, "rank", 1, y->n_rows < y->n_cols ? y->n_rows : y->n_cols,
               &y->rank);
     sp_int64_in(c, d, DP, "n_ratings", 1, cap, &y->n_ratings);
-    sp_number(c, d, DP, "min_rating", &y->min_rating);
-    sp_number_in(c, d, DP, "max_rating", y->min_rating, 1, INFINITY, 0, &y->max_rating);
-    sp_number_in(c, d, DP, "noise", 0, 0, INFINITY, 0, &y->noise);
+    sp_number_in(c, d, DP, "min_rating", -SP_MAX_VALUE, 0, SP_MAX_VALUE, 0, &y->min_rating);
+    sp_number_in(c, d, DP, "max_rating", y->min_rating, 1, SP_MAX_VALUE, 0, &y->max_rating);
+    sp_number_in(c, d, DP, "noise", 0, 0, SP_MAX_VALUE, 0, &y->noise);
     if (sp_int64_in(c, d, DP, "seed", 0, INT64_C(1) << 53, &seed) > 0)
         y->seed = (uint64_t)seed;
     /* defaults may violate the given sizes: re-check them together */
@@ -225,17 +229,9 @@ static void mc_defaults(sp_mc *mc)
     mc->synth = (ircg_synth_ratings_spec){6040, 3952, 10, 1000209, 1, 5, 0.5, 1};
 }
 
-void sp_parse_mc(sp_ctx *c, const cJSON *pb, api_spec *s)
+static void parse_data(sp_ctx *c, const cJSON *d, sp_mc *mc)
 {
-    sp_mc *mc = &s->mc;
     int k = 0;
-    mc_defaults(mc);
-    if (!sp_members(c, pb, "/problem", MC_MEMBERS))
-        return;
-    sp_number_in(c, pb, "/problem", "delta", 0, 1, INFINITY, 0, &mc->delta);
-    if (sp_enum(c, pb, "/problem", "outer", MC_OUTERS, &k) > 0)
-        mc->outer = k == 0 ? IRCG_OUTER_COLUMN_VARIANCE : IRCG_OUTER_HALF_NORM_SQ;
-    const cJSON *d = sp_get(pb, "data");
     if (!d) {
         sp_err(c, DP, "missing required member \"data\"");
         return;
@@ -261,6 +257,34 @@ void sp_parse_mc(sp_ctx *c, const cJSON *pb, api_spec *s)
         parse_dataset(c, d, mc);
 }
 
+void sp_parse_mc(sp_ctx *c, const cJSON *pb, api_spec *s)
+{
+    sp_mc *mc = &s->mc;
+    int k = 0;
+    mc_defaults(mc);
+    if (!sp_members(c, pb, "/problem", MC_MEMBERS))
+        return;
+    int e0 = c->nerr;
+    sp_number_in(c, pb, "/problem", "delta", 0, 1, SP_MAX_SCALE, 0, &mc->delta);
+    if (sp_enum(c, pb, "/problem", "outer", MC_OUTERS, &k) > 0)
+        mc->outer = k == 0 ? IRCG_OUTER_COLUMN_VARIANCE : IRCG_OUTER_HALF_NORM_SQ;
+    mc->model_ok = c->nerr == e0;
+    e0 = c->nerr;
+    parse_data(c, sp_get(pb, "data"), mc);
+    mc->data_ok = c->nerr == e0;
+}
+
+/* Every rating within SP_MAX_VALUE (files and datasets; inline ratings
+ * were checked member by member). */
+static int values_ok(sp_ctx *c, const char *ptr, const char *name, const ircg_ratings *r)
+{
+    for (int64_t i = 0; i < r->nnz; i++)
+        if (!sp_value_ok(c, ptr, r->val[i], "%s: the rating of user %d, item %d", name,
+                         r->row[i] + 1, r->col[i] + 1))
+            return 0;
+    return 1;
+}
+
 /* Load or generate the ratings; NULL after recording an error. */
 static ircg_ratings *load_ratings(sp_ctx *c, sp_mc *mc, int *owned)
 {
@@ -273,30 +297,44 @@ static ircg_ratings *load_ratings(sp_ctx *c, sp_mc *mc, int *owned)
         return mc->inline_r;
     }
     if (mc->source == SP_SRC_FILE) {
-        if (ircg_ratings_read_file(mc->resolved, &ro, &r, &d) != IRCG_OK) {
-            if (d.line > 0)
-                sp_err(c, DP "/path", "%s line %ld: %s", mc->path, d.line, d.message);
-            else
-                sp_err(c, DP "/path", "cannot read %s: %s", mc->path,
-                       d.message[0] ? d.message : ircg_error_string(d.code));
-        }
+        if (ircg_ratings_read_file(mc->resolved, &ro, &r, &d) != IRCG_OK)
+            sp_file_diag(c, DP "/path", mc->path, &d);
+        else if (!values_ok(c, DP "/path", mc->path, r))
+            goto bad;
     } else if (mc->source == SP_SRC_SYNTHETIC) {
         if (ircg_synth_ratings(&mc->synth, &r, &d) != IRCG_OK)
             sp_diag(c, DP, &d);
     } else if (c->opt->dataset(c->opt->dataset_user, mc->dataset_id, &r, &d) != IRCG_OK) {
         sp_err(c, DP "/id", "dataset %s: %s", mc->dataset_id,
                d.message[0] ? d.message : ircg_error_string(d.code));
+    } else if (!values_ok(c, DP "/id", mc->dataset_id, r)) {
+        goto bad;
     }
     return r;
+bad:
+    ircg_ratings_free(r);
+    return NULL;
 }
 
-void sp_build_mc(sp_ctx *c, api_spec *s)
+/* The ratings when "data" is clean, then the problem when delta and outer
+ * are too.  Returns n_rows x n_cols once the ratings are known. */
+int64_t sp_build_mc(sp_ctx *c, api_spec *s)
 {
     int owned = 0;
-    ircg_ratings *r = load_ratings(c, &s->mc, &owned);
+    sp_mc *mc = &s->mc;
+    if (!mc->data_ok)
+        return 0;
+    ircg_ratings *r = load_ratings(c, mc, &owned);
     ircg_diag d = {0};
-    if (r && ircg_problem_matrix_completion(r, s->mc.outer, s->mc.delta,
-                                            &s->problem, &d) != IRCG_OK) {
+    if (!r)
+        return 0;
+    int64_t dim = (int64_t)r->n_rows * r->n_cols;
+    if (mc->source == SP_SRC_FILE) { /* the normalized spec reports them */
+        mc->n_rows = r->n_rows;
+        mc->n_cols = r->n_cols;
+    }
+    if (mc->model_ok && ircg_problem_matrix_completion(r, mc->outer, mc->delta,
+                                                       &s->problem, &d) != IRCG_OK) {
         int top = strncmp(d.field, "/delta", 6) == 0 || strncmp(d.field, "/outer", 6) == 0;
         if (strcmp(d.field, "/ratings") == 0) /* the data as a whole */
             d.field[0] = '\0';
@@ -304,4 +342,5 @@ void sp_build_mc(sp_ctx *c, api_spec *s)
     }
     if (owned)
         ircg_ratings_free(r);
+    return dim;
 }

@@ -67,7 +67,7 @@ static void print_errors(const char *path, const api_errors *e)
                 e->items[i].reason);
 }
 
-api_spec *cli_load_spec(const char *path, int *code)
+api_spec *cli_load_spec(const char *path)
 {
     size_t len = 0;
     api_spec *s = NULL;
@@ -78,48 +78,70 @@ api_spec *cli_load_spec(const char *path, int *code)
     api_errors_init(&errs);
     api_parse_options_default(&opt);
     opt.base_dir = dir;
-    *code = CLI_USAGE;
     if (text && dir && api_spec_parse(text, len, &opt, &s, &errs) != 0)
         print_errors(path, &errs);
+    else if (text && !dir)
+        fprintf(stderr, "ircg: out of memory\n");
     api_errors_clear(&errs);
     free(text);
     free(dir);
-    if (s)
-        *code = CLI_OK;
     return s;
 }
 
-int cli_write_file(const char *path, const char *text)
+FILE *cli_open_output(const char *path)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-    int rc = -1;
-    if (!f) {
+    if (!f)
         fprintf(stderr, "ircg: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    if (fputs(text, f) >= 0 && fflush(f) == 0)
-        rc = 0;
-    if (f != stdout && fclose(f) != 0)
+    return f;
+}
+
+int cli_write_close(FILE *f, const char *path, const char *text)
+{
+    int rc = fputs(text, f) >= 0 && fflush(f) == 0 ? 0 : -1;
+    int saved = errno;
+    if (f != stdout && fclose(f) != 0 && rc == 0) {
         rc = -1;
+        saved = errno;
+    }
     if (rc)
-        fprintf(stderr, "ircg: cannot write %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "ircg: cannot write %s: %s\n", path, strerror(saved));
     return rc;
+}
+
+int cli_parse_count(const char *text, long long max, long long *out)
+{
+    long long v = 0;
+    if (!text || !*text)
+        return 0;
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        if (v > (max - (*p - '0')) / 10) /* v * 10 + digit > max */
+            return 0;
+        v = v * 10 + (*p - '0');
+    }
+    if (v < 1)
+        return 0;
+    *out = v;
+    return 1;
 }
 
 int cmd_validate(int argc, char **argv)
 {
-    int code = CLI_USAGE;
+    int code = CLI_INVALID;
     if (argc != 2) {
         fprintf(stderr, "usage: ircg validate SPEC.json\n");
         return CLI_USAGE;
     }
-    api_spec *s = cli_load_spec(argv[1], &code);
+    api_spec *s = cli_load_spec(argv[1]);
     char *norm = s ? api_spec_normalized_json(s, 0) : NULL;
     if (s && !norm) {
         fprintf(stderr, "ircg: out of memory\n");
         code = CLI_FAILED;
     } else if (norm) {
         printf("valid\n%s\n", norm);
+        code = CLI_OK;
     }
     free(norm);
     api_spec_free(s);

@@ -14,10 +14,16 @@
 #include "cli.h"
 #include "ircg.h"
 
+/* Where `make data` puts the decompressed MovieLens 1M ratings. */
+#define DEFAULT_RATINGS "build/data/ratings.dat"
+
 typedef struct ex_opts {
-    const char *ratings;   /* paper-movielens */
-    const char *step_rule; /* NULL = open_loop */
-    long long max_iter;    /* 0 = the example's own */
+    const char *ratings;    /* paper-movielens; NULL = DEFAULT_RATINGS      */
+    const char *algorithm;  /* NULL = ircg                                  */
+    const char *step_rule;  /* NULL = open_loop (ircg only)                 */
+    const char *projection; /* NULL = the library's default (irpg, bisg)    */
+    long long max_iter;     /* 0 = the example's own                        */
+    const char *size;       /* "small" | "full" | NULL (= full)             */
     int small;
 } ex_opts;
 
@@ -35,28 +41,37 @@ static char *absolute(const char *path)
     return out;
 }
 
+/* Only the members that apply to the chosen algorithm (the others are
+ * errors in a spec). */
 static cJSON *algorithm(const ex_opts *o, long long max_iter, double time_limit)
 {
+    const char *name = o->algorithm ? o->algorithm : "ircg";
+    int ircg = !strcmp(name, "ircg"), irpg = !strcmp(name, "irpg");
     cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "name", "ircg");
-    cJSON_AddStringToObject(a, "step_rule", o->step_rule ? o->step_rule : "open_loop");
-    cJSON_AddNumberToObject(a, "varsigma", 0.05);
-    cJSON_AddNumberToObject(a, "p", 0.5);
+    cJSON_AddStringToObject(a, "name", name);
+    if (ircg)
+        cJSON_AddStringToObject(a, "step_rule", o->step_rule ? o->step_rule : "open_loop");
+    if (ircg || irpg) { /* the paper's sigma_t = 0.05 (t+1)^-1/2 */
+        cJSON_AddNumberToObject(a, "varsigma", 0.05);
+        cJSON_AddNumberToObject(a, "p", 0.5);
+    }
+    if (o->projection)
+        cJSON_AddStringToObject(a, "projection", o->projection);
     cJSON_AddStringToObject(a, "start", "default");
     cJSON_AddNumberToObject(a, "max_iter", (double)(o->max_iter ? o->max_iter : max_iter));
     cJSON_AddNumberToObject(a, "time_limit", time_limit);
     return a;
 }
 
-/* The paper's experiment (Section 4): MovieLens 1M, delta 5. */
+/* The paper's experiment (Section 4): MovieLens 1M, delta 5, varsigma
+ * 0.05, p 1/2, its X0, 600 s, with g_opt computed first for the gaps. */
 static cJSON *paper_movielens(const ex_opts *o)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *pb = cJSON_AddObjectToObject(root, "problem");
     cJSON_AddStringToObject(pb, "type", "matrix_completion");
     cJSON *d = cJSON_AddObjectToObject(pb, "data");
-    char *path = absolute(o->ratings ? o->ratings
-                                     : "../shared/data/ml-1m-subset/ratings.dat");
+    char *path = absolute(o->ratings ? o->ratings : DEFAULT_RATINGS);
     cJSON_AddStringToObject(d, "source", "file");
     cJSON_AddStringToObject(d, "path", path ? path : "ratings.dat");
     cJSON_AddStringToObject(d, "format", "movielens");
@@ -65,7 +80,8 @@ static cJSON *paper_movielens(const ex_opts *o)
     cJSON_AddStringToObject(pb, "outer", "column_variance");
     cJSON_AddItemToObject(root, "algorithm", algorithm(o, 1000000, 600));
     cJSON *r = cJSON_AddObjectToObject(root, "reference");
-    cJSON_AddBoolToObject(r, "compute", 0);
+    cJSON_AddBoolToObject(r, "compute", 1);
+    cJSON_AddNumberToObject(r, "tol", 1e-9);
     return root;
 }
 
@@ -150,26 +166,84 @@ static cJSON *least_norm(const ex_opts *o)
     return root;
 }
 
-/* Options after NAME; returns 0 on a usage error. */
+static int one_of(const char *v, const char *const *names)
+{
+    for (; *names; names++)
+        if (!strcmp(v, *names))
+            return 1;
+    return 0;
+}
+
+/* Options after NAME; returns 0 (after a message) on a usage error. */
 static int parse_opts(int argc, char **argv, ex_opts *o)
 {
+    static const char *const ALGS[] = {"ircg", "cgbio", "irpg", "bisg", NULL};
+    static const char *const RULES[] = {"open_loop", "closed_loop", "line_search", NULL};
+    static const char *const PROJS[] = {"partial", "full", NULL};
+    static const char *const SIZES[] = {"small", "full", NULL};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--ratings") && v)
-            o->ratings = argv[++i];
-        else if (!strcmp(a, "--step-rule") && v)
-            o->step_rule = argv[++i];
-        else if (!strcmp(a, "--max-iter") && v && (o->max_iter = atoll(argv[++i])) > 0)
-            ;
-        else if (!strcmp(a, "--size") && v && (!strcmp(v, "small") || !strcmp(v, "full")))
-            o->small = !strcmp(argv[++i], "small");
-        else
+        const char **slot = !strcmp(a, "--ratings")      ? &o->ratings
+                            : !strcmp(a, "--algorithm")  ? &o->algorithm
+                            : !strcmp(a, "--step-rule")  ? &o->step_rule
+                            : !strcmp(a, "--projection") ? &o->projection
+                            : !strcmp(a, "--size")       ? &o->size
+                                                         : NULL;
+        if (!slot && strcmp(a, "--max-iter")) {
+            fprintf(stderr, "ircg: unknown option \"%s\"\n", a);
             return 0;
+        }
+        if (!v) {
+            fprintf(stderr, "ircg: %s wants a value\n", a);
+            return 0;
+        }
+        if (!slot && !cli_parse_count(v, INT64_C(1) << 53, &o->max_iter)) {
+            fprintf(stderr, "ircg: --max-iter wants an integer in [1, 2^53], got \"%s\"\n", v);
+            return 0;
+        }
+        if (slot)
+            *slot = v;
+        i++;
     }
-    if (o->step_rule && strcmp(o->step_rule, "open_loop") &&
-        strcmp(o->step_rule, "closed_loop") && strcmp(o->step_rule, "line_search"))
+    const char *bad = o->algorithm && !one_of(o->algorithm, ALGS)       ? "--algorithm"
+                      : o->step_rule && !one_of(o->step_rule, RULES)    ? "--step-rule"
+                      : o->projection && !one_of(o->projection, PROJS)  ? "--projection"
+                      : o->size && !one_of(o->size, SIZES)              ? "--size"
+                                                                        : NULL;
+    if (bad) {
+        fprintf(stderr, "ircg: unknown value for %s\n", bad);
         return 0;
+    }
+    const char *alg = o->algorithm ? o->algorithm : "ircg";
+    if (o->step_rule && strcmp(alg, "ircg")) {
+        fprintf(stderr, "ircg: --step-rule applies to --algorithm ircg only\n");
+        return 0;
+    }
+    if (o->projection && strcmp(alg, "irpg") && strcmp(alg, "bisg")) {
+        fprintf(stderr, "ircg: --projection applies to --algorithm irpg and bisg only\n");
+        return 0;
+    }
+    o->small = o->size && !strcmp(o->size, "small");
     return 1;
+}
+
+static const char EXAMPLE_USAGE[] =
+    "usage: ircg example NAME [--ratings PATH] [--algorithm ircg|cgbio|irpg|bisg]\n"
+    "         [--step-rule open_loop|closed_loop|line_search] [--projection partial|full]\n"
+    "         [--max-iter N] [--size small|full]\n"
+    "NAME: paper-movielens (ratings from --ratings PATH, default " DEFAULT_RATINGS
+    ",\n      which `make data` creates), synthetic-movielens, least-norm\n";
+
+/* --ratings and --size are read by some examples only: say so. */
+static void warn_ignored(const char *name, const ex_opts *o)
+{
+    int paper = !strcmp(name, "paper-movielens");
+    if (o->ratings && !paper)
+        fprintf(stderr, "ircg: warning: --ratings is ignored by the %s example "
+                "(its data is synthetic)\n", name);
+    if (o->size && paper)
+        fprintf(stderr, "ircg: warning: --size is ignored by the paper-movielens "
+                "example (its size is the data's)\n");
 }
 
 int cmd_example(int argc, char **argv)
@@ -177,9 +251,7 @@ int cmd_example(int argc, char **argv)
     ex_opts o = {0};
     cJSON *spec = NULL;
     if (argc < 2 || !parse_opts(argc, argv, &o)) {
-        fprintf(stderr, "usage: ircg example paper-movielens|synthetic-movielens|least-norm\n"
-                        "       [--ratings PATH] [--step-rule open_loop|closed_loop|"
-                        "line_search]\n       [--max-iter N] [--size small|full]\n");
+        fputs(EXAMPLE_USAGE, stderr);
         return CLI_USAGE;
     }
     if (!strcmp(argv[1], "paper-movielens"))
@@ -190,12 +262,16 @@ int cmd_example(int argc, char **argv)
         spec = least_norm(&o);
     else {
         fprintf(stderr, "ircg: unknown example \"%s\"\n", argv[1]);
+        fputs(EXAMPLE_USAGE, stderr);
         return CLI_USAGE;
     }
+    warn_ignored(argv[1], &o);
     char *text = spec ? cJSON_Print(spec) : NULL;
     int code = text ? CLI_OK : CLI_FAILED;
     if (text)
         printf("%s\n", text);
+    else
+        fprintf(stderr, "ircg: out of memory\n");
     free(text);
     cJSON_Delete(spec);
     return code;

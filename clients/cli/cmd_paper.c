@@ -201,14 +201,14 @@ int cmd_paper(int argc, char **argv)
     if (mkdir(o.out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "ircg paper: cannot create %s: %s\n", o.out, strerror(errno));
         cJSON_Delete(summary);
-        return CLI_USAGE;
+        return CLI_INVALID;
     }
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
     if (!(pb = load_problem(&o))) {
-        rc = CLI_USAGE;
+        rc = CLI_INVALID;
         goto done;
     }
     if (!(ref = compute_gopt(pb, &o, summary)))

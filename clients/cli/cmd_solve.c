@@ -1,6 +1,10 @@
 /*
  * cmd_solve.c -- `ircg solve`: reference (if asked), solve with live
- * progress, trace and result files, and a clean stop on Ctrl-C.
+ * progress, trace and result files, and a clean stop on Ctrl-C.  Whatever
+ * happens after the spec validated and the output files opened -- a
+ * Ctrl-C during the reference or the solve, a failure of either -- the
+ * result file is written with what is known, and the last message says
+ * what was written where.
  */
 #include <math.h>
 #include <signal.h>
@@ -22,23 +26,24 @@ static void on_sigint(int sig)
     g_cancel = 1;
 }
 
-typedef struct solve_args {
-    const char *spec, *trace, *result;
-    int quiet;
-} solve_args;
-
 /* State of the per-iteration callback. */
 typedef struct progress {
-    FILE *trace;
-    int jsonl;            /* trace as JSON lines instead of CSV          */
-    int64_t every;        /* trace every k-th iteration                   */
-    int64_t last_written; /* t of the last trace row                      */
+    cli_outputs *out;
+    const char *alg;      /* algorithm name, on every progress line        */
     ircg_iter_info last;  /* the latest iteration (for the final row)      */
     int have_last;
     int quiet;
-    double last_print;    /* monotonic time of the last progress line     */
-    int trace_failed;
+    double last_print;    /* monotonic time of the last progress line      */
 } progress;
+
+/* What the reference phase left. */
+typedef struct ref_phase {
+    int asked;
+    ircg_reference *ref;      /* NULL unless computed                     */
+    ircg_reference_info info;
+    ircg_error err;
+    char msg[300];
+} ref_phase;
 
 static double now(void)
 {
@@ -47,27 +52,13 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void print_line(const ircg_iter_info *it)
+static void print_line(const progress *p, const ircg_iter_info *it)
 {
-    fprintf(stderr, "iter %8lld  time %9.3fs  g %.9e  f %.9e  gap %.3e", (long long)it->t,
-            it->elapsed, it->g_x, it->f_x, it->gap);
+    fprintf(stderr, "%s iter %8lld  time %9.3fs  g %.9e  f %.9e  gap %.3e", p->alg,
+            (long long)it->t, it->elapsed, it->g_x, it->f_x, it->gap);
     if (isfinite(it->g_gap_x))
         fprintf(stderr, "  g-g* %.3e", it->g_gap_x);
     fputc('\n', stderr);
-}
-
-static void trace_row(progress *p, const ircg_iter_info *it)
-{
-    char row[1024];
-    if (!p->trace || it->t == p->last_written)
-        return;
-    if (p->jsonl)
-        api_trace_json_row(row, sizeof row, it);
-    else
-        api_trace_csv_row(row, sizeof row, it);
-    if (fputs(row, p->trace) < 0)
-        p->trace_failed = 1;
-    p->last_written = it->t;
 }
 
 /* Progress: the first line, then at most ~4 lines a second. */
@@ -76,180 +67,245 @@ static int on_iter(void *user, const ircg_iter_info *it)
     progress *p = user;
     p->last = *it;
     p->have_last = 1;
-    if (it->t == 1 || it->t % p->every == 0)
-        trace_row(p, it);
+    if (it->t == 1 || it->t % p->out->every == 0)
+        cli_outputs_trace(p->out, it);
     if (!p->quiet) {
         double t = now();
         if (it->t == 1 || t - p->last_print >= 0.25) {
-            print_line(it);
+            print_line(p, it);
             p->last_print = t;
         }
     }
     return 0;
 }
 
-static int parse_args(int argc, char **argv, solve_args *a)
+/* 1 when the arguments make sense. */
+static int parse_args(int argc, char **argv, const char **spec, cli_outputs *o, int *quiet)
 {
-    memset(a, 0, sizeof *a);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--trace") && i + 1 < argc)
-            a->trace = argv[++i];
+            o->trace_path = argv[++i];
         else if (!strcmp(argv[i], "--result") && i + 1 < argc)
-            a->result = argv[++i];
+            o->result_path = argv[++i];
         else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
-            a->quiet = 1;
-        else if (!a->spec && (argv[i][0] != '-' || !strcmp(argv[i], "-")))
-            a->spec = argv[i];
+            *quiet = 1;
+        else if (!*spec && (argv[i][0] != '-' || !strcmp(argv[i], "-")))
+            *spec = argv[i];
         else
             return 0;
     }
-    return a->spec != NULL;
+    return *spec != NULL;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
-
-/* Reference first when asked; *ref owned by the caller. */
-static int compute_reference(const api_spec *s, const solve_args *a,
-                             ircg_reference **ref, ircg_reference_info *info)
+/* The reference first when asked; a cancel leaves rp->ref with status
+ * "cancelled", a failure rp->err and rp->msg. */
+static void compute_reference(const api_spec *s, int quiet, ref_phase *rp)
 {
     api_reference_spec rs;
     ircg_diag d = {0};
     api_spec_reference(s, &rs);
-    if (!rs.compute)
-        return CLI_OK;
+    if (!(rp->asked = rs.compute))
+        return;
     rs.settings.cancel = (const volatile int *)&g_cancel;
-    if (!a->quiet)
+    if (!quiet)
         fprintf(stderr, "computing the reference g_opt (tol %.3g)...\n", rs.settings.tol);
-    if (ircg_reference_compute(api_spec_problem(s), &rs.settings, ref, &d) != IRCG_OK) {
-        fprintf(stderr, "ircg: reference failed: %s\n", d.message);
-        return CLI_FAILED;
+    rp->err = ircg_reference_compute(api_spec_problem(s), &rs.settings, &rp->ref, &d);
+    if (rp->err != IRCG_OK) {
+        snprintf(rp->msg, sizeof rp->msg, "the reference computation failed: %s",
+                 d.message[0] ? d.message : ircg_error_string(rp->err));
+        fprintf(stderr, "ircg: %s\n", rp->msg);
+        return;
     }
-    ircg_reference_get_info(*ref, info);
-    if (!a->quiet)
+    ircg_reference_get_info(rp->ref, &rp->info);
+    if (!quiet)
         fprintf(stderr, "reference: g_opt %.17g, gap %.3e, %lld iterations, %.2fs (%s)\n",
-                info->g_opt, info->gap, (long long)info->iterations, info->seconds,
-                ircg_status_string(info->status));
-    return g_cancel ? CLI_INTERRUPTED : CLI_OK;
+                rp->info.g_opt, rp->info.gap, (long long)rp->info.iterations,
+                rp->info.seconds, ircg_status_string(rp->info.status));
 }
 
-/* Result JSON from the solver's state (also after an interrupt). */
-static int write_result(const solve_args *a, const api_spec *s, ircg_solver *sv,
-                        const ircg_info *info, ircg_error err, const char *msg,
-                        const ircg_reference_info *ref, double g_opt)
+static void header(const ircg_settings *st, int quiet)
+{
+    if (quiet)
+        return;
+    fprintf(stderr, "solving with %s", api_algorithm_name(st->algorithm));
+    if (st->algorithm == IRCG_ALG_IRCG)
+        fprintf(stderr, " (%s steps)", api_step_rule_name(st->step_rule));
+    if (st->algorithm == IRCG_ALG_IRPG || st->algorithm == IRCG_ALG_BISG)
+        fprintf(stderr, " (%s projections)", api_projection_name(st->projection));
+    fprintf(stderr, ", at most %lld iterations", (long long)st->max_iter);
+    if (st->time_limit > 0)
+        fprintf(stderr, " or %.6gs", st->time_limit);
+    fputc('\n', stderr);
+}
+
+static void summary(const ircg_info *in, const ircg_settings *st)
+{
+    fprintf(stderr, "%s: %s after %lld iterations in %.3fs: g(x) %.12g  f(x) %.12g  "
+            "g(z) %.12g  f(z) %.12g  gap %.3e\n", api_algorithm_name(st->algorithm),
+            ircg_status_string(in->status), (long long)in->iterations, in->solve_seconds,
+            in->g_x, in->f_x, in->g_z, in->f_z, in->gap);
+    if (st->algorithm == IRCG_ALG_CGBIO)
+        fprintf(stderr, "  warm start: %lld iterations, %.3fs\n",
+                (long long)in->warmup_iterations, in->warmup_seconds);
+    if (in->proj_partial + in->proj_full > 0)
+        fprintf(stderr, "  nuclear-ball projections: %lld partial, %lld full SVD\n",
+                (long long)in->proj_partial, (long long)in->proj_full);
+    if (in->lmo_unconverged > 0)
+        fprintf(stderr, "  note: %lld oracle calls stopped at lmo_max_matvecs (less "
+                "accurate answers)\n", (long long)in->lmo_unconverged);
+}
+
+/* Nothing known yet: NaN rather than zeros that would read as values. */
+static ircg_info empty_info(void)
+{
+    ircg_info in = {0};
+    in.g_x = in.f_x = in.g_z = in.f_z = in.gap = in.sigma = NAN;
+    in.g_gap_x = in.g_gap_z = in.warmup_seconds = NAN;
+    return in;
+}
+
+/* The result JSON from whatever the solver has (also after a cancel or a
+ * failure); 0 on success. */
+static int write_result(cli_outputs *o, const api_spec *s, const ircg_solver *sv,
+                        const ircg_settings *st, const ircg_info *info, ircg_error err,
+                        const char *msg, const ref_phase *rp, double g_opt)
 {
     api_output_spec out;
     ircg_iterate *x = NULL, *z = NULL;
-    int rc = 0;
-    if (!a->result)
+    if (!o->result)
         return 0;
     api_spec_output(s, &out);
     if (sv) {
         ircg_solver_iterate(sv, IRCG_X, out.dense_iterate, &x);
         ircg_solver_iterate(sv, IRCG_Z, out.dense_iterate, &z);
     }
-    api_result r = {info, err, msg, ref, g_opt, x, z};
+    api_result r = {info, err, msg, rp->ref ? &rp->info : NULL, g_opt, x, z, st};
     char *text = api_result_json(&r);
-    rc = text ? cli_write_file(a->result, text) : -1;
+    int rc = cli_outputs_result(o, text);
     free(text);
     ircg_iterate_free(x);
     ircg_iterate_free(z);
     return rc;
 }
 
-static void summary(const ircg_info *in, const solve_args *a)
+/* The closing message: how it ended and what was written where. */
+static void closing(const cli_outputs *o, const ref_phase *rp, const ircg_info *info,
+                    int code, int result_ok)
 {
-    if (a->quiet)
+    char what[9000] = "", rows[64];
+    int n = 0;
+    if (code != CLI_INTERRUPTED && code != CLI_FAILED)
         return;
-    fprintf(stderr, "%s after %lld iterations in %.3fs: g(x) %.12g  f(x) %.12g  "
-            "g(z) %.12g  f(z) %.12g  gap %.3e\n", ircg_status_string(in->status),
-            (long long)in->iterations, in->solve_seconds, in->g_x, in->f_x, in->g_z,
-            in->f_z, in->gap);
+    if (o->result_path && result_ok)
+        n = snprintf(what, sizeof what, "the result (status \"%s\") to %s",
+                     ircg_status_string(info->status), o->result_path);
+    if (o->trace_path && !o->trace_failed) {
+        if (o->rows)
+            snprintf(rows, sizeof rows, "%lld trace row%s", (long long)o->rows,
+                     o->rows == 1 ? "" : "s");
+        else
+            snprintf(rows, sizeof rows, "%s", o->jsonl ? "an empty trace"
+                                                       : "a trace with its header only");
+        n = n < 0 || n >= (int)sizeof what ? (int)sizeof what - 1 : n;
+        snprintf(what + n, sizeof what - (size_t)n, "%s%s to %s", n ? " and " : "", rows,
+                 o->trace_path);
+    }
+    if (code == CLI_FAILED)
+        fprintf(stderr, "ircg: failed");
+    else if (rp->ref && rp->info.status == IRCG_STATUS_CANCELLED)
+        fprintf(stderr, "interrupted during the reference computation (after %lld of its "
+                "iterations), before the solve", (long long)rp->info.iterations);
+    else
+        fprintf(stderr, "interrupted at iteration %lld", (long long)info->iterations);
+    fprintf(stderr, "%s%s\n", what[0] ? "; wrote " : "; wrote nothing (no --result or "
+            "--trace, or writing them failed)", what);
 }
 
-/* The solve proper, once the spec is valid and the files are open. */
-static int run(const solve_args *a, const api_spec *s, progress *p)
+/* Reference, solver, result: everything after the files are open. */
+static int run(cli_outputs *o, const api_spec *s, int quiet)
 {
-    ircg_reference *ref = NULL;
-    ircg_reference_info rinfo = {0};
+    ref_phase rp = {0};
     ircg_settings st;
     ircg_solver *sv = NULL;
-    ircg_info info = {0};
+    ircg_info info = empty_info();
     ircg_diag d = {0};
-    ircg_error err = IRCG_OK;
-    int code = compute_reference(s, a, &ref, &rinfo);
-    if (code != CLI_OK)
-        goto done;
+    const volatile int stop = 1; /* no iterations: the reference failed */
+    char msg[400] = "";
     api_spec_settings(s, &st);
+    progress p = {o, api_algorithm_name(st.algorithm), {0}, 0, quiet, 0};
+
+    compute_reference(s, quiet, &rp);
     st.callback = on_iter;
-    st.callback_data = p;
-    st.cancel = (const volatile int *)&g_cancel;
-    st.reference = ref;
-    err = ircg_solver_new(api_spec_problem(s), &st, &sv, &d);
+    st.callback_data = &p;
+    st.cancel = rp.err != IRCG_OK ? &stop : (const volatile int *)&g_cancel;
+    if (rp.ref && rp.info.status != IRCG_STATUS_CANCELLED)
+        st.reference = rp.ref;
+    if (!g_cancel && rp.err == IRCG_OK)
+        header(&st, quiet);
+    /* even when nothing will run: the solver gives the start point and its
+     * values for the result */
+    ircg_error err = ircg_solver_new(api_spec_problem(s), &st, &sv, &d);
     if (err == IRCG_OK)
         err = ircg_solve(sv, &info);
-    if (p->have_last)
-        trace_row(p, &p->last);
-    if (p->have_last && !a->quiet)
-        print_line(&p->last);
     if (err != IRCG_OK)
-        fprintf(stderr, "ircg: the solver failed: %s\n",
-                d.message[0] ? d.message : ircg_error_string(err));
-    else
-        summary(&info, a);
-    double g_opt = ref ? rinfo.g_opt : st.g_opt;
-    int wrc = write_result(a, s, sv, &info, err, d.message, ref ? &rinfo : NULL, g_opt);
-    code = err != IRCG_OK || wrc || p->trace_failed ? CLI_FAILED
-           : info.status == IRCG_STATUS_CANCELLED   ? CLI_INTERRUPTED
-                                                    : CLI_OK;
-done:
+        snprintf(msg, sizeof msg, "%s", d.message); /* "" for a failure mid-solve */
+    if (rp.err != IRCG_OK) {
+        info.status = IRCG_STATUS_UNSOLVED;
+        err = rp.err;
+        snprintf(msg, sizeof msg, "%s", rp.msg);
+    }
+    if (p.have_last) {
+        cli_outputs_trace(o, &p.last);
+        if (!quiet)
+            print_line(&p, &p.last);
+    }
+    if (err != IRCG_OK && rp.err == IRCG_OK)
+        fprintf(stderr, "ircg: the solver failed after %lld iterations: %s\n",
+                (long long)info.iterations, msg[0] ? msg : ircg_error_string(err));
+    else if (err == IRCG_OK && !quiet)
+        summary(&info, &st);
+    double g_opt = st.reference ? rp.info.g_opt : st.g_opt;
+    int wrc = write_result(o, s, sv, &st, &info, err, msg, &rp, g_opt);
+    int crc = cli_outputs_close(o);
+    int code = err != IRCG_OK || wrc || crc            ? CLI_FAILED
+               : info.status == IRCG_STATUS_CANCELLED ? CLI_INTERRUPTED
+                                                      : CLI_OK;
+    closing(o, &rp, &info, code, wrc == 0);
     ircg_solver_free(sv);
-    ircg_reference_free(ref);
+    ircg_reference_free(rp.ref);
     return code;
 }
 
 int cmd_solve(int argc, char **argv)
 {
-    solve_args a;
-    progress p = {0};
-    int code = CLI_USAGE;
-    if (!parse_args(argc, argv, &a)) {
+    const char *spec_path = NULL;
+    cli_outputs o = {0};
+    int quiet = 0;
+    if (!parse_args(argc, argv, &spec_path, &o, &quiet)) {
         fprintf(stderr, "usage: ircg solve SPEC.json [--trace FILE.csv|FILE.jsonl] "
                         "[--result FILE.json] [--quiet]\n");
         return CLI_USAGE;
     }
-    api_spec *s = cli_load_spec(a.spec, &code);
+    api_spec *s = cli_load_spec(spec_path);
     if (!s)
-        return code;
+        return CLI_INVALID;
     api_output_spec out;
     api_spec_output(s, &out);
-    p.every = out.trace_every;
-    p.quiet = a.quiet;
-    p.jsonl = a.trace && (ends_with(a.trace, ".jsonl") || ends_with(a.trace, ".ndjson"));
-    if (a.trace && !(p.trace = fopen(a.trace, "w"))) {
-        perror(a.trace);
+    o.every = out.trace_every;
+    int code = cli_outputs_open(&o);
+    if (code != CLI_OK) {
+        cli_outputs_close(&o);
         api_spec_free(s);
-        return CLI_FAILED;
+        return code;
     }
-    if (p.trace && !p.jsonl)
-        fputs(API_TRACE_CSV_HEADER, p.trace);
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C kills as usual */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
-    code = run(&a, s, &p);
+    code = run(&o, s, quiet);
     sigaction(SIGINT, &old, NULL);
-    if (p.trace && fclose(p.trace) != 0 && code == CLI_OK)
-        code = CLI_FAILED;
-    if (code == CLI_INTERRUPTED)
-        fprintf(stderr, "interrupted%s%s%s%s\n", a.result || a.trace ? ": wrote the partial " : "",
-                a.result ? "result" : "", a.result && a.trace ? " and " : "",
-                a.trace ? "trace" : "");
     api_spec_free(s);
     return code;
 }

@@ -1,6 +1,8 @@
 /*
- * test_cli.c -- the `ircg` binary end to end: examples, exit codes, the
- * least-norm solution against A^+ b (LAPACKE), and Ctrl-C in mid-solve.
+ * test_cli.c -- the `ircg` binary end to end: exit codes, the examples
+ * (least norm against A^+ b by LAPACKE, the dense synthetic iterate against
+ * its factors, the paper's MovieLens run), the algorithm overrides.  Ctrl-C
+ * and failures are in test_cli_interrupt.c.
  * Suite "spec_cli" so that `make test T=spec` runs it with the spec tests.
  */
 #include <fcntl.h>
@@ -18,114 +20,80 @@
 
 #include "../harness.h"
 #include "ircg.h"
-
-static const char *cli_path(void)
-{
-    static char path[1024];
-    const char *b = getenv("IRCG_BUILD_DIR");
-    if (!b)
-        return NULL;
-    snprintf(path, sizeof path, "%s/bin/ircg", b);
-    return access(path, X_OK) == 0 ? path : NULL;
-}
-
-/* Start ircg with args; stdout to out_path (or /dev/null), stderr to a
- * pipe whose read end goes to *err_fd (or /dev/null when err_fd is NULL). */
-static pid_t spawn(char *const args[], const char *out_path, int *err_fd)
-{
-    int pfd[2] = {-1, -1};
-    if (err_fd && pipe(pfd) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        int out = open(out_path ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int err = err_fd ? pfd[1] : open("/dev/null", O_WRONLY);
-        dup2(out, 1);
-        dup2(err, 2);
-        execv(args[0], args);
-        _exit(127);
-    }
-    if (err_fd) {
-        close(pfd[1]);
-        *err_fd = pfd[0];
-    }
-    return pid;
-}
-
-static int run(char *const args[], const char *out_path)
-{
-    int st = 0;
-    pid_t pid = spawn(args, out_path, NULL);
-    if (pid < 0 || waitpid(pid, &st, 0) != pid)
-        return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static char *tmp(const char *name)
-{
-    static char buf[8][512];
-    static int k;
-    char *p = buf[k++ % 8];
-    snprintf(p, 512, "%s/%s", th_tmpdir(), name);
-    return p;
-}
-
-static cJSON *read_json(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *b = malloc((size_t)n + 1);
-    cJSON *j = NULL;
-    if (b && fread(b, 1, (size_t)n, f) == (size_t)n) {
-        b[n] = 0;
-        j = cJSON_Parse(b);
-    }
-    free(b);
-    fclose(f);
-    return j;
-}
-
-static int count_lines(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    int n = 0, ch;
-    if (!f)
-        return -1;
-    while ((ch = fgetc(f)) != EOF)
-        n += ch == '\n';
-    fclose(f);
-    return n;
-}
-
-#define NEED_CLI()                                                           \
-    const char *bin = cli_path();                                            \
-    if (!bin)                                                                \
-        SKIP("no ircg binary (IRCG_BUILD_DIR unset or not built)")
+#include "test_cli_util.h"
 
 TEST(spec_cli, exit_codes)
 {
     NEED_CLI();
-    char *spec = tmp("ln.json"), *bad = tmp("bad.json"), *nofile = tmp("nofile.json");
-    CHECK_INT(run((char *[]){(char *)bin, "example", "least-norm", NULL}, spec), 0);
-    CHECK_INT(run((char *[]){(char *)bin, "validate", spec, NULL}, NULL), 0);
-    FILE *f = fopen(bad, "w");
-    fputs("{\"problem\":{\"type\":\"least_squares\"},\"algorithm\":{\"p\":2}}", f);
+    char *spec = tcli_tmp("ln.json"), *bad = tcli_tmp("bad.json"), *nofile = tcli_tmp("nofile.json");
+    char err[4096];
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "least-norm", NULL}, spec), 0);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "validate", spec, NULL}, NULL), 0);
+    /* 2: invalid input */
+    REQUIRE(tcli_write(bad, "{\"problem\":{\"type\":\"least_squares\"},\"algorithm\":{\"p\":2}}") == 0);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "validate", bad, NULL}, NULL), 2);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "solve", bad, NULL}, NULL), 2);
+    REQUIRE(tcli_write(nofile, "{\"problem\":{\"type\":\"matrix_completion\",\"data\":{\"source\":"
+                               "\"file\",\"path\":\"does-not-exist.dat\"}}}") == 0);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "solve", nofile, NULL}, NULL), 2);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "solve", tcli_tmp("absent.json"), NULL}, NULL), 2);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "validate", tcli_tmp("absent.json"), NULL}, NULL), 2);
+    /* an unwritable output path is invalid input, found before any solving */
+    CHECK_INT(tcli_run_err((char *[]){(char *)bin, "solve", spec, "--result",
+                                      "/nonexistent-dir/r.json", NULL}, NULL, err, sizeof err), 2);
+    CHECK(strstr(err, "cannot write /nonexistent-dir/r.json") && !strstr(err, "iter "));
+    CHECK_INT(tcli_run_err((char *[]){(char *)bin, "solve", spec, "--trace",
+                                      "/nonexistent-dir/t.csv", NULL}, NULL, err, sizeof err), 2);
+    CHECK(strstr(err, "cannot write /nonexistent-dir/t.csv") && !strstr(err, "iter "));
+    /* 64: usage */
+    CHECK_INT(tcli_run((char *[]){(char *)bin, NULL}, NULL), 64);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "frobnicate", NULL}, NULL), 64);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "solve", NULL}, NULL), 64);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "solve", spec, "--bogus", NULL}, NULL), 64);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "validate", NULL}, NULL), 64);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "nope", NULL}, NULL), 64);
+    const char *counts[] = {"12abc", "0", "-5", "", "99999999999999999999", "9007199254740993",
+                            "1e3", " 7"};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (tcli_run((char *[]){(char *)bin, "example", "least-norm", "--max-iter",
+                                (char *)counts[i], NULL}, NULL) != 64)
+            th_fail(__FILE__, __LINE__, "--max-iter \"%s\" accepted", counts[i]);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "least-norm", "--max-iter",
+                                  "9007199254740992", NULL}, NULL), 0); /* 2^53 */
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "least-norm", "--max-iter", NULL},
+                       NULL), 64);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "least-norm", "--algorithm", "newton",
+                                  NULL}, NULL), 64);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "least-norm", "--algorithm", "irpg",
+                                  "--step-rule", "line_search", NULL}, NULL), 64);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "least-norm", "--projection", "full",
+                                  NULL}, NULL), 64);
+    /* the help documents every code */
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "--help", NULL}, tcli_tmp("help.txt")), 0);
+    FILE *f = fopen(tcli_tmp("help.txt"), "r");
+    REQUIRE(f != NULL);
+    size_t n = fread(err, 1, sizeof err - 1, f);
+    err[n] = '\0';
     fclose(f);
-    CHECK_INT(run((char *[]){(char *)bin, "validate", bad, NULL}, NULL), 2);
-    CHECK_INT(run((char *[]){(char *)bin, "solve", bad, NULL}, NULL), 2);
-    f = fopen(nofile, "w");
-    fputs("{\"problem\":{\"type\":\"matrix_completion\",\"data\":{\"source\":\"file\","
-          "\"path\":\"does-not-exist.dat\"}}}", f);
-    fclose(f);
-    CHECK_INT(run((char *[]){(char *)bin, "solve", nofile, NULL}, NULL), 2);
-    CHECK_INT(run((char *[]){(char *)bin, "solve", tmp("absent.json"), NULL}, NULL), 2);
-    CHECK_INT(run((char *[]){(char *)bin, "frobnicate", NULL}, NULL), 2);
-    CHECK_INT(run((char *[]){(char *)bin, "example", "nope", NULL}, NULL), 2);
-    CHECK_INT(run((char *[]){(char *)bin, "--help", NULL}, NULL), 0);
+    CHECK(strstr(err, "\n  0 ") && strstr(err, "\n  2 ") && strstr(err, "\n  3 ") &&
+          strstr(err, "\n  64 ") && strstr(err, "\n  130 "));
+    CHECK(strstr(err, "build/data/ratings.dat") != NULL);
+}
+
+/* --ratings on an example that does not read it is a warning, not silence. */
+TEST(spec_cli, ignored_options_warn)
+{
+    NEED_CLI();
+    char err[2048];
+    CHECK_INT(tcli_run_err((char *[]){(char *)bin, "example", "least-norm", "--ratings", "x.dat",
+                                      NULL}, tcli_tmp("w.json"), err, sizeof err), 0);
+    CHECK(strstr(err, "warning: --ratings is ignored by the least-norm example") != NULL);
+    CHECK_INT(tcli_run_err((char *[]){(char *)bin, "example", "synthetic-movielens", "--ratings",
+                                      "x.dat", NULL}, tcli_tmp("w.json"), err, sizeof err), 0);
+    CHECK(strstr(err, "ignored by the synthetic-movielens example") != NULL);
+    CHECK_INT(tcli_run_err((char *[]){(char *)bin, "example", "paper-movielens", "--ratings",
+                                      "x.dat", NULL}, tcli_tmp("w.json"), err, sizeof err), 0);
+    CHECK(strstr(err, "warning") == NULL);
 }
 
 /* x* = A^+ b of the least-norm example, by LAPACKE (minimum-norm dgelsd). */
@@ -151,12 +119,12 @@ fail:
 TEST(spec_cli, least_norm_approaches_pinv)
 {
     NEED_CLI();
-    char *spec = tmp("ln2.json"), *res = tmp("ln2_result.json"), *tr = tmp("ln2.csv");
-    REQUIRE(run((char *[]){(char *)bin, "example", "least-norm", "--max-iter", "3000",
+    char *spec = tcli_tmp("ln2.json"), *res = tcli_tmp("ln2_result.json"), *tr = tcli_tmp("ln2.csv");
+    REQUIRE(tcli_run((char *[]){(char *)bin, "example", "least-norm", "--max-iter", "3000",
                            "--step-rule", "line_search", NULL}, spec) == 0);
-    CHECK_INT(run((char *[]){(char *)bin, "solve", spec, "--result", res, "--trace", tr,
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "solve", spec, "--result", res, "--trace", tr,
                              "--quiet", NULL}, NULL), 0);
-    cJSON *j = read_json(res);
+    cJSON *j = tcli_read_json(res);
     REQUIRE(j != NULL);
     CHECK_INT(cJSON_GetObjectItem(j, "iterations")->valuedouble, 3000);
     const cJSON *z = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "z"), "values");
@@ -171,61 +139,160 @@ TEST(spec_cli, least_norm_approaches_pinv)
     }
     printf("    ||z - A^+ b|| / ||A^+ b|| = %.3e after 3000 iterations\n", sqrt(err / nrm));
     CHECK(sqrt(err / nrm) < 0.1);
-    CHECK_INT(count_lines(tr), 3001); /* header + every iteration */
+    CHECK_INT(tcli_count_lines(tr), 3001); /* header + every iteration */
     free(xs);
     cJSON_Delete(j);
+}
+
+/* The small synthetic instance (60 x 40 = 2400 entries) carries its
+ * dense iterate by default; it must equal a0 X0 + sum_k w_k P_k Q_k'
+ * rebuilt here from the factors of the same result. */
+static double dense_gap(const cJSON *x)
+{
+    int n = (int)cJSON_GetObjectItem(x, "n_rows")->valuedouble;
+    int p = (int)cJSON_GetObjectItem(x, "n_cols")->valuedouble;
+    int k = (int)cJSON_GetObjectItem(x, "rank")->valuedouble;
+    double a0 = cJSON_GetObjectItem(x, "a0")->valuedouble;
+    const cJSON *d0 = cJSON_GetObjectItem(x, "x0_diag");
+    const cJSON *w = cJSON_GetObjectItem(x, "w"), *P = cJSON_GetObjectItem(x, "P");
+    const cJSON *Q = cJSON_GetObjectItem(x, "Q"), *D = cJSON_GetObjectItem(x, "dense");
+    const cJSON *dv = cJSON_GetObjectItem(d0, "value"), *dvs = cJSON_GetObjectItem(d0, "values");
+    if (!cJSON_IsArray(D) || cJSON_GetArraySize(D) != n || cJSON_GetArraySize(P) != k)
+        return INFINITY;
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        const cJSON *row = cJSON_GetArrayItem(D, i);
+        if (cJSON_GetArraySize(row) != p)
+            return INFINITY;
+        for (int j = 0; j < p; j++) {
+            double v = 0;
+            if (i == j) /* X0 is diagonal */
+                v = a0 * (dv ? dv->valuedouble : cJSON_GetArrayItem(dvs, i)->valuedouble);
+            for (int t = 0; t < k; t++)
+                v += cJSON_GetArrayItem(w, t)->valuedouble *
+                     cJSON_GetArrayItem(cJSON_GetArrayItem(P, t), i)->valuedouble *
+                     cJSON_GetArrayItem(cJSON_GetArrayItem(Q, t), j)->valuedouble;
+            double e = fabs(v - cJSON_GetArrayItem(row, j)->valuedouble);
+            worst = e > worst ? e : worst;
+        }
+    }
+    return worst;
 }
 
 TEST(spec_cli, synthetic_movielens_small)
 {
     NEED_CLI();
-    char *spec = tmp("sm.json"), *res = tmp("sm_result.json");
-    REQUIRE(run((char *[]){(char *)bin, "example", "synthetic-movielens", "--size", "small",
-                           "--max-iter", "50", NULL}, spec) == 0);
-    CHECK_INT(run((char *[]){(char *)bin, "solve", spec, "--result", res, "--quiet", NULL},
-                  NULL), 0);
-    cJSON *j = read_json(res);
+    char *spec = tcli_tmp("sm.json"), *res = tcli_tmp("sm_result.json");
+    REQUIRE(tcli_run((char *[]){(char *)bin, "example", "synthetic-movielens", "--size", "small",
+                                "--max-iter", "50", NULL}, spec) == 0);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "solve", spec, "--result", res, "--quiet", NULL},
+                       NULL), 0);
+    cJSON *j = tcli_read_json(res);
     REQUIRE(j != NULL);
     CHECK_STR(cJSON_GetObjectItem(j, "status")->valuestring, "max_iter");
+    CHECK_STR(cJSON_GetObjectItem(j, "algorithm")->valuestring, "ircg");
     const cJSON *x = cJSON_GetObjectItem(j, "x");
     CHECK_STR(cJSON_GetObjectItem(x, "kind")->valuestring, "factored");
     CHECK_INT(cJSON_GetObjectItem(x, "n_rows")->valuedouble, 60);
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(x, "P")) ==
           (int)cJSON_GetObjectItem(x, "rank")->valuedouble);
+    double gx = dense_gap(x), gz = dense_gap(cJSON_GetObjectItem(j, "z"));
+    printf("    dense vs factors: max |diff| %.3e (x), %.3e (z)\n", gx, gz);
+    CHECK(gx < 1e-12 && gz < 1e-12);
     cJSON_Delete(j);
 }
 
-/* Ctrl-C after the first progress line: exit 130, partial result and trace. */
-TEST(spec_cli, sigint_writes_partial_result)
+/* The paper's experiment, a few iterations: needs the MovieLens ratings
+ * decompressed by `make data`. */
+TEST(spec_cli, paper_movielens_end_to_end)
 {
     NEED_CLI();
-    char *spec = tmp("long.json"), *res = tmp("long_result.json"), *tr = tmp("long.csv");
-    REQUIRE(run((char *[]){(char *)bin, "example", "synthetic-movielens", "--size", "small",
-                           "--max-iter", "100000000", NULL}, spec) == 0);
-    int err_fd = -1;
-    pid_t pid = spawn((char *[]){(char *)bin, "solve", spec, "--result", res, "--trace", tr,
-                                 NULL}, NULL, &err_fd);
-    REQUIRE(pid > 0);
-    char buf[256];
-    ssize_t got = read(err_fd, buf, sizeof buf); /* first progress line */
-    CHECK(got > 0);
-    struct timespec ts = {0, 300 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-    kill(pid, SIGINT);
-    while (read(err_fd, buf, sizeof buf) > 0) /* drain so the child never blocks */
-        ;
-    close(err_fd);
-    int st = 0;
-    REQUIRE(waitpid(pid, &st, 0) == pid);
-    CHECK(WIFEXITED(st));
-    CHECK_INT(WEXITSTATUS(st), 130);
-    cJSON *j = read_json(res);
+    char ratings[1024], cwd[1024], want[2100];
+    snprintf(ratings, sizeof ratings, "%s/data/ratings.dat", getenv("IRCG_BUILD_DIR"));
+    char *spec = tcli_tmp("paper.json"), *res = tcli_tmp("paper_result.json");
+    char *tr = tcli_tmp("paper.csv"), *def = tcli_tmp("paper_default.json");
+    /* the default path is build/data/ratings.dat, made absolute */
+    REQUIRE(tcli_run((char *[]){(char *)bin, "example", "paper-movielens", NULL}, def) == 0);
+    cJSON *d = tcli_read_json(def);
+    REQUIRE(d != NULL && getcwd(cwd, sizeof cwd));
+    snprintf(want, sizeof want, "%s/build/data/ratings.dat", cwd);
+    const cJSON *pb = cJSON_GetObjectItem(d, "problem");
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(pb, "data"), "path")->valuestring, want);
+    /* the paper's parameters */
+    const cJSON *al = cJSON_GetObjectItem(d, "algorithm"), *rf = cJSON_GetObjectItem(d, "reference");
+    CHECK(cJSON_GetObjectItem(pb, "delta")->valuedouble == 5);
+    CHECK(cJSON_GetObjectItem(al, "varsigma")->valuedouble == 0.05);
+    CHECK(cJSON_GetObjectItem(al, "p")->valuedouble == 0.5);
+    CHECK_STR(cJSON_GetObjectItem(al, "start")->valuestring, "default");
+    CHECK(cJSON_GetObjectItem(al, "time_limit")->valuedouble == 600);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(rf, "compute")));
+    CHECK(cJSON_GetObjectItem(rf, "tol")->valuedouble == 1e-9);
+    cJSON_Delete(d);
+    if (access(ratings, R_OK) != 0)
+        SKIP("no %s (the MovieLens data is absent; `make data` creates it)", ratings);
+    REQUIRE(tcli_run((char *[]){(char *)bin, "example", "paper-movielens", "--ratings", ratings,
+                                "--max-iter", "3", NULL}, spec) == 0);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "solve", spec, "--result", res, "--trace", tr,
+                                  "--quiet", NULL}, NULL), 0);
+    cJSON *j = tcli_read_json(res);
     REQUIRE(j != NULL);
-    CHECK_STR(cJSON_GetObjectItem(j, "status")->valuestring, "cancelled");
-    double it = cJSON_GetObjectItem(j, "iterations")->valuedouble;
-    CHECK(it >= 1);
-    CHECK_INT(count_lines(tr), (long long)it + 1);
+    CHECK_STR(cJSON_GetObjectItem(j, "status")->valuestring, "max_iter");
+    CHECK_INT(cJSON_GetObjectItem(j, "iterations")->valuedouble, 3);
+    const cJSON *ref = cJSON_GetObjectItem(j, "reference");
+    REQUIRE(cJSON_IsObject(ref));
+    double g_opt = cJSON_GetObjectItem(j, "g_opt")->valuedouble;
+    double rgap = cJSON_GetObjectItem(ref, "gap")->valuedouble;
+    CHECK(g_opt == cJSON_GetObjectItem(ref, "g_opt")->valuedouble);
+    /* g(x) >= g_opt - gap (the reference's certificate), up to rounding */
+    CHECK(cJSON_GetObjectItem(j, "g_x")->valuedouble >= g_opt - rgap - 1e-6);
+    const cJSON *x = cJSON_GetObjectItem(j, "x");
+    CHECK_INT(cJSON_GetObjectItem(x, "n_rows")->valuedouble, 6040);
+    CHECK(cJSON_GetObjectItem(x, "dense") == NULL); /* far above 10^4 entries */
+    CHECK_INT(tcli_count_lines(tr), 4);              /* header + 3 rows */
+    printf("    MovieLens: g_opt %.10g (reference %s, gap %.2e), g(x_3) %.10g\n", g_opt,
+           cJSON_GetObjectItem(ref, "status")->valuestring, rgap,
+           cJSON_GetObjectItem(j, "g_x")->valuedouble);
     cJSON_Delete(j);
+}
+
+/* --algorithm irpg / bisg on least norm: they run, the result and the
+ * progress name them, and Bi-SG's feasible x stays in the l2 ball. */
+TEST(spec_cli, algorithm_overrides)
+{
+    NEED_CLI();
+    const char *algs[] = {"irpg", "bisg"};
+    for (int a = 0; a < 2; a++) {
+        char *spec = tcli_tmp("alg.json"), *res = tcli_tmp("alg_result.json");
+        char err[8192];
+        REQUIRE(tcli_run((char *[]){(char *)bin, "example", "least-norm", "--algorithm",
+                                    (char *)algs[a], "--projection", "full", "--max-iter", "40",
+                                    NULL}, spec) == 0);
+        CHECK_INT(tcli_run_err((char *[]){(char *)bin, "solve", spec, "--result", res, NULL},
+                               NULL, err, sizeof err), 0);
+        char line[64];
+        snprintf(line, sizeof line, "\n%s iter ", algs[a]);
+        CHECK(strstr(err, line) != NULL);
+        snprintf(line, sizeof line, "solving with %s (full projections)", algs[a]);
+        CHECK(strstr(err, line) != NULL);
+        snprintf(line, sizeof line, "%s: max_iter after 40 iterations", algs[a]);
+        CHECK(strstr(err, line) != NULL);
+        cJSON *j = tcli_read_json(res);
+        REQUIRE(j != NULL);
+        CHECK_STR(cJSON_GetObjectItem(j, "algorithm")->valuestring, algs[a]);
+        CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "projections"), "mode")->valuestring,
+                  "full");
+        cJSON *sp = tcli_read_json(spec);
+        REQUIRE(sp != NULL);
+        double r = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(sp, "problem"),
+                                                           "domain"), "radius")->valuedouble;
+        const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "x"), "values");
+        double nrm = 0;
+        for (int i = 0; i < cJSON_GetArraySize(v); i++)
+            nrm += cJSON_GetArrayItem(v, i)->valuedouble * cJSON_GetArrayItem(v, i)->valuedouble;
+        CHECK(sqrt(nrm) <= r * (1 + 1e-12));
+        cJSON_Delete(sp);
+        cJSON_Delete(j);
+    }
 }
 
 /* Reference first, then the solve: result carries g_opt and the gaps;
@@ -233,16 +300,16 @@ TEST(spec_cli, sigint_writes_partial_result)
 TEST(spec_cli, reference_and_jsonl_trace)
 {
     NEED_CLI();
-    char *spec = tmp("ref.json"), *res = tmp("ref_result.json"), *tr = tmp("ref.jsonl");
+    char *spec = tcli_tmp("ref.json"), *res = tcli_tmp("ref_result.json"), *tr = tcli_tmp("ref.jsonl");
     FILE *f = fopen(spec, "w");
     REQUIRE(f != NULL);
     fputs("{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":\"synthetic\",\"m\":8,"
           "\"n\":20},\"domain\":{\"type\":\"l1_ball\",\"radius\":2}},\"algorithm\":{\"max_iter\":"
           "40},\"reference\":{\"compute\":true,\"tol\":1e-8}}", f);
     fclose(f);
-    CHECK_INT(run((char *[]){(char *)bin, "solve", spec, "--result", res, "--trace", tr,
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "solve", spec, "--result", res, "--trace", tr,
                              "--quiet", NULL}, NULL), 0);
-    cJSON *j = read_json(res);
+    cJSON *j = tcli_read_json(res);
     REQUIRE(j != NULL);
     const cJSON *ref = cJSON_GetObjectItem(j, "reference");
     REQUIRE(cJSON_IsObject(ref));

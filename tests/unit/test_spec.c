@@ -242,3 +242,122 @@ TEST(spec, dataset_callback)
           strstr(e.items[0].reason, "no such dataset"));
     api_errors_clear(&e);
 }
+
+/* A file source reports the dimensions it read; they parse back. */
+TEST(spec, normalized_file_dims)
+{
+    char *n = round_trip("{'problem':{'type':'matrix_completion','data':{'source':'file',"
+                         "'path':'ratings_small.dat'}}}");
+    cJSON *r = n ? cJSON_Parse(n) : NULL;
+    REQUIRE(r != NULL);
+    const cJSON *pb = cJSON_GetObjectItem(r, "problem");
+    CHECK_NEAR(num_at(pb, "data", "n_rows"), 4, 0); /* largest user id */
+    CHECK_NEAR(num_at(pb, "data", "n_cols"), 4, 0); /* largest item id */
+    cJSON_Delete(r);
+    free(n);
+    n = round_trip("{'problem':{'type':'least_squares','data':{'source':'file',"
+                   "'A_path':'A_small.mtx','b':[1,2,3]}}}");
+    r = n ? cJSON_Parse(n) : NULL;
+    REQUIRE(r != NULL);
+    pb = cJSON_GetObjectItem(r, "problem");
+    CHECK_NEAR(num_at(pb, "data", "m"), 3, 0); /* the size line: 3 x 4 */
+    CHECK_NEAR(num_at(pb, "data", "n"), 4, 0);
+    cJSON_Delete(r);
+    free(n);
+}
+
+/* Every member name in the normalized algorithm object. */
+static int has_member(const cJSON *o, const char *name)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, name) != NULL;
+}
+
+/* The normalized spec lists the members of the chosen algorithm only,
+ * with the library's defaults, and parses back to itself. */
+TEST(spec, normalized_algorithm_members)
+{
+    static const char *const ALGS[] = {"ircg", "cgbio", "irpg", "bisg"};
+    /* per algorithm: members that must be there, members that must not */
+    static const char *const HAS[4][6] = {
+        {"step_rule", "varsigma", "p", NULL},
+        {"cgbio_eps_g", "cgbio_warmup_max_iter", NULL},
+        {"varsigma", "p", "projection", "irpg_theta", "irpg_step", "irpg_eta"},
+        {"projection", "bisg_alpha", "bisg_c", "bisg_step", NULL}};
+    static const char *const NOT[4][6] = {
+        {"projection", "irpg_theta", "bisg_c", "cgbio_eps_g", NULL},
+        {"step_rule", "varsigma", "p", "projection", "irpg_eta", "bisg_alpha"},
+        {"step_rule", "bisg_alpha", "cgbio_eps_g", NULL},
+        {"step_rule", "varsigma", "p", "irpg_theta", "cgbio_warmup_max_iter", NULL}};
+    ircg_settings def;
+    ircg_settings_default(&def);
+    for (int a = 0; a < 4; a++) {
+        char spec[300];
+        snprintf(spec, sizeof spec, "{'problem':{'type':'least_squares','data':{'source':"
+                 "'synthetic','m':4,'n':6}},'algorithm':{'name':'%s'}}", ALGS[a]);
+        char *n = round_trip(spec);
+        cJSON *r = n ? cJSON_Parse(n) : NULL;
+        REQUIRE(r != NULL);
+        const cJSON *al = cJSON_GetObjectItem(r, "algorithm");
+        CHECK_STR(str_at(r, "algorithm", "name"), ALGS[a]);
+        for (int k = 0; k < 6 && HAS[a][k]; k++)
+            if (!has_member(al, HAS[a][k]))
+                th_fail(__FILE__, __LINE__, "%s: no \"%s\"", ALGS[a], HAS[a][k]);
+        for (int k = 0; k < 6 && NOT[a][k]; k++)
+            if (has_member(al, NOT[a][k]))
+                th_fail(__FILE__, __LINE__, "%s: has \"%s\"", ALGS[a], NOT[a][k]);
+        static const char *const COMMON[] = {"start", "max_iter", "time_limit", "gap_tol",
+                                             "lmo_tol", "lmo_max_matvecs", "threads"};
+        for (int k = 0; k < 7; k++)
+            if (!has_member(al, COMMON[k]))
+                th_fail(__FILE__, __LINE__, "%s: no \"%s\"", ALGS[a], COMMON[k]);
+        cJSON_Delete(r);
+        free(n);
+    }
+    /* the defaults reported are the library's */
+    char *n = round_trip("{'problem':{'type':'least_squares','data':{'source':'synthetic',"
+                         "'m':4,'n':6}},'algorithm':{'name':'bisg'}}");
+    cJSON *r = n ? cJSON_Parse(n) : NULL;
+    REQUIRE(r != NULL);
+    CHECK(num_at(r, "algorithm", "bisg_alpha") == def.bisg_alpha);
+    CHECK(num_at(r, "algorithm", "bisg_c") == def.bisg_c);
+    CHECK(num_at(r, "algorithm", "bisg_step") == def.bisg_step);
+    CHECK_STR(str_at(r, "algorithm", "projection"), "partial");
+    cJSON_Delete(r);
+    free(n);
+}
+
+/* The baselines' members reach the solver settings. */
+TEST(spec, baseline_settings)
+{
+    char *json = dq("{'problem':{'type':'least_squares','data':{'source':'synthetic','m':4,"
+                    "'n':6}},'algorithm':{'name':'irpg','projection':'full','irpg_theta':0.25,"
+                    "'irpg_step':3,'irpg_eta':0.75,'varsigma':0.5,'p':0.75}}");
+    api_spec *s = parse_ok(json);
+    free(json);
+    REQUIRE(s != NULL);
+    ircg_settings st;
+    api_spec_settings(s, &st);
+    CHECK_INT(st.algorithm, IRCG_ALG_IRPG);
+    CHECK_INT(st.projection, IRCG_PROJ_FULL);
+    CHECK(st.irpg_theta == 0.25 && st.irpg_step == 3 && st.irpg_eta == 0.75);
+    CHECK(st.varsigma == 0.5 && st.p == 0.75);
+    api_spec_free(s);
+    json = dq("{'problem':{'type':'least_squares','data':{'source':'synthetic','m':4,'n':6}},"
+              "'algorithm':{'name':'bisg','bisg_alpha':1,'bisg_c':0.5,'bisg_step':0.01}}");
+    s = parse_ok(json);
+    free(json);
+    REQUIRE(s != NULL);
+    api_spec_settings(s, &st);
+    CHECK_INT(st.algorithm, IRCG_ALG_BISG);
+    CHECK(st.bisg_alpha == 1 && st.bisg_c == 0.5 && st.bisg_step == 0.01);
+    api_spec_free(s);
+    json = dq("{'problem':{'type':'least_squares','data':{'source':'synthetic','m':4,'n':6}},"
+              "'algorithm':{'name':'cgbio','cgbio_eps_g':0.001,'cgbio_warmup_max_iter':77}}");
+    s = parse_ok(json);
+    free(json);
+    REQUIRE(s != NULL);
+    api_spec_settings(s, &st);
+    CHECK_INT(st.algorithm, IRCG_ALG_CGBIO);
+    CHECK(st.cgbio_eps_g == 0.001 && st.cgbio_warmup_max_iter == 77);
+    api_spec_free(s);
+}

@@ -4,6 +4,7 @@
  * of the public API.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,12 +57,15 @@ TEST(spec_result, json_and_traces)
     ircg_iterate *x = NULL, *z = NULL;
     REQUIRE(ircg_solver_iterate(sv, IRCG_X, 0, &x) == IRCG_OK);
     REQUIRE(ircg_solver_iterate(sv, IRCG_Z, 0, &z) == IRCG_OK);
-    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, x, z};
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, x, z, &st};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
     CHECK_STR(cJSON_GetObjectItem(j, "status")->valuestring, ircg_status_string(info.status));
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "error")));
+    CHECK_STR(cJSON_GetObjectItem(j, "algorithm")->valuestring, "ircg");
+    CHECK_INT(jnum(j, "lmo_unconverged"), info.lmo_unconverged);
+    CHECK(!cJSON_GetObjectItem(j, "projections") && !cJSON_GetObjectItem(j, "warmup_seconds"));
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "g_opt")));
     CHECK_INT(jnum(j, "iterations"), 20);
     /* exact round trip of every double */
@@ -88,14 +92,15 @@ TEST(spec_result, json_and_traces)
     int commas = 0;
     for (const char *p = API_TRACE_CSV_HEADER; *p; p++)
         commas += *p == ',';
-    CHECK_INT(commas, 14);
+    CHECK_INT(commas, 18);
+    CHECK(strstr(API_TRACE_CSV_HEADER, ",rank,lmo_converged,backtracks,proj_full,lambda\n"));
     const ircg_iter_info *it = &rs.it[rs.n - 1];
     int len = api_trace_csv_row(row, sizeof row, it);
     CHECK(len > 0 && row[len - 1] == '\n');
     int fc = 0;
     for (const char *p = row; *p; p++)
         fc += *p == ',';
-    CHECK_INT(fc, 14);
+    CHECK_INT(fc, 18);
     CHECK(strtoll(row, NULL, 10) == it->t);
     char *f = strchr(row, ',') + 1; /* elapsed */
     CHECK(strtod(f, NULL) == it->elapsed);
@@ -134,13 +139,144 @@ TEST(spec_result, failed_result_has_error)
 {
     ircg_info info = {0};
     info.g_x = NAN;
-    api_result r = {&info, IRCG_ERR_NUMERICAL, "LAPACK \"dpotrf\" failed", NULL, NAN, NULL, NULL};
+    api_result r = {&info, IRCG_ERR_NUMERICAL, "LAPACK \"dpotrf\" failed", NULL, NAN, NULL, NULL, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
     const cJSON *err = cJSON_GetObjectItem(j, "error");
     CHECK_STR(cJSON_GetObjectItem(err, "message")->valuestring, "LAPACK \"dpotrf\" failed");
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "g_x")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "algorithm"))); /* no settings given */
     cJSON_Delete(j);
     free(text);
+    /* no message: one naming the failure and the iteration, never "" */
+    info.iterations = 17;
+    r.error_message = "";
+    text = api_result_json(&r);
+    j = text ? cJSON_Parse(text) : NULL;
+    REQUIRE(j != NULL);
+    const char *msg = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "error"), "message")->valuestring;
+    CHECK(strstr(msg, "numerical kernel broke down") && strstr(msg, "after 17 iterations"));
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "error"), "code")->valuestring,
+              "numerical breakdown");
+    cJSON_Delete(j);
+    free(text);
+}
+
+/* IR-PG and Bi-SG on least squares: the result names the algorithm and
+ * its projections; the trace's new columns carry the iteration's values. */
+static void baseline_run(const char *alg_json, const char *name)
+{
+    char spec[512];
+    snprintf(spec, sizeof spec,
+             "{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":"
+             "\"synthetic\",\"m\":6,\"n\":15},\"domain\":{\"type\":\"l1_ball\","
+             "\"radius\":2}},\"algorithm\":%s}", alg_json);
+    api_spec *s = NULL;
+    REQUIRE(api_spec_parse(spec, strlen(spec), NULL, &s, NULL) == 0);
+    ircg_settings st;
+    api_spec_settings(s, &st);
+    rows rs = {0};
+    st.callback = keep;
+    st.callback_data = &rs;
+    ircg_solver *sv = NULL;
+    ircg_info info = {0};
+    REQUIRE(ircg_solver_new(api_spec_problem(s), &st, &sv, NULL) == IRCG_OK);
+    REQUIRE(ircg_solve(sv, &info) == IRCG_OK);
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st};
+    char *text = api_result_json(&r);
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    REQUIRE(j != NULL);
+    CHECK_STR(cJSON_GetObjectItem(j, "algorithm")->valuestring, name);
+    const cJSON *pr = cJSON_GetObjectItem(j, "projections");
+    REQUIRE(cJSON_IsObject(pr));
+    CHECK_STR(cJSON_GetObjectItem(pr, "mode")->valuestring, "full");
+    CHECK_INT(jnum(pr, "partial"), info.proj_partial);
+    CHECK_INT(jnum(pr, "full"), info.proj_full);
+    CHECK(!cJSON_GetObjectItem(j, "warmup_iterations"));
+    cJSON_Delete(j);
+    free(text);
+    int backtracks = 0;
+    for (int i = 0; i < rs.n; i++) {
+        char row[API_TRACE_ROW_MAX + 1];
+        const ircg_iter_info *it = &rs.it[i];
+        backtracks += it->backtracks;
+        api_trace_json_row(row, sizeof row, it);
+        cJSON *o = cJSON_Parse(row);
+        REQUIRE(o != NULL);
+        CHECK_INT(jnum(o, "lmo_converged"), it->lmo_converged);
+        CHECK_INT(jnum(o, "backtracks"), it->backtracks);
+        CHECK_INT(jnum(o, "proj_full"), it->proj_full);
+        CHECK(cJSON_IsNull(cJSON_GetObjectItem(o, "lambda"))); /* NaN but for CG-BiO */
+        cJSON_Delete(o);
+        /* CSV: the last four fields */
+        api_trace_csv_row(row, sizeof row, it);
+        char *f = row;
+        for (int k = 0; k < 15; k++)
+            f = strchr(f, ',') + 1;
+        int lc = -1, bt = -1, pf = -1;
+        char tail[8] = "";
+        CHECK(sscanf(f, "%d,%d,%d,%7s", &lc, &bt, &pf, tail) == 3 || tail[0] == '\0');
+        CHECK(lc == it->lmo_converged && bt == it->backtracks && pf == it->proj_full);
+        CHECK(row[strlen(row) - 2] == ','); /* lambda: an empty field */
+    }
+    if (!strcmp(name, "irpg")) { /* a first step of 50 is too long: Armijo cuts it */
+        printf("    irpg: %d backtracks in %d iterations\n", backtracks, rs.n);
+        CHECK(backtracks > 0);
+    }
+    ircg_solver_free(sv);
+    api_spec_free(s);
+}
+
+TEST(spec_result, baselines)
+{
+    baseline_run("{\"name\":\"irpg\",\"projection\":\"full\",\"irpg_step\":50,"
+                 "\"max_iter\":30}", "irpg");
+    baseline_run("{\"name\":\"bisg\",\"projection\":\"full\",\"max_iter\":30}", "bisg");
+}
+
+/* CG-BiO's own members, from the values given. */
+TEST(spec_result, cgbio_members)
+{
+    ircg_settings st;
+    ircg_settings_default(&st);
+    st.algorithm = IRCG_ALG_CGBIO;
+    ircg_info info = {0};
+    info.status = IRCG_STATUS_MAX_ITER;
+    info.warmup_iterations = 1234;
+    info.warmup_seconds = 0.375;
+    info.lmo_unconverged = 3;
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st};
+    char *text = api_result_json(&r);
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    REQUIRE(j != NULL);
+    CHECK_STR(cJSON_GetObjectItem(j, "algorithm")->valuestring, "cgbio");
+    CHECK_INT(jnum(j, "warmup_iterations"), 1234);
+    CHECK(jnum(j, "warmup_seconds") == 0.375);
+    CHECK_INT(jnum(j, "lmo_unconverged"), 3);
+    CHECK(!cJSON_GetObjectItem(j, "projections"));
+    cJSON_Delete(j);
+    free(text);
+}
+
+/* The longest possible row fits API_TRACE_ROW_MAX (the server and the CLI
+ * size their buffers by it). */
+TEST(spec_result, longest_trace_row)
+{
+    ircg_iter_info it;
+    const double worst = -2.2250738585072014e-308; /* 24 characters */
+    it.t = INT64_MIN;
+    it.elapsed = it.sigma = it.alpha = it.g_x = it.f_x = it.g_z = it.f_z = worst;
+    it.gap = it.g_gap_x = it.g_gap_z = it.lmo_seconds = it.top_sv = it.lambda = worst;
+    it.lmo_matvecs = INT64_MIN;
+    it.rank = it.lmo_converged = it.backtracks = it.proj_full = INT32_MIN;
+    char buf[2048];
+    int nj = api_trace_json_row(buf, sizeof buf, &it);
+    CHECK((size_t)nj == strlen(buf) && nj <= API_TRACE_ROW_MAX);
+    cJSON *o = cJSON_Parse(buf);
+    CHECK(o != NULL && jnum(o, "lambda") == worst);
+    cJSON_Delete(o);
+    int nc = api_trace_csv_row(buf, sizeof buf, &it);
+    CHECK((size_t)nc == strlen(buf) && nc <= API_TRACE_ROW_MAX);
+    printf("    longest rows: JSON %d, CSV %d bytes\n", nj, nc);
 }

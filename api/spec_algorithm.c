@@ -1,0 +1,266 @@
+/*
+ * spec_algorithm.c -- the "algorithm" section: IR-CG and the paper's
+ * baselines (CG-BiO, IR-PG, Bi-SG), which members apply to which, their
+ * normalized form, and the checks that need the built problem (x0 length,
+ * the library's own validation, a trial solver).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_internal.h"
+
+#define AP "/algorithm"
+
+static const char *const ALG_NAMES[] = {"ircg", "cgbio", "irpg", "bisg", NULL};
+static const char *const STEP_NAMES[] = {"open_loop", "closed_loop",
+                                         "line_search", NULL};
+static const char *const START_NAMES[] = {"default", "zero", NULL};
+static const char *const PROJ_NAMES[] = {"partial", "full", NULL};
+
+/* Bit i stands for ALG_NAMES[i] (= the ircg_algorithm value). */
+enum { A_IRCG = 1, A_CGBIO = 2, A_IRPG = 4, A_BISG = 8, A_ALL = 15 };
+
+typedef struct alg_member {
+    const char *name;
+    unsigned algs; /* the algorithms it applies to */
+} alg_member;
+
+/* In the order of the normalized spec. */
+static const alg_member MEMBERS[] = {
+    {"name", A_ALL},
+    {"step_rule", A_IRCG},
+    {"varsigma", A_IRCG | A_IRPG},
+    {"p", A_IRCG | A_IRPG},
+    {"start", A_ALL},
+    {"max_iter", A_ALL},
+    {"time_limit", A_ALL},
+    {"gap_tol", A_ALL},
+    {"lmo_tol", A_ALL},
+    {"lmo_max_matvecs", A_ALL},
+    {"threads", A_ALL},
+    {"projection", A_IRPG | A_BISG},
+    {"irpg_theta", A_IRPG},
+    {"irpg_step", A_IRPG},
+    {"irpg_eta", A_IRPG},
+    {"bisg_alpha", A_BISG},
+    {"bisg_c", A_BISG},
+    {"bisg_step", A_BISG},
+    {"cgbio_eps_g", A_CGBIO},
+    {"cgbio_warmup_max_iter", A_CGBIO},
+};
+#define N_MEMBERS (sizeof MEMBERS / sizeof MEMBERS[0])
+
+const char *api_algorithm_name(ircg_algorithm a)
+{
+    return (unsigned)a < 4 ? ALG_NAMES[a] : "unknown";
+}
+
+const char *api_projection_name(ircg_projection p)
+{
+    return (unsigned)p < 2 ? PROJ_NAMES[p] : "unknown";
+}
+
+const char *api_step_rule_name(ircg_step_rule r)
+{
+    return (unsigned)r < 3 ? STEP_NAMES[r] : "unknown";
+}
+
+/* "ircg and irpg" from a bit set. */
+static void alg_list(char *buf, size_t n, unsigned algs)
+{
+    int k = 0, total = 0;
+    for (int i = 0; i < 4; i++)
+        total += (algs >> i) & 1;
+    buf[0] = '\0';
+    for (int i = 0; i < 4; i++) {
+        if (!((algs >> i) & 1))
+            continue;
+        size_t used = strlen(buf);
+        snprintf(buf + used, n - used, "%s%s", k == 0 ? "" : k == total - 1 ? " and " : ", ",
+                 ALG_NAMES[i]);
+        k++;
+    }
+}
+
+/* A member given for an algorithm it does not apply to is an error (it
+ * would be ignored otherwise). */
+static void check_applicable(sp_ctx *c, const cJSON *alg, int which)
+{
+    for (size_t i = 0; i < N_MEMBERS; i++) {
+        if (!sp_get(alg, MEMBERS[i].name) || ((MEMBERS[i].algs >> which) & 1))
+            continue;
+        char p[SP_PTR], list[64];
+        sp_ptr(p, AP, MEMBERS[i].name);
+        alg_list(list, sizeof list, MEMBERS[i].algs);
+        sp_err(c, p, "applies to %s only, not to \"%s\"", list, ALG_NAMES[which]);
+    }
+}
+
+/* "start": "default" | "zero" | {"x0": [...]} */
+static void parse_start(sp_ctx *c, const cJSON *alg, api_spec *s)
+{
+    const cJSON *v = sp_get(alg, "start");
+    static const char *const X0_MEMBERS[] = {"x0", NULL};
+    if (!v || cJSON_IsString(v)) {
+        int k = 0;
+        if (sp_enum(c, alg, AP, "start", START_NAMES, &k) > 0)
+            s->settings.start = k == 0 ? IRCG_START_DEFAULT : IRCG_START_ZERO;
+        return;
+    }
+    if (!sp_members(c, v, AP "/start", X0_MEMBERS))
+        return;
+    const cJSON *x0 = sp_get(v, "x0");
+    if (!x0) {
+        sp_err(c, AP "/start/x0", "missing required member \"x0\"");
+        return;
+    }
+    if (sp_num_array(c, x0, AP "/start/x0", &s->x0, &s->x0_len) > 0) {
+        s->settings.start = IRCG_START_GIVEN;
+        s->settings.x0 = s->x0;
+    }
+}
+
+/* The baselines' members, with the library's ranges (settings.c). */
+static void parse_baselines(sp_ctx *c, const cJSON *alg, ircg_settings *st)
+{
+    int k = 0;
+    if (sp_enum(c, alg, AP, "projection", PROJ_NAMES, &k) > 0)
+        st->projection = (ircg_projection)k;
+    sp_number_in(c, alg, AP, "irpg_theta", 0, 1, 1, 1, &st->irpg_theta);
+    sp_number_in(c, alg, AP, "irpg_step", 0, 1, 1e6, 0, &st->irpg_step);
+    sp_number_in(c, alg, AP, "irpg_eta", 0, 1, 1, 1, &st->irpg_eta);
+    sp_number_in(c, alg, AP, "bisg_alpha", 0, 1, 1, 0, &st->bisg_alpha);
+    sp_number_in(c, alg, AP, "bisg_c", 0, 1, 1e6, 0, &st->bisg_c);
+    sp_number_in(c, alg, AP, "bisg_step", 0, 0, 1e6, 0, &st->bisg_step);
+    sp_number_in(c, alg, AP, "cgbio_eps_g", 0, 1, SP_MAX_SCALE, 0, &st->cgbio_eps_g);
+    sp_int64_in(c, alg, AP, "cgbio_warmup_max_iter", 1, INT64_C(1) << 53,
+                &st->cgbio_warmup_max_iter);
+}
+
+void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s)
+{
+    const char *names[N_MEMBERS + 1] = {NULL};
+    ircg_settings *st = &s->settings;
+    int k = 0;
+    for (size_t i = 0; i < N_MEMBERS; i++)
+        names[i] = MEMBERS[i].name;
+    if (!alg || !sp_members(c, alg, AP, names))
+        return;
+    if (sp_enum(c, alg, AP, "name", ALG_NAMES, &k) >= 0) {
+        st->algorithm = (ircg_algorithm)k;
+        check_applicable(c, alg, k);
+    }
+    if (sp_enum(c, alg, AP, "step_rule", STEP_NAMES, &k) > 0)
+        st->step_rule = (ircg_step_rule)k;
+    sp_number_in(c, alg, AP, "varsigma", 0, 1, SP_MAX_SCALE, 0, &st->varsigma);
+    sp_number_in(c, alg, AP, "p", 0, 1, 1, 1, &st->p);
+    parse_start(c, alg, s);
+    sp_int64_in(c, alg, AP, "max_iter", 1, INT64_C(1) << 53, &st->max_iter);
+    sp_number_in(c, alg, AP, "time_limit", 0, 0, INFINITY, 0, &st->time_limit);
+    sp_number_in(c, alg, AP, "gap_tol", 0, 0, INFINITY, 0, &st->gap_tol);
+    sp_number_in(c, alg, AP, "lmo_tol", 0, 1, 1, 1, &st->lmo_tol);
+    sp_int_in(c, alg, AP, "lmo_max_matvecs", 2, 1000000000, &st->lmo_max_matvecs);
+    sp_int_in(c, alg, AP, "threads", 1, 64, &st->threads);
+    parse_baselines(c, alg, st);
+}
+
+/* A settings diag at its spec member: "/x0" is the start's, and the
+ * library's "/algorithm" is the spec's "/algorithm/name". */
+static void settings_diag(sp_ctx *c, const ircg_diag *d)
+{
+    ircg_diag m = *d;
+    if (!strcmp(d->field, "/algorithm"))
+        snprintf(m.field, sizeof m.field, "/name");
+    sp_diag(c, strcmp(d->field, "/x0") == 0 ? AP "/start" : AP, &m);
+}
+
+/* Bi-SG's default inner step is 1/L_g: undefined when g is constant (A = 0,
+ * or so small that L_g underflows). */
+static void check_bisg_step(sp_ctx *c, const api_spec *s)
+{
+    ircg_problem_info info;
+    if (s->settings.algorithm != IRCG_ALG_BISG || s->settings.bisg_step > 0)
+        return;
+    ircg_problem_get_info(s->problem, &info);
+    if (!(info.L_g > 0) || !isfinite(1.0 / info.L_g) || 1.0 / info.L_g > 1e300)
+        sp_err(c, AP "/bisg_step", "the default step 1/L_g is undefined: L_g = %g for "
+               "this problem (g is constant); give a bisg_step in (0, 1e6]", info.L_g);
+}
+
+void sp_build_algorithm(sp_ctx *c, api_spec *s, int64_t dim)
+{
+    ircg_solver *sv = NULL;
+    ircg_diag d = {0};
+    if (s->x0 && dim > 0 && s->x0_len != dim) { /* the solver cannot see x0's length */
+        int mc = s->kind == IRCG_PROBLEM_MATRIX_COMPLETION;
+        sp_err(c, AP "/start/x0", "length %lld does not match %s = %lld%s",
+               (long long)s->x0_len, mc ? "the number of variables" : "n",
+               (long long)dim, mc ? " (n_rows x n_cols, column-major)" : "");
+        return;
+    }
+    if (ircg_settings_validate(&s->settings, &d) != IRCG_OK) {
+        settings_diag(c, &d);
+        return;
+    }
+    if (!s->problem)
+        return;
+    memset(&d, 0, sizeof d);
+    if (ircg_solver_new(s->problem, &s->settings, &sv, &d) != IRCG_OK)
+        settings_diag(c, &d);
+    else
+        check_bisg_step(c, s);
+    ircg_solver_free(sv);
+}
+
+static cJSON *num_array(const double *v, int64_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int64_t i = 0; a && i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+    return a;
+}
+
+/* The value of member i of the settings, added to a. */
+static void add_member(cJSON *a, const api_spec *s, const char *name)
+{
+    const ircg_settings *st = &s->settings;
+    const struct { const char *name; double v; } nums[] = {
+        {"varsigma", st->varsigma}, {"p", st->p}, {"max_iter", (double)st->max_iter},
+        {"time_limit", st->time_limit}, {"gap_tol", st->gap_tol},
+        {"lmo_tol", st->lmo_tol}, {"lmo_max_matvecs", st->lmo_max_matvecs},
+        {"threads", st->threads}, {"irpg_theta", st->irpg_theta},
+        {"irpg_step", st->irpg_step}, {"irpg_eta", st->irpg_eta},
+        {"bisg_alpha", st->bisg_alpha}, {"bisg_c", st->bisg_c},
+        {"bisg_step", st->bisg_step}, {"cgbio_eps_g", st->cgbio_eps_g},
+        {"cgbio_warmup_max_iter", (double)st->cgbio_warmup_max_iter}};
+    if (!strcmp(name, "name")) {
+        cJSON_AddStringToObject(a, name, api_algorithm_name(st->algorithm));
+    } else if (!strcmp(name, "step_rule")) {
+        cJSON_AddStringToObject(a, name, api_step_rule_name(st->step_rule));
+    } else if (!strcmp(name, "projection")) {
+        cJSON_AddStringToObject(a, name, api_projection_name(st->projection));
+    } else if (!strcmp(name, "start")) {
+        if (st->start == IRCG_START_GIVEN) {
+            cJSON *x = cJSON_AddObjectToObject(a, "start");
+            cJSON_AddItemToObject(x, "x0", num_array(s->x0, s->x0_len));
+        } else {
+            cJSON_AddStringToObject(a, name, st->start == IRCG_START_ZERO ? "zero" : "default");
+        }
+    } else {
+        for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+            if (!strcmp(nums[i].name, name))
+                cJSON_AddNumberToObject(a, name, nums[i].v);
+    }
+}
+
+cJSON *sp_norm_algorithm(const api_spec *s)
+{
+    cJSON *a = cJSON_CreateObject();
+    unsigned which = (unsigned)s->settings.algorithm;
+    for (size_t i = 0; a && i < N_MEMBERS; i++)
+        if ((MEMBERS[i].algs >> which) & 1)
+            add_member(a, s, MEMBERS[i].name);
+    return a;
+}
