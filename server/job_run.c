@@ -65,6 +65,8 @@ static store_trace_row to_row(const ircg_iter_info *it)
         .f_z = it->f_z, .gap = it->gap, .g_gap_x = it->g_gap_x,
         .g_gap_z = it->g_gap_z, .lmo_seconds = it->lmo_seconds,
         .lmo_matvecs = it->lmo_matvecs, .top_sv = it->top_sv, .rank = it->rank,
+        .lmo_converged = it->lmo_converged, .backtracks = it->backtracks,
+        .proj_full = it->proj_full, .lambda = it->lambda,
     };
     return r;
 }

@@ -24,6 +24,8 @@ static ircg_iter_info row_to_info(const store_trace_row *row)
         .f_z = row->f_z, .gap = row->gap, .g_gap_x = row->g_gap_x,
         .g_gap_z = row->g_gap_z, .lmo_seconds = row->lmo_seconds,
         .lmo_matvecs = row->lmo_matvecs, .top_sv = row->top_sv, .rank = row->rank,
+        .lmo_converged = row->lmo_converged, .backtracks = row->backtracks,
+        .proj_full = row->proj_full, .lambda = row->lambda,
     };
     return it;
 }
@@ -56,11 +58,13 @@ static int trace_params(srv_req *r, long long *after, long *limit)
     return bad == NULL;
 }
 
+/* The page as CSV or JSON; NULL when out of memory or when a row does not
+ * fit the line buffer (never a page with rows silently missing). */
 static char *trace_text(const store_trace_row *rows, size_t n, int csv,
                         long long after, size_t *len)
 {
     srv_buf b = {0};
-    char line[700];
+    char line[2048];
     if (csv)
         srv_buf_add(&b, API_TRACE_CSV_HEADER, strlen(API_TRACE_CSV_HEADER));
     else
@@ -69,8 +73,10 @@ static char *trace_text(const store_trace_row *rows, size_t n, int csv,
         ircg_iter_info it = row_to_info(&rows[i]);
         int k = csv ? api_trace_csv_row(line, sizeof line, &it)
                     : api_trace_json_row(line, sizeof line, &it);
-        if (k <= 0 || (size_t)k >= sizeof line)
-            continue;
+        if (k <= 0 || (size_t)k >= sizeof line) {
+            srv_buf_free(&b);
+            return NULL;
+        }
         if (!csv && line[k - 1] == '\n') /* JSON lines -> array items */
             k--;
         if (!csv && i > 0)
@@ -104,7 +110,7 @@ void srv_route_job_trace(srv_req *r)
             if (text)
                 srv_reply(r, MHD_HTTP_OK, csv ? "text/csv" : "application/json", text, len);
             else
-                srv_problem_internal(r, "out of memory");
+                srv_problem_internal(r, "cannot format the trace");
         }
     } else if (rc != STORE_OK) {
         srv_problem_internal(r, store_errmsg(r->st));

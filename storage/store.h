@@ -260,6 +260,12 @@ typedef struct store_trace_row {
     int64_t lmo_matvecs;
     double top_sv;       /* NaN outside the nuclear-norm ball */
     int rank;
+    /* Schema 4.  The integers are -1 when unknown (stored as NULL): rows
+     * written before the upgrade read back that way. */
+    int lmo_converged;   /* 1: every singular triplet met lmo_tol; 0: not */
+    int backtracks;      /* IR-PG: Armijo step reductions */
+    int proj_full;       /* projections: 1 when a full SVD was used */
+    double lambda;       /* CG-BiO: multiplier of the cut; NaN otherwise */
 } store_trace_row;
 
 /* Inserts n rows in one transaction (all or nothing).  Any NaN is stored

@@ -91,10 +91,20 @@ static const char M3_EVENTS_DATASETS[] =
     " created_at REAL NOT NULL,"
     " data BLOB NOT NULL);";
 
+/* The solver reports four more per-iteration members; appended in the
+ * order of ircg_iter_info (and of the CSV/JSON trace formats).  Rows of
+ * earlier runs keep NULL there: unknown, not zero. */
+static const char M4_TRACE_SOLVER_DETAILS[] =
+    "ALTER TABLE traces ADD COLUMN lmo_converged INTEGER;"
+    "ALTER TABLE traces ADD COLUMN backtracks INTEGER;"
+    "ALTER TABLE traces ADD COLUMN proj_full INTEGER;"
+    "ALTER TABLE traces ADD COLUMN lambda REAL;";
+
 const char *const store_migrations[] = {
     M1_JOBS,
     M2_TRACES_SNAPSHOTS,
     M3_EVENTS_DATASETS,
+    M4_TRACE_SOLVER_DETAILS,
 };
 
 const int store_nmigrations =

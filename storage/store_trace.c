@@ -11,14 +11,28 @@
 static const char SQL_TR_INSERT[] =
     "INSERT INTO traces(job_id, iteration, elapsed, sigma, alpha, g_x, f_x,"
     " g_z, f_z, gap, g_gap_x, g_gap_z, lmo_seconds, lmo_matvecs, top_sv,"
-    " rank) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-    " ?14, ?15, ?16)";
+    " rank, lmo_converged, backtracks, proj_full, lambda) VALUES(?1, ?2, ?3,"
+    " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+    " ?19, ?20)";
 static const char SQL_TR_READ[] =
     "SELECT iteration, elapsed, sigma, alpha, g_x, f_x, g_z, f_z, gap,"
-    " g_gap_x, g_gap_z, lmo_seconds, lmo_matvecs, top_sv, rank FROM traces"
+    " g_gap_x, g_gap_z, lmo_seconds, lmo_matvecs, top_sv, rank,"
+    " lmo_converged, backtracks, proj_full, lambda FROM traces"
     " WHERE job_id = ?1 AND iteration > ?2 ORDER BY iteration LIMIT ?3";
 static const char SQL_TR_TRUNC[] =
     "DELETE FROM traces WHERE job_id = ?1 AND iteration > ?2";
+
+/* A negative count is "unknown": NULL, like NaN for the doubles. */
+static int bind_count(sqlite3_stmt *s, int i, int v)
+{
+    return v < 0 ? sqlite3_bind_null(s, i) : sqlite3_bind_int(s, i, v);
+}
+
+static int col_count(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? -1
+                                                    : sqlite3_column_int(s, i);
+}
 
 static int bind_row(sqlite3_stmt *s, const store_trace_row *r)
 {
@@ -32,6 +46,10 @@ static int bind_row(sqlite3_stmt *s, const store_trace_row *r)
     b |= sqlite3_bind_int64(s, 14, r->lmo_matvecs);
     b |= st_bind_real(s, 15, r->top_sv);
     b |= sqlite3_bind_int(s, 16, r->rank);
+    b |= bind_count(s, 17, r->lmo_converged);
+    b |= bind_count(s, 18, r->backtracks);
+    b |= bind_count(s, 19, r->proj_full);
+    b |= st_bind_real(s, 20, r->lambda);
     return b;
 }
 
@@ -81,6 +99,10 @@ static void read_row(sqlite3_stmt *s, store_trace_row *r)
     r->lmo_matvecs = sqlite3_column_int64(s, 12);
     r->top_sv = st_col_real(s, 13);
     r->rank = sqlite3_column_int(s, 14);
+    r->lmo_converged = col_count(s, 15);
+    r->backtracks = col_count(s, 16);
+    r->proj_full = col_count(s, 17);
+    r->lambda = st_col_real(s, 18);
 }
 
 static store_rc read_rows(store *st, sqlite3_stmt *s, int b, size_t limit,

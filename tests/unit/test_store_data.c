@@ -71,7 +71,9 @@ static store_trace_row make_row(int64_t it)
                          .f_z = 3.0, .gap = 0.1, .g_gap_x = NAN,
                          .g_gap_z = NAN, .lmo_seconds = 1e-3,
                          .lmo_matvecs = 40 + it, .top_sv = NAN,
-                         .rank = (int)it};
+                         .rank = (int)it, .lmo_converged = (int)(it % 2),
+                         .backtracks = (int)(it % 3), .proj_full = it == 7,
+                         .lambda = it % 5 == 0 ? 0.25 * (double)it : NAN};
     return r;
 }
 
@@ -94,6 +96,7 @@ TEST(store_data, trace_batch_page_truncate_nan)
     rows[9].top_sv = 7.25;
     rows[9].g_gap_x = 1e-3;
     rows[9].f_x = NAN;
+    rows[11].lmo_converged = rows[11].backtracks = rows[11].proj_full = -1;
     REQUIRE(open_with_job("trace", &st, id));
     CHECK(store_trace_append(st, id, NULL, 0) == STORE_OK); /* no-op */
     REQUIRE(store_trace_append(st, id, rows, 100) == STORE_OK);
@@ -106,6 +109,14 @@ TEST(store_data, trace_batch_page_truncate_nan)
         CHECK_INT(sql_count(path, "SELECT count(*) FROM traces WHERE"
                                   " f_x IS NULL"),
                   1);
+        /* unknown counts (-1) are NULL too; 0 is a value */
+        CHECK_INT(sql_count(path, "SELECT count(*) FROM traces WHERE"
+                                  " lmo_converged IS NULL AND backtracks IS NULL"
+                                  " AND proj_full IS NULL"),
+                  1);
+        CHECK_INT(sql_count(path, "SELECT count(*) FROM traces WHERE"
+                                  " lambda IS NULL"),
+                  80);
     }
     /* page 1 */
     REQUIRE(store_trace_read(st, id, 0, 30, &got, &n) == STORE_OK);
@@ -119,6 +130,18 @@ TEST(store_data, trace_batch_page_truncate_nan)
     CHECK_INT(got[4].lmo_matvecs, 45);
     CHECK_INT(got[4].rank, 5);
     CHECK_NEAR(got[4].sigma, 1.0 / 6.0, 0);
+    /* the solver details of schema 4 */
+    CHECK_INT(got[4].lmo_converged, 1);
+    CHECK_INT(got[4].backtracks, 2);
+    CHECK_INT(got[4].proj_full, 0);
+    CHECK_NEAR(got[4].lambda, 1.25, 0);
+    CHECK_INT(got[5].lmo_converged, 0);
+    CHECK_INT(got[5].backtracks, 0);
+    CHECK_INT(got[6].proj_full, 1);
+    CHECK(isnan(got[6].lambda));
+    CHECK_INT(got[11].lmo_converged, -1);
+    CHECK_INT(got[11].backtracks, -1);
+    CHECK_INT(got[11].proj_full, -1);
     free(got);
     /* last partial page, then an empty one */
     REQUIRE(store_trace_read(st, id, 90, 30, &got, &n) == STORE_OK);
