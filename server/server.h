@@ -16,6 +16,8 @@
  *   iterate_io.c binary serialization of iterates for snapshots
  *   metrics.c    Prometheus counters and histograms
  *   shutdown.c   the signal thread
+ *   dblock.c     the exclusive lock on "<db>.lock": one daemon per store
+ *   sockets.c    the listen socket (getaddrinfo), the healthcheck's client
  *   daemon.c     start-up and orderly stop (srv_main)
  *
  * Threads: MHD runs one thread per connection; the worker pool has its own
@@ -138,7 +140,11 @@ typedef struct srv_worker_ctl {
     int64_t beat_ms;  /* last sign of life (monotonic milliseconds)        */
 } srv_worker_ctl;
 
-enum { SRV_STOP_NONE = 0, SRV_STOP_USER = 1, SRV_STOP_SHUTDOWN = 2 };
+/* Why a worker's solver was stopped; a higher reason is never replaced by
+ * a lower one (a lost claim outranks a shutdown, which outranks a user's
+ * cancel, whose request the store still honours on requeue). */
+enum { SRV_STOP_NONE = 0, SRV_STOP_USER = 1, SRV_STOP_SHUTDOWN = 2,
+       SRV_STOP_LOST = 3 /* the store says another run owns the job now */ };
 
 /* job_run.c: run one claimed job to its end (finish or requeue). */
 void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job);
@@ -176,6 +182,22 @@ ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
 /* ------------------------------------------------------------ daemon -- */
 
 int srv_main(int argc, char **argv);
+
+/* Exit status of a daemon refused because another one holds the store. */
+#define SRV_EXIT_DB_IN_USE 3
+
+/* dblock.c: takes the exclusive lock of `db` ("<db>.lock").  0: held, the
+ * descriptor in *fd (close it to release); 1: another process holds it;
+ * -1: an error.  err explains the last two. */
+int srv_db_lock(const char *db, int *fd, char *err, size_t errlen);
+
+/* sockets.c: a listening socket for ADDR:PORT (names resolved); `bound`
+ * receives the numeric address ("127.0.0.1", "[::1]") and *port the port
+ * (the one picked for port 0).  -1 with err set on failure. */
+int srv_listen_open(const char *listen_addr, char *bound, size_t boundlen,
+                    int *port, char *err, size_t errlen);
+/* A connected client socket (send/receive timeouts set), or -1. */
+int srv_connect(const char *host, int port, double timeout_s);
 
 /* shutdown.c */
 void srv_signals_block(void);  /* before any thread starts */

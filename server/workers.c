@@ -72,9 +72,10 @@ static void run_one(worker *w, store *st, store_job *job)
 {
     set_busy(w, job->id);
     srv_notify_all(); /* the claim appended a 'state' event */
-    if (job->attempt <= 1)
+    if (job->run <= 1) /* the wait from submission to the first start */
         srv_metrics_queue_wait(job->started_at - job->created_at);
-    srv_log("worker %d: job %s started (attempt %d)", w->index, job->id, job->attempt);
+    srv_log("worker %d: job %s started (run %lld, attempt %d)", w->index, job->id,
+            (long long)job->run, job->attempt);
     srv_job_run(&w->ctl, st, job);
     set_busy(w, NULL);
 }

@@ -123,22 +123,24 @@ store_rc st_event_state_tx(store *st, const char *job_id)
     return rc;
 }
 
-store_rc store_event_append(store *st, const char *job_id,
+store_rc store_event_append(store *st, const store_claim *c,
                             store_event_type type, const char *data_json,
                             int64_t *seq)
 {
     store_rc rc;
     if (!st)
         return STORE_INVALID;
-    rc = st_check_id(st, job_id);
+    rc = st_check_claim(st, c);
     if (rc == STORE_OK && ((unsigned)type >= NTYPES || !data_json))
         rc = st_err(st, STORE_INVALID, "event: bad type or no data");
     if (rc == STORE_OK)
         rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    return st_end(st, st_event_append_tx(st, job_id, TYPE_NAMES[type],
-                                         data_json, seq));
+    rc = st_claim_held(st, c, "append event");
+    if (rc == STORE_OK)
+        rc = st_event_append_tx(st, c->id, TYPE_NAMES[type], data_json, seq);
+    return st_end(st, rc);
 }
 
 void store_events_free(store_event *ev, size_t n)

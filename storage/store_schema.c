@@ -100,11 +100,19 @@ static const char M4_TRACE_SOLVER_DETAILS[] =
     "ALTER TABLE traces ADD COLUMN proj_full INTEGER;"
     "ALTER TABLE traces ADD COLUMN lambda REAL;";
 
+/* Every claim numbers its run; a worker's writes name the run they belong
+ * to (store_claim), so one that lost its job cannot write into the next
+ * run.  Jobs of older files start at run 0: none is running under a claim
+ * of this build before recovery requeues it. */
+static const char M5_JOB_RUNS[] =
+    "ALTER TABLE jobs ADD COLUMN run INTEGER NOT NULL DEFAULT 0;";
+
 const char *const store_migrations[] = {
     M1_JOBS,
     M2_TRACES_SNAPSHOTS,
     M3_EVENTS_DATASETS,
     M4_TRACE_SOLVER_DETAILS,
+    M5_JOB_RUNS,
 };
 
 const int store_nmigrations =

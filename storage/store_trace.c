@@ -53,31 +53,31 @@ static int bind_row(sqlite3_stmt *s, const store_trace_row *r)
     return b;
 }
 
-static store_rc append_tx(store *st, const char *job_id,
+static store_rc append_tx(store *st, const store_claim *c,
                           const store_trace_row *rows, size_t n)
 {
     sqlite3_stmt *s;
-    store_rc rc = st_prep(st, SQL_TR_INSERT, &s);
+    store_rc rc = st_claim_held(st, c, "append trace");
+    if (rc == STORE_OK)
+        rc = st_prep(st, SQL_TR_INSERT, &s);
     for (size_t i = 0; rc == STORE_OK && i < n; i++) {
-        int b = sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
+        int b = sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
         b |= bind_row(s, &rows[i]);
         rc = st_step_done(st, s, b, "append trace");
     }
-    if (rc == STORE_NOTFOUND) /* foreign key: name the job */
-        rc = st_err(st, rc, "no job %s", job_id);
-    else if (rc == STORE_CONFLICT)
+    if (rc == STORE_CONFLICT)
         rc = st_err(st, rc, "trace of job %s already has one of these "
-                    "iterations (truncate before resuming)", job_id);
+                    "iterations (truncate before resuming)", c->id);
     return rc;
 }
 
-store_rc store_trace_append(store *st, const char *job_id,
+store_rc store_trace_append(store *st, const store_claim *c,
                             const store_trace_row *rows, size_t n)
 {
     store_rc rc;
     if (!st)
         return STORE_INVALID;
-    rc = st_check_id(st, job_id);
+    rc = st_check_claim(st, c);
     if (rc == STORE_OK && n && !rows)
         rc = st_err(st, STORE_INVALID, "trace: rows is NULL");
     if (rc != STORE_OK || n == 0)
@@ -85,7 +85,7 @@ store_rc store_trace_append(store *st, const char *job_id,
     rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    return st_end(st, append_tx(st, job_id, rows, n));
+    return st_end(st, append_tx(st, c, rows, n));
 }
 
 static void read_row(sqlite3_stmt *s, store_trace_row *r)
@@ -146,21 +146,23 @@ store_rc store_trace_read(store *st, const char *job_id, int64_t after,
     return rc;
 }
 
-store_rc store_trace_truncate(store *st, const char *job_id,
+store_rc store_trace_truncate(store *st, const store_claim *c,
                               int64_t after_iteration)
 {
     sqlite3_stmt *s;
     store_rc rc;
     if (!st)
         return STORE_INVALID;
-    rc = st_check_id(st, job_id);
+    rc = st_check_claim(st, c);
     if (rc == STORE_OK)
         rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    rc = st_prep(st, SQL_TR_TRUNC, &s);
+    rc = st_claim_held(st, c, "truncate trace");
+    if (rc == STORE_OK)
+        rc = st_prep(st, SQL_TR_TRUNC, &s);
     if (rc == STORE_OK) {
-        int b = sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
+        int b = sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
         b |= sqlite3_bind_int64(s, 2, after_iteration);
         rc = st_step_done(st, s, b, "truncate trace");
     }
