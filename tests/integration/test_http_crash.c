@@ -120,7 +120,7 @@ TEST(http_crash, sigterm_is_not_an_attempt)
     char id[64], state[16], path[160];
     hu_resp r;
     int64_t from = 0;
-    const int iters = 60000;
+    const int iters = 40000;
     char *spec = crash_spec(iters);
     snprintf(d.extra, sizeof d.extra, "--max-attempts 3");
     REQUIRE(hu_start(&d, "http_attempts3", 1) == 0);
