@@ -26,6 +26,7 @@ static void defaults(srv_config *c)
     c->conn_limit = 128;
     c->per_ip_limit = 64;
     c->conn_timeout = 60;
+    c->heartbeat_every = 5.0;
 }
 
 void srv_config_usage(void)
@@ -45,6 +46,9 @@ void srv_config_usage(void)
            "  --snapshot-keep K    snapshots kept per job (IRCGD_SNAPSHOT_KEEP, default 3, 0 = all)\n"
            "  --max-elements N     cap on synthetic/inline data: ratings, or m*n of A\n"
            "                       (IRCGD_MAX_ELEMENTS, default 50000000)\n"
+           "  --heartbeat-every S  seconds between the heartbeats of running jobs, written\n"
+           "                       whatever the solver is doing (IRCGD_HEARTBEAT_EVERY,\n"
+           "                       default 5)\n"
            "  --healthcheck        GET /healthz on the listen address; exit 0 if healthy\n"
            "  --help, --version\n");
 }
@@ -61,11 +65,29 @@ static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
     return 1;
 }
 
+/* Parses a finite number in [lo, hi]; 0 on error. */
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi))
+        return 0;
+    *out = v;
+    return 1;
+}
+
 /* Applies one named setting; `name` is the flag without "--".  Returns 0
  * for an unknown name, -1 for a bad value, 1 on success. */
 static int apply(srv_config *c, const char *name, const char *v)
 {
     int64_t n = 0;
+    struct { const char *name; double *dst, lo, hi; } reals[] = {
+        {"heartbeat-every", &c->heartbeat_every, 0.05, 3600},
+    };
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
+        if (!strcmp(name, reals[i].name))
+            return parse_double(v, reals[i].lo, reals[i].hi, reals[i].dst) ? 1 : -1;
     struct { const char *name; char *dst; size_t len; } strs[] = {
         {"listen", c->listen, sizeof c->listen},
         {"db", c->db, sizeof c->db},
@@ -109,6 +131,7 @@ static int load_env(srv_config *c, char *err, size_t errlen)
         {"IRCGD_TOKENS_FILE", "tokens-file"}, {"IRCGD_MAX_BODY", "max-body"},
         {"IRCGD_MAX_QUEUED", "max-queued"}, {"IRCGD_MAX_ATTEMPTS", "max-attempts"},
         {"IRCGD_SNAPSHOT_KEEP", "snapshot-keep"}, {"IRCGD_MAX_ELEMENTS", "max-elements"},
+        {"IRCGD_HEARTBEAT_EVERY", "heartbeat-every"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *v = getenv(names[i][0]);

@@ -7,7 +7,7 @@
  *   2. the listen socket, bound by us (address in use: refuse, exit 1);
  *   3. recovery of the jobs a crash left running (they resume from their
  *      last checkpoint), then the HTTP daemon on the bound socket;
- *   4. the workers, which claim queued jobs.
+ *   4. the workers, which claim queued jobs, and their heartbeat ticker.
  * Stop (SIGTERM/SIGINT): stop accepting (quiesce), cancel running jobs with
  * reason "shutdown" (each takes a final checkpoint and returns to the
  * queue), wake the SSE streams, stop MHD, close the stores, drop the lock.
@@ -79,6 +79,7 @@ static void stop(struct MHD_Daemon *d)
 {
     __atomic_store_n(&srv.shutting_down, 1, __ATOMIC_RELEASE);
     MHD_socket fd = d ? MHD_quiesce_daemon(d) : MHD_INVALID_SOCKET;
+    srv_heartbeat_stop(); /* it reads the worker pool */
     srv_workers_stop();   /* cancel with reason shutdown, requeue, join */
     srv_notify_all();     /* SSE readers see shutting_down and end */
     if (d)
@@ -103,7 +104,7 @@ static int serve(srv_config *c, int *listen_fd, const char *bound, int port)
         goto done;
     }
     *listen_fd = -1;
-    if (srv_workers_start(c->workers) != 0)
+    if (srv_workers_start(c->workers) != 0 || srv_heartbeat_start(c->heartbeat_every) != 0)
         goto done;
     printf("listening on http://%s:%d\n", bound, port);
     fflush(stdout);

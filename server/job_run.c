@@ -77,10 +77,6 @@ static void write_failed(run_ctx *c, store_rc rc, const char *what)
     }
 }
 
-void srv_worker_beat(srv_worker_ctl *ctl)
-{
-    __atomic_store_n(&ctl->beat_ms, (int64_t)(srv_mono() * 1000.0), __ATOMIC_RELAXED);
-}
 
 /* ------------------------------------------------------------ output -- */
 
@@ -123,7 +119,6 @@ static void flush(run_ctx *c)
     srv_metrics_iterations(c->iters_unreported);
     c->iters_unreported = 0;
     c->last_flush = srv_mono();
-    srv_worker_beat(c->ctl);
 }
 
 static void progress_event(run_ctx *c)
@@ -367,6 +362,12 @@ static ircg_reference *reference(run_ctx *c, const api_spec *spec, double *g_opt
     api_spec_reference(spec, &rs);
     *g_opt = rs.g_opt;
     if (rs.compute) {
+        /* No callback in here: the heartbeat ticker keeps the job alive and
+         * raises this flag on a cancel, a shutdown or a lost claim.  A
+         * stopped reference comes back with status "cancelled"; the solve
+         * that follows stops before its first iteration, and the job ends
+         * (or is requeued) the usual way, the reference's status in the
+         * result saying what happened. */
         rs.settings.cancel = (const volatile int *)&c->ctl->cancel;
         *err = ircg_reference_compute(api_spec_problem(spec), &rs.settings, &ref, diag);
     }

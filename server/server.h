@@ -12,6 +12,7 @@
  *   routes_*.c   the endpoints
  *   sse.c        /v1/jobs/{id}/events
  *   workers.c    the solver worker pool
+ *   heartbeat.c  job heartbeats on a timer, independent of the solver
  *   job_run.c    one job on one worker: parse, solve, trace, snapshots
  *   iterate_io.c binary serialization of iterates for snapshots
  *   metrics.c    Prometheus counters and histograms
@@ -50,6 +51,7 @@ typedef struct srv_config {
     int max_attempts;
     int snapshot_keep;    /* 0 = keep all                                  */
     int conn_limit, per_ip_limit, conn_timeout;
+    double heartbeat_every; /* seconds between job heartbeats             */
     int healthcheck, help, version;
 } srv_config;
 
@@ -131,13 +133,17 @@ void srv_workers_wake(void);       /* a job was queued */
 /* The in-memory cancel flag of the worker running job `id` (if any). */
 void srv_workers_cancel(const char *id);
 int srv_workers_busy(void);
-int srv_workers_stuck(double max_silence_s);
+/* The claims of the busy workers (at most max) into out; returns how many. */
+int srv_workers_claims(store_claim *out, int max);
+/* Stops the worker holding exactly claim c (same job, same run) with
+ * `reason`; 1 if one did. */
+int srv_workers_stop_claim(const store_claim *c, int reason);
 
-/* One worker's control block, shared with the HTTP threads (atomics). */
+/* One worker's control block, shared with the HTTP and heartbeat threads
+ * (atomics). */
 typedef struct srv_worker_ctl {
     int cancel;       /* the solver's cancel flag                          */
     int reason;       /* why it was raised: SRV_STOP_*                     */
-    int64_t beat_ms;  /* last sign of life (monotonic milliseconds)        */
 } srv_worker_ctl;
 
 /* Why a worker's solver was stopped; a higher reason is never replaced by
@@ -149,7 +155,21 @@ enum { SRV_STOP_NONE = 0, SRV_STOP_USER = 1, SRV_STOP_SHUTDOWN = 2,
 /* job_run.c: run one claimed job to its end (finish or requeue). */
 void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job);
 void srv_worker_stop(srv_worker_ctl *ctl, int reason);
-void srv_worker_beat(srv_worker_ctl *ctl);
+
+/* ---------------------------------------------------------- heartbeat -- */
+
+/* heartbeat.c: a ticker that writes heartbeat_at for every busy worker's
+ * job every `every_s` seconds, whatever the solver is doing (a reference
+ * computation or CG-BiO's warm start call no callback for minutes), and
+ * passes on cancel requests and lost claims it learns from the store. */
+int srv_heartbeat_start(double every_s);
+void srv_heartbeat_stop(void); /* before srv_workers_stop */
+/* Seconds since the ticker last completed a round of heartbeats. */
+double srv_heartbeat_age(void);
+/* The age beyond which /readyz reports the heartbeats stalled: several
+ * missed rounds, and never less than a minute (a store busy for a few
+ * seconds is no reason to take the daemon out of rotation). */
+#define SRV_HEARTBEAT_STALE(every) ((every) * 12.0 > 60.0 ? (every) * 12.0 : 60.0)
 
 /* ----------------------------------------------------------- metrics -- */
 
