@@ -27,6 +27,7 @@ static void defaults(srv_config *c)
     c->per_ip_limit = 64;
     c->conn_timeout = 60;
     c->heartbeat_every = 5.0;
+    c->checkpoint_every = 30.0;
 }
 
 void srv_config_usage(void)
@@ -49,6 +50,10 @@ void srv_config_usage(void)
            "  --heartbeat-every S  seconds between the heartbeats of running jobs, written\n"
            "                       whatever the solver is doing (IRCGD_HEARTBEAT_EVERY,\n"
            "                       default 5)\n"
+           "  --checkpoint-every S save a running job's solver state every S seconds of\n"
+           "                       solving, so a crash loses at most that much work\n"
+           "                       (IRCGD_CHECKPOINT_EVERY, default 30, 0 = only the\n"
+           "                       snapshots a spec asks for)\n"
            "  --healthcheck        GET /healthz on the listen address; exit 0 if healthy\n"
            "  --help, --version\n");
 }
@@ -84,6 +89,7 @@ static int apply(srv_config *c, const char *name, const char *v)
     int64_t n = 0;
     struct { const char *name; double *dst, lo, hi; } reals[] = {
         {"heartbeat-every", &c->heartbeat_every, 0.05, 3600},
+        {"checkpoint-every", &c->checkpoint_every, 0, 86400},
     };
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
         if (!strcmp(name, reals[i].name))
@@ -132,6 +138,7 @@ static int load_env(srv_config *c, char *err, size_t errlen)
         {"IRCGD_MAX_QUEUED", "max-queued"}, {"IRCGD_MAX_ATTEMPTS", "max-attempts"},
         {"IRCGD_SNAPSHOT_KEEP", "snapshot-keep"}, {"IRCGD_MAX_ELEMENTS", "max-elements"},
         {"IRCGD_HEARTBEAT_EVERY", "heartbeat-every"},
+        {"IRCGD_CHECKPOINT_EVERY", "checkpoint-every"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *v = getenv(names[i][0]);

@@ -9,9 +9,13 @@
  *     requested through another store handle,
  *   - appends at most 4 'progress' events per second for SSE readers,
  *   - every snapshot_every iterations stores a checkpoint ('state') and the
- *     iterates x and z.  The trace is flushed BEFORE the snapshot, so after
- *     a crash the rows up to the snapshot's iteration are all there and the
- *     resumed run (trace truncated after that iteration) has no gap.
+ *     iterates x and z (the spec's snapshots),
+ *   - every --checkpoint-every seconds of solving stores the solver state
+ *     alone as the job's crash checkpoint, so that a kill -9 loses at most
+ *     that much work whatever the spec asked for.
+ * The trace is flushed BEFORE either, so after a crash the rows up to the
+ * checkpoint's iteration are all there and the resumed run (trace
+ * truncated after that iteration) has no gap.
  * A shutdown stops the solver through the same cancel flag; the job then
  * takes a final checkpoint and goes back to the queue.
  *
@@ -48,6 +52,7 @@ typedef struct run_ctx {
     ircg_iter_info last;      /* latest callback                     */
     int64_t last_recorded;    /* iteration of the latest buffered row */
     double last_flush, last_event;
+    double last_checkpoint;   /* monotonic time of the last saved state  */
 } run_ctx;
 
 void srv_worker_stop(srv_worker_ctl *ctl, int reason)
@@ -160,12 +165,28 @@ static int save_snapshot(run_ctx *c, int64_t iteration)
     if (rc != STORE_OK) {
         write_failed(c, rc, "snapshot");
         ok = 0;
+    } else {
+        c->last_checkpoint = srv_mono(); /* it holds the state too */
     }
     for (int k = 0; k < 3; k++)
         free(blob[k]);
     ircg_iterate_free(it[0]);
     ircg_iterate_free(it[1]);
     return ok;
+}
+
+/* The solver state alone, as the job's crash checkpoint. */
+static void save_checkpoint(run_ctx *c, int64_t iteration)
+{
+    void *blob = NULL;
+    size_t len = 0;
+    store_rc rc = STORE_NOMEM;
+    if (ircg_solver_save(c->sv, &blob, &len) == IRCG_OK)
+        rc = store_job_checkpoint_put(c->st, &c->claim, iteration, blob, len);
+    if (rc != STORE_OK)
+        write_failed(c, rc, "checkpoint");
+    c->last_checkpoint = srv_mono(); /* a failure is not retried at once */
+    free(blob);
 }
 
 static void snapshot_event(run_ctx *c, int64_t iteration)
@@ -200,6 +221,10 @@ static int on_iteration(void *user, const ircg_iter_info *it)
         flush(c); /* rows first: a resume from here must find them all */
         if (save_snapshot(c, it->t))
             snapshot_event(c, it->t);
+    }
+    if (srv.cfg.checkpoint_every > 0 && now - c->last_checkpoint >= srv.cfg.checkpoint_every) {
+        flush(c);
+        save_checkpoint(c, it->t);
     }
     return 0;
 }
@@ -283,7 +308,7 @@ static void conclude(run_ctx *c, const ircg_info *info, ircg_error err,
     if (reason == SRV_STOP_SHUTDOWN && err == IRCG_OK) {
         flush(c);
         if (info->iterations > 0)
-            save_snapshot(c, info->iterations);
+            save_checkpoint(c, info->iterations);
         if ((rc = store_job_requeue(c->st, &c->claim)) != STORE_OK)
             write_failed(c, rc, "requeue");
         else
@@ -318,7 +343,7 @@ static int resume(run_ctx *c, ircg_diag *diag)
     void *blob = NULL;
     size_t len = 0;
     int rc = 0;
-    store_rc src = store_snapshot_latest_state(c->st, c->job->id, &iter, &blob, &len);
+    store_rc src = store_job_resume_point(c->st, c->job->id, &iter, &blob, &len);
     if (src == STORE_OK && ircg_solver_restore(c->sv, blob, len, diag) != IRCG_OK)
         rc = -1;
     else if (src != STORE_OK)
@@ -390,7 +415,7 @@ void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
         goto done;
     }
     *c = (run_ctx){.ctl = ctl, .st = st, .job = job, .claim = store_claim_of(job),
-                   .last_flush = srv_mono()};
+                   .last_flush = srv_mono(), .last_checkpoint = srv_mono()};
     if (!parse_spec(st, job, &spec))
         goto done;
     api_spec_output(spec, &c->out);

@@ -52,6 +52,8 @@ typedef struct srv_config {
     int snapshot_keep;    /* 0 = keep all                                  */
     int conn_limit, per_ip_limit, conn_timeout;
     double heartbeat_every; /* seconds between job heartbeats             */
+    double checkpoint_every; /* seconds of solving between crash
+                                checkpoints; 0 = only the spec's snapshots */
     int healthcheck, help, version;
 } srv_config;
 

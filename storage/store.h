@@ -31,13 +31,14 @@
  *
  * A worker's round, for orientation (c = store_claim_of(&job)):
  *   store_job_claim_next(st, &job)       -> running, run + 1, attempt + 1
- *   if store_snapshot_latest_state(..., &it, ...) == STORE_OK:
+ *   if store_job_resume_point(st, id, &it, ...) == STORE_OK:
  *       ircg_solver_restore(...); store_trace_truncate(st, &c, it)
  *   else store_trace_truncate(st, &c, 0)           (a retry starts afresh)
  *   every k iterations: store_trace_append (buffered rows),
  *       store_job_progress (stop if *cancel_requested),
  *       store_event_append(PROGRESS), and now and then
  *       store_snapshot_put({state, x, z}, keep_last) + event SNAPSHOT
+ *       (per the spec) or store_job_checkpoint_put(state) (on a timer)
  *   store_job_finish(st, &c, SUCCEEDED | FAILED | CANCELLED, result, error)
  * Any of these returning STORE_STALE means the claim is gone: stop, write
  * nothing more.  On SIGTERM: store_job_requeue(st, &c) for each running
@@ -359,6 +360,23 @@ store_rc store_snapshot_get(store *st, const char *job_id, int64_t iteration,
 store_rc store_snapshot_latest_state(store *st, const char *job_id,
                                      int64_t *iteration, void **data,
                                      size_t *len);
+
+/* ------------------------------------------------------ checkpoints -- */
+/* The server's crash checkpoints (solver state only, ircg_solver_save), on
+ * a timer rather than per the spec's snapshot_every: at most one per job,
+ * each put replacing the last, deleted when the job finishes. */
+
+/* Stores the claimed run's state at `iteration`, replacing the job's
+ * previous checkpoint.  STORE_STALE: the claim is gone. */
+store_rc store_job_checkpoint_put(store *st, const store_claim *c,
+                                  int64_t iteration, const void *data,
+                                  size_t len);
+
+/* Where a restarted job resumes: the state with the highest iteration among
+ * its checkpoint and its 'state' snapshots.  *data malloc'd (caller
+ * free()s).  STORE_NOTFOUND when it has neither. */
+store_rc store_job_resume_point(store *st, const char *job_id,
+                                int64_t *iteration, void **data, size_t *len);
 
 /* --------------------------------------------------------- datasets -- */
 

@@ -107,12 +107,29 @@ static const char M4_TRACE_SOLVER_DETAILS[] =
 static const char M5_JOB_RUNS[] =
     "ALTER TABLE jobs ADD COLUMN run INTEGER NOT NULL DEFAULT 0;";
 
+/* The server's own crash checkpoints: one solver state per job, replaced
+ * every few seconds of solving, dropped when the job ends.  Apart from the
+ * snapshots a spec asks for, so they neither show up in its listing nor
+ * push its iterates out of the keep-last-K window. */
+static const char M6_CHECKPOINTS[] =
+    "CREATE TABLE checkpoints("
+    " job_id TEXT PRIMARY KEY REFERENCES jobs(id) ON DELETE CASCADE,"
+    " iteration INTEGER NOT NULL,"
+    " created_at REAL NOT NULL,"
+    " data BLOB NOT NULL);"
+    /* A job that ended is never resumed: whichever path ends it (finish,
+     * cancel, recovery out of attempts), its checkpoint goes. */
+    "CREATE TRIGGER jobs_end_checkpoint AFTER UPDATE OF state ON jobs"
+    " WHEN NEW.state IN ('succeeded', 'failed', 'cancelled') BEGIN"
+    " DELETE FROM checkpoints WHERE job_id = NEW.id; END;";
+
 const char *const store_migrations[] = {
     M1_JOBS,
     M2_TRACES_SNAPSHOTS,
     M3_EVENTS_DATASETS,
     M4_TRACE_SOLVER_DETAILS,
     M5_JOB_RUNS,
+    M6_CHECKPOINTS,
 };
 
 const int store_nmigrations =

@@ -120,7 +120,7 @@ int hc_stored(const char *db, const char *id, store_job *out, int64_t *resume_it
     *resume_iter = 0;
     if (store_open(db, &st, err) == STORE_OK && store_job_get(st, id, out) == STORE_OK) {
         rc = 0;
-        if (store_snapshot_latest_state(st, id, resume_iter, &blob, &len) != STORE_OK)
+        if (store_job_resume_point(st, id, resume_iter, &blob, &len) != STORE_OK)
             *resume_iter = 0;
     }
     free(blob);

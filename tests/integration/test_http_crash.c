@@ -169,3 +169,46 @@ TEST(http_crash, max_attempts_fails)
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
     free(spec);
 }
+
+/* No snapshots in the spec: the server's timed checkpoint alone lets a
+ * matrix completion job killed with -9 resume where it was, exactly (the
+ * checkpoint carries the factors, the sigma schedule, the z_t recursion and
+ * the Lanczos warm start). */
+TEST(http_crash, kill9_matrix_completion_timed_checkpoint)
+{
+    hu_daemon d = {0};
+    char id[64], state[16], path[160];
+    hu_resp r;
+    store_job j = {0};
+    int64_t from = 0;
+    const int iters = 12000;
+    char *spec = hu_mc_spec(600, 400, 40000, iters, 0, "\"output\":{\"trace_every\":1}");
+    snprintf(d.extra, sizeof d.extra, "--checkpoint-every 0.2");
+    REQUIRE(hu_start(&d, "http_kill9_mc", 1) == 0);
+    CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
+    REQUIRE(hu_wait_iteration(&d, id, 1000, 30) == 0);
+    /* wait for a checkpoint well into the run, then kill */
+    for (double end = hu_now() + 30; from < 1000 && hu_now() < end; hu_sleep_ms(20)) {
+        REQUIRE(hc_stored(d.db, id, &j, &from) == 0);
+        store_job_clear(&j);
+    }
+    hu_kill9(&d);
+    REQUIRE(hc_stored(d.db, id, &j, &from) == 0);
+    CHECK_INT(j.state, STORE_RUNNING);
+    CHECK(from >= 1000 && from < iters);
+    printf("    killed with a timed checkpoint at iteration %lld\n", (long long)from);
+
+    REQUIRE(hu_restart(&d) == 0);
+    CHECK(hu_wait_terminal(&d, id, 60, state) == 0);
+    CHECK_STR(state, "succeeded");
+    snprintf(path, sizeof path, "/v1/jobs/%s/snapshots", id);
+    CHECK_INT(hu_get(&d, path, &r), 200);
+    CHECK(strstr(r.body, "\"snapshots\":[]") != NULL); /* none asked for */
+    hu_resp_free(&r);
+    hc_check_trace_complete(&d, id, iters);
+    hc_check_same_numbers(&d, id, spec);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    CHECK(hc_integrity_ok(d.db));
+    store_job_clear(&j);
+    free(spec);
+}

@@ -372,3 +372,65 @@ TEST(store_data, events_append_and_resume_after_seq)
     store_events_free(NULL, 0);
     store_close(st);
 }
+
+/* The server's crash checkpoints: one per job, replaced by each put, apart
+ * from the spec's snapshots; a resume takes whichever state is newest;
+ * the checkpoint goes when the job ends. */
+TEST(store_data, crash_checkpoints_and_resume_point)
+{
+    store *st = NULL;
+    char id[23], path[512];
+    store_claim c;
+    void *data = NULL;
+    size_t len = 0;
+    int64_t it = -1;
+    store_snapshot_blob b = {STORE_SNAP_STATE, "snap@20", 7};
+    REQUIRE(open_with_job("ckpt", &st, id, &c));
+    snprintf(path, sizeof path, "%s/ckpt.db", th_tmpdir());
+    CHECK(store_job_resume_point(st, id, &it, &data, &len) == STORE_NOTFOUND);
+    CHECK(data == NULL);
+
+    REQUIRE(store_job_checkpoint_put(st, &c, 10, "ck@10", 5) == STORE_OK);
+    REQUIRE(store_job_checkpoint_put(st, &c, 15, "ck@15", 5) == STORE_OK);
+    CHECK_INT(sql_count(path, "SELECT count(*) FROM checkpoints"), 1);
+    REQUIRE(store_job_resume_point(st, id, &it, &data, &len) == STORE_OK);
+    CHECK(it == 15 && len == 5 && memcmp(data, "ck@15", 5) == 0);
+    free(data);
+
+    /* a newer snapshot of the spec wins, an older one does not */
+    REQUIRE(store_snapshot_put(st, &c, 20, &b, 1, 3) == STORE_OK);
+    REQUIRE(store_job_resume_point(st, id, &it, &data, &len) == STORE_OK);
+    CHECK(it == 20 && len == 7 && memcmp(data, "snap@20", 7) == 0);
+    free(data);
+    REQUIRE(store_job_checkpoint_put(st, &c, 25, "ck@25", 5) == STORE_OK);
+    REQUIRE(store_job_resume_point(st, id, &it, &data, &len) == STORE_OK);
+    CHECK(it == 25 && memcmp(data, "ck@25", 5) == 0);
+    free(data);
+    {   /* the checkpoint is not one of the spec's snapshots */
+        store_snapshot_info *si = NULL;
+        size_t n = 0;
+        REQUIRE(store_snapshot_list(st, id, &si, &n) == STORE_OK);
+        CHECK_INT(n, 1);
+        free(si);
+    }
+
+    /* a requeue keeps it (the next run resumes from it) */
+    REQUIRE(store_job_requeue(st, &c) == STORE_OK);
+    CHECK(store_job_checkpoint_put(st, &c, 30, "ck@30", 5) == STORE_STALE);
+    store_job j = {0};
+    REQUIRE(store_job_claim_next(st, &j) == STORE_OK);
+    c = store_claim_of(&j);
+    store_job_clear(&j);
+    REQUIRE(store_job_resume_point(st, id, &it, &data, &len) == STORE_OK);
+    CHECK_INT(it, 25);
+    free(data);
+    CHECK(store_job_checkpoint_put(st, &c, 30, NULL, 5) == STORE_INVALID);
+
+    /* the end of the job drops it; the snapshot stays */
+    REQUIRE(store_job_finish(st, &c, STORE_SUCCEEDED, "{}", NULL) == STORE_OK);
+    CHECK_INT(sql_count(path, "SELECT count(*) FROM checkpoints"), 0);
+    REQUIRE(store_job_resume_point(st, id, &it, &data, &len) == STORE_OK);
+    CHECK_INT(it, 20);
+    free(data);
+    store_close(st);
+}
