@@ -43,7 +43,8 @@ static int prepare_data_dir(srv_config *c)
 }
 
 /* Jobs left running by a crash go back to the queue (or fail after
- * max_attempts); their workers resume them from the last checkpoint. */
+ * max_attempts); their workers resume them from the last checkpoint.
+ * Then the events of finished jobs are brought within their bound. */
 static int recover(const srv_config *c)
 {
     store *st = NULL;
@@ -53,12 +54,18 @@ static int recover(const srv_config *c)
         srv_log("cannot open the store %s: %s", c->db, err);
         return -1;
     }
+    int64_t trimmed = 0;
     store_rc rc = store_recover(st, c->max_attempts, &requeued, &failed);
     if (rc != STORE_OK)
         srv_log("recovery failed: %s", store_errmsg(st));
     else if (requeued || failed)
         srv_log("recovery: %d job(s) requeued, %d failed after %d attempts", requeued,
                 failed, c->max_attempts);
+    /* Files from before the events were trimmed; a no-op afterwards. */
+    if (rc == STORE_OK && (rc = store_events_compact(st, &trimmed)) != STORE_OK)
+        srv_log("compacting the events failed: %s", store_errmsg(st));
+    else if (trimmed > 0)
+        srv_log("compacted the events of finished jobs: %lld removed", (long long)trimmed);
     store_close(st);
     return rc == STORE_OK ? 0 : -1;
 }

@@ -407,6 +407,16 @@ store_rc store_dataset_write_file(store *st, const char *id,
                                   const char *path);
 
 /* ----------------------------------------------------------- events -- */
+/* The table stays bounded.  'state' and 'end' events are kept for the
+ * job's life; 'progress' and 'snapshot' events are trimmed:
+ *  - while the job runs, to the newest STORE_EVENTS_KEEP_RUNNING of each
+ *    type (a client resuming from further back simply gets fewer old
+ *    progress events -- they are superseded by the newer ones anyway);
+ *  - when the job ends, to at most STORE_EVENTS_KEEP_FINISHED of each
+ *    type, evenly spaced over the run, the last one always kept.
+ * Seqs are never reused, so Last-Event-ID keeps working across the gaps. */
+#define STORE_EVENTS_KEEP_RUNNING 1000
+#define STORE_EVENTS_KEEP_FINISHED 100
 
 typedef enum store_event_type {
     STORE_EV_STATE = 0,
@@ -418,7 +428,8 @@ typedef enum store_event_type {
 const char *store_event_type_name(store_event_type t); /* "state", ... */
 
 typedef struct store_event {
-    int64_t seq;          /* 1, 2, ... per job: the SSE id */
+    int64_t seq;          /* increasing per job (gaps where trimmed): the
+                             SSE id */
     store_event_type type;
     char *data;           /* owned JSON text */
     double created_at;
@@ -437,6 +448,11 @@ store_rc store_event_append(store *st, const store_claim *c,
 store_rc store_event_read(store *st, const char *job_id, int64_t after_seq,
                           size_t limit, store_event **ev, size_t *n);
 void store_events_free(store_event *ev, size_t n); /* NULL-safe */
+
+/* Trims the events of every finished job as its end would have (files
+ * written before the trimming existed); *removed (may be NULL) counts the
+ * deleted events.  Cheap when there is nothing to do; run it at start-up. */
+store_rc store_events_compact(store *st, int64_t *removed);
 
 #ifdef __cplusplus
 }
