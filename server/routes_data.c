@@ -90,6 +90,18 @@ static char *trace_text(const store_trace_row *rows, size_t n, int csv,
     return srv_buf_take(&b);
 }
 
+/* The cursor of the next page for both formats (CSV has no room for it in
+ * the body): X-Next-After always -- pass it back as ?after= --, and a Link
+ * rel="next" when the page is full, i.e. when more rows may follow. */
+static void page_links(srv_req *r, const char *id, long long next, long limit,
+                       int full, int csv)
+{
+    srv_reply_header(r, "X-Next-After", "%lld", next);
+    if (full)
+        srv_reply_header(r, "Link", "</v1/jobs/%s/trace?after=%lld&limit=%ld%s>; rel=\"next\"",
+                         id, next, limit, csv ? "&format=csv" : "");
+}
+
 void srv_route_job_trace(srv_req *r)
 {
     long long after = 0;
@@ -107,8 +119,11 @@ void srv_route_job_trace(srv_req *r)
         } else {
             int csv = wants_csv(r);
             char *text = trace_text(rows, n, csv, after, &len);
-            if (text)
+            if (text) {
+                page_links(r, j.id, n > 0 ? (long long)rows[n - 1].iteration : after, limit,
+                           (size_t)limit == n, csv);
                 srv_reply(r, MHD_HTTP_OK, csv ? "text/csv" : "application/json", text, len);
+            }
             else
                 srv_problem_internal(r, "cannot format the trace");
         }
@@ -317,10 +332,9 @@ void srv_route_datasets_post(srv_req *r)
         srv_problem_member(r, MHD_HTTP_UNPROCESSABLE_CONTENT, "invalid-dataset",
                            "Invalid dataset", "", "the body is empty");
     } else if (ircg_ratings_read_buffer(r->body.p, r->body.len, &opt, &R, &diag) != IRCG_OK) {
-        char reason[400];
-        snprintf(reason, sizeof reason, "line %ld: %s", diag.line, diag.message);
+        /* the reader's message already starts with "line N: " */
         cJSON *p = srv_problem_new(r, MHD_HTTP_UNPROCESSABLE_CONTENT, "invalid-dataset",
-                                   "Invalid dataset", reason);
+                                   "Invalid dataset", diag.message);
         cJSON_AddNumberToObject(p, "line", (double)diag.line);
         srv_problem_send(r, MHD_HTTP_UNPROCESSABLE_CONTENT, p);
     } else {

@@ -232,6 +232,9 @@ static size_t on_header(char *p, size_t sz, size_t n, void *user)
         {"allow:", offsetof(hu_resp, allow), sizeof(((hu_resp *)0)->allow)},
         {"www-authenticate:", offsetof(hu_resp, www_auth), sizeof(((hu_resp *)0)->www_auth)},
         {"retry-after:", offsetof(hu_resp, retry_after), sizeof(((hu_resp *)0)->retry_after)},
+        {"idempotent-replayed:", offsetof(hu_resp, replayed), sizeof(((hu_resp *)0)->replayed)},
+        {"x-next-after:", offsetof(hu_resp, next_after), sizeof(((hu_resp *)0)->next_after)},
+        {"link:", offsetof(hu_resp, link), sizeof(((hu_resp *)0)->link)},
     };
     for (size_t i = 0; i < sizeof h / sizeof h[0]; i++) {
         size_t l = strlen(h[i].name);

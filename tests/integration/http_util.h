@@ -43,7 +43,7 @@ typedef struct hu_resp {
     char *body;          /* NUL-terminated, malloc'ed */
     size_t len;
     char ctype[128], location[256], etag[64], allow[64], www_auth[128],
-        retry_after[16];
+        retry_after[16], replayed[16], next_after[32], link[400];
 } hu_resp;
 
 /* One request; headers is a NULL-terminated list of "Name: value" (may be
