@@ -355,8 +355,9 @@ store_rc store_snapshot_get(store *st, const char *job_id, int64_t iteration,
                             store_snap_kind kind, void **data, size_t *len,
                             store_snapshot_info *info);
 
-/* The 'state' blob with the highest iteration (what a resumed job
- * restores).  STORE_NOTFOUND when the job has none. */
+/* The 'state' snapshot blob with the highest iteration (a resumed job
+ * restores the newer of it and the crash checkpoint: see
+ * store_job_resume_point).  STORE_NOTFOUND when the job has none. */
 store_rc store_snapshot_latest_state(store *st, const char *job_id,
                                      int64_t *iteration, void **data,
                                      size_t *len);
