@@ -82,7 +82,6 @@ static void write_failed(run_ctx *c, store_rc rc, const char *what)
     }
 }
 
-
 /* ------------------------------------------------------------ output -- */
 
 static store_trace_row to_row(const ircg_iter_info *it)
