@@ -26,27 +26,61 @@ static void defaults(srv_config *c)
     c->conn_limit = 128;
     c->per_ip_limit = 64;
     c->conn_timeout = 60;
+    c->heartbeat_every = 5.0;
+    c->checkpoint_every = 30.0;
 }
 
 void srv_config_usage(void)
 {
     printf("usage: ircgd [options]\n"
-           "  --listen ADDR:PORT   address to serve (IRCGD_LISTEN, default 127.0.0.1:8080;\n"
-           "                       port 0 picks a free port and prints it)\n"
-           "  --db FILE            SQLite job store (IRCGD_DB, default ./ircg.db)\n"
-           "  --workers N          solver threads (IRCGD_WORKERS, default 2)\n"
+           "Every option can also be set by the environment variable in brackets;\n"
+           "a flag wins over the environment.  --name=VALUE works too.\n"
+           "\n"
+           "service:\n"
+           "  --listen ADDR:PORT   address to serve; ADDR may be a name (localhost) or\n"
+           "                       [IPv6]; port 0 picks a free port (printed on stdout)\n"
+           "                       [IRCGD_LISTEN, default 127.0.0.1:8080]\n"
+           "  --db FILE            SQLite job store; one ircgd per file (it holds\n"
+           "                       FILE.lock) [IRCGD_DB, default ./ircg.db]\n"
            "  --data-dir DIR       spec file paths must lie inside it; uploaded datasets\n"
-           "                       are copied there (IRCGD_DATA_DIR, default ./data)\n"
+           "                       are copied there [IRCGD_DATA_DIR, default ./data]\n"
+           "  --workers N          solver threads, 1..256 [IRCGD_WORKERS, default 2]\n"
            "  --tokens-file FILE   one bearer token per line; absent = no auth\n"
-           "                       (IRCGD_TOKENS_FILE)\n"
-           "  --max-body BYTES     request body limit (IRCGD_MAX_BODY, default 64 MiB)\n"
-           "  --max-queued N       queued jobs before 503 (IRCGD_MAX_QUEUED, default 1000, 0 = no limit)\n"
-           "  --max-attempts N     crash recoveries before a job fails (IRCGD_MAX_ATTEMPTS, default 3)\n"
-           "  --snapshot-keep K    snapshots kept per job (IRCGD_SNAPSHOT_KEEP, default 3, 0 = all)\n"
+           "                       [IRCGD_TOKENS_FILE]\n"
+           "\n"
+           "HTTP limits:\n"
+           "  --max-body BYTES     request body limit, else 413 [IRCGD_MAX_BODY,\n"
+           "                       default 67108864 = 64 MiB]\n"
+           "  --conn-limit N       open connections at most, 1..65536 [IRCGD_CONN_LIMIT,\n"
+           "                       default 128]\n"
+           "  --per-ip-limit N     open connections per client address, 0 = no limit\n"
+           "                       [IRCGD_PER_IP_LIMIT, default 64]\n"
+           "  --conn-timeout S     close a connection idle for S seconds, 1..86400\n"
+           "                       [IRCGD_CONN_TIMEOUT, default 60]\n"
+           "\n"
+           "jobs:\n"
+           "  --max-queued N       queued jobs before 503, 0 = no limit\n"
+           "                       [IRCGD_MAX_QUEUED, default 1000]\n"
+           "  --max-attempts N     runs a job may lose to crashes before it fails; a clean\n"
+           "                       shutdown does not count [IRCGD_MAX_ATTEMPTS, default 3]\n"
+           "  --snapshot-keep K    spec snapshots kept per job, 0 = all\n"
+           "                       [IRCGD_SNAPSHOT_KEEP, default 3]\n"
            "  --max-elements N     cap on synthetic/inline data: ratings, or m*n of A\n"
-           "                       (IRCGD_MAX_ELEMENTS, default 50000000)\n"
+           "                       [IRCGD_MAX_ELEMENTS, default 50000000]\n"
+           "  --checkpoint-every S save a running job's solver state every S seconds of\n"
+           "                       solving, so a crash loses at most that much work;\n"
+           "                       0 = only the snapshots a spec asks for\n"
+           "                       [IRCGD_CHECKPOINT_EVERY, default 30]\n"
+           "  --heartbeat-every S  seconds between the heartbeats of running jobs, written\n"
+           "                       whatever the solver is doing [IRCGD_HEARTBEAT_EVERY,\n"
+           "                       default 5]\n"
+           "\n"
+           "other:\n"
            "  --healthcheck        GET /healthz on the listen address; exit 0 if healthy\n"
-           "  --help, --version\n");
+           "  --help, --version\n"
+           "\n"
+           "exit status: 0 stopped by SIGTERM/SIGINT, 1 could not start (port in use,\n"
+           "store unreadable, ...), 2 bad usage, 3 another ircgd holds the database\n");
 }
 
 /* Parses a non-negative integer in [lo, hi]; 0 on error. */
@@ -61,11 +95,30 @@ static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
     return 1;
 }
 
+/* Parses a finite number in [lo, hi]; 0 on error. */
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi))
+        return 0;
+    *out = v;
+    return 1;
+}
+
 /* Applies one named setting; `name` is the flag without "--".  Returns 0
  * for an unknown name, -1 for a bad value, 1 on success. */
 static int apply(srv_config *c, const char *name, const char *v)
 {
     int64_t n = 0;
+    struct { const char *name; double *dst, lo, hi; } reals[] = {
+        {"heartbeat-every", &c->heartbeat_every, 0.05, 3600},
+        {"checkpoint-every", &c->checkpoint_every, 0, 86400},
+    };
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
+        if (!strcmp(name, reals[i].name))
+            return parse_double(v, reals[i].lo, reals[i].hi, reals[i].dst) ? 1 : -1;
     struct { const char *name; char *dst; size_t len; } strs[] = {
         {"listen", c->listen, sizeof c->listen},
         {"db", c->db, sizeof c->db},
@@ -79,23 +132,25 @@ static int apply(srv_config *c, const char *name, const char *v)
             snprintf(strs[i].dst, strs[i].len, "%s", v);
             return 1;
         }
-    struct { const char *name; int64_t lo, hi; } ints[] = {
-        {"workers", 1, 256}, {"max-body", 1, INT64_C(1) << 40},
-        {"max-queued", 0, INT64_C(1) << 40}, {"max-attempts", 1, 1000},
-        {"snapshot-keep", 0, 1000000}, {"max-elements", 1, INT64_C(1) << 40},
+    struct { const char *name; int64_t lo, hi; int64_t *wide; int *narrow; } ints[] = {
+        {"workers", 1, 256, NULL, &c->workers},
+        {"max-body", 1, INT64_C(1) << 40, &c->max_body, NULL},
+        {"max-queued", 0, INT64_C(1) << 40, &c->max_queued, NULL},
+        {"max-attempts", 1, 1000, NULL, &c->max_attempts},
+        {"snapshot-keep", 0, 1000000, NULL, &c->snapshot_keep},
+        {"max-elements", 1, INT64_C(1) << 40, &c->max_elements, NULL},
+        {"conn-limit", 1, 65536, NULL, &c->conn_limit},
+        {"per-ip-limit", 0, 65536, NULL, &c->per_ip_limit},
+        {"conn-timeout", 1, 86400, NULL, &c->conn_timeout},
     };
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (!strcmp(name, ints[i].name)) {
             if (!parse_int(v, ints[i].lo, ints[i].hi, &n))
                 return -1;
-            switch (i) {
-            case 0: c->workers = (int)n; break;
-            case 1: c->max_body = n; break;
-            case 2: c->max_queued = n; break;
-            case 3: c->max_attempts = (int)n; break;
-            case 4: c->snapshot_keep = (int)n; break;
-            default: c->max_elements = n; break;
-            }
+            if (ints[i].wide)
+                *ints[i].wide = n;
+            else
+                *ints[i].narrow = (int)n; /* hi fits an int */
             return 1;
         }
     return 0;
@@ -109,6 +164,10 @@ static int load_env(srv_config *c, char *err, size_t errlen)
         {"IRCGD_TOKENS_FILE", "tokens-file"}, {"IRCGD_MAX_BODY", "max-body"},
         {"IRCGD_MAX_QUEUED", "max-queued"}, {"IRCGD_MAX_ATTEMPTS", "max-attempts"},
         {"IRCGD_SNAPSHOT_KEEP", "snapshot-keep"}, {"IRCGD_MAX_ELEMENTS", "max-elements"},
+        {"IRCGD_HEARTBEAT_EVERY", "heartbeat-every"},
+        {"IRCGD_CHECKPOINT_EVERY", "checkpoint-every"},
+        {"IRCGD_CONN_LIMIT", "conn-limit"}, {"IRCGD_PER_IP_LIMIT", "per-ip-limit"},
+        {"IRCGD_CONN_TIMEOUT", "conn-timeout"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *v = getenv(names[i][0]);

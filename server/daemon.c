@@ -1,13 +1,19 @@
 /*
  * daemon.c -- start-up and orderly stop of ircgd.
  *
- * Start: configuration, recovery of jobs a crash left running (they resume
- * from their last checkpoint), workers, then the HTTP daemon.
+ * Start, in an order that never lets a refused daemon touch the store:
+ *   1. the exclusive lock on "<db>.lock" (another daemon on the same file:
+ *      refuse, exit status 3);
+ *   2. the listen socket, bound by us (address in use: refuse, exit 1);
+ *   3. recovery of the jobs a crash left running (they resume from their
+ *      last checkpoint), then the HTTP daemon on the bound socket;
+ *   4. the workers, which claim queued jobs, and their heartbeat ticker.
  * Stop (SIGTERM/SIGINT): stop accepting (quiesce), cancel running jobs with
  * reason "shutdown" (each takes a final checkpoint and returns to the
- * queue), wake the SSE streams, stop MHD, close the stores.
+ * queue), wake the SSE streams, stop MHD, close the stores, drop the lock.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +43,8 @@ static int prepare_data_dir(srv_config *c)
 }
 
 /* Jobs left running by a crash go back to the queue (or fail after
- * max_attempts); their workers resume them from the last checkpoint. */
+ * max_attempts); their workers resume them from the last checkpoint.
+ * Then the events of finished jobs are brought within their bound. */
 static int recover(const srv_config *c)
 {
     store *st = NULL;
@@ -47,12 +54,18 @@ static int recover(const srv_config *c)
         srv_log("cannot open the store %s: %s", c->db, err);
         return -1;
     }
+    int64_t trimmed = 0;
     store_rc rc = store_recover(st, c->max_attempts, &requeued, &failed);
     if (rc != STORE_OK)
         srv_log("recovery failed: %s", store_errmsg(st));
     else if (requeued || failed)
         srv_log("recovery: %d job(s) requeued, %d failed after %d attempts", requeued,
                 failed, c->max_attempts);
+    /* Files from before the events were trimmed; a no-op afterwards. */
+    if (rc == STORE_OK && (rc = store_events_compact(st, &trimmed)) != STORE_OK)
+        srv_log("compacting the events failed: %s", store_errmsg(st));
+    else if (trimmed > 0)
+        srv_log("compacted the events of finished jobs: %lld removed", (long long)trimmed);
     store_close(st);
     return rc == STORE_OK ? 0 : -1;
 }
@@ -73,6 +86,7 @@ static void stop(struct MHD_Daemon *d)
 {
     __atomic_store_n(&srv.shutting_down, 1, __ATOMIC_RELEASE);
     MHD_socket fd = d ? MHD_quiesce_daemon(d) : MHD_INVALID_SOCKET;
+    srv_heartbeat_stop(); /* it reads the worker pool */
     srv_workers_stop();   /* cancel with reason shutdown, requeue, join */
     srv_notify_all();     /* SSE readers see shutting_down and end */
     if (d)
@@ -84,22 +98,22 @@ static void stop(struct MHD_Daemon *d)
     srv.tokens = NULL;
 }
 
-static int serve(srv_config *c)
+/* Steps 3 and 4 of the start and the wait for a signal; the socket is
+ * MHD's once it started. */
+static int serve(srv_config *c, int *listen_fd, const char *bound, int port)
 {
-    int port = 0;
     struct MHD_Daemon *d = NULL;
     int rc = 1;
-    if (srv_signals_start() != 0 || srv_workers_start(c->workers) != 0)
+    if (setup(c) != 0 || srv_signals_start() != 0)
         goto done;
-    if (!(d = srv_http_start(c, &port))) {
-        srv_log("cannot listen on %s", c->listen);
+    if (!(d = srv_http_start(c, *listen_fd))) {
+        srv_log("cannot start the HTTP daemon on %s", c->listen);
         goto done;
     }
-    char host[256];
-    int ignored = 0;
-    srv_parse_listen(c->listen, host, sizeof host, &ignored);
-    printf("listening on http://%s%s%s:%d\n", strchr(host, ':') ? "[" : "", host,
-           strchr(host, ':') ? "]" : "", port);
+    *listen_fd = -1;
+    if (srv_workers_start(c->workers) != 0 || srv_heartbeat_start(c->heartbeat_every) != 0)
+        goto done;
+    printf("listening on http://%s:%d\n", bound, port);
     fflush(stdout);
     srv_log("ircgd %s: %d worker(s), db %s, data dir %s, auth %s", IRCG_VERSION,
             c->workers, c->db, c->data_dir, srv.tokens ? "on" : "off");
@@ -109,7 +123,29 @@ done:
     if (rc != 0) /* a failed start still stops what did start */
         __atomic_store_n(&srv.shutting_down, 1, __ATOMIC_RELEASE);
     stop(d);
+    return rc;
+}
+
+static int run(srv_config *c)
+{
+    char err[1024], bound[300];
+    int lock_fd = -1, listen_fd = -1, port = 0, rc = 1;
+    int locked = srv_db_lock(c->db, &lock_fd, err, sizeof err);
+    if (locked != 0) {
+        srv_log("%s", err);
+        return locked > 0 ? SRV_EXIT_DB_IN_USE : 1;
+    }
+    listen_fd = srv_listen_open(c->listen, bound, sizeof bound, &port, err, sizeof err);
+    if (listen_fd < 0)
+        srv_log("%s", err);
+    else
+        rc = serve(c, &listen_fd, bound, port);
+    /* MHD may or may not have closed a socket it failed to start on; no
+     * other thread opens files at that point, so the check is exact. */
+    if (listen_fd >= 0 && fcntl(listen_fd, F_GETFD) != -1)
+        close(listen_fd);
     srv_log("stopped");
+    close(lock_fd);
     return rc;
 }
 
@@ -133,10 +169,5 @@ int srv_main(int argc, char **argv)
         return srv_healthcheck(&srv.cfg);
     openblas_set_num_threads(1); /* parallelism comes from the workers */
     srv.started_at = srv_now();
-    if (setup(&srv.cfg) != 0) {
-        srv_pool_close();
-        srv_tokens_free(srv.tokens);
-        return 1;
-    }
-    return serve(&srv.cfg);
+    return run(&srv.cfg);
 }

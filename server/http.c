@@ -9,13 +9,10 @@
  * read --, (2) for each piece of the body, which we append up to the limit,
  * and (3) once more with no data, when we dispatch to the route handler.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 
 #include "http.h"
 
@@ -301,49 +298,19 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ------------------------------------------------------------- daemon -- */
 
-struct MHD_Daemon *srv_http_start(const srv_config *c, int *bound_port)
+struct MHD_Daemon *srv_http_start(const srv_config *c, int listen_fd)
 {
-    char host[256];
-    int port = 0;
-    struct sockaddr_in sa4;
-    struct sockaddr_in6 sa6;
-    struct sockaddr *sa = (struct sockaddr *)&sa4;
     unsigned flags = MHD_USE_AUTO | MHD_USE_THREAD_PER_CONNECTION |
                      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG;
-    struct MHD_Daemon *d = NULL;
-
-    memset(&sa4, 0, sizeof sa4);
-    memset(&sa6, 0, sizeof sa6);
-    if (srv_parse_listen(c->listen, host, sizeof host, &port) != 0)
-        goto done;
-    if (inet_pton(AF_INET, host, &sa4.sin_addr) == 1) {
-        sa4.sin_family = AF_INET;
-        sa4.sin_port = htons((uint16_t)port);
-    } else if (inet_pton(AF_INET6, host, &sa6.sin6_addr) == 1) {
-        sa6.sin6_family = AF_INET6;
-        sa6.sin6_port = htons((uint16_t)port);
-        sa = (struct sockaddr *)&sa6;
-        flags |= MHD_USE_IPv6;
-    } else {
-        srv_log("listen address \"%s\" is not a numeric IPv4/IPv6 address", host);
-        goto done;
-    }
-    d = MHD_start_daemon(
-        flags, (uint16_t)port, NULL, NULL, on_request, NULL,
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, NULL,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, /* first, or MHD warns */
-        MHD_OPTION_SOCK_ADDR, sa,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->conn_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)c->per_ip_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->conn_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
         MHD_OPTION_END);
-    if (d) {
-        const union MHD_DaemonInfo *info =
-            MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-        *bound_port = info ? (int)info->port : port;
-    }
-done:
-    return d;
 }

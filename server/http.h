@@ -94,7 +94,8 @@ void srv_route_version(srv_req *r);
 /* The job resource as JSON (routes_jobs.c), used by several routes. */
 cJSON *srv_job_json(const store_job *j, int with_result_summary);
 
-/* The daemon (http.c). */
-struct MHD_Daemon *srv_http_start(const srv_config *c, int *bound_port);
+/* The daemon (http.c) on an already listening socket, which it owns from
+ * then on (closed by MHD_stop_daemon unless quiesced). */
+struct MHD_Daemon *srv_http_start(const srv_config *c, int listen_fd);
 
 #endif /* IRCG_SERVER_HTTP_H */

@@ -9,11 +9,20 @@
  *     requested through another store handle,
  *   - appends at most 4 'progress' events per second for SSE readers,
  *   - every snapshot_every iterations stores a checkpoint ('state') and the
- *     iterates x and z.  The trace is flushed BEFORE the snapshot, so after
- *     a crash the rows up to the snapshot's iteration are all there and the
- *     resumed run (trace truncated after that iteration) has no gap.
+ *     iterates x and z (the spec's snapshots),
+ *   - every --checkpoint-every seconds of solving stores the solver state
+ *     alone as the job's crash checkpoint, so that a kill -9 loses at most
+ *     that much work whatever the spec asked for.
+ * The trace is flushed BEFORE either, so after a crash the rows up to the
+ * checkpoint's iteration are all there and the resumed run (trace
+ * truncated after that iteration) has no gap.
  * A shutdown stops the solver through the same cancel flag; the job then
  * takes a final checkpoint and goes back to the queue.
+ *
+ * Every write names the worker's claim (job id + run).  Should the store
+ * answer STORE_STALE -- the job was requeued or finished behind our back --
+ * the worker stops at the next iteration and writes nothing more: the
+ * job belongs to another run now.
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +43,7 @@ typedef struct run_ctx {
     srv_worker_ctl *ctl;
     store *st;
     const store_job *job;
+    store_claim claim;
     ircg_solver *sv;
     api_output_spec out;
     store_trace_row rows[TRACE_BATCH];
@@ -42,17 +52,34 @@ typedef struct run_ctx {
     ircg_iter_info last;      /* latest callback                     */
     int64_t last_recorded;    /* iteration of the latest buffered row */
     double last_flush, last_event;
+    double last_checkpoint;   /* monotonic time of the last saved state  */
 } run_ctx;
 
 void srv_worker_stop(srv_worker_ctl *ctl, int reason)
 {
-    __atomic_store_n(&ctl->reason, reason, __ATOMIC_RELEASE);
+    int old = __atomic_load_n(&ctl->reason, __ATOMIC_ACQUIRE);
+    while (old < reason &&
+           !__atomic_compare_exchange_n(&ctl->reason, &old, reason, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        ;
     __atomic_store_n(&ctl->cancel, 1, __ATOMIC_RELEASE);
 }
 
-void srv_worker_beat(srv_worker_ctl *ctl)
+static int lost(const run_ctx *c)
 {
-    __atomic_store_n(&ctl->beat_ms, (int64_t)(srv_mono() * 1000.0), __ATOMIC_RELAXED);
+    return __atomic_load_n(&c->ctl->reason, __ATOMIC_ACQUIRE) == SRV_STOP_LOST;
+}
+
+/* Logs a failed write; a stale claim stops the worker for good. */
+static void write_failed(run_ctx *c, store_rc rc, const char *what)
+{
+    if (rc == STORE_STALE && !lost(c)) {
+        srv_log("job %s: claim lost (%s), stopping: %s", c->claim.id, what,
+                store_errmsg(c->st));
+        srv_worker_stop(c->ctl, SRV_STOP_LOST);
+    } else if (rc != STORE_STALE) {
+        srv_log("job %s: %s failed: %s", c->claim.id, what, store_errmsg(c->st));
+    }
 }
 
 /* ------------------------------------------------------------ output -- */
@@ -65,6 +92,8 @@ static store_trace_row to_row(const ircg_iter_info *it)
         .f_z = it->f_z, .gap = it->gap, .g_gap_x = it->g_gap_x,
         .g_gap_z = it->g_gap_z, .lmo_seconds = it->lmo_seconds,
         .lmo_matvecs = it->lmo_matvecs, .top_sv = it->top_sv, .rank = it->rank,
+        .lmo_converged = it->lmo_converged, .backtracks = it->backtracks,
+        .proj_full = it->proj_full, .lambda = it->lambda,
     };
     return r;
 }
@@ -74,22 +103,26 @@ static store_trace_row to_row(const ircg_iter_info *it)
 static void flush(run_ctx *c)
 {
     int cancel_requested = 0;
+    store_rc rc = STORE_OK;
+    if (lost(c))
+        return;
     if (c->nrows > 0 &&
-        store_trace_append(c->st, c->job->id, c->rows, c->nrows) != STORE_OK)
-        srv_log("job %s: trace rows lost: %s", c->job->id, store_errmsg(c->st));
+        (rc = store_trace_append(c->st, &c->claim, c->rows, c->nrows)) != STORE_OK)
+        write_failed(c, rc, "trace append");
     c->nrows = 0;
     store_progress p = {
         .iteration = c->last.t, .elapsed = c->last.elapsed, .g_x = c->last.g_x,
         .f_x = c->last.f_x, .g_z = c->last.g_z, .f_z = c->last.f_z, .gap = c->last.gap,
     };
-    if (store_job_progress(c->st, c->job->id, c->last.t > 0 ? &p : NULL,
-                           &cancel_requested) == STORE_OK && cancel_requested &&
-        !__atomic_load_n(&c->ctl->cancel, __ATOMIC_ACQUIRE))
+    rc = store_job_progress(c->st, &c->claim, c->last.t > 0 ? &p : NULL,
+                            &cancel_requested);
+    if (rc != STORE_OK)
+        write_failed(c, rc, "progress");
+    else if (cancel_requested && !__atomic_load_n(&c->ctl->cancel, __ATOMIC_ACQUIRE))
         srv_worker_stop(c->ctl, SRV_STOP_USER);
     srv_metrics_iterations(c->iters_unreported);
     c->iters_unreported = 0;
     c->last_flush = srv_mono();
-    srv_worker_beat(c->ctl);
 }
 
 static void progress_event(run_ctx *c)
@@ -103,8 +136,11 @@ static void progress_event(run_ctx *c)
              api_fmt_double(n[1], it->g_x), api_fmt_double(n[2], it->f_x),
              api_fmt_double(n[3], it->g_z), api_fmt_double(n[4], it->f_z),
              api_fmt_double(n[5], it->gap));
-    if (store_event_append(c->st, c->job->id, STORE_EV_PROGRESS, json, NULL) == STORE_OK)
+    store_rc rc = store_event_append(c->st, &c->claim, STORE_EV_PROGRESS, json, NULL);
+    if (rc == STORE_OK)
         srv_notify_all();
+    else
+        write_failed(c, rc, "progress event");
     c->last_event = srv_mono();
 }
 
@@ -121,12 +157,16 @@ static int save_snapshot(run_ctx *c, int64_t iteration)
     store_snapshot_blob b[3] = {{STORE_SNAP_STATE, blob[0], len[0]},
                                 {STORE_SNAP_X, blob[1], len[1]},
                                 {STORE_SNAP_Z, blob[2], len[2]}};
+    store_rc rc = STORE_NOMEM;
     if (ok)
-        ok = store_snapshot_put(c->st, c->job->id, iteration, b, 3,
-                                srv.cfg.snapshot_keep) == STORE_OK;
-    if (!ok)
-        srv_log("job %s: snapshot at %lld failed: %s", c->job->id,
-                (long long)iteration, store_errmsg(c->st));
+        rc = store_snapshot_put(c->st, &c->claim, iteration, b, 3,
+                                srv.cfg.snapshot_keep);
+    if (rc != STORE_OK) {
+        write_failed(c, rc, "snapshot");
+        ok = 0;
+    } else {
+        c->last_checkpoint = srv_mono(); /* it holds the state too */
+    }
     for (int k = 0; k < 3; k++)
         free(blob[k]);
     ircg_iterate_free(it[0]);
@@ -134,18 +174,37 @@ static int save_snapshot(run_ctx *c, int64_t iteration)
     return ok;
 }
 
+/* The solver state alone, as the job's crash checkpoint. */
+static void save_checkpoint(run_ctx *c, int64_t iteration)
+{
+    void *blob = NULL;
+    size_t len = 0;
+    store_rc rc = STORE_NOMEM;
+    if (ircg_solver_save(c->sv, &blob, &len) == IRCG_OK)
+        rc = store_job_checkpoint_put(c->st, &c->claim, iteration, blob, len);
+    if (rc != STORE_OK)
+        write_failed(c, rc, "checkpoint");
+    c->last_checkpoint = srv_mono(); /* a failure is not retried at once */
+    free(blob);
+}
+
 static void snapshot_event(run_ctx *c, int64_t iteration)
 {
     char json[128];
     snprintf(json, sizeof json, "{\"id\":\"%s\",\"iteration\":%lld}", c->job->id,
              (long long)iteration);
-    if (store_event_append(c->st, c->job->id, STORE_EV_SNAPSHOT, json, NULL) == STORE_OK)
+    store_rc rc = store_event_append(c->st, &c->claim, STORE_EV_SNAPSHOT, json, NULL);
+    if (rc == STORE_OK)
         srv_notify_all();
+    else
+        write_failed(c, rc, "snapshot event");
 }
 
 static int on_iteration(void *user, const ircg_iter_info *it)
 {
     run_ctx *c = user;
+    if (lost(c))
+        return 1; /* write nothing more; the cancel flag is raised too */
     c->last = *it;
     c->iters_unreported++;
     if (it->t == 1 || it->t % c->out.trace_every == 0) {
@@ -161,6 +220,10 @@ static int on_iteration(void *user, const ircg_iter_info *it)
         flush(c); /* rows first: a resume from here must find them all */
         if (save_snapshot(c, it->t))
             snapshot_event(c, it->t);
+    }
+    if (srv.cfg.checkpoint_every > 0 && now - c->last_checkpoint >= srv.cfg.checkpoint_every) {
+        flush(c);
+        save_checkpoint(c, it->t);
     }
     return 0;
 }
@@ -187,9 +250,11 @@ static char *problem_json(const char *slug, const char *title, const char *detai
 static void finish(store *st, const store_job *job, store_state s,
                    const char *result, const char *error)
 {
-    store_rc rc = store_job_finish(st, job->id, s, result, error);
+    store_claim claim = store_claim_of(job);
+    store_rc rc = store_job_finish(st, &claim, s, result, error);
     if (rc != STORE_OK)
-        srv_log("job %s: finish as %s failed: %s", job->id, store_state_name(s),
+        srv_log("job %s: finish as %s %s: %s", job->id, store_state_name(s),
+                rc == STORE_STALE ? "refused, the claim is gone" : "failed",
                 store_errmsg(st));
     else
         srv_metrics_finished(s);
@@ -233,12 +298,18 @@ static void conclude(run_ctx *c, const ircg_info *info, ircg_error err,
                      const ircg_diag *diag, const ircg_reference *ref, double g_opt)
 {
     int reason = __atomic_load_n(&c->ctl->reason, __ATOMIC_ACQUIRE);
+    store_rc rc;
+    if (reason == SRV_STOP_LOST) {
+        srv_log("job %s: run %lld abandoned at iteration %lld (another run owns it)",
+                c->claim.id, (long long)c->claim.run, (long long)info->iterations);
+        return;
+    }
     if (reason == SRV_STOP_SHUTDOWN && err == IRCG_OK) {
         flush(c);
         if (info->iterations > 0)
-            save_snapshot(c, info->iterations);
-        if (store_job_requeue(c->st, c->job->id) != STORE_OK)
-            srv_log("job %s: requeue failed: %s", c->job->id, store_errmsg(c->st));
+            save_checkpoint(c, info->iterations);
+        if ((rc = store_job_requeue(c->st, &c->claim)) != STORE_OK)
+            write_failed(c, rc, "requeue");
         else
             srv_log("job %s requeued at iteration %lld (shutdown)", c->job->id,
                     (long long)info->iterations);
@@ -271,13 +342,15 @@ static int resume(run_ctx *c, ircg_diag *diag)
     void *blob = NULL;
     size_t len = 0;
     int rc = 0;
-    store_rc src = store_snapshot_latest_state(c->st, c->job->id, &iter, &blob, &len);
+    store_rc src = store_job_resume_point(c->st, c->job->id, &iter, &blob, &len);
     if (src == STORE_OK && ircg_solver_restore(c->sv, blob, len, diag) != IRCG_OK)
         rc = -1;
     else if (src != STORE_OK)
         iter = 0;
-    if (rc == 0 && store_trace_truncate(c->st, c->job->id, iter) != STORE_OK)
+    if (rc == 0 && (src = store_trace_truncate(c->st, &c->claim, iter)) != STORE_OK) {
+        write_failed(c, src, "trace truncate");
         rc = -1;
+    }
     if (rc == 0 && iter > 0) {
         c->last.t = iter;
         c->last_recorded = iter;
@@ -313,6 +386,12 @@ static ircg_reference *reference(run_ctx *c, const api_spec *spec, double *g_opt
     api_spec_reference(spec, &rs);
     *g_opt = rs.g_opt;
     if (rs.compute) {
+        /* No callback in here: the heartbeat ticker keeps the job alive and
+         * raises this flag on a cancel, a shutdown or a lost claim.  A
+         * stopped reference comes back with status "cancelled"; the solve
+         * that follows stops before its first iteration, and the job ends
+         * (or is requeued) the usual way, the reference's status in the
+         * result saying what happened. */
         rs.settings.cancel = (const volatile int *)&c->ctl->cancel;
         *err = ircg_reference_compute(api_spec_problem(spec), &rs.settings, &ref, diag);
     }
@@ -334,7 +413,8 @@ void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
         fail(st, job, "internal", "Out of memory", "the worker is out of memory");
         goto done;
     }
-    *c = (run_ctx){.ctl = ctl, .st = st, .job = job, .last_flush = srv_mono()};
+    *c = (run_ctx){.ctl = ctl, .st = st, .job = job, .claim = store_claim_of(job),
+                   .last_flush = srv_mono(), .last_checkpoint = srv_mono()};
     if (!parse_spec(st, job, &spec))
         goto done;
     api_spec_output(spec, &c->out);
@@ -355,8 +435,9 @@ void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
         goto done;
     }
     if (resume(c, &diag) != 0) {
-        fail(st, job, "resume-failed", "Cannot resume from the checkpoint",
-             diag.message[0] ? diag.message : store_errmsg(st));
+        if (!lost(c))
+            fail(st, job, "resume-failed", "Cannot resume from the checkpoint",
+                 diag.message[0] ? diag.message : store_errmsg(st));
         goto done;
     }
     err = ircg_solve(c->sv, &info);

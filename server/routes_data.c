@@ -24,6 +24,8 @@ static ircg_iter_info row_to_info(const store_trace_row *row)
         .f_z = row->f_z, .gap = row->gap, .g_gap_x = row->g_gap_x,
         .g_gap_z = row->g_gap_z, .lmo_seconds = row->lmo_seconds,
         .lmo_matvecs = row->lmo_matvecs, .top_sv = row->top_sv, .rank = row->rank,
+        .lmo_converged = row->lmo_converged, .backtracks = row->backtracks,
+        .proj_full = row->proj_full, .lambda = row->lambda,
     };
     return it;
 }
@@ -56,11 +58,13 @@ static int trace_params(srv_req *r, long long *after, long *limit)
     return bad == NULL;
 }
 
+/* The page as CSV or JSON; NULL when out of memory or when a row does not
+ * fit the line buffer (never a page with rows silently missing). */
 static char *trace_text(const store_trace_row *rows, size_t n, int csv,
                         long long after, size_t *len)
 {
     srv_buf b = {0};
-    char line[700];
+    char line[2048];
     if (csv)
         srv_buf_add(&b, API_TRACE_CSV_HEADER, strlen(API_TRACE_CSV_HEADER));
     else
@@ -69,8 +73,10 @@ static char *trace_text(const store_trace_row *rows, size_t n, int csv,
         ircg_iter_info it = row_to_info(&rows[i]);
         int k = csv ? api_trace_csv_row(line, sizeof line, &it)
                     : api_trace_json_row(line, sizeof line, &it);
-        if (k <= 0 || (size_t)k >= sizeof line)
-            continue;
+        if (k <= 0 || (size_t)k >= sizeof line) {
+            srv_buf_free(&b);
+            return NULL;
+        }
         if (!csv && line[k - 1] == '\n') /* JSON lines -> array items */
             k--;
         if (!csv && i > 0)
@@ -82,6 +88,18 @@ static char *trace_text(const store_trace_row *rows, size_t n, int csv,
                        n > 0 ? (long long)rows[n - 1].iteration : after);
     *len = b.len;
     return srv_buf_take(&b);
+}
+
+/* The cursor of the next page for both formats (CSV has no room for it in
+ * the body): X-Next-After always -- pass it back as ?after= --, and a Link
+ * rel="next" when the page is full, i.e. when more rows may follow. */
+static void page_links(srv_req *r, const char *id, long long next, long limit,
+                       int full, int csv)
+{
+    srv_reply_header(r, "X-Next-After", "%lld", next);
+    if (full)
+        srv_reply_header(r, "Link", "</v1/jobs/%s/trace?after=%lld&limit=%ld%s>; rel=\"next\"",
+                         id, next, limit, csv ? "&format=csv" : "");
 }
 
 void srv_route_job_trace(srv_req *r)
@@ -101,10 +119,13 @@ void srv_route_job_trace(srv_req *r)
         } else {
             int csv = wants_csv(r);
             char *text = trace_text(rows, n, csv, after, &len);
-            if (text)
+            if (text) {
+                page_links(r, j.id, n > 0 ? (long long)rows[n - 1].iteration : after, limit,
+                           (size_t)limit == n, csv);
                 srv_reply(r, MHD_HTTP_OK, csv ? "text/csv" : "application/json", text, len);
+            }
             else
-                srv_problem_internal(r, "out of memory");
+                srv_problem_internal(r, "cannot format the trace");
         }
     } else if (rc != STORE_OK) {
         srv_problem_internal(r, store_errmsg(r->st));
@@ -311,10 +332,9 @@ void srv_route_datasets_post(srv_req *r)
         srv_problem_member(r, MHD_HTTP_UNPROCESSABLE_CONTENT, "invalid-dataset",
                            "Invalid dataset", "", "the body is empty");
     } else if (ircg_ratings_read_buffer(r->body.p, r->body.len, &opt, &R, &diag) != IRCG_OK) {
-        char reason[400];
-        snprintf(reason, sizeof reason, "line %ld: %s", diag.line, diag.message);
+        /* the reader's message already starts with "line N: " */
         cJSON *p = srv_problem_new(r, MHD_HTTP_UNPROCESSABLE_CONTENT, "invalid-dataset",
-                                   "Invalid dataset", reason);
+                                   "Invalid dataset", diag.message);
         cJSON_AddNumberToObject(p, "line", (double)diag.line);
         srv_problem_send(r, MHD_HTTP_UNPROCESSABLE_CONTENT, p);
     } else {

@@ -157,9 +157,14 @@ static void create_job(srv_req *r, const api_spec *spec, const char *normalized)
     } else if (rc != STORE_OK) {
         srv_problem_internal(r, store_errmsg(r->st));
     } else {
+        /* A replay answers as the original did (202 + Location), so a
+         * client retrying after a lost response cannot tell the difference;
+         * the body is the job as it is now, and a header says it is a
+         * replay. */
         srv_reply_header(r, MHD_HTTP_HEADER_LOCATION, "/v1/jobs/%s", job.id);
-        srv_reply_json(r, replayed ? MHD_HTTP_OK : MHD_HTTP_ACCEPTED,
-                       srv_job_json(&job, 1));
+        if (replayed)
+            srv_reply_header(r, "Idempotent-Replayed", "true");
+        srv_reply_json(r, MHD_HTTP_ACCEPTED, srv_job_json(&job, 1));
         if (!replayed) {
             srv_workers_wake();
             srv_notify_all();

@@ -73,8 +73,8 @@ void srv_route_readyz(srv_req *r)
         why = "shutting down";
     else if (!db_writable() || store_changes(r->st, &changes) != STORE_OK)
         why = "the database is not writable";
-    else if (srv_workers_stuck(300.0))
-        why = "a worker has not reported for 300 s";
+    else if (srv_heartbeat_age() > SRV_HEARTBEAT_STALE(srv.cfg.heartbeat_every))
+        why = "job heartbeats have stalled (the store cannot be written?)";
     if (why) {
         srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "5");
         reply_status(r, MHD_HTTP_SERVICE_UNAVAILABLE, "unavailable", why);

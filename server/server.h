@@ -12,10 +12,13 @@
  *   routes_*.c   the endpoints
  *   sse.c        /v1/jobs/{id}/events
  *   workers.c    the solver worker pool
+ *   heartbeat.c  job heartbeats on a timer, independent of the solver
  *   job_run.c    one job on one worker: parse, solve, trace, snapshots
  *   iterate_io.c binary serialization of iterates for snapshots
  *   metrics.c    Prometheus counters and histograms
  *   shutdown.c   the signal thread
+ *   dblock.c     the exclusive lock on "<db>.lock": one daemon per store
+ *   sockets.c    the listen socket (getaddrinfo), the healthcheck's client
  *   daemon.c     start-up and orderly stop (srv_main)
  *
  * Threads: MHD runs one thread per connection; the worker pool has its own
@@ -48,6 +51,9 @@ typedef struct srv_config {
     int max_attempts;
     int snapshot_keep;    /* 0 = keep all                                  */
     int conn_limit, per_ip_limit, conn_timeout;
+    double heartbeat_every; /* seconds between job heartbeats             */
+    double checkpoint_every; /* seconds of solving between crash
+                                checkpoints; 0 = only the spec's snapshots */
     int healthcheck, help, version;
 } srv_config;
 
@@ -129,21 +135,43 @@ void srv_workers_wake(void);       /* a job was queued */
 /* The in-memory cancel flag of the worker running job `id` (if any). */
 void srv_workers_cancel(const char *id);
 int srv_workers_busy(void);
-int srv_workers_stuck(double max_silence_s);
+/* The claims of the busy workers (at most max) into out; returns how many. */
+int srv_workers_claims(store_claim *out, int max);
+/* Stops the worker holding exactly claim c (same job, same run) with
+ * `reason`; 1 if one did. */
+int srv_workers_stop_claim(const store_claim *c, int reason);
 
-/* One worker's control block, shared with the HTTP threads (atomics). */
+/* One worker's control block, shared with the HTTP and heartbeat threads
+ * (atomics). */
 typedef struct srv_worker_ctl {
     int cancel;       /* the solver's cancel flag                          */
     int reason;       /* why it was raised: SRV_STOP_*                     */
-    int64_t beat_ms;  /* last sign of life (monotonic milliseconds)        */
 } srv_worker_ctl;
 
-enum { SRV_STOP_NONE = 0, SRV_STOP_USER = 1, SRV_STOP_SHUTDOWN = 2 };
+/* Why a worker's solver was stopped; a higher reason is never replaced by
+ * a lower one (a lost claim outranks a shutdown, which outranks a user's
+ * cancel, whose request the store still honours on requeue). */
+enum { SRV_STOP_NONE = 0, SRV_STOP_USER = 1, SRV_STOP_SHUTDOWN = 2,
+       SRV_STOP_LOST = 3 /* the store says another run owns the job now */ };
 
 /* job_run.c: run one claimed job to its end (finish or requeue). */
 void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job);
 void srv_worker_stop(srv_worker_ctl *ctl, int reason);
-void srv_worker_beat(srv_worker_ctl *ctl);
+
+/* ---------------------------------------------------------- heartbeat -- */
+
+/* heartbeat.c: a ticker that writes heartbeat_at for every busy worker's
+ * job every `every_s` seconds, whatever the solver is doing (a reference
+ * computation or CG-BiO's warm start call no callback for minutes), and
+ * passes on cancel requests and lost claims it learns from the store. */
+int srv_heartbeat_start(double every_s);
+void srv_heartbeat_stop(void); /* before srv_workers_stop */
+/* Seconds since the ticker last completed a round of heartbeats. */
+double srv_heartbeat_age(void);
+/* The age beyond which /readyz reports the heartbeats stalled: several
+ * missed rounds, and never less than a minute (a store busy for a few
+ * seconds is no reason to take the daemon out of rotation). */
+#define SRV_HEARTBEAT_STALE(every) ((every) * 12.0 > 60.0 ? (every) * 12.0 : 60.0)
 
 /* ----------------------------------------------------------- metrics -- */
 
@@ -176,6 +204,22 @@ ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
 /* ------------------------------------------------------------ daemon -- */
 
 int srv_main(int argc, char **argv);
+
+/* Exit status of a daemon refused because another one holds the store. */
+#define SRV_EXIT_DB_IN_USE 3
+
+/* dblock.c: takes the exclusive lock of `db` ("<db>.lock").  0: held, the
+ * descriptor in *fd (close it to release); 1: another process holds it;
+ * -1: an error.  err explains the last two. */
+int srv_db_lock(const char *db, int *fd, char *err, size_t errlen);
+
+/* sockets.c: a listening socket for ADDR:PORT (names resolved); `bound`
+ * receives the numeric address ("127.0.0.1", "[::1]") and *port the port
+ * (the one picked for port 0).  -1 with err set on failure. */
+int srv_listen_open(const char *listen_addr, char *bound, size_t boundlen,
+                    int *port, char *err, size_t errlen);
+/* A connected client socket (send/receive timeouts set), or -1. */
+int srv_connect(const char *host, int port, double timeout_s);
 
 /* shutdown.c */
 void srv_signals_block(void);  /* before any thread starts */

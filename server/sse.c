@@ -5,7 +5,7 @@
  * thread per connection, so the reader may block: when no event is
  * pending it waits on the notify condition variable (workers and handlers
  * signal it after appending events; shutdown signals it too) with a timeout
- * that produces the 15 s heartbeat comment.  Events come from the store,
+ * that produces the heartbeat comment.  Events come from the store,
  * so a reconnect with Last-Event-ID (or ?after=) resumes exactly where the
  * client left off.  The stream ends after the job's 'end' event, at once
  * if the job is terminal and nothing is left to send, when the job is
@@ -17,7 +17,13 @@
 
 #include "http.h"
 
-#define HEARTBEAT_S 15.0
+/* A comment line every 15 s keeps proxies from closing an idle stream;
+ * with a shorter --conn-timeout, twice per timeout. */
+static double heartbeat_s(void)
+{
+    double half = 0.5 * (double)srv.cfg.conn_timeout;
+    return half < 15.0 ? half : 15.0;
+}
 #define READ_BATCH 100
 
 typedef struct sse_stream {
@@ -101,7 +107,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
         double now = srv_mono();
         if (now >= s->next_beat) {
             srv_buf_add(&s->out, ": ping\n\n", 8);
-            s->next_beat = now + HEARTBEAT_S;
+            s->next_beat = now + heartbeat_s();
             break;
         }
         srv_notify_wait(gen, s->next_beat - now);
@@ -155,7 +161,7 @@ void srv_route_job_events(srv_req *r)
     } else {
         snprintf(s->id, sizeof s->id, "%s", j.id);
         s->after = after;
-        s->next_beat = srv_mono() + HEARTBEAT_S;
+        s->next_beat = srv_mono() + heartbeat_s();
         srv_buf_add(&s->out, "retry: 2000\n\n", 13);
         struct MHD_Response *resp =
             MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, s,

@@ -5,8 +5,8 @@
  * order.  Idle workers sleep on a condition variable that submissions
  * signal (with a 1 s timeout as a safety net, e.g. for jobs queued by a
  * cancel-free requeue).  The control block of each worker is what the HTTP
- * side uses to cancel a running job at once rather than at the next
- * heartbeat, and what /readyz reads to detect a stuck worker.
+ * side uses to cancel a running job at once, and what the heartbeat ticker
+ * uses to stop a worker whose claim the store no longer honours.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@ typedef struct worker {
     int started;
     int index;
     int busy;                          /* under w_mu */
-    char job_id[STORE_JOB_ID_LEN + 1]; /* under w_mu */
+    store_claim claim;                 /* under w_mu: the job it runs */
     srv_worker_ctl ctl;
 } worker;
 
@@ -45,16 +45,17 @@ static void idle_wait(uint64_t seen)
     pthread_mutex_unlock(&w_mu);
 }
 
-/* Marks the worker busy with job `id`; a shutdown that began meanwhile
- * stops the job at once (it will be requeued). */
-static void set_busy(worker *w, const char *id)
+/* Marks the worker busy with `job` (NULL: idle); a shutdown that began
+ * meanwhile stops the job at once (it will be requeued). */
+static void set_busy(worker *w, const store_job *job)
 {
     pthread_mutex_lock(&w_mu);
-    w->busy = id != NULL;
+    w->busy = job != NULL;
     memset(&w->ctl, 0, sizeof w->ctl);
-    srv_worker_beat(&w->ctl);
-    snprintf(w->job_id, sizeof w->job_id, "%s", id ? id : "");
-    if (id && stopping)
+    memset(&w->claim, 0, sizeof w->claim);
+    if (job)
+        w->claim = store_claim_of(job);
+    if (job && stopping)
         srv_worker_stop(&w->ctl, SRV_STOP_SHUTDOWN);
     pthread_mutex_unlock(&w_mu);
 }
@@ -70,11 +71,12 @@ static int is_stopping(uint64_t *gen)
 
 static void run_one(worker *w, store *st, store_job *job)
 {
-    set_busy(w, job->id);
+    set_busy(w, job);
     srv_notify_all(); /* the claim appended a 'state' event */
-    if (job->attempt <= 1)
+    if (job->run <= 1) /* the wait from submission to the first start */
         srv_metrics_queue_wait(job->started_at - job->created_at);
-    srv_log("worker %d: job %s started (attempt %d)", w->index, job->id, job->attempt);
+    srv_log("worker %d: job %s started (run %lld, attempt %d)", w->index, job->id,
+            (long long)job->run, job->attempt);
     srv_job_run(&w->ctl, st, job);
     set_busy(w, NULL);
 }
@@ -112,7 +114,6 @@ int srv_workers_start(int n)
     n_pool = n;
     for (int i = 0; i < n; i++) {
         pool[i].index = i;
-        srv_worker_beat(&pool[i].ctl);
         if (pthread_create(&pool[i].th, NULL, worker_main, &pool[i]) != 0) {
             srv_log("cannot start worker %d", i);
             return -1;
@@ -151,7 +152,7 @@ void srv_workers_cancel(const char *id)
 {
     pthread_mutex_lock(&w_mu);
     for (int i = 0; i < n_pool; i++)
-        if (pool[i].busy && !strcmp(pool[i].job_id, id))
+        if (pool[i].busy && !strcmp(pool[i].claim.id, id))
             srv_worker_stop(&pool[i].ctl, SRV_STOP_USER);
     pthread_mutex_unlock(&w_mu);
 }
@@ -166,17 +167,27 @@ int srv_workers_busy(void)
     return n;
 }
 
-/* A busy worker that has not beaten for max_silence_s. */
-int srv_workers_stuck(double max_silence_s)
+int srv_workers_claims(store_claim *out, int max)
 {
-    int stuck = 0;
-    int64_t now = (int64_t)(srv_mono() * 1000.0);
+    int n = 0;
     pthread_mutex_lock(&w_mu);
-    for (int i = 0; i < n_pool; i++) {
-        int64_t beat = __atomic_load_n(&pool[i].ctl.beat_ms, __ATOMIC_RELAXED);
-        if (pool[i].busy && (double)(now - beat) > 1000.0 * max_silence_s)
-            stuck = 1;
-    }
+    for (int i = 0; i < n_pool && n < max; i++)
+        if (pool[i].busy)
+            out[n++] = pool[i].claim;
     pthread_mutex_unlock(&w_mu);
-    return stuck;
+    return n;
+}
+
+int srv_workers_stop_claim(const store_claim *c, int reason)
+{
+    int found = 0;
+    pthread_mutex_lock(&w_mu);
+    for (int i = 0; i < n_pool; i++)
+        if (pool[i].busy && pool[i].claim.run == c->run &&
+            !strcmp(pool[i].claim.id, c->id)) {
+            srv_worker_stop(&pool[i].ctl, reason);
+            found = 1;
+        }
+    pthread_mutex_unlock(&w_mu);
+    return found;
 }

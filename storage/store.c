@@ -23,7 +23,7 @@ const char *store_rc_name(store_rc rc)
 {
     static const char *const names[] = {"ok", "not_found", "conflict",
                                         "invalid", "busy", "no_memory",
-                                        "foreign_file", "error"};
+                                        "foreign_file", "error", "stale"};
     if ((unsigned)rc < sizeof names / sizeof names[0])
         return names[rc];
     return "unknown";

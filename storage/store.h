@@ -29,18 +29,21 @@
  * Time: every time stamp is unix seconds as a double, from store_now().
  * Unset times and unknown numbers are NaN (stored as SQL NULL).
  *
- * A worker's round, for orientation:
- *   store_job_claim_next(st, &job)                 -> running, attempt + 1
- *   if store_snapshot_latest_state(..., &it, ...) == STORE_OK:
- *       ircg_solver_restore(...); store_trace_truncate(st, id, it)
- *   else store_trace_truncate(st, id, 0)           (a retry starts afresh)
+ * A worker's round, for orientation (c = store_claim_of(&job)):
+ *   store_job_claim_next(st, &job)       -> running, run + 1, attempt + 1
+ *   if store_job_resume_point(st, id, &it, ...) == STORE_OK:
+ *       ircg_solver_restore(...); store_trace_truncate(st, &c, it)
+ *   else store_trace_truncate(st, &c, 0)           (a retry starts afresh)
  *   every k iterations: store_trace_append (buffered rows),
  *       store_job_progress (stop if *cancel_requested),
  *       store_event_append(PROGRESS), and now and then
  *       store_snapshot_put({state, x, z}, keep_last) + event SNAPSHOT
- *   store_job_finish(st, id, SUCCEEDED | FAILED | CANCELLED, result, error)
- * On SIGTERM: store_job_requeue for each running job.  At startup, before
- * the workers: store_recover(st, max_attempts, ...).
+ *       (per the spec) or store_job_checkpoint_put(state) (on a timer)
+ *   store_job_finish(st, &c, SUCCEEDED | FAILED | CANCELLED, result, error)
+ * Any of these returning STORE_STALE means the claim is gone: stop, write
+ * nothing more.  On SIGTERM: store_job_requeue(st, &c) for each running
+ * job.  At startup, before the workers: store_recover(st, max_attempts, ...)
+ * -- by the one process that owns the file (ircgd holds "<db>.lock").
  */
 #ifndef IRCG_STORE_H
 #define IRCG_STORE_H
@@ -66,7 +69,9 @@ typedef enum store_rc {
     STORE_NOMEM,
     STORE_FOREIGN,   /* not an ircg store (application_id), or a schema
                         newer than this build                              */
-    STORE_ERROR      /* any other SQLite or I/O error (see store_errmsg)   */
+    STORE_ERROR,     /* any other SQLite or I/O error (see store_errmsg)   */
+    STORE_STALE      /* the caller's claim on the job is gone: the job was
+                        requeued, finished or claimed again since          */
 } store_rc;
 
 const char *store_rc_name(store_rc rc); /* "ok", "not_found", ... static */
@@ -148,7 +153,9 @@ typedef struct store_job {
     uint8_t request_sha256[32];
     int has_request_sha256;
     double created_at, started_at, finished_at, heartbeat_at; /* NaN = unset */
-    int attempt;             /* number of times claimed                   */
+    int attempt;             /* claims that did not end in a clean
+                                shutdown requeue (see store_job_requeue) */
+    int64_t run;             /* claims so far: the current claim's number */
     int cancel_requested;
     store_progress progress;
     int64_t version;         /* +1 on every change: ETag, long-poll       */
@@ -157,6 +164,20 @@ typedef struct store_job {
 
 /* Frees the owned strings and zeroes *j.  NULL-safe. */
 void store_job_clear(store_job *j);
+
+/* A worker's hold on a running job: its id and the number of the run its
+ * claim started (jobs.run, bumped by every claim).  Every write a worker
+ * makes about its job names the claim, and is refused with STORE_STALE
+ * once the job is no longer running under that run -- requeued by a
+ * recovery, finished, claimed again --, so a worker that lost its job can
+ * never touch the trace, checkpoints, events or outcome of the run that
+ * replaced it. */
+typedef struct store_claim {
+    char id[STORE_JOB_ID_LEN + 1];
+    int64_t run;
+} store_claim;
+
+store_claim store_claim_of(const store_job *j);
 
 typedef struct store_new_job {
     const char *problem_type;    /* required, <= 64 bytes                 */
@@ -207,20 +228,22 @@ store_rc store_job_counts(store *st, int64_t counts[STORE_NSTATES]);
  * sees every transition exactly once. */
 
 /* Atomically takes the oldest queued job (by submission seq): state
- * running, started_at = heartbeat_at = now, attempt + 1.  STORE_NOTFOUND
- * when nothing is queued.  `out` may be NULL. */
+ * running, started_at = heartbeat_at = now, run + 1, attempt + 1.
+ * STORE_NOTFOUND when nothing is queued.  `out` (may be NULL) receives
+ * the job; store_claim_of(out) is the claim for the calls below. */
 store_rc store_job_claim_next(store *st, store_job *out);
 
-/* Running job only (else STORE_CONFLICT): heartbeat_at = now, and when p
- * is not NULL the progress fields (NaN stored as unknown); bumps version.
- * *cancel_requested (may be NULL) tells the worker to stop. */
-store_rc store_job_progress(store *st, const char *id,
+/* The claimed run only (else STORE_STALE; STORE_NOTFOUND: no such job):
+ * heartbeat_at = now, and when p is not NULL the progress fields (NaN
+ * stored as unknown); bumps version.  *cancel_requested (may be NULL)
+ * tells the worker to stop. */
+store_rc store_job_progress(store *st, const store_claim *c,
                             const store_progress *p, int *cancel_requested);
 
-/* running -> final (succeeded, failed or cancelled), finished_at = now,
- * with result_json / error_json (either may be NULL).  STORE_CONFLICT when
- * the job is not running; STORE_INVALID when final is not terminal. */
-store_rc store_job_finish(store *st, const char *id, store_state final,
+/* The claimed run -> final (succeeded, failed or cancelled), finished_at =
+ * now, with result_json / error_json (either may be NULL).  STORE_STALE
+ * when the claim is gone; STORE_INVALID when final is not terminal. */
+store_rc store_job_finish(store *st, const store_claim *c, store_state final,
                           const char *result_json, const char *error_json);
 
 /* queued -> cancelled now; running -> cancel_requested = 1 (the worker
@@ -234,18 +257,20 @@ store_rc store_job_request_cancel(store *st, const char *id, store_job *out);
  * STORE_CONFLICT when queued or running. */
 store_rc store_job_delete(store *st, const char *id);
 
-/* Graceful shutdown of a running job: back to queued (keeping its seq, so
- * it is claimed first again, its attempt count and its snapshots); a job
- * whose cancel was requested becomes cancelled instead.  STORE_CONFLICT if
- * not running. */
-store_rc store_job_requeue(store *st, const char *id);
+/* Graceful shutdown of the claimed run: back to queued (keeping its seq,
+ * so it is claimed first again, and its snapshots).  A clean stop is not
+ * a failed attempt: the claim's attempt is given back (attempt - 1), so
+ * only crashes count towards max_attempts.  A job whose cancel was
+ * requested becomes cancelled instead.  STORE_STALE if the claim is gone. */
+store_rc store_job_requeue(store *st, const store_claim *c);
 
 /* Startup recovery, to run before the workers start and while no other
  * process uses the file: every job left 'running' by a crash goes back to
- * queued (attempt kept: it resumes from its latest 'state' snapshot) or,
- * when attempt >= max_attempts, to failed with an "interrupted" problem as
- * error_json; a job whose cancel was requested becomes cancelled.
- * *requeued and *failed (either may be NULL) count the two outcomes. */
+ * queued (attempt kept: the crash counts; it resumes from its latest
+ * checkpoint) or, when attempt >= max_attempts, to failed with an
+ * "interrupted" problem as error_json; a job whose cancel was requested
+ * becomes cancelled.  *requeued and *failed (either may be NULL) count the
+ * two outcomes. */
 store_rc store_recover(store *st, int max_attempts, int *requeued,
                        int *failed);
 
@@ -260,12 +285,19 @@ typedef struct store_trace_row {
     int64_t lmo_matvecs;
     double top_sv;       /* NaN outside the nuclear-norm ball */
     int rank;
+    /* Schema 4.  The integers are -1 when unknown (stored as NULL): rows
+     * written before the upgrade read back that way. */
+    int lmo_converged;   /* 1: every singular triplet met lmo_tol; 0: not */
+    int backtracks;      /* IR-PG: Armijo step reductions */
+    int proj_full;       /* projections: 1 when a full SVD was used */
+    double lambda;       /* CG-BiO: multiplier of the cut; NaN otherwise */
 } store_trace_row;
 
-/* Inserts n rows in one transaction (all or nothing).  Any NaN is stored
- * as NULL.  STORE_NOTFOUND: no such job; STORE_CONFLICT: an iteration is
- * already stored (truncate first when resuming). */
-store_rc store_trace_append(store *st, const char *job_id,
+/* Inserts n rows of the claimed run in one transaction (all or nothing).
+ * Any NaN is stored as NULL.  STORE_NOTFOUND: no such job; STORE_STALE:
+ * the claim is gone; STORE_CONFLICT: an iteration is already stored
+ * (truncate first when resuming). */
+store_rc store_trace_append(store *st, const store_claim *c,
                             const store_trace_row *rows, size_t n);
 
 /* Rows with iteration > after, ascending, at most `limit` (1..100000).
@@ -275,8 +307,8 @@ store_rc store_trace_read(store *st, const char *job_id, int64_t after,
                           size_t limit, store_trace_row **rows, size_t *n);
 
 /* Deletes rows with iteration > after_iteration (resume from a snapshot
- * taken at after_iteration: no gap, no duplicate). */
-store_rc store_trace_truncate(store *st, const char *job_id,
+ * taken at after_iteration: no gap, no duplicate).  Claimed run only. */
+store_rc store_trace_truncate(store *st, const store_claim *c,
                               int64_t after_iteration);
 
 /* -------------------------------------------------------- snapshots -- */
@@ -306,8 +338,9 @@ typedef struct store_snapshot_info {
 /* Stores the n blobs of one snapshot (iteration `iteration`) in one
  * transaction, replacing blobs of the same (iteration, kind), then, when
  * keep_last > 0, deletes every snapshot of the job whose iteration is not
- * among the keep_last highest iterations.  STORE_NOTFOUND: no such job. */
-store_rc store_snapshot_put(store *st, const char *job_id, int64_t iteration,
+ * among the keep_last highest iterations.  STORE_NOTFOUND: no such job;
+ * STORE_STALE: the claim is gone. */
+store_rc store_snapshot_put(store *st, const store_claim *c, int64_t iteration,
                             const store_snapshot_blob *blobs, size_t n,
                             int keep_last);
 
@@ -322,11 +355,29 @@ store_rc store_snapshot_get(store *st, const char *job_id, int64_t iteration,
                             store_snap_kind kind, void **data, size_t *len,
                             store_snapshot_info *info);
 
-/* The 'state' blob with the highest iteration (what a resumed job
- * restores).  STORE_NOTFOUND when the job has none. */
+/* The 'state' snapshot blob with the highest iteration (a resumed job
+ * restores the newer of it and the crash checkpoint: see
+ * store_job_resume_point).  STORE_NOTFOUND when the job has none. */
 store_rc store_snapshot_latest_state(store *st, const char *job_id,
                                      int64_t *iteration, void **data,
                                      size_t *len);
+
+/* ------------------------------------------------------ checkpoints -- */
+/* The server's crash checkpoints (solver state only, ircg_solver_save), on
+ * a timer rather than per the spec's snapshot_every: at most one per job,
+ * each put replacing the last, deleted when the job finishes. */
+
+/* Stores the claimed run's state at `iteration`, replacing the job's
+ * previous checkpoint.  STORE_STALE: the claim is gone. */
+store_rc store_job_checkpoint_put(store *st, const store_claim *c,
+                                  int64_t iteration, const void *data,
+                                  size_t len);
+
+/* Where a restarted job resumes: the state with the highest iteration among
+ * its checkpoint and its 'state' snapshots.  *data malloc'd (caller
+ * free()s).  STORE_NOTFOUND when it has neither. */
+store_rc store_job_resume_point(store *st, const char *job_id,
+                                int64_t *iteration, void **data, size_t *len);
 
 /* --------------------------------------------------------- datasets -- */
 
@@ -357,6 +408,16 @@ store_rc store_dataset_write_file(store *st, const char *id,
                                   const char *path);
 
 /* ----------------------------------------------------------- events -- */
+/* The table stays bounded.  'state' and 'end' events are kept for the
+ * job's life; 'progress' and 'snapshot' events are trimmed:
+ *  - while the job runs, to the newest STORE_EVENTS_KEEP_RUNNING of each
+ *    type (a client resuming from further back simply gets fewer old
+ *    progress events -- they are superseded by the newer ones anyway);
+ *  - when the job ends, to at most STORE_EVENTS_KEEP_FINISHED of each
+ *    type, evenly spaced over the run, the last one always kept.
+ * Seqs are never reused, so Last-Event-ID keeps working across the gaps. */
+#define STORE_EVENTS_KEEP_RUNNING 1000
+#define STORE_EVENTS_KEEP_FINISHED 100
 
 typedef enum store_event_type {
     STORE_EV_STATE = 0,
@@ -368,16 +429,18 @@ typedef enum store_event_type {
 const char *store_event_type_name(store_event_type t); /* "state", ... */
 
 typedef struct store_event {
-    int64_t seq;          /* 1, 2, ... per job: the SSE id */
+    int64_t seq;          /* increasing per job (gaps where trimmed): the
+                             SSE id */
     store_event_type type;
     char *data;           /* owned JSON text */
     double created_at;
 } store_event;
 
-/* Appends an event with the next per-job seq (returned in *seq, may be
- * NULL).  data_json is stored verbatim (the caller builds it).  How often
- * to append progress events is the caller's choice; keep it bounded. */
-store_rc store_event_append(store *st, const char *job_id,
+/* Appends an event of the claimed run with the next per-job seq
+ * (returned in *seq, may be NULL).  data_json is stored verbatim (the
+ * caller builds it).  How often to append progress events is the caller's
+ * choice; keep it bounded.  STORE_STALE: the claim is gone. */
+store_rc store_event_append(store *st, const store_claim *c,
                             store_event_type type, const char *data_json,
                             int64_t *seq);
 
@@ -386,6 +449,11 @@ store_rc store_event_append(store *st, const char *job_id,
 store_rc store_event_read(store *st, const char *job_id, int64_t after_seq,
                           size_t limit, store_event **ev, size_t *n);
 void store_events_free(store_event *ev, size_t n); /* NULL-safe */
+
+/* Trims the events of every finished job as its end would have (files
+ * written before the trimming existed); *removed (may be NULL) counts the
+ * deleted events.  Cheap when there is nothing to do; run it at start-up. */
+store_rc store_events_compact(store *st, int64_t *removed);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,11 @@
 /*
- * store_events.c -- the per-job, append-only event log behind the SSE
- * stream.  seq comes from jobs.event_seq, bumped in the same transaction as
- * the insert, so seqs are dense (1, 2, ...) and a client resuming with
- * Last-Event-ID = k reads exactly the events after k.
+ * store_events.c -- the per-job event log behind the SSE stream.  seq
+ * comes from jobs.event_seq, bumped in the same transaction as the insert,
+ * so seqs are assigned 1, 2, ... and never reused; a client resuming with
+ * Last-Event-ID = k reads the events after k that are still kept.
+ * Progress and snapshot events are trimmed (see store.h) in the
+ * transaction that appends one or that ends the job, so the table's size
+ * is bounded per job whatever the run's length.
  */
 #include "store_jobs.h"
 
@@ -111,6 +114,71 @@ static store_rc state_json(store *st, const char *job_id, char *buf,
     return rc;
 }
 
+/* ---------------------------------------------------------- trimming -- */
+
+/* Keeps the newest ?3 events of type ?2. */
+static const char SQL_EV_TRIM_RUNNING[] =
+    "DELETE FROM events WHERE job_id = ?1 AND type = ?2 AND seq <"
+    " (SELECT seq FROM events WHERE job_id = ?1 AND type = ?2"
+    "  ORDER BY seq DESC LIMIT 1 OFFSET ?3 - 1)";
+/* Of each trimmable type with more than ?2 + 1 events, keeps every
+ * ceil(n/?2)-th from the first (at most ?2 of them) and the last: at most
+ * ?2 + 1, so a second pass changes nothing. */
+#define COARSEN_SELECT(WHERE)                                                  \
+    "SELECT job_id, seq FROM (SELECT job_id, seq,"                             \
+    "  row_number() OVER (PARTITION BY job_id, type ORDER BY seq) AS rn,"      \
+    "  count(*) OVER (PARTITION BY job_id, type) AS n"                         \
+    "  FROM events WHERE type IN ('progress', 'snapshot') AND " WHERE ")"      \
+    " WHERE n > ?2 + 1 AND rn < n AND (rn - 1) % ((n + ?2 - 1) / ?2) != 0"
+static const char SQL_EV_COARSEN[] =
+    "DELETE FROM events WHERE (job_id, seq) IN ("
+    COARSEN_SELECT("job_id = ?1") ")";
+static const char SQL_EV_COMPACT[] =
+    "DELETE FROM events WHERE (job_id, seq) IN ("
+    COARSEN_SELECT("job_id IN (SELECT id FROM jobs WHERE state IN"
+                   " ('succeeded', 'failed', 'cancelled'))") ")";
+
+static store_rc trim_running(store *st, const char *job_id, const char *type)
+{
+    sqlite3_stmt *s;
+    store_rc rc = st_prep(st, SQL_EV_TRIM_RUNNING, &s);
+    if (rc != STORE_OK)
+        return rc;
+    int b = sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
+    b |= sqlite3_bind_text(s, 2, type, -1, SQLITE_STATIC);
+    b |= sqlite3_bind_int(s, 3, STORE_EVENTS_KEEP_RUNNING);
+    return st_step_done(st, s, b, "trim events");
+}
+
+/* job_id NULL: every finished job (SQL_EV_COMPACT). */
+static store_rc coarsen(store *st, const char *job_id)
+{
+    sqlite3_stmt *s;
+    store_rc rc = st_prep(st, job_id ? SQL_EV_COARSEN : SQL_EV_COMPACT, &s);
+    if (rc != STORE_OK)
+        return rc;
+    int b = sqlite3_bind_int(s, 2, STORE_EVENTS_KEEP_FINISHED);
+    if (job_id)
+        b |= sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
+    return st_step_done(st, s, b, "coarsen events");
+}
+
+store_rc store_events_compact(store *st, int64_t *removed)
+{
+    store_rc rc;
+    if (removed)
+        *removed = 0;
+    if (!st)
+        return STORE_INVALID;
+    rc = st_begin(st);
+    if (rc != STORE_OK)
+        return rc;
+    rc = coarsen(st, NULL);
+    if (rc == STORE_OK && removed)
+        *removed = sqlite3_changes64(st->db);
+    return st_end(st, rc);
+}
+
 store_rc st_event_state_tx(store *st, const char *job_id)
 {
     char data[256];
@@ -120,25 +188,38 @@ store_rc st_event_state_tx(store *st, const char *job_id)
         rc = st_event_append_tx(st, job_id, "state", data, NULL);
     if (rc == STORE_OK && terminal)
         rc = st_event_append_tx(st, job_id, "end", data, NULL);
+    if (rc == STORE_OK && terminal)
+        rc = coarsen(st, job_id);
     return rc;
 }
 
-store_rc store_event_append(store *st, const char *job_id,
+store_rc store_event_append(store *st, const store_claim *c,
                             store_event_type type, const char *data_json,
                             int64_t *seq)
 {
     store_rc rc;
     if (!st)
         return STORE_INVALID;
-    rc = st_check_id(st, job_id);
+    rc = st_check_claim(st, c);
     if (rc == STORE_OK && ((unsigned)type >= NTYPES || !data_json))
         rc = st_err(st, STORE_INVALID, "event: bad type or no data");
     if (rc == STORE_OK)
         rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    return st_end(st, st_event_append_tx(st, job_id, TYPE_NAMES[type],
-                                         data_json, seq));
+    int64_t n = 0;
+    rc = st_claim_held(st, c, "append event");
+    if (rc == STORE_OK)
+        rc = st_event_append_tx(st, c->id, TYPE_NAMES[type], data_json, &n);
+    /* Trimming at every 64th event keeps its cost negligible; between two
+     * trims a type outgrows the bound by a few dozen events at most. */
+    if (rc == STORE_OK && n % 64 == 0)
+        rc = trim_running(st, c->id, "progress");
+    if (rc == STORE_OK && n % 64 == 0)
+        rc = trim_running(st, c->id, "snapshot");
+    if (seq)
+        *seq = rc == STORE_OK ? n : 0;
+    return st_end(st, rc);
 }
 
 void store_events_free(store_event *ev, size_t n)

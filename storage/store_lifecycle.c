@@ -3,8 +3,9 @@
  * cancel, delete, requeue on shutdown and recovery at startup.
  *
  * Each public function is one BEGIN IMMEDIATE transaction: the guarded
- * UPDATE (WHERE state = ...), the version bump and the SSE state events
- * commit together or not at all.
+ * UPDATE (WHERE state = ... and, for a worker's writes, AND run = its
+ * claim's run), the version bump and the SSE state events commit together
+ * or not at all.
  */
 #include "store_jobs.h"
 
@@ -24,11 +25,19 @@ static store_rc explain_no_change(store *st, const char *id, const char *op)
                   store_state_name(s));
 }
 
+/* Why a claim-guarded UPDATE changed nothing: no such job, or the claim
+ * is stale (st_claim_held explains which). */
+static store_rc explain_stale(store *st, const store_claim *c, const char *op)
+{
+    store_rc rc = st_claim_held(st, c, op);
+    return rc == STORE_OK ? st_err(st, STORE_ERROR, "%s: no change", op) : rc;
+}
+
 /* ------------------------------------------------------------ claim -- */
 
 static const char SQL_CLAIM[] =
     "UPDATE jobs SET state = 'running', started_at = ?1, heartbeat_at = ?1,"
-    " attempt = attempt + 1, version = version + 1"
+    " attempt = attempt + 1, run = run + 1, version = version + 1"
     " WHERE seq = (SELECT seq FROM jobs WHERE state = 'queued'"
     "              ORDER BY seq LIMIT 1)"
     " RETURNING id";
@@ -104,26 +113,28 @@ store_rc store_job_claim_next(store *st, store_job *out)
 
 static const char SQL_HEARTBEAT[] =
     "UPDATE jobs SET heartbeat_at = ?2, version = version + 1"
-    " WHERE id = ?1 AND state = 'running' RETURNING cancel_requested";
+    " WHERE id = ?1 AND run = ?3 AND state = 'running'"
+    " RETURNING cancel_requested";
 static const char SQL_PROGRESS[] =
     "UPDATE jobs SET heartbeat_at = ?2, version = version + 1,"
-    " prog_iteration = ?3, prog_elapsed = ?4, prog_g_x = ?5, prog_f_x = ?6,"
-    " prog_g_z = ?7, prog_f_z = ?8, prog_gap = ?9"
-    " WHERE id = ?1 AND state = 'running' RETURNING cancel_requested";
+    " prog_iteration = ?4, prog_elapsed = ?5, prog_g_x = ?6, prog_f_x = ?7,"
+    " prog_g_z = ?8, prog_f_z = ?9, prog_gap = ?10"
+    " WHERE id = ?1 AND run = ?3 AND state = 'running'"
+    " RETURNING cancel_requested";
 
 static int bind_progress(sqlite3_stmt *s, const store_progress *p)
 {
-    int b = sqlite3_bind_int64(s, 3, p->iteration);
-    b |= st_bind_real(s, 4, p->elapsed);
-    b |= st_bind_real(s, 5, p->g_x);
-    b |= st_bind_real(s, 6, p->f_x);
-    b |= st_bind_real(s, 7, p->g_z);
-    b |= st_bind_real(s, 8, p->f_z);
-    b |= st_bind_real(s, 9, p->gap);
+    int b = sqlite3_bind_int64(s, 4, p->iteration);
+    b |= st_bind_real(s, 5, p->elapsed);
+    b |= st_bind_real(s, 6, p->g_x);
+    b |= st_bind_real(s, 7, p->f_x);
+    b |= st_bind_real(s, 8, p->g_z);
+    b |= st_bind_real(s, 9, p->f_z);
+    b |= st_bind_real(s, 10, p->gap);
     return b;
 }
 
-static store_rc progress_tx(store *st, const char *id,
+static store_rc progress_tx(store *st, const store_claim *c,
                             const store_progress *p, int *cancel)
 {
     sqlite3_stmt *s;
@@ -131,8 +142,9 @@ static store_rc progress_tx(store *st, const char *id,
     int r, found = 0, b = SQLITE_OK;
     if (rc != STORE_OK)
         return rc;
-    b |= sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+    b |= sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
     b |= sqlite3_bind_double(s, 2, store_now());
+    b |= sqlite3_bind_int64(s, 3, c->run);
     if (p)
         b |= bind_progress(s, p);
     while ((r = st_step(st, s, b)) == SQLITE_ROW) {
@@ -143,23 +155,23 @@ static store_rc progress_tx(store *st, const char *id,
         rc = st_sql(st, r, "progress");
     st_reset(s);
     if (rc == STORE_OK && !found)
-        rc = explain_no_change(st, id, "progress");
+        rc = explain_stale(st, c, "progress");
     return rc;
 }
 
-store_rc store_job_progress(store *st, const char *id,
+store_rc store_job_progress(store *st, const store_claim *c,
                             const store_progress *p, int *cancel_requested)
 {
     int cancel = 0;
     store_rc rc;
     if (!st)
         return STORE_INVALID;
-    rc = st_check_id(st, id);
+    rc = st_check_claim(st, c);
     if (rc == STORE_OK)
         rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    rc = st_end(st, progress_tx(st, id, p, &cancel));
+    rc = st_end(st, progress_tx(st, c, p, &cancel));
     if (cancel_requested)
         *cancel_requested = rc == STORE_OK && cancel;
     return rc;
@@ -170,33 +182,34 @@ store_rc store_job_progress(store *st, const char *id,
 static const char SQL_FINISH[] =
     "UPDATE jobs SET state = ?2, finished_at = ?3, heartbeat_at = ?3,"
     " result_json = ?4, error_json = ?5, version = version + 1"
-    " WHERE id = ?1 AND state = 'running'";
+    " WHERE id = ?1 AND run = ?6 AND state = 'running'";
 
-static store_rc finish_tx(store *st, const char *id, store_state final,
+static store_rc finish_tx(store *st, const store_claim *c, store_state final,
                           const char *result_json, const char *error_json)
 {
     sqlite3_stmt *s;
     store_rc rc = st_prep(st, SQL_FINISH, &s);
     if (rc != STORE_OK)
         return rc;
-    int b = sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+    int b = sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
     b |= sqlite3_bind_text(s, 2, store_state_name(final), -1, SQLITE_STATIC);
     b |= sqlite3_bind_double(s, 3, store_now());
     b |= st_bind_text(s, 4, result_json);
     b |= st_bind_text(s, 5, error_json);
+    b |= sqlite3_bind_int64(s, 6, c->run);
     rc = st_step_done(st, s, b, "finish");
     if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
-        rc = explain_no_change(st, id, "finish");
-    return rc == STORE_OK ? st_event_state_tx(st, id) : rc;
+        rc = explain_stale(st, c, "finish");
+    return rc == STORE_OK ? st_event_state_tx(st, c->id) : rc;
 }
 
-store_rc store_job_finish(store *st, const char *id, store_state final,
+store_rc store_job_finish(store *st, const store_claim *c, store_state final,
                           const char *result_json, const char *error_json)
 {
     store_rc rc;
     if (!st)
         return STORE_INVALID;
-    rc = st_check_id(st, id);
+    rc = st_check_claim(st, c);
     if (rc == STORE_OK && !store_state_terminal(final))
         rc = st_err(st, STORE_INVALID, "finish: %s is not a final state",
                     store_state_name(final));
@@ -204,7 +217,7 @@ store_rc store_job_finish(store *st, const char *id, store_state final,
         rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    return st_end(st, finish_tx(st, id, final, result_json, error_json));
+    return st_end(st, finish_tx(st, c, final, result_json, error_json));
 }
 
 /* ----------------------------------------------------------- cancel -- */
@@ -302,7 +315,9 @@ store_rc store_job_delete(store *st, const char *id)
 /* -------------------------------------------- requeue and recovery -- */
 
 /* One statement settles a running job: cancelled if asked, failed when out
- * of attempts, else queued again (keeping seq, attempt and snapshots). */
+ * of attempts, else queued again (keeping seq and snapshots).  ?5 = 1 for
+ * a clean stop, which gives the claim's attempt back; ?6 = the run to
+ * settle, or -1 for whichever run a crash left behind (recovery). */
 static const char SQL_SETTLE[] =
     "UPDATE jobs SET"
     " state = CASE WHEN cancel_requested THEN 'cancelled'"
@@ -310,26 +325,33 @@ static const char SQL_SETTLE[] =
     " finished_at = CASE WHEN cancel_requested OR attempt >= ?2 THEN ?3 END,"
     " error_json = CASE WHEN NOT cancel_requested AND attempt >= ?2 THEN ?4"
     "                   ELSE error_json END,"
+    " attempt = CASE WHEN NOT cancel_requested AND attempt < ?2"
+    "                THEN attempt - ?5 ELSE attempt END,"
     " version = version + 1"
-    " WHERE id = ?1 AND state = 'running' RETURNING state";
+    " WHERE id = ?1 AND state = 'running' AND (?6 < 0 OR run = ?6)"
+    " RETURNING state";
 
 static const char INTERRUPTED_JSON[] =
     "{\"type\":\"urn:ircg:problem:interrupted\",\"title\":\"Job "
     "interrupted\",\"status\":500,\"detail\":\"the service stopped while "
     "the job was running, and the job has no attempts left\"}";
 
-static store_rc settle_tx(store *st, const char *id, int max_attempts,
-                          store_state *now)
+/* clean: a shutdown requeue of the claim's run (c->run); else a crash
+ * recovery of whatever run c->id was left in. */
+static store_rc settle_tx(store *st, const store_claim *c, int clean,
+                          int max_attempts, store_state *now)
 {
     sqlite3_stmt *s;
     store_rc rc = st_prep(st, SQL_SETTLE, &s);
     int r, b = SQLITE_OK;
     if (rc != STORE_OK)
         return rc;
-    b |= sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+    b |= sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
     b |= sqlite3_bind_int(s, 2, max_attempts);
     b |= sqlite3_bind_double(s, 3, store_now());
     b |= sqlite3_bind_text(s, 4, INTERRUPTED_JSON, -1, SQLITE_STATIC);
+    b |= sqlite3_bind_int(s, 5, clean);
+    b |= sqlite3_bind_int64(s, 6, clean ? c->run : -1);
     r = st_step(st, s, b);
     if (r == SQLITE_ROW) {
         store_state_parse((const char *)sqlite3_column_text(s, 0), now);
@@ -341,22 +363,23 @@ static store_rc settle_tx(store *st, const char *id, int max_attempts,
         rc = st_sql(st, r, "settle");
     st_reset(s);
     if (rc == STORE_NOTFOUND)
-        return explain_no_change(st, id, "requeue");
-    return rc == STORE_OK ? st_event_state_tx(st, id) : rc;
+        return clean ? explain_stale(st, c, "requeue")
+                     : explain_no_change(st, c->id, "recover");
+    return rc == STORE_OK ? st_event_state_tx(st, c->id) : rc;
 }
 
-store_rc store_job_requeue(store *st, const char *id)
+store_rc store_job_requeue(store *st, const store_claim *c)
 {
     store_state now = STORE_RUNNING;
     store_rc rc;
     if (!st)
         return STORE_INVALID;
-    rc = st_check_id(st, id);
+    rc = st_check_claim(st, c);
     if (rc == STORE_OK)
         rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    return st_end(st, settle_tx(st, id, INT_MAX, &now));
+    return st_end(st, settle_tx(st, c, 1, INT_MAX, &now));
 }
 
 static const char SQL_RUNNING_IDS[] =
@@ -399,7 +422,9 @@ static store_rc recover_tx(store *st, int max_attempts, int *requeued,
     store_rc rc = running_ids(st, &ids, &n);
     for (size_t i = 0; rc == STORE_OK && i < n; i++) {
         store_state now = STORE_RUNNING;
-        rc = settle_tx(st, ids[i], max_attempts, &now);
+        store_claim c = {.run = -1};
+        memcpy(c.id, ids[i], sizeof c.id);
+        rc = settle_tx(st, &c, 0, max_attempts, &now);
         *requeued += now == STORE_QUEUED;
         *failed += now == STORE_FAILED;
     }

@@ -91,10 +91,45 @@ static const char M3_EVENTS_DATASETS[] =
     " created_at REAL NOT NULL,"
     " data BLOB NOT NULL);";
 
+/* The solver reports four more per-iteration members; appended in the
+ * order of ircg_iter_info (and of the CSV/JSON trace formats).  Rows of
+ * earlier runs keep NULL there: unknown, not zero. */
+static const char M4_TRACE_SOLVER_DETAILS[] =
+    "ALTER TABLE traces ADD COLUMN lmo_converged INTEGER;"
+    "ALTER TABLE traces ADD COLUMN backtracks INTEGER;"
+    "ALTER TABLE traces ADD COLUMN proj_full INTEGER;"
+    "ALTER TABLE traces ADD COLUMN lambda REAL;";
+
+/* Every claim numbers its run; a worker's writes name the run they belong
+ * to (store_claim), so one that lost its job cannot write into the next
+ * run.  Jobs of older files start at run 0: none is running under a claim
+ * of this build before recovery requeues it. */
+static const char M5_JOB_RUNS[] =
+    "ALTER TABLE jobs ADD COLUMN run INTEGER NOT NULL DEFAULT 0;";
+
+/* The server's own crash checkpoints: one solver state per job, replaced
+ * every few seconds of solving, dropped when the job ends.  Apart from the
+ * snapshots a spec asks for, so they neither show up in its listing nor
+ * push its iterates out of the keep-last-K window. */
+static const char M6_CHECKPOINTS[] =
+    "CREATE TABLE checkpoints("
+    " job_id TEXT PRIMARY KEY REFERENCES jobs(id) ON DELETE CASCADE,"
+    " iteration INTEGER NOT NULL,"
+    " created_at REAL NOT NULL,"
+    " data BLOB NOT NULL);"
+    /* A job that ended is never resumed: whichever path ends it (finish,
+     * cancel, recovery out of attempts), its checkpoint goes. */
+    "CREATE TRIGGER jobs_end_checkpoint AFTER UPDATE OF state ON jobs"
+    " WHEN NEW.state IN ('succeeded', 'failed', 'cancelled') BEGIN"
+    " DELETE FROM checkpoints WHERE job_id = NEW.id; END;";
+
 const char *const store_migrations[] = {
     M1_JOBS,
     M2_TRACES_SNAPSHOTS,
     M3_EVENTS_DATASETS,
+    M4_TRACE_SOLVER_DETAILS,
+    M5_JOB_RUNS,
+    M6_CHECKPOINTS,
 };
 
 const int store_nmigrations =

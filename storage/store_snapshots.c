@@ -81,36 +81,36 @@ static store_rc prune(store *st, const char *job_id, int keep_last)
     return st_step_done(st, s, b, "prune snapshots");
 }
 
-static store_rc put_tx(store *st, const char *job_id, int64_t iteration,
+static store_rc put_tx(store *st, const store_claim *c, int64_t iteration,
                        const store_snapshot_blob *blobs, size_t n,
                        int keep_last)
 {
     sqlite3_stmt *s;
-    store_rc rc = st_prep(st, SQL_SN_PUT, &s);
+    store_rc rc = st_claim_held(st, c, "put snapshot");
+    if (rc == STORE_OK)
+        rc = st_prep(st, SQL_SN_PUT, &s);
     for (size_t i = 0; rc == STORE_OK && i < n; i++)
-        rc = put_one(st, s, job_id, iteration, &blobs[i]);
-    if (rc == STORE_NOTFOUND) /* foreign key */
-        rc = st_err(st, rc, "no job %s", job_id);
+        rc = put_one(st, s, c->id, iteration, &blobs[i]);
     if (rc == STORE_OK && keep_last > 0)
-        rc = prune(st, job_id, keep_last);
+        rc = prune(st, c->id, keep_last);
     return rc;
 }
 
-store_rc store_snapshot_put(store *st, const char *job_id, int64_t iteration,
+store_rc store_snapshot_put(store *st, const store_claim *c, int64_t iteration,
                             const store_snapshot_blob *blobs, size_t n,
                             int keep_last)
 {
     store_rc rc;
     if (!st)
         return STORE_INVALID;
-    rc = st_check_id(st, job_id);
+    rc = st_check_claim(st, c);
     if (rc == STORE_OK && (!blobs || n == 0))
         rc = st_err(st, STORE_INVALID, "snapshot: no blobs");
     if (rc == STORE_OK)
         rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    return st_end(st, put_tx(st, job_id, iteration, blobs, n, keep_last));
+    return st_end(st, put_tx(st, c, iteration, blobs, n, keep_last));
 }
 
 static store_rc list_rows(store *st, sqlite3_stmt *s, int b,

@@ -11,14 +11,28 @@
 static const char SQL_TR_INSERT[] =
     "INSERT INTO traces(job_id, iteration, elapsed, sigma, alpha, g_x, f_x,"
     " g_z, f_z, gap, g_gap_x, g_gap_z, lmo_seconds, lmo_matvecs, top_sv,"
-    " rank) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-    " ?14, ?15, ?16)";
+    " rank, lmo_converged, backtracks, proj_full, lambda) VALUES(?1, ?2, ?3,"
+    " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+    " ?19, ?20)";
 static const char SQL_TR_READ[] =
     "SELECT iteration, elapsed, sigma, alpha, g_x, f_x, g_z, f_z, gap,"
-    " g_gap_x, g_gap_z, lmo_seconds, lmo_matvecs, top_sv, rank FROM traces"
+    " g_gap_x, g_gap_z, lmo_seconds, lmo_matvecs, top_sv, rank,"
+    " lmo_converged, backtracks, proj_full, lambda FROM traces"
     " WHERE job_id = ?1 AND iteration > ?2 ORDER BY iteration LIMIT ?3";
 static const char SQL_TR_TRUNC[] =
     "DELETE FROM traces WHERE job_id = ?1 AND iteration > ?2";
+
+/* A negative count is "unknown": NULL, like NaN for the doubles. */
+static int bind_count(sqlite3_stmt *s, int i, int v)
+{
+    return v < 0 ? sqlite3_bind_null(s, i) : sqlite3_bind_int(s, i, v);
+}
+
+static int col_count(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? -1
+                                                    : sqlite3_column_int(s, i);
+}
 
 static int bind_row(sqlite3_stmt *s, const store_trace_row *r)
 {
@@ -32,34 +46,38 @@ static int bind_row(sqlite3_stmt *s, const store_trace_row *r)
     b |= sqlite3_bind_int64(s, 14, r->lmo_matvecs);
     b |= st_bind_real(s, 15, r->top_sv);
     b |= sqlite3_bind_int(s, 16, r->rank);
+    b |= bind_count(s, 17, r->lmo_converged);
+    b |= bind_count(s, 18, r->backtracks);
+    b |= bind_count(s, 19, r->proj_full);
+    b |= st_bind_real(s, 20, r->lambda);
     return b;
 }
 
-static store_rc append_tx(store *st, const char *job_id,
+static store_rc append_tx(store *st, const store_claim *c,
                           const store_trace_row *rows, size_t n)
 {
     sqlite3_stmt *s;
-    store_rc rc = st_prep(st, SQL_TR_INSERT, &s);
+    store_rc rc = st_claim_held(st, c, "append trace");
+    if (rc == STORE_OK)
+        rc = st_prep(st, SQL_TR_INSERT, &s);
     for (size_t i = 0; rc == STORE_OK && i < n; i++) {
-        int b = sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
+        int b = sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
         b |= bind_row(s, &rows[i]);
         rc = st_step_done(st, s, b, "append trace");
     }
-    if (rc == STORE_NOTFOUND) /* foreign key: name the job */
-        rc = st_err(st, rc, "no job %s", job_id);
-    else if (rc == STORE_CONFLICT)
+    if (rc == STORE_CONFLICT)
         rc = st_err(st, rc, "trace of job %s already has one of these "
-                    "iterations (truncate before resuming)", job_id);
+                    "iterations (truncate before resuming)", c->id);
     return rc;
 }
 
-store_rc store_trace_append(store *st, const char *job_id,
+store_rc store_trace_append(store *st, const store_claim *c,
                             const store_trace_row *rows, size_t n)
 {
     store_rc rc;
     if (!st)
         return STORE_INVALID;
-    rc = st_check_id(st, job_id);
+    rc = st_check_claim(st, c);
     if (rc == STORE_OK && n && !rows)
         rc = st_err(st, STORE_INVALID, "trace: rows is NULL");
     if (rc != STORE_OK || n == 0)
@@ -67,7 +85,7 @@ store_rc store_trace_append(store *st, const char *job_id,
     rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    return st_end(st, append_tx(st, job_id, rows, n));
+    return st_end(st, append_tx(st, c, rows, n));
 }
 
 static void read_row(sqlite3_stmt *s, store_trace_row *r)
@@ -81,6 +99,10 @@ static void read_row(sqlite3_stmt *s, store_trace_row *r)
     r->lmo_matvecs = sqlite3_column_int64(s, 12);
     r->top_sv = st_col_real(s, 13);
     r->rank = sqlite3_column_int(s, 14);
+    r->lmo_converged = col_count(s, 15);
+    r->backtracks = col_count(s, 16);
+    r->proj_full = col_count(s, 17);
+    r->lambda = st_col_real(s, 18);
 }
 
 static store_rc read_rows(store *st, sqlite3_stmt *s, int b, size_t limit,
@@ -124,21 +146,23 @@ store_rc store_trace_read(store *st, const char *job_id, int64_t after,
     return rc;
 }
 
-store_rc store_trace_truncate(store *st, const char *job_id,
+store_rc store_trace_truncate(store *st, const store_claim *c,
                               int64_t after_iteration)
 {
     sqlite3_stmt *s;
     store_rc rc;
     if (!st)
         return STORE_INVALID;
-    rc = st_check_id(st, job_id);
+    rc = st_check_claim(st, c);
     if (rc == STORE_OK)
         rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    rc = st_prep(st, SQL_TR_TRUNC, &s);
+    rc = st_claim_held(st, c, "truncate trace");
+    if (rc == STORE_OK)
+        rc = st_prep(st, SQL_TR_TRUNC, &s);
     if (rc == STORE_OK) {
-        int b = sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
+        int b = sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
         b |= sqlite3_bind_int64(s, 2, after_iteration);
         rc = st_step_done(st, s, b, "truncate trace");
     }

@@ -60,7 +60,8 @@ static void exec_daemon(const hu_daemon *d, int out_w, int log_fd)
     _exit(127);
 }
 
-/* Reads the "listening on http://127.0.0.1:PORT" line (10 s at most). */
+/* Reads the "listening on http://HOST:PORT" line (10 s at most); -1 when
+ * the daemon exits (its stdout closes) or stays silent. */
 static int read_port(hu_daemon *d)
 {
     char line[256];
@@ -76,13 +77,33 @@ static int read_port(hu_daemon *d)
         if (line[n] == '\n') {
             line[n] = '\0';
             const char *c = strrchr(line, ':');
+            const char *url = strstr(line, "http://");
             d->port = c ? atoi(c + 1) : 0;
-            snprintf(d->base, sizeof d->base, "http://127.0.0.1:%d", d->port);
-            return d->port > 0 ? 0 : -1;
+            snprintf(d->base, sizeof d->base, "%s", url ? url : "");
+            return d->port > 0 && url ? 0 : -1;
         }
         n++;
     }
     return -1;
+}
+
+static int wait_exit(hu_daemon *d, double timeout_s)
+{
+    int status = 0;
+    double end = hu_now() + timeout_s;
+    pid_t r = 0;
+    while ((r = waitpid(d->pid, &status, WNOHANG)) == 0 && hu_now() < end)
+        hu_sleep_ms(20);
+    if (r == 0) {
+        kill(d->pid, SIGKILL);
+        waitpid(d->pid, &status, 0);
+        status = -1;
+    }
+    if (d->out_fd >= 0)
+        close(d->out_fd);
+    d->out_fd = -1;
+    d->pid = 0;
+    return status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 int hu_restart(hu_daemon *d)
@@ -107,6 +128,44 @@ int hu_restart(hu_daemon *d)
     return 0;
 }
 
+int hu_start_refused(hu_daemon *d)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    int log_fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    fflush(NULL);
+    d->pid = fork();
+    if (d->pid == 0)
+        exec_daemon(d, fds[1], log_fd);
+    close(fds[1]);
+    if (log_fd >= 0)
+        close(log_fd);
+    d->out_fd = fds[0];
+    if (d->pid < 0)
+        return -1;
+    if (read_port(d) == 0) { /* it started: not what the caller expected */
+        hu_kill9(d);
+        return -1;
+    }
+    return wait_exit(d, 20.0);
+}
+
+char *hu_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n + 1)) != NULL) {
+        n = (long)fread(buf, 1, (size_t)n, f);
+        buf[n] = '\0';
+    }
+    if (f)
+        fclose(f);
+    return buf;
+}
+
 int hu_start(hu_daemon *d, const char *name, int workers)
 {
     snprintf(d->dir, sizeof d->dir, "%s/%s", th_tmpdir(), name);
@@ -117,25 +176,6 @@ int hu_start(hu_daemon *d, const char *name, int workers)
     mkdir(d->data, 0755);
     d->workers = workers > 0 ? workers : 2;
     return hu_restart(d);
-}
-
-static int wait_exit(hu_daemon *d, double timeout_s)
-{
-    int status = 0;
-    double end = hu_now() + timeout_s;
-    pid_t r = 0;
-    while ((r = waitpid(d->pid, &status, WNOHANG)) == 0 && hu_now() < end)
-        hu_sleep_ms(20);
-    if (r == 0) {
-        kill(d->pid, SIGKILL);
-        waitpid(d->pid, &status, 0);
-        status = -1;
-    }
-    if (d->out_fd >= 0)
-        close(d->out_fd);
-    d->out_fd = -1;
-    d->pid = 0;
-    return status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 int hu_stop(hu_daemon *d, int sig)
@@ -192,6 +232,9 @@ static size_t on_header(char *p, size_t sz, size_t n, void *user)
         {"allow:", offsetof(hu_resp, allow), sizeof(((hu_resp *)0)->allow)},
         {"www-authenticate:", offsetof(hu_resp, www_auth), sizeof(((hu_resp *)0)->www_auth)},
         {"retry-after:", offsetof(hu_resp, retry_after), sizeof(((hu_resp *)0)->retry_after)},
+        {"idempotent-replayed:", offsetof(hu_resp, replayed), sizeof(((hu_resp *)0)->replayed)},
+        {"x-next-after:", offsetof(hu_resp, next_after), sizeof(((hu_resp *)0)->next_after)},
+        {"link:", offsetof(hu_resp, link), sizeof(((hu_resp *)0)->link)},
     };
     for (size_t i = 0; i < sizeof h / sizeof h[0]; i++) {
         size_t l = strlen(h[i].name);

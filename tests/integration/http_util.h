@@ -14,7 +14,7 @@ typedef struct hu_daemon {
     pid_t pid;
     int port;
     int out_fd;          /* read end of the daemon's stdout */
-    char base[64];       /* http://127.0.0.1:PORT */
+    char base[80];       /* http://HOST:PORT as the daemon printed it */
     char dir[512];       /* working directory of this daemon */
     char db[600], data[600], log[600];
     int workers;
@@ -27,6 +27,12 @@ typedef struct hu_daemon {
 int hu_start(hu_daemon *d, const char *name, int workers);
 /* Starts it again on the same db and data dir (new port). */
 int hu_restart(hu_daemon *d);
+/* Starts a daemon that is expected NOT to come up (with d's db, data dir,
+ * log and extra flags); returns its exit status, or -1 when it did start
+ * listening (it is then killed) or did not exit within 20 s. */
+int hu_start_refused(hu_daemon *d);
+/* The whole file (e.g. a daemon's log), malloc'ed, or NULL. */
+char *hu_read_file(const char *path);
 /* Sends sig and waits (up to 30 s); returns the exit status, or -1
  * (killed by a signal / timeout). */
 int hu_stop(hu_daemon *d, int sig);
@@ -37,7 +43,7 @@ typedef struct hu_resp {
     char *body;          /* NUL-terminated, malloc'ed */
     size_t len;
     char ctype[128], location[256], etag[64], allow[64], www_auth[128],
-        retry_after[16];
+        retry_after[16], replayed[16], next_after[32], link[400];
 } hu_resp;
 
 /* One request; headers is a NULL-terminated list of "Name: value" (may be

@@ -1,133 +1,21 @@
 /*
  * test_http_crash.c -- kill -9 and SIGTERM while a job runs: the job
  * resumes from its checkpoint and ends with the trace and the numbers of
- * an uninterrupted run.
+ * an uninterrupted run; clean stops do not use up its attempts.
  */
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../harness.h"
-#include "http_util.h"
-#include "ircg.h"
-#include "spec.h"
-#include "store.h"
+#include "http_check.h"
 
 #define CRASH_ITERS 20000
 
-/* The uninterrupted run, in process: same spec, same library. */
-static int solve_here(const char *spec, ircg_info *info, ircg_iterate **z)
+static char *crash_spec(long long iters)
 {
-    api_spec *s = NULL;
-    ircg_solver *sv = NULL;
-    ircg_settings set;
-    int ok = api_spec_parse(spec, strlen(spec), NULL, &s, NULL) == 0 && s;
-    if (ok) {
-        api_spec_settings(s, &set);
-        ok = ircg_solver_new(api_spec_problem(s), &set, &sv, NULL) == IRCG_OK &&
-             ircg_solve(sv, info) == IRCG_OK &&
-             ircg_solver_iterate(sv, IRCG_Z, 0, z) == IRCG_OK;
-    }
-    ircg_solver_free(sv);
-    api_spec_free(s);
-    return ok;
-}
-
-static double num(const cJSON *o, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-/* The daemon's result equals the in-process run bit for bit. */
-static void check_same_numbers(const hu_daemon *d, const char *id, const char *spec)
-{
-    ircg_info info;
-    ircg_iterate *z = NULL;
-    cJSON *res = hu_result(d, id);
-    if (!solve_here(spec, &info, &z) || !res) {
-        th_fail(__FILE__, __LINE__, "no result to compare");
-    } else {
-        CHECK_INT(num(res, "iterations"), info.iterations);
-        CHECK(num(res, "g_x") == info.g_x);
-        CHECK(num(res, "f_x") == info.f_x);
-        CHECK(num(res, "g_z") == info.g_z);
-        CHECK(num(res, "f_z") == info.f_z);
-        const cJSON *vals = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(res, "z"), "values");
-        int same = cJSON_GetArraySize(vals) == (int)z->dim;
-        for (int i = 0; same && i < (int)z->dim; i++)
-            same = cJSON_GetArrayItem(vals, i)->valuedouble == z->dense[i];
-        CHECK(same);
-    }
-    ircg_iterate_free(z);
-    cJSON_Delete(res);
-}
-
-/* Iterations 1..n, each exactly once, in order. */
-static void check_trace_complete(const hu_daemon *d, const char *id, int n)
-{
-    char path[160];
-    hu_resp r;
-    snprintf(path, sizeof path, "/v1/jobs/%s/trace?limit=100000", id);
-    CHECK_INT(hu_get(d, path, &r), 200);
-    cJSON *tr = hu_json(&r);
-    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(tr, "rows");
-    CHECK_INT(cJSON_GetArraySize(rows), n);
-    int i = 0, in_order = 1;
-    const cJSON *row = NULL;
-    cJSON_ArrayForEach(row, rows)
-        in_order &= num(row, "t") == (double)++i;
-    CHECK(in_order);
-    cJSON_Delete(tr);
-    hu_resp_free(&r);
-}
-
-static store_state stored_state(const char *db, int *attempt, int64_t *snap_iter)
-{
-    store *st = NULL;
-    store_job j = {0};
-    void *blob = NULL;
-    size_t len = 0;
-    store_state s = STORE_NSTATES;
-    char err[STORE_ERRMAX];
-    char id[64] = "";
-    if (store_open(db, &st, err) == STORE_OK) {
-        store_job_list l = {0};
-        store_list_opts o;
-        store_job_list_init_opts(&o);
-        if (store_job_list_page(st, &o, &l) == STORE_OK && l.n == 1)
-            snprintf(id, sizeof id, "%s", l.jobs[0].id);
-        store_job_list_clear(&l);
-        if (id[0] && store_job_get(st, id, &j) == STORE_OK) {
-            s = j.state;
-            *attempt = j.attempt;
-        }
-        *snap_iter = 0;
-        store_snapshot_latest_state(st, id, snap_iter, &blob, &len);
-    }
-    free(blob);
-    store_job_clear(&j);
-    store_close(st);
-    return s;
-}
-
-static int integrity_ok(const char *db)
-{
-    store *st = NULL;
-    char err[STORE_ERRMAX];
-    int ok = 0;
-    if (store_open(db, &st, err) == STORE_OK && store_integrity_check(st, &ok) != STORE_OK)
-        ok = 0;
-    store_close(st);
-    return ok;
-}
-
-static char *crash_spec(void)
-{
-    return hu_ls_spec(200, 400, 5, 100, CRASH_ITERS, 0,
+    return hu_ls_spec(200, 400, 5, 100, iters, 0,
                       "\"output\":{\"trace_every\":1,\"snapshot_every\":1000}");
 }
 
@@ -136,9 +24,9 @@ TEST(http_crash, kill9_resume)
     hu_daemon d = {0};
     char id[64], state[16], path[160];
     hu_resp r;
-    int attempt = 0;
+    store_job j = {0};
     int64_t snap = 0;
-    char *spec = crash_spec();
+    char *spec = crash_spec(CRASH_ITERS);
     REQUIRE(hu_start(&d, "http_kill9", 1) == 0);
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
     REQUIRE(hu_wait_iteration(&d, id, 4000, 20) == 0);
@@ -148,7 +36,8 @@ TEST(http_crash, kill9_resume)
     hu_resp_free(&r);
     hu_kill9(&d);
 
-    CHECK_INT(stored_state(d.db, &attempt, &snap), STORE_RUNNING);
+    REQUIRE(hc_stored(d.db, id, &j, &snap) == 0);
+    CHECK_INT(j.state, STORE_RUNNING);
     CHECK(snap >= 3000);
     printf("    killed with a checkpoint at iteration %lld\n", (long long)snap);
     REQUIRE(hu_restart(&d) == 0);
@@ -158,8 +47,8 @@ TEST(http_crash, kill9_resume)
     CHECK_INT(hu_get(&d, path, &r), 200);
     CHECK(strstr(r.body, "\"attempt\":2") != NULL);
     hu_resp_free(&r);
-    check_trace_complete(&d, id, CRASH_ITERS);
-    check_same_numbers(&d, id, spec);
+    hc_check_trace_complete(&d, id, CRASH_ITERS);
+    hc_check_same_numbers(&d, id, spec);
 
     /* a snapshot downloads as the documented binary iterate */
     snprintf(path, sizeof path, "/v1/jobs/%s/snapshots/%d/z", id, CRASH_ITERS - 1000);
@@ -168,7 +57,8 @@ TEST(http_crash, kill9_resume)
     CHECK(r.len == 48 + 8 * 400 && memcmp(r.body, "IRCGITR1", 8) == 0);
     hu_resp_free(&r);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
-    CHECK(integrity_ok(d.db));
+    CHECK(hc_integrity_ok(d.db));
+    store_job_clear(&j);
     free(spec);
 }
 
@@ -176,25 +66,80 @@ TEST(http_crash, sigterm_requeues)
 {
     hu_daemon d = {0};
     char id[64], state[16];
-    int attempt = 0;
+    store_job j = {0};
     int64_t snap = 0;
-    char *spec = crash_spec();
+    char *spec = crash_spec(CRASH_ITERS);
     REQUIRE(hu_start(&d, "http_sigterm", 1) == 0);
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
     REQUIRE(hu_wait_iteration(&d, id, 3000, 20) == 0);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 
     /* back in the queue, with a final checkpoint where it stopped */
-    CHECK_INT(stored_state(d.db, &attempt, &snap), STORE_QUEUED);
+    REQUIRE(hc_stored(d.db, id, &j, &snap) == 0);
+    CHECK_INT(j.state, STORE_QUEUED);
     CHECK(snap > 3000 && snap < CRASH_ITERS);
     printf("    stopped at iteration %lld\n", (long long)snap);
     REQUIRE(hu_restart(&d) == 0);
     CHECK(hu_wait_terminal(&d, id, 30, state) == 0);
     CHECK_STR(state, "succeeded");
-    check_trace_complete(&d, id, CRASH_ITERS);
-    check_same_numbers(&d, id, spec);
+    hc_check_trace_complete(&d, id, CRASH_ITERS);
+    hc_check_same_numbers(&d, id, spec);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
-    CHECK(integrity_ok(d.db));
+    CHECK(hc_integrity_ok(d.db));
+    store_job_clear(&j);
+    free(spec);
+}
+
+/* Stops the running daemon with `sig` once the job has gone `ahead`
+ * iterations past where this run resumed, checks what the store kept, and
+ * starts the daemon again. */
+static void interrupt(hu_daemon *d, const char *id, int sig, int64_t ahead,
+                      store_state want_state, int want_attempt, int64_t *from)
+{
+    store_job j = {0};
+    REQUIRE(hu_wait_iteration(d, id, *from + ahead, 30) == 0);
+    if (sig == SIGKILL)
+        hu_kill9(d);
+    else
+        CHECK_INT(hu_stop(d, sig), 0);
+    REQUIRE(hc_stored(d->db, id, &j, from) == 0);
+    CHECK_INT(j.state, want_state);
+    CHECK_INT(j.attempt, want_attempt);
+    printf("    %s: %s, attempt %d, checkpoint at %lld\n",
+           sig == SIGKILL ? "kill -9" : "SIGTERM", store_state_name(j.state),
+           j.attempt, (long long)*from);
+    store_job_clear(&j);
+    CHECK(hu_restart(d) == 0);
+}
+
+/* Two clean stops and two crashes with --max-attempts 3: only the crashes
+ * count, so the job still finishes (attempt 3), exactly. */
+TEST(http_crash, sigterm_is_not_an_attempt)
+{
+    hu_daemon d = {0};
+    char id[64], state[16], path[160];
+    hu_resp r;
+    int64_t from = 0;
+    const int iters = 40000;
+    char *spec = crash_spec(iters);
+    snprintf(d.extra, sizeof d.extra, "--max-attempts 3");
+    REQUIRE(hu_start(&d, "http_attempts3", 1) == 0);
+    CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
+    interrupt(&d, id, SIGTERM, 2000, STORE_QUEUED, 0, &from);
+    interrupt(&d, id, SIGTERM, 4000, STORE_QUEUED, 0, &from);
+    interrupt(&d, id, SIGKILL, 4000, STORE_RUNNING, 1, &from);
+    interrupt(&d, id, SIGKILL, 4000, STORE_RUNNING, 2, &from);
+    REQUIRE(d.pid > 0);
+    CHECK(hu_wait_terminal(&d, id, 60, state) == 0);
+    CHECK_STR(state, "succeeded");
+    snprintf(path, sizeof path, "/v1/jobs/%s", id);
+    CHECK_INT(hu_get(&d, path, &r), 200);
+    CHECK(strstr(r.body, "\"attempt\":3") != NULL);
+    hu_resp_free(&r);
+    hc_check_trace_complete(&d, id, iters);
+    hc_check_same_numbers(&d, id, spec);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    CHECK(hc_integrity_ok(d.db));
     free(spec);
 }
 
@@ -203,7 +148,7 @@ TEST(http_crash, max_attempts_fails)
     hu_daemon d = {0};
     char id[64], state[16], path[160];
     hu_resp r;
-    char *spec = crash_spec();
+    char *spec = crash_spec(CRASH_ITERS);
     snprintf(d.extra, sizeof d.extra, "--max-attempts 1");
     REQUIRE(hu_start(&d, "http_attempts", 1) == 0);
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
@@ -222,5 +167,48 @@ TEST(http_crash, max_attempts_fails)
     cJSON_Delete(job);
     hu_resp_free(&r);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    free(spec);
+}
+
+/* No snapshots in the spec: the server's timed checkpoint alone lets a
+ * matrix completion job killed with -9 resume where it was, exactly (the
+ * checkpoint carries the factors, the sigma schedule, the z_t recursion and
+ * the Lanczos warm start). */
+TEST(http_crash, kill9_matrix_completion_timed_checkpoint)
+{
+    hu_daemon d = {0};
+    char id[64], state[16], path[160];
+    hu_resp r;
+    store_job j = {0};
+    int64_t from = 0;
+    const int iters = 12000;
+    char *spec = hu_mc_spec(600, 400, 40000, iters, 0, "\"output\":{\"trace_every\":1}");
+    snprintf(d.extra, sizeof d.extra, "--checkpoint-every 0.2");
+    REQUIRE(hu_start(&d, "http_kill9_mc", 1) == 0);
+    CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
+    REQUIRE(hu_wait_iteration(&d, id, 1000, 30) == 0);
+    /* wait for a checkpoint well into the run, then kill */
+    for (double end = hu_now() + 30; from < 1000 && hu_now() < end; hu_sleep_ms(20)) {
+        REQUIRE(hc_stored(d.db, id, &j, &from) == 0);
+        store_job_clear(&j);
+    }
+    hu_kill9(&d);
+    REQUIRE(hc_stored(d.db, id, &j, &from) == 0);
+    CHECK_INT(j.state, STORE_RUNNING);
+    CHECK(from >= 1000 && from < iters);
+    printf("    killed with a timed checkpoint at iteration %lld\n", (long long)from);
+
+    REQUIRE(hu_restart(&d) == 0);
+    CHECK(hu_wait_terminal(&d, id, 60, state) == 0);
+    CHECK_STR(state, "succeeded");
+    snprintf(path, sizeof path, "/v1/jobs/%s/snapshots", id);
+    CHECK_INT(hu_get(&d, path, &r), 200);
+    CHECK(strstr(r.body, "\"snapshots\":[]") != NULL); /* none asked for */
+    hu_resp_free(&r);
+    hc_check_trace_complete(&d, id, iters);
+    hc_check_same_numbers(&d, id, spec);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    CHECK(hc_integrity_ok(d.db));
+    store_job_clear(&j);
     free(spec);
 }

@@ -66,6 +66,13 @@ TEST(http_data, datasets)
            NULL, &r);
     CHECK_INT(r.status, 422);
     CHECK(strstr(r.body, "\"line\":2") != NULL);
+    {   /* the detail names the line once: "line 2: ...", not "line 2: line 2:" */
+        cJSON *p = hu_json(&r);
+        const cJSON *det = cJSON_GetObjectItemCaseSensitive(p, "detail");
+        CHECK(cJSON_IsString(det) && strncmp(det->valuestring, "line 2: ", 8) == 0 &&
+              strstr(det->valuestring + 1, "line") == NULL);
+        cJSON_Delete(p);
+    }
     hu_resp_free(&r);
 
     /* a job on the dataset, with snapshots */

@@ -194,34 +194,39 @@ TEST(store, job_lifecycle)
     CHECK_STR(j.id, id);
     CHECK_INT(j.state, STORE_RUNNING);
     CHECK_INT(j.attempt, 1);
+    CHECK_INT(j.run, 1);
     CHECK(!isnan(j.started_at) && !isnan(j.heartbeat_at));
     CHECK_INT(j.version, 2);
+    store_claim c = store_claim_of(&j);
+    CHECK_STR(c.id, id);
+    CHECK_INT(c.run, 1);
 
-    CHECK(store_job_progress(st, id, &p, &cancel) == STORE_OK);
+    CHECK(store_job_progress(st, &c, &p, &cancel) == STORE_OK);
     CHECK_INT(cancel, 0);
-    CHECK(store_job_progress(st, id, NULL, NULL) == STORE_OK); /* heartbeat */
+    CHECK(store_job_progress(st, &c, NULL, NULL) == STORE_OK); /* heartbeat */
     REQUIRE(store_job_get(st, id, &j) == STORE_OK);
     CHECK_INT(j.progress.iteration, 7);
     CHECK_NEAR(j.progress.f_x, 2.5, 0);
     CHECK(isnan(j.progress.g_z));
     CHECK_INT(j.version, 4);
 
-    CHECK(store_job_finish(st, id, STORE_RUNNING, NULL, NULL) ==
+    CHECK(store_job_finish(st, &c, STORE_RUNNING, NULL, NULL) ==
           STORE_INVALID);
-    CHECK(store_job_finish(st, id, STORE_SUCCEEDED, "{\"ok\":true}", NULL) ==
+    CHECK(store_job_finish(st, NULL, STORE_FAILED, NULL, NULL) == STORE_INVALID);
+    CHECK(store_job_finish(st, &c, STORE_SUCCEEDED, "{\"ok\":true}", NULL) ==
           STORE_OK);
     REQUIRE(store_job_get(st, id, &j) == STORE_OK);
     CHECK_INT(j.state, STORE_SUCCEEDED);
     CHECK_STR(j.result_json, "{\"ok\":true}");
     CHECK(!isnan(j.finished_at));
-    /* A finished job takes no more progress and no second finish. */
-    CHECK(store_job_finish(st, id, STORE_FAILED, NULL, "{}") ==
-          STORE_CONFLICT);
+    /* A finished job takes no more progress and no second finish: the
+     * claim ended with it. */
+    CHECK(store_job_finish(st, &c, STORE_FAILED, NULL, "{}") == STORE_STALE);
     CHECK(strstr(store_errmsg(st), "succeeded") != NULL);
-    CHECK(store_job_progress(st, id, &p, &cancel) == STORE_CONFLICT);
+    CHECK(store_job_progress(st, &c, &p, &cancel) == STORE_STALE);
     CHECK(store_job_get(st, "j_nosuchjob", &j) == STORE_NOTFOUND);
-    CHECK(store_job_finish(st, "j_nosuchjob", STORE_FAILED, NULL, NULL) ==
-          STORE_NOTFOUND);
+    memcpy(c.id, "j_nosuchjob", sizeof "j_nosuchjob");
+    CHECK(store_job_finish(st, &c, STORE_FAILED, NULL, NULL) == STORE_NOTFOUND);
     CHECK(store_job_claim_next(st, &j) == STORE_NOTFOUND);
     store_job_clear(&j);
     store_job_clear(NULL);
@@ -307,10 +312,13 @@ TEST(store, cancel_in_every_state)
     REQUIRE(tsu_create(st, NULL, s) == STORE_OK);
     REQUIRE(tsu_create(st, NULL, f) == STORE_OK);
     REQUIRE(tsu_create(st, NULL, q) == STORE_OK);
-    for (int i = 0; i < 3; i++)
-        REQUIRE(store_job_claim_next(st, NULL) == STORE_OK);
-    REQUIRE(store_job_finish(st, s, STORE_SUCCEEDED, "{}", NULL) == STORE_OK);
-    REQUIRE(store_job_finish(st, f, STORE_FAILED, NULL, "{}") == STORE_OK);
+    store_claim cl[3];
+    for (int i = 0; i < 3; i++) {
+        REQUIRE(store_job_claim_next(st, &j) == STORE_OK);
+        cl[i] = store_claim_of(&j); /* r, s, f in submission order */
+    }
+    REQUIRE(store_job_finish(st, &cl[1], STORE_SUCCEEDED, "{}", NULL) == STORE_OK);
+    REQUIRE(store_job_finish(st, &cl[2], STORE_FAILED, NULL, "{}") == STORE_OK);
     /* queued -> cancelled at once */
     REQUIRE(store_job_request_cancel(st, q, &j) == STORE_OK);
     CHECK_INT(j.state, STORE_CANCELLED);
@@ -322,9 +330,9 @@ TEST(store, cancel_in_every_state)
     int64_t v = j.version;
     REQUIRE(store_job_request_cancel(st, r, &j) == STORE_OK); /* again */
     CHECK_INT(j.version, v); /* nothing changed */
-    CHECK(store_job_progress(st, r, NULL, &cancel) == STORE_OK);
+    CHECK(store_job_progress(st, &cl[0], NULL, &cancel) == STORE_OK);
     CHECK_INT(cancel, 1);
-    CHECK(store_job_finish(st, r, STORE_CANCELLED, NULL, NULL) == STORE_OK);
+    CHECK(store_job_finish(st, &cl[0], STORE_CANCELLED, NULL, NULL) == STORE_OK);
     /* terminal -> conflict, with the job returned */
     CHECK(store_job_request_cancel(st, s, &j) == STORE_CONFLICT);
     CHECK_INT(j.state, STORE_SUCCEEDED);
@@ -357,13 +365,16 @@ TEST(store, delete_only_terminal_and_cascades)
     REQUIRE(tsu_create(st, NULL, a) == STORE_OK);
     REQUIRE(tsu_create(st, NULL, b) == STORE_OK);
     CHECK(store_job_delete(st, a) == STORE_CONFLICT); /* queued */
-    REQUIRE(store_job_claim_next(st, NULL) == STORE_OK);
+    store_job j = {0};
+    REQUIRE(store_job_claim_next(st, &j) == STORE_OK);
+    store_claim c = store_claim_of(&j);
+    store_job_clear(&j);
     CHECK(store_job_delete(st, a) == STORE_CONFLICT); /* running */
-    CHECK(store_trace_append(st, a, &row, 1) == STORE_OK);
-    CHECK(store_snapshot_put(st, a, 1, &blob, 1, 0) == STORE_OK);
-    CHECK(store_event_append(st, a, STORE_EV_PROGRESS, "{}", NULL) ==
+    CHECK(store_trace_append(st, &c, &row, 1) == STORE_OK);
+    CHECK(store_snapshot_put(st, &c, 1, &blob, 1, 0) == STORE_OK);
+    CHECK(store_event_append(st, &c, STORE_EV_PROGRESS, "{}", NULL) ==
           STORE_OK);
-    REQUIRE(store_job_finish(st, a, STORE_SUCCEEDED, "{}", NULL) == STORE_OK);
+    REQUIRE(store_job_finish(st, &c, STORE_SUCCEEDED, "{}", NULL) == STORE_OK);
     CHECK(count_rows(path, "traces") == 1 && count_rows(path, "snapshots") == 1);
     CHECK(store_job_delete(st, a) == STORE_OK);
     CHECK(store_job_delete(st, a) == STORE_NOTFOUND);
@@ -494,18 +505,25 @@ TEST(store, requeue_for_shutdown)
             STORE_OK);
     REQUIRE(tsu_create(st, NULL, a) == STORE_OK);
     REQUIRE(tsu_create(st, NULL, b) == STORE_OK);
-    REQUIRE(store_job_claim_next(st, NULL) == STORE_OK);
-    REQUIRE(store_job_claim_next(st, NULL) == STORE_OK);
-    REQUIRE(store_snapshot_put(st, a, 5, &blob, 1, 3) == STORE_OK);
-    CHECK(store_job_requeue(st, a) == STORE_OK);
+    REQUIRE(store_job_claim_next(st, &j) == STORE_OK);
+    store_claim ca = store_claim_of(&j);
+    REQUIRE(store_job_claim_next(st, &j) == STORE_OK);
+    store_claim cb = store_claim_of(&j);
+    REQUIRE(store_snapshot_put(st, &ca, 5, &blob, 1, 3) == STORE_OK);
+    CHECK(store_job_requeue(st, &ca) == STORE_OK);
+    REQUIRE(store_job_get(st, a, &j) == STORE_OK);
+    CHECK_INT(j.state, STORE_QUEUED);
+    CHECK_INT(j.attempt, 0); /* a clean stop gives the attempt back */
     CHECK(store_job_request_cancel(st, b, NULL) == STORE_OK);
-    CHECK(store_job_requeue(st, b) == STORE_OK); /* cancel asked: cancelled */
-    CHECK(store_job_requeue(st, a) == STORE_CONFLICT); /* not running now */
+    CHECK(store_job_requeue(st, &cb) == STORE_OK); /* cancel asked: cancelled */
+    CHECK(store_job_requeue(st, &ca) == STORE_STALE); /* not running now */
     REQUIRE(store_job_get(st, b, &j) == STORE_OK);
     CHECK_INT(j.state, STORE_CANCELLED);
+    CHECK_INT(j.attempt, 1);
     REQUIRE(store_job_claim_next(st, &j) == STORE_OK);
     CHECK_STR(j.id, a);
-    CHECK_INT(j.attempt, 2);
+    CHECK_INT(j.attempt, 1);
+    CHECK_INT(j.run, 2);
     {
         void *data = NULL;
         size_t len = 0;

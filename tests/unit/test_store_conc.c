@@ -42,10 +42,11 @@ static void *claim_loop(void *arg)
         /* Progress and finish take the write lock too, as a worker's
          * would: more contention.  The yield lets the others in. */
         sched_yield();
+        store_claim cl = store_claim_of(&j);
         if (rc == STORE_OK)
-            rc = store_job_progress(st, j.id, &p, NULL);
+            rc = store_job_progress(st, &cl, &p, NULL);
         if (rc == STORE_OK)
-            rc = store_job_finish(st, j.id, STORE_SUCCEEDED, "{}", NULL);
+            rc = store_job_finish(st, &cl, STORE_SUCCEEDED, "{}", NULL);
         nanosleep(&work, NULL); /* "solving", outside any transaction */
     }
     if (rc != STORE_NOTFOUND) {
@@ -258,6 +259,83 @@ TEST(store_conc, recover_honours_cancel_requests)
         CHECK_INT(ev[4].type, STORE_EV_END);
     }
     store_events_free(ev, n);
+    store_job_clear(&j);
+    store_close(st);
+}
+
+/* A worker that lost its job (a recovery requeued it, another worker
+ * claimed it again) must not be able to write anything about it: every
+ * worker write names its claim and is refused, and the new run's data
+ * stays exactly as it was. */
+TEST(store_conc, stale_claim_is_refused_everywhere)
+{
+    char path[512], a[23];
+    store *st = NULL;
+    store_job j = {0};
+    store_trace_row row = {.iteration = 1, .g_gap_x = NAN, .g_gap_z = NAN,
+                           .top_sv = NAN, .lambda = NAN};
+    store_trace_row *rows = NULL;
+    store_snapshot_blob blob = {STORE_SNAP_STATE, "old", 3};
+    store_progress p = {.iteration = 99, .elapsed = 1, .g_x = 1, .f_x = 1,
+                        .g_z = 1, .f_z = 1, .gap = 1};
+    store_event *ev = NULL;
+    size_t n = 0, nev = 0;
+    int requeued = 0;
+    tsu_path(path, sizeof path, "stale_claim");
+    REQUIRE(store_open(path, &st, NULL) == STORE_OK);
+    REQUIRE(tsu_create(st, NULL, a) == STORE_OK);
+    REQUIRE(store_job_claim_next(st, &j) == STORE_OK);
+    store_claim old = store_claim_of(&j);
+    REQUIRE(store_trace_append(st, &old, &row, 1) == STORE_OK);
+    /* what a second daemon's recovery did to the live job */
+    REQUIRE(store_recover(st, 3, &requeued, NULL) == STORE_OK);
+    CHECK_INT(requeued, 1);
+    CHECK(store_trace_append(st, &old, &row, 1) == STORE_STALE); /* queued */
+    REQUIRE(store_job_claim_next(st, &j) == STORE_OK);
+    store_claim cur = store_claim_of(&j);
+    CHECK_INT(cur.run, old.run + 1);
+    REQUIRE(store_trace_truncate(st, &cur, 0) == STORE_OK);
+    row.iteration = 7;
+    REQUIRE(store_trace_append(st, &cur, &row, 1) == STORE_OK);
+    REQUIRE(store_event_read(st, a, 0, 100, &ev, &nev) == STORE_OK);
+    store_events_free(ev, nev);
+
+    /* the old claim, everywhere */
+    row.iteration = 8;
+    CHECK(store_job_progress(st, &old, &p, NULL) == STORE_STALE);
+    CHECK(strstr(store_errmsg(st), "no longer held by run 1") != NULL);
+    CHECK(store_trace_append(st, &old, &row, 1) == STORE_STALE);
+    CHECK(store_trace_truncate(st, &old, 0) == STORE_STALE);
+    CHECK(store_snapshot_put(st, &old, 1, &blob, 1, 0) == STORE_STALE);
+    CHECK(store_event_append(st, &old, STORE_EV_PROGRESS, "{}", NULL) == STORE_STALE);
+    CHECK(store_job_requeue(st, &old) == STORE_STALE);
+    CHECK(store_job_finish(st, &old, STORE_CANCELLED, NULL, NULL) == STORE_STALE);
+
+    /* nothing of it landed */
+    REQUIRE(store_job_get(st, a, &j) == STORE_OK);
+    CHECK_INT(j.state, STORE_RUNNING);
+    CHECK_INT(j.run, cur.run);
+    CHECK_INT(j.progress.iteration, 0);
+    REQUIRE(store_trace_read(st, a, 0, 10, &rows, &n) == STORE_OK);
+    CHECK_INT(n, 1);
+    if (n == 1)
+        CHECK_INT(rows[0].iteration, 7);
+    free(rows);
+    {
+        store_snapshot_info *si = NULL;
+        size_t ns = 9;
+        CHECK(store_snapshot_list(st, a, &si, &ns) == STORE_OK);
+        CHECK_INT(ns, 0);
+        free(si);
+    }
+    REQUIRE(store_event_read(st, a, 0, 100, &ev, &n) == STORE_OK);
+    CHECK_INT(n, nev);
+    store_events_free(ev, n);
+
+    /* the current claim still works, and finishes the job */
+    CHECK(store_job_progress(st, &cur, &p, NULL) == STORE_OK);
+    CHECK(store_job_finish(st, &cur, STORE_SUCCEEDED, "{}", NULL) == STORE_OK);
+    CHECK(store_job_finish(st, &cur, STORE_SUCCEEDED, "{}", NULL) == STORE_STALE);
     store_job_clear(&j);
     store_close(st);
 }

@@ -71,16 +71,25 @@ static store_trace_row make_row(int64_t it)
                          .f_z = 3.0, .gap = 0.1, .g_gap_x = NAN,
                          .g_gap_z = NAN, .lmo_seconds = 1e-3,
                          .lmo_matvecs = 40 + it, .top_sv = NAN,
-                         .rank = (int)it};
+                         .rank = (int)it, .lmo_converged = (int)(it % 2),
+                         .backtracks = (int)(it % 3), .proj_full = it == 7,
+                         .lambda = it % 5 == 0 ? 0.25 * (double)it : NAN};
     return r;
 }
 
-static int open_with_job(const char *name, store **st, char *id)
+/* A fresh store with one job; with `c`, the job is claimed (running) and
+ * *c is the claim a worker's writes need. */
+static int open_with_job(const char *name, store **st, char *id, store_claim *c)
 {
     char path[512];
-    return store_open(tsu_path(path, sizeof path, name), st, NULL) ==
-               STORE_OK &&
-           tsu_create(*st, NULL, id) == STORE_OK;
+    store_job j = {0};
+    int ok = store_open(tsu_path(path, sizeof path, name), st, NULL) == STORE_OK &&
+             tsu_create(*st, NULL, id) == STORE_OK &&
+             (!c || store_job_claim_next(*st, &j) == STORE_OK);
+    if (ok && c)
+        *c = store_claim_of(&j);
+    store_job_clear(&j);
+    return ok;
 }
 
 TEST(store_data, trace_batch_page_truncate_nan)
@@ -94,9 +103,11 @@ TEST(store_data, trace_batch_page_truncate_nan)
     rows[9].top_sv = 7.25;
     rows[9].g_gap_x = 1e-3;
     rows[9].f_x = NAN;
-    REQUIRE(open_with_job("trace", &st, id));
-    CHECK(store_trace_append(st, id, NULL, 0) == STORE_OK); /* no-op */
-    REQUIRE(store_trace_append(st, id, rows, 100) == STORE_OK);
+    rows[11].lmo_converged = rows[11].backtracks = rows[11].proj_full = -1;
+    store_claim c;
+    REQUIRE(open_with_job("trace", &st, id, &c));
+    CHECK(store_trace_append(st, &c, NULL, 0) == STORE_OK); /* no-op */
+    REQUIRE(store_trace_append(st, &c, rows, 100) == STORE_OK);
     {   /* NaN is stored as SQL NULL, not as a NaN REAL */
         char path[512];
         snprintf(path, sizeof path, "%s/trace.db", th_tmpdir());
@@ -106,6 +117,14 @@ TEST(store_data, trace_batch_page_truncate_nan)
         CHECK_INT(sql_count(path, "SELECT count(*) FROM traces WHERE"
                                   " f_x IS NULL"),
                   1);
+        /* unknown counts (-1) are NULL too; 0 is a value */
+        CHECK_INT(sql_count(path, "SELECT count(*) FROM traces WHERE"
+                                  " lmo_converged IS NULL AND backtracks IS NULL"
+                                  " AND proj_full IS NULL"),
+                  1);
+        CHECK_INT(sql_count(path, "SELECT count(*) FROM traces WHERE"
+                                  " lambda IS NULL"),
+                  80);
     }
     /* page 1 */
     REQUIRE(store_trace_read(st, id, 0, 30, &got, &n) == STORE_OK);
@@ -119,6 +138,18 @@ TEST(store_data, trace_batch_page_truncate_nan)
     CHECK_INT(got[4].lmo_matvecs, 45);
     CHECK_INT(got[4].rank, 5);
     CHECK_NEAR(got[4].sigma, 1.0 / 6.0, 0);
+    /* the solver details of schema 4 */
+    CHECK_INT(got[4].lmo_converged, 1);
+    CHECK_INT(got[4].backtracks, 2);
+    CHECK_INT(got[4].proj_full, 0);
+    CHECK_NEAR(got[4].lambda, 1.25, 0);
+    CHECK_INT(got[5].lmo_converged, 0);
+    CHECK_INT(got[5].backtracks, 0);
+    CHECK_INT(got[6].proj_full, 1);
+    CHECK(isnan(got[6].lambda));
+    CHECK_INT(got[11].lmo_converged, -1);
+    CHECK_INT(got[11].backtracks, -1);
+    CHECK_INT(got[11].proj_full, -1);
     free(got);
     /* last partial page, then an empty one */
     REQUIRE(store_trace_read(st, id, 90, 30, &got, &n) == STORE_OK);
@@ -130,15 +161,20 @@ TEST(store_data, trace_batch_page_truncate_nan)
     /* A batch that repeats an iteration is refused as a whole. */
     {
         store_trace_row two[2] = {make_row(101), make_row(50)};
-        CHECK(store_trace_append(st, id, two, 2) == STORE_CONFLICT);
+        CHECK(store_trace_append(st, &c, two, 2) == STORE_CONFLICT);
         REQUIRE(store_trace_read(st, id, 100, 10, &got, &n) == STORE_OK);
         CHECK_INT(n, 0);
         free(got);
     }
-    CHECK(store_trace_append(st, "j_nosuchjob", rows, 1) == STORE_NOTFOUND);
+    {
+        store_claim none = c;
+        memcpy(none.id, "j_nosuchjob", sizeof "j_nosuchjob");
+        CHECK(store_trace_append(st, &none, rows, 1) == STORE_NOTFOUND);
+        CHECK(store_trace_append(st, NULL, rows, 1) == STORE_INVALID);
+    }
     /* Resume from a snapshot at iteration 60: no gap, no duplicate. */
-    REQUIRE(store_trace_truncate(st, id, 60) == STORE_OK);
-    REQUIRE(store_trace_append(st, id, rows + 60, 40) == STORE_OK);
+    REQUIRE(store_trace_truncate(st, &c, 60) == STORE_OK);
+    REQUIRE(store_trace_append(st, &c, rows + 60, 40) == STORE_OK);
     REQUIRE(store_trace_read(st, id, 0, 1000, &got, &n) == STORE_OK);
     CHECK_INT(n, 100);
     for (size_t i = 0; i < n; i++)
@@ -157,7 +193,8 @@ TEST(store_data, snapshots_keep_last_k_and_latest_state)
     size_t n = 0, len = 0;
     void *data = NULL;
     int64_t it = 0;
-    REQUIRE(open_with_job("snaps", &st, id));
+    store_claim c;
+    REQUIRE(open_with_job("snaps", &st, id, &c));
     CHECK(store_snapshot_latest_state(st, id, &it, &data, &len) ==
           STORE_NOTFOUND);
     for (int k = 1; k <= 5; k++) {
@@ -166,7 +203,7 @@ TEST(store_data, snapshots_keep_last_k_and_latest_state)
         snprintf(xbuf, sizeof xbuf, "x@%d", 10 * k);
         b[0] = (store_snapshot_blob){STORE_SNAP_STATE, state, strlen(state)};
         b[1] = (store_snapshot_blob){STORE_SNAP_X, xbuf, strlen(xbuf)};
-        REQUIRE(store_snapshot_put(st, id, 10 * k, b, 2, 3) == STORE_OK);
+        REQUIRE(store_snapshot_put(st, &c, 10 * k, b, 2, 3) == STORE_OK);
     }
     REQUIRE(store_snapshot_list(st, id, &list, &n) == STORE_OK);
     CHECK_INT(n, 6); /* iterations 30, 40, 50, two kinds each */
@@ -203,9 +240,9 @@ TEST(store_data, snapshots_keep_last_k_and_latest_state)
         for (size_t i = 0; i < big; i++)
             buf[i] = (unsigned char)(i * 2654435761u >> 13);
         store_snapshot_blob b = {STORE_SNAP_Z, buf, big};
-        CHECK(store_snapshot_put(st, id, 50, &b, 1, 3) == STORE_OK);
+        CHECK(store_snapshot_put(st, &c, 50, &b, 1, 3) == STORE_OK);
         buf[0] ^= 1;
-        CHECK(store_snapshot_put(st, id, 50, &b, 1, 3) == STORE_OK);
+        CHECK(store_snapshot_put(st, &c, 50, &b, 1, 3) == STORE_OK);
         REQUIRE(store_snapshot_get(st, id, 50, STORE_SNAP_Z, &data, &len,
                                    NULL) == STORE_OK);
         CHECK(len == big && memcmp(data, buf, big) == 0);
@@ -214,8 +251,9 @@ TEST(store_data, snapshots_keep_last_k_and_latest_state)
     }
     {
         store_snapshot_blob b = {STORE_SNAP_STATE, "s", 1};
-        CHECK(store_snapshot_put(st, "j_nosuchjob", 1, &b, 1, 3) ==
-              STORE_NOTFOUND);
+        store_claim none = c;
+        memcpy(none.id, "j_nosuchjob", sizeof "j_nosuchjob");
+        CHECK(store_snapshot_put(st, &none, 1, &b, 1, 3) == STORE_NOTFOUND);
     }
     store_close(st);
 }
@@ -282,7 +320,8 @@ TEST(store_data, events_append_and_resume_after_seq)
     store_event *ev = NULL;
     size_t n = 0;
     int64_t seq = 0;
-    REQUIRE(open_with_job("events", &st, id));
+    store_job j = {0};
+    REQUIRE(open_with_job("events", &st, id, NULL));
     /* seq 1: the store's own 'state' event for the submission */
     REQUIRE(store_event_read(st, id, 0, 100, &ev, &n) == STORE_OK);
     REQUIRE(n == 1);
@@ -290,15 +329,17 @@ TEST(store_data, events_append_and_resume_after_seq)
     CHECK_INT(ev[0].type, STORE_EV_STATE);
     CHECK(strstr(ev[0].data, "\"queued\"") != NULL);
     store_events_free(ev, n);
-    REQUIRE(store_job_claim_next(st, NULL) == STORE_OK);          /* 2 */
+    REQUIRE(store_job_claim_next(st, &j) == STORE_OK);            /* 2 */
+    store_claim c = store_claim_of(&j);
+    store_job_clear(&j);
     for (int i = 0; i < 3; i++) {                                  /* 3..5 */
         char data[64];
         snprintf(data, sizeof data, "{\"iteration\":%d}", 10 * (i + 1));
-        REQUIRE(store_event_append(st, id, STORE_EV_PROGRESS, data, &seq) ==
+        REQUIRE(store_event_append(st, &c, STORE_EV_PROGRESS, data, &seq) ==
                 STORE_OK);
     }
     CHECK_INT(seq, 5);
-    REQUIRE(store_job_finish(st, id, STORE_SUCCEEDED, "{}", NULL) ==
+    REQUIRE(store_job_finish(st, &c, STORE_SUCCEEDED, "{}", NULL) ==
             STORE_OK);                                              /* 6, 7 */
     /* A client that saw up to 3 (Last-Event-ID: 3) continues with 4. */
     REQUIRE(store_event_read(st, id, 3, 100, &ev, &n) == STORE_OK);
@@ -318,16 +359,78 @@ TEST(store_data, events_append_and_resume_after_seq)
     store_events_free(ev, n);
     REQUIRE(store_event_read(st, id, 7, 10, &ev, &n) == STORE_OK);
     CHECK(n == 0 && ev == NULL);
-    {
-        store_job j = {0};
-        REQUIRE(store_job_get(st, id, &j) == STORE_OK);
-        CHECK_INT(j.event_seq, 7);
-        store_job_clear(&j);
-    }
-    CHECK(store_event_append(st, "j_nosuchjob", STORE_EV_PROGRESS, "{}",
-                             NULL) == STORE_NOTFOUND);
-    CHECK(store_event_append(st, id, STORE_EV_PROGRESS, NULL, NULL) ==
+    REQUIRE(store_job_get(st, id, &j) == STORE_OK);
+    CHECK_INT(j.event_seq, 7);
+    store_job_clear(&j);
+    /* the job finished: its claim writes no more events */
+    CHECK(store_event_append(st, &c, STORE_EV_PROGRESS, "{}", NULL) == STORE_STALE);
+    memcpy(c.id, "j_nosuchjob", sizeof "j_nosuchjob");
+    CHECK(store_event_append(st, &c, STORE_EV_PROGRESS, "{}", NULL) ==
+          STORE_NOTFOUND);
+    CHECK(store_event_append(st, &c, STORE_EV_PROGRESS, NULL, NULL) ==
           STORE_INVALID);
     store_events_free(NULL, 0);
+    store_close(st);
+}
+
+/* The server's crash checkpoints: one per job, replaced by each put, apart
+ * from the spec's snapshots; a resume takes whichever state is newest;
+ * the checkpoint goes when the job ends. */
+TEST(store_data, crash_checkpoints_and_resume_point)
+{
+    store *st = NULL;
+    char id[23], path[512];
+    store_claim c;
+    void *data = NULL;
+    size_t len = 0;
+    int64_t it = -1;
+    store_snapshot_blob b = {STORE_SNAP_STATE, "snap@20", 7};
+    REQUIRE(open_with_job("ckpt", &st, id, &c));
+    snprintf(path, sizeof path, "%s/ckpt.db", th_tmpdir());
+    CHECK(store_job_resume_point(st, id, &it, &data, &len) == STORE_NOTFOUND);
+    CHECK(data == NULL);
+
+    REQUIRE(store_job_checkpoint_put(st, &c, 10, "ck@10", 5) == STORE_OK);
+    REQUIRE(store_job_checkpoint_put(st, &c, 15, "ck@15", 5) == STORE_OK);
+    CHECK_INT(sql_count(path, "SELECT count(*) FROM checkpoints"), 1);
+    REQUIRE(store_job_resume_point(st, id, &it, &data, &len) == STORE_OK);
+    CHECK(it == 15 && len == 5 && memcmp(data, "ck@15", 5) == 0);
+    free(data);
+
+    /* a newer snapshot of the spec wins, an older one does not */
+    REQUIRE(store_snapshot_put(st, &c, 20, &b, 1, 3) == STORE_OK);
+    REQUIRE(store_job_resume_point(st, id, &it, &data, &len) == STORE_OK);
+    CHECK(it == 20 && len == 7 && memcmp(data, "snap@20", 7) == 0);
+    free(data);
+    REQUIRE(store_job_checkpoint_put(st, &c, 25, "ck@25", 5) == STORE_OK);
+    REQUIRE(store_job_resume_point(st, id, &it, &data, &len) == STORE_OK);
+    CHECK(it == 25 && memcmp(data, "ck@25", 5) == 0);
+    free(data);
+    {   /* the checkpoint is not one of the spec's snapshots */
+        store_snapshot_info *si = NULL;
+        size_t n = 0;
+        REQUIRE(store_snapshot_list(st, id, &si, &n) == STORE_OK);
+        CHECK_INT(n, 1);
+        free(si);
+    }
+
+    /* a requeue keeps it (the next run resumes from it) */
+    REQUIRE(store_job_requeue(st, &c) == STORE_OK);
+    CHECK(store_job_checkpoint_put(st, &c, 30, "ck@30", 5) == STORE_STALE);
+    store_job j = {0};
+    REQUIRE(store_job_claim_next(st, &j) == STORE_OK);
+    c = store_claim_of(&j);
+    store_job_clear(&j);
+    REQUIRE(store_job_resume_point(st, id, &it, &data, &len) == STORE_OK);
+    CHECK_INT(it, 25);
+    free(data);
+    CHECK(store_job_checkpoint_put(st, &c, 30, NULL, 5) == STORE_INVALID);
+
+    /* the end of the job drops it; the snapshot stays */
+    REQUIRE(store_job_finish(st, &c, STORE_SUCCEEDED, "{}", NULL) == STORE_OK);
+    CHECK_INT(sql_count(path, "SELECT count(*) FROM checkpoints"), 0);
+    REQUIRE(store_job_resume_point(st, id, &it, &data, &len) == STORE_OK);
+    CHECK_INT(it, 20);
+    free(data);
     store_close(st);
 }

@@ -1,0 +1,127 @@
+/*
+ * heartbeat.c -- job heartbeats on a timer.
+ *
+ * A job's heartbeat_at used to be written from the solver's per-iteration
+ * callback only, but the reference computation (reference.compute) and
+ * CG-BiO's warm start call no callback, for minutes on large problems:
+ * the job looked dead and /readyz failed.  One ticker thread, with its own
+ * store handle, now beats for every busy worker every `every` seconds.
+ * Each beat names the worker's claim, so it also tells the worker what the
+ * store knows: a cancel requested through any connection (the solver and
+ * the reference computation both poll the flag), or a claim that another
+ * run has taken over (the worker stops).
+ *
+ * /readyz reads the age of the last complete round: a store that cannot
+ * be written for long, or a wedged ticker, makes the daemon unready; a long
+ * silent phase of a solver does not.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "server.h"
+
+#define MAX_CLAIMS 256 /* = the largest --workers */
+
+static pthread_mutex_t hb_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hb_cv = PTHREAD_COND_INITIALIZER;
+static pthread_t hb_thread;
+static int hb_started;
+static int hb_stopping;     /* under hb_mu */
+static double hb_every;
+static int64_t hb_round_ms; /* atomic: monotonic ms of the last full round */
+
+static void round_done(void)
+{
+    __atomic_store_n(&hb_round_ms, (int64_t)(srv_mono() * 1000.0), __ATOMIC_RELEASE);
+}
+
+/* One heartbeat per busy worker; 1 when every write went through. */
+static int beat_all(store *st, store_claim *claims)
+{
+    int n = srv_workers_claims(claims, MAX_CLAIMS), ok = 1;
+    for (int i = 0; i < n; i++) {
+        int cancel = 0;
+        store_rc rc = store_job_progress(st, &claims[i], NULL, &cancel);
+        if (rc == STORE_OK && cancel) {
+            srv_workers_stop_claim(&claims[i], SRV_STOP_USER);
+        } else if (rc == STORE_STALE || rc == STORE_NOTFOUND) {
+            /* Also the benign race with a worker that has just finished or
+             * requeued its job: it writes nothing more anyway. */
+            if (srv_workers_stop_claim(&claims[i], SRV_STOP_LOST))
+                srv_log("job %s: heartbeat refused, its worker stops: %s", claims[i].id,
+                        store_errmsg(st));
+        } else if (rc != STORE_OK) {
+            srv_log("job %s: heartbeat failed: %s", claims[i].id, store_errmsg(st));
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+/* Sleeps until the next round is due; 0 when told to stop. */
+static int wait_round(void)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    double whole = floor(hb_every);
+    dl.tv_sec += (time_t)whole;
+    dl.tv_nsec += (long)((hb_every - whole) * 1e9);
+    if (dl.tv_nsec >= 1000000000L) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&hb_mu);
+    int rc = 0;
+    while (!hb_stopping && rc == 0)
+        rc = pthread_cond_timedwait(&hb_cv, &hb_mu, &dl);
+    int go_on = !hb_stopping;
+    pthread_mutex_unlock(&hb_mu);
+    return go_on;
+}
+
+static void *ticker(void *arg)
+{
+    store *st = NULL;
+    store_claim *claims = calloc(MAX_CLAIMS, sizeof *claims);
+    char err[STORE_ERRMAX];
+    (void)arg;
+    if (!claims || store_open(srv.cfg.db, &st, err) != STORE_OK) {
+        srv_log("heartbeat: cannot start: %s", claims ? err : "out of memory");
+        goto done;
+    }
+    while (wait_round())
+        if (beat_all(st, claims))
+            round_done();
+done:
+    store_close(st);
+    free(claims);
+    return NULL;
+}
+
+int srv_heartbeat_start(double every_s)
+{
+    hb_every = every_s;
+    hb_stopping = 0;
+    round_done(); /* the clock starts now, not at the first round */
+    hb_started = pthread_create(&hb_thread, NULL, ticker, NULL) == 0;
+    return hb_started ? 0 : -1;
+}
+
+void srv_heartbeat_stop(void)
+{
+    pthread_mutex_lock(&hb_mu);
+    hb_stopping = 1;
+    pthread_cond_broadcast(&hb_cv);
+    pthread_mutex_unlock(&hb_mu);
+    if (hb_started)
+        pthread_join(hb_thread, NULL);
+    hb_started = 0;
+}
+
+double srv_heartbeat_age(void)
+{
+    int64_t last = __atomic_load_n(&hb_round_ms, __ATOMIC_ACQUIRE);
+    return srv_mono() - (double)last / 1000.0;
+}

@@ -1,0 +1,32 @@
+/*
+ * http_check.h -- checks shared by the integration tests that interrupt
+ * jobs (kill -9, SIGTERM, a second daemon): the daemon's result against an
+ * uninterrupted run of the same spec in this process, the trace's
+ * completeness, and the store file as the daemon left it.
+ */
+#ifndef IRCG_TEST_HTTP_CHECK_H
+#define IRCG_TEST_HTTP_CHECK_H
+
+#include <stdint.h>
+
+#include "http_util.h"
+#include "store.h"
+
+/* The result of job `id` equals, bit for bit, the in-process solve of
+ * `spec`: iteration count, g and f at x and z, and the iterate z (values
+ * for least squares; a0, w, P and Q for matrix completion). */
+void hc_check_same_numbers(const hu_daemon *d, const char *id, const char *spec);
+
+/* The trace of job `id` holds iterations 1..n, each exactly once, in
+ * order (the job must record every iteration). */
+void hc_check_trace_complete(const hu_daemon *d, const char *id, int n);
+
+/* Job `id` as stored in `db` (opened directly, the daemon stopped or
+ * killed), and the iteration a restart would resume from (0: none).
+ * Returns 0 when the job was read. */
+int hc_stored(const char *db, const char *id, store_job *out, int64_t *resume_iter);
+
+/* PRAGMA integrity_check of the file is "ok". */
+int hc_integrity_ok(const char *db);
+
+#endif /* IRCG_TEST_HTTP_CHECK_H */

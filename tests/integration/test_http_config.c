@@ -1,0 +1,198 @@
+/*
+ * test_http_config.c -- ircgd's configuration as an operator meets it:
+ * --help documents every flag with its environment variable, bad values
+ * are refused (exit 2), names are resolved in --listen, and the HTTP
+ * limits (connections, per address, idle timeout, body size) are applied
+ * from flags and from the environment.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../harness.h"
+#include "http_util.h"
+
+static const char *bin(void)
+{
+    static char path[700];
+    const char *bd = getenv("IRCG_BUILD_DIR");
+    snprintf(path, sizeof path, "%s/bin/ircgd", bd ? bd : "build");
+    return path;
+}
+
+/* Exit status of `env ircgd args` (output discarded), -1 if it did not exit. */
+static int run_status(const char *env, const char *args)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "env %s '%s' %s >/dev/null 2>&1", env ? env : "", bin(), args);
+    int st = system(cmd);
+    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(http_config, help_and_bad_values)
+{
+    static const char *const documented[] = {
+        "--listen", "IRCGD_LISTEN", "--db", "IRCGD_DB", "--data-dir", "IRCGD_DATA_DIR",
+        "--workers", "IRCGD_WORKERS", "--tokens-file", "IRCGD_TOKENS_FILE",
+        "--max-body", "IRCGD_MAX_BODY", "--conn-limit", "IRCGD_CONN_LIMIT",
+        "--per-ip-limit", "IRCGD_PER_IP_LIMIT", "--conn-timeout", "IRCGD_CONN_TIMEOUT",
+        "--max-queued", "IRCGD_MAX_QUEUED", "--max-attempts", "IRCGD_MAX_ATTEMPTS",
+        "--snapshot-keep", "IRCGD_SNAPSHOT_KEEP", "--max-elements", "IRCGD_MAX_ELEMENTS",
+        "--checkpoint-every", "IRCGD_CHECKPOINT_EVERY", "--heartbeat-every",
+        "IRCGD_HEARTBEAT_EVERY", "--healthcheck", "exit status"};
+    char cmd[800], help[8192];
+    snprintf(cmd, sizeof cmd, "'%s' --help", bin());
+    FILE *p = popen(cmd, "r");
+    REQUIRE(p);
+    size_t n = fread(help, 1, sizeof help - 1, p);
+    help[n] = '\0';
+    CHECK_INT(WEXITSTATUS(pclose(p)), 0);
+    for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++)
+        if (!strstr(help, documented[i]))
+            th_fail(__FILE__, __LINE__, "--help does not mention %s", documented[i]);
+
+    /* usage errors, from flags and from the environment: status 2 */
+    CHECK_INT(run_status(NULL, "--conn-limit 0"), 2);
+    CHECK_INT(run_status(NULL, "--per-ip-limit -1"), 2);
+    CHECK_INT(run_status(NULL, "--conn-timeout abc"), 2);
+    CHECK_INT(run_status(NULL, "--conn-timeout=0"), 2);
+    CHECK_INT(run_status(NULL, "--heartbeat-every 0"), 2);
+    CHECK_INT(run_status(NULL, "--checkpoint-every -1"), 2);
+    CHECK_INT(run_status(NULL, "--checkpoint-every nan"), 2);
+    CHECK_INT(run_status(NULL, "--listen 8080"), 2);
+    CHECK_INT(run_status("IRCGD_CONN_LIMIT=0", "--version"), 2);
+    CHECK_INT(run_status("IRCGD_CONN_TIMEOUT=1e3", "--version"), 2);
+    CHECK_INT(run_status("IRCGD_CONN_LIMIT=5", "--version"), 0);
+    /* an invalid variable is an error even where a flag would override it */
+    CHECK_INT(run_status("IRCGD_CONN_LIMIT=0", "--conn-limit 5 --version"), 2);
+}
+
+TEST(http_config, listen_on_a_name)
+{
+    hu_daemon d = {0};
+    hu_resp r;
+    char args[200];
+    snprintf(d.extra, sizeof d.extra, "--listen localhost:0");
+    REQUIRE(hu_start(&d, "http_localhost", 1) == 0);
+    /* bound to a loopback address localhost resolves to */
+    CHECK(strstr(d.base, "http://127.0.0.1:") == d.base || strstr(d.base, "http://[::1]:") == d.base);
+    CHECK_INT(hu_get(&d, "/healthz", &r), 200);
+    hu_resp_free(&r);
+    snprintf(args, sizeof args, "--healthcheck --listen localhost:%d", d.port);
+    CHECK_INT(run_status(NULL, args), 0);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    CHECK_INT(run_status(NULL, args), 1); /* nobody listens now */
+
+    /* a name that does not resolve: refused at start (status 1) */
+    hu_daemon bad = {0};
+    REQUIRE(hu_start(&bad, "http_badname", 1) == 0);
+    CHECK_INT(hu_stop(&bad, SIGTERM), 0);
+    snprintf(bad.extra, sizeof bad.extra, "--listen no-such-host.invalid:0");
+    CHECK_INT(hu_start_refused(&bad), 1);
+    char *log = hu_read_file(bad.log);
+    CHECK(log && strstr(log, "cannot resolve \"no-such-host.invalid\"") != NULL);
+    free(log);
+}
+
+/* A connected TCP socket that sends nothing. */
+static int idle_socket(int port)
+{
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Polls GET /healthz until it is refused (want_refused) or answered;
+ * 1 when that happened within 10 s.  The daemon accepts connections
+ * asynchronously, hence the polling. */
+static int healthz_becomes(const hu_daemon *d, int want_refused)
+{
+    for (double end = hu_now() + 10; hu_now() < end; hu_sleep_ms(50)) {
+        hu_resp r;
+        int ok = hu_req(d, "GET", "/healthz", NULL, NULL, 0, NULL, &r) == 0 && r.status == 200;
+        hu_resp_free(&r);
+        if (ok != want_refused)
+            return 1;
+    }
+    return 0;
+}
+
+TEST(http_config, connection_limits)
+{
+    hu_daemon d = {0};
+    int a, b;
+    /* The idle sockets come first: a request's connection is released a
+     * moment after its response, and would race with them for the slot. */
+    snprintf(d.extra, sizeof d.extra, "--per-ip-limit 1");
+    REQUIRE(hu_start(&d, "http_per_ip", 1) == 0);
+    REQUIRE((a = idle_socket(d.port)) >= 0);
+    CHECK(healthz_becomes(&d, 1)); /* the one connection this address may have */
+    close(a);
+    CHECK(healthz_becomes(&d, 0));
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+
+    hu_daemon e = {0};
+    snprintf(e.extra, sizeof e.extra, "--conn-limit 2 --per-ip-limit 0");
+    REQUIRE(hu_start(&e, "http_conn_limit", 1) == 0);
+    REQUIRE((a = idle_socket(e.port)) >= 0);
+    REQUIRE((b = idle_socket(e.port)) >= 0);
+    CHECK(healthz_becomes(&e, 1));
+    close(a);
+    close(b);
+    CHECK(healthz_becomes(&e, 0));
+    CHECK_INT(hu_stop(&e, SIGTERM), 0);
+}
+
+TEST(http_config, idle_connections_time_out)
+{
+    hu_daemon d = {0};
+    char c;
+    int fd;
+    snprintf(d.extra, sizeof d.extra, "--conn-timeout 1");
+    REQUIRE(hu_start(&d, "http_conn_timeout", 1) == 0);
+    REQUIRE((fd = idle_socket(d.port)) >= 0);
+    /* closed by the daemon (end of file) long before the default 60 s */
+    struct pollfd p = {fd, POLLIN, 0};
+    CHECK(poll(&p, 1, 20000) == 1);
+    CHECK(read(fd, &c, 1) == 0);
+    close(fd);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+}
+
+TEST(http_config, body_limit_from_the_environment)
+{
+    hu_daemon d = {0}, e = {0};
+    hu_resp r;
+    char *spec = hu_ls_spec(5, 8, 1, 10, 10, 0, NULL); /* ~300 bytes */
+    REQUIRE(spec && strlen(spec) > 200);
+    setenv("IRCGD_MAX_BODY", "200", 1);
+    int started = hu_start(&d, "http_env_body", 1) == 0;
+    snprintf(e.extra, sizeof e.extra, "--max-body 100000"); /* the flag wins */
+    int started_e = hu_start(&e, "http_env_body_flag", 1) == 0;
+    unsetenv("IRCGD_MAX_BODY");
+    REQUIRE(started && started_e);
+    hu_req(&d, "POST", "/v1/jobs?dry_run=true", "application/json", spec, strlen(spec), NULL, &r);
+    CHECK_INT(r.status, 413);
+    hu_resp_free(&r);
+    hu_req(&e, "POST", "/v1/jobs?dry_run=true", "application/json", spec, strlen(spec), NULL, &r);
+    CHECK_INT(r.status, 200);
+    hu_resp_free(&r);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    CHECK_INT(hu_stop(&e, SIGTERM), 0);
+    free(spec);
+}
