@@ -124,16 +124,25 @@ ircg_client_code ircg_client_submit(ircg_client *c, const char *spec_json,
 
 /* ----------------------------------------------------------------- get -- */
 
-/* GET, POST or DELETE on /v1/jobs/{id}<suffix>, expecting one of ok. */
+/* GET, POST or DELETE on /v1/jobs/{id}<suffix>, expecting one of ok;
+ * job (may be NULL) is cleared, then filled from the answer.  id may
+ * point into job: the path is built before job is touched. */
 static ircg_client_code job_call(ircg_client *c, const char *method, const char *id,
-                                 const char *suffix, const long *ok, cl_resp *r,
-                                 ircg_client_error *err)
+                                 const char *suffix, const long *ok,
+                                 ircg_client_job *job, ircg_client_error *err)
 {
+    cl_resp r = {0};
+    cl_error_reset(err);
     char *path = cl_job_path(c, id, suffix, err);
+    if (job)
+        ircg_client_job_clear(job);
     if (!path)
         return !c || !id || !*id ? IRCG_CLIENT_ERR_INVALID : IRCG_CLIENT_ERR_NOMEM;
     cl_req rq = {.method = method, .path = path};
-    ircg_client_code rc = cl_call(c, &rq, ok, r, err);
+    ircg_client_code rc = cl_call(c, &rq, ok, &r, err);
+    if (rc == IRCG_CLIENT_OK && r.status != 204)
+        rc = fill_job(&r, job, err);
+    cl_resp_free(&r);
     free(path);
     return rc;
 }
@@ -142,40 +151,20 @@ ircg_client_code ircg_client_get_job(ircg_client *c, const char *id, ircg_client
                                      ircg_client_error *err)
 {
     static const long ok[] = {200, 0};
-    cl_resp r = {0};
-    cl_error_reset(err);
-    if (job)
-        ircg_client_job_clear(job);
-    ircg_client_code rc = job_call(c, "GET", id, "", ok, &r, err);
-    if (rc == IRCG_CLIENT_OK)
-        rc = fill_job(&r, job, err);
-    cl_resp_free(&r);
-    return rc;
+    return job_call(c, "GET", id, "", ok, job, err);
 }
 
 ircg_client_code ircg_client_cancel(ircg_client *c, const char *id, ircg_client_job *job,
                                     ircg_client_error *err)
 {
     static const long ok[] = {200, 202, 0};
-    cl_resp r = {0};
-    cl_error_reset(err);
-    if (job)
-        ircg_client_job_clear(job);
-    ircg_client_code rc = job_call(c, "POST", id, "/cancel", ok, &r, err);
-    if (rc == IRCG_CLIENT_OK)
-        rc = fill_job(&r, job, err);
-    cl_resp_free(&r);
-    return rc;
+    return job_call(c, "POST", id, "/cancel", ok, job, err);
 }
 
 ircg_client_code ircg_client_delete(ircg_client *c, const char *id, ircg_client_error *err)
 {
-    static const long ok[] = {204, 200, 0};
-    cl_resp r = {0};
-    cl_error_reset(err);
-    ircg_client_code rc = job_call(c, "DELETE", id, "", ok, &r, err);
-    cl_resp_free(&r);
-    return rc;
+    static const long ok[] = {204, 0};
+    return job_call(c, "DELETE", id, "", ok, NULL, err);
 }
 
 /* ---------------------------------------------------------------- list -- */

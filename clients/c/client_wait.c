@@ -373,25 +373,33 @@ ircg_client_code ircg_client_wait(ircg_client *c, const char *id,
                                   ircg_client_job *job, ircg_client_error *err)
 {
     ircg_client_wait_options def;
-    ircg_client_job local;
+    ircg_client_job local = {0};
     waiter w;
     ircg_client_code rc;
+    char *own_id = NULL;
     cl_error_reset(err);
-    ircg_client_job_clear(&local);
-    if (!job)
-        job = &local;
-    ircg_client_job_clear(job);
     if (!opt) {
         ircg_client_wait_options_default(&def);
         opt = &def;
     }
-    if (!c || !id || !*id)
+    /* id may point into job, which is rewritten */
+    if (id && *id && !(own_id = strdup(id)))
+        return cl_fail(err, IRCG_CLIENT_ERR_NOMEM, 0, "out of memory");
+    ircg_client_job_clear(job);
+    if (!job)
+        job = &local;
+    if (!c || !own_id) {
+        free(own_id);
         return cl_fail(err, IRCG_CLIENT_ERR_INVALID, 0, "client and job id are required");
+    }
     if (!(opt->poll_initial > 0) || !(opt->poll_max >= opt->poll_initial) ||
-        !(opt->poll_factor >= 1) || opt->max_failures < 0)
+        !(opt->poll_factor >= 1) || opt->max_failures < 0) {
+        free(own_id);
         return cl_fail(err, IRCG_CLIENT_ERR_INVALID, 0,
                        "need poll_initial > 0, poll_max >= poll_initial, poll_factor >= 1, "
                        "max_failures >= 0");
+    }
+    id = own_id;
     memset(&w, 0, sizeof w);
     w.c = c;
     w.o = opt;
@@ -415,6 +423,7 @@ ircg_client_code ircg_client_wait(ircg_client *c, const char *id,
     }
     free(w.line);
     free(w.data);
+    free(own_id);
     ircg_client_job_clear(&local);
     return rc;
 }

@@ -11,7 +11,9 @@
  *    (pointer, reason) of its "errors" list;
  *  - every *_free and *_clear accepts NULL;
  *  - string arguments are borrowed for the duration of the call (the
- *    handle copies what it keeps); buffers returned through char ** or
+ *    handle copies what it keeps); a job id may point into the job struct
+ *    the same call fills ("ircg_client_wait(c, job.id, NULL, &job, &err)");
+ *    buffers returned through char ** or
  *    void ** are malloc'ed, NUL-terminated (binary snapshots too, one byte
  *    past *len) and owned by the caller, who releases them with free();
  *    structs filled by the library own their pointer members and are
@@ -252,9 +254,11 @@ typedef struct ircg_client_wait_options {
 void ircg_client_wait_options_default(ircg_client_wait_options *o);
 
 /* Waits until the job is succeeded, failed or cancelled and fills job
- * (may be NULL) with its final resource.  opt may be NULL (events, no
- * limit).  A 4xx answer (the job was deleted: 404) ends the wait with
- * IRCG_CLIENT_ERR_HTTP. */
+ * (may be NULL) with its final resource; on a timeout or a stop, job holds
+ * the last resource seen when polling and is cleared when following
+ * events.  opt may be NULL (events, no limit).  A 4xx answer (the job was
+ * deleted: 404) ends the wait with IRCG_CLIENT_ERR_HTTP.  The deadline and
+ * the callback's stop act within about a second on an idle stream. */
 ircg_client_code ircg_client_wait(ircg_client *c, const char *id,
                                   const ircg_client_wait_options *opt,
                                   ircg_client_job *job, ircg_client_error *err);
