@@ -18,7 +18,8 @@
  *    past *len) and owned by the caller, who releases them with free();
  *    structs filled by the library own their pointer members and are
  *    released with the matching *_clear;
- *  - no globals but libcurl's own, no printing, no signal handlers.
+ *  - no printing, no signal handlers, no globals but libcurl's own state
+ *    and the once-flag that initializes it.
  *
  * Threads: a handle (ircg_client) is not thread-safe -- it keeps one curl
  * easy handle so consecutive requests reuse the connection -- but distinct
@@ -28,7 +29,8 @@
  * also calls curl_global_init itself, or that wants the initialization at
  * a known point, calls ircg_client_global_init() from main before starting
  * threads.  ircg_client_global_cleanup() may be called at exit, after every
- * handle is freed and no other thread uses libcurl.
+ * handle is freed and no other thread uses libcurl; no handle may be
+ * created after it.
  */
 #ifndef IRCG_CLIENT_H
 #define IRCG_CLIENT_H
@@ -254,9 +256,11 @@ typedef struct ircg_client_wait_options {
 void ircg_client_wait_options_default(ircg_client_wait_options *o);
 
 /* Waits until the job is succeeded, failed or cancelled and fills job
- * (may be NULL) with its final resource; on a timeout or a stop, job holds
- * the last resource seen when polling and is cleared when following
- * events.  opt may be NULL (events, no limit).  A 4xx answer (the job was
+ * (may be NULL) with its final resource; when the wait fails, job holds
+ * the last job resource fetched, if any (polling fetches it every time,
+ * following events only when a stream closes early).  The events of a job
+ * are replayed from its first one, so on_event sees the whole history.
+ * opt may be NULL (events, no limit).  A 4xx answer (the job was
  * deleted: 404) ends the wait with IRCG_CLIENT_ERR_HTTP.  The deadline and
  * the callback's stop act within about a second on an idle stream. */
 ircg_client_code ircg_client_wait(ircg_client *c, const char *id,
