@@ -89,11 +89,13 @@ $(LIBCLIENT): $(call obj,$(CLIENT_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# Link order: dependents first.
-ALL_LIBS := $(if $(SERVER_SRC),$(LIBSERVER)) $(if $(CLIENT_SRC),$(LIBCLIENT)) \
+# Link order: dependents first.  The client library and libcurl go only
+# into the test runner: neither ircgd nor the bench talks HTTP as a client.
+ALL_LIBS := $(if $(SERVER_SRC),$(LIBSERVER)) \
             $(if $(STORAGE_SRC),$(LIBSTORE)) $(if $(API_SRC),$(LIBAPI)) $(LIBIRCG)
-ALL_LDLIBS := $(if $(CLIENT_SRC),$(LIB_CURL)) $(if $(SERVER_SRC),$(LIB_HTTP)) \
+ALL_LDLIBS := $(if $(SERVER_SRC),$(LIB_HTTP)) \
               $(if $(STORAGE_SRC),$(LIB_SQL)) $(if $(API_SRC),$(LIB_JSON)) $(LIB_SOLVER)
+CLIENT_LIBS := $(if $(CLIENT_SRC),$(LIBCLIENT))
 
 $(IRCGD): $(call obj,server/main.c) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
@@ -105,7 +107,7 @@ $(IRCG_CLI): $(call obj,$(CLI_SRC)) $(ALL_LIBS)
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
 
-$(RUN_TESTS): $(call obj,$(TEST_SRC)) $(ALL_LIBS)
+$(RUN_TESTS): $(call obj,$(TEST_SRC)) $(CLIENT_LIBS) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS) $(LIB_CURL)
