@@ -329,6 +329,10 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *user)
     if (n >= 5 && !strncmp(p, "HTTP/", 5)) { /* a new header block */
         r->ctype[0] = r->etag[0] = '\0';
         r->retry_after = -1;
+        r->replayed = 0;
+    } else if (n > 20 && !strncasecmp(p, "idempotent-replayed:", 20)) {
+        copy_value(tmp, sizeof tmp, p + 20, n - 20);
+        r->replayed = !strcasecmp(tmp, "true");
     } else if (n > 13 && !strncasecmp(p, "content-type:", 13)) {
         copy_value(r->ctype, sizeof r->ctype, p + 13, n - 13);
     } else if (n > 5 && !strncasecmp(p, "etag:", 5)) {

@@ -49,6 +49,7 @@ typedef struct cl_resp {
     char ctype[128];
     char etag[96];
     double retry_after;      /* -1 when absent                            */
+    int replayed;            /* "Idempotent-Replayed: true" was sent      */
 } cl_resp;
 
 /* Transport only: OK as soon as an HTTP answer arrived, whatever its

@@ -117,7 +117,7 @@ ircg_client_code ircg_client_submit(ircg_client *c, const char *spec_json,
     if (rc == IRCG_CLIENT_OK)
         rc = fill_job(&r, job, err);
     if (rc == IRCG_CLIENT_OK && job)
-        job->replayed = !dry && r.status == 200;
+        job->replayed = !dry && r.replayed;
     cl_resp_free(&r);
     return rc;
 }

@@ -265,7 +265,8 @@ class Client:
                        (200,) if dry_run else (200, 202), headers)
         doc = r.json()
         if not dry_run:
-            doc["replayed"] = r.status == 200
+            doc["replayed"] = (r.headers.get("Idempotent-Replayed", "")
+                               .lower() == "true")
         return doc
 
     def job(self, id: str) -> Dict[str, Any]:

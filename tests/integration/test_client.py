@@ -189,7 +189,7 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(e.type, "urn:ircg:problem:invalid-spec")
             self.assertEqual(sorted(p for p, _ in e.errors),
                              ["/bogus", "/problem/data", "/problem/domain/radius"])
-            self.assertIn("> 0", e.reason("/problem/domain/radius"))
+            self.assertIn("out of range", e.reason("/problem/domain/radius"))
             self.assertIsNone(e.reason("/problem"))
         with self.assertRaises(IrcgError) as cm:
             self.c.submit('{"problem": {')
