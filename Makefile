@@ -50,7 +50,11 @@ PAPER_PKGS := gnuplot-nox
 PAPER_BUDGET ?= 600
 PAPER_OUT ?= $(BUILD)/paper
 
-.PHONY: all lib test asan bench paper run deps deps-paper data clean help
+PREFIX  ?= /usr/local
+DESTDIR ?=
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+
+.PHONY: all lib test asan bench paper run deps deps-paper data install uninstall clean help
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(if $(wildcard server/main.c),$(IRCGD)) $(if $(CLI_SRC),$(IRCG_CLI))
 
 help:
@@ -61,6 +65,8 @@ help:
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make paper   the paper's experiment, PAPER_BUDGET=600 s per method"
 	@echo "make run     install, build and start the service"
+	@echo "make install ircgd, ircg and the systemd unit under PREFIX=$(PREFIX)"
+	@echo "make uninstall"
 	@echo "make clean   remove $(BUILD)/ and build-asan/"
 
 lib: $(LIBIRCG)
@@ -160,6 +166,15 @@ deps:
 
 deps-paper:
 	$(call apt_install,$(PAPER_PKGS))
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR)
+	install -m 0755 $(IRCGD) $(IRCG_CLI) $(DESTDIR)$(PREFIX)/bin/
+	sed 's|/usr/local/bin/ircgd|$(PREFIX)/bin/ircgd|' deploy/ircgd.service > $(DESTDIR)$(UNITDIR)/ircgd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/ircgd.service
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ircgd $(DESTDIR)$(PREFIX)/bin/ircg $(DESTDIR)$(UNITDIR)/ircgd.service
 
 clean:
 	rm -rf $(BUILD) build-asan

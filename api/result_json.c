@@ -157,6 +157,8 @@ static void sb_reference(sb *b, const ircg_reference_info *r)
     sb_str(b, ircg_status_string(r->status));
     sb_num(b, "g_opt", r->g_opt);
     sb_num(b, "gap", r->gap);
+    sb_num(b, "gap_floor", r->gap_floor);
+    sb_printf(b, ",\"lmo_converged\":%s", r->lmo_converged ? "true" : "false");
     sb_num(b, "lower_bound", r->lower_bound);
     sb_printf(b, ",\"iterations\":%lld", (long long)r->iterations);
     sb_num(b, "seconds", r->seconds);

@@ -285,6 +285,7 @@ static char *result_json(run_ctx *c, const ircg_info *info, ircg_error err,
         .info = info, .error = err,
         .error_message = err != IRCG_OK ? diag->message : NULL,
         .reference = ref ? &ri : NULL, .g_opt = ref ? ri.g_opt : g_opt, .x = x, .z = z,
+        .settings = ircg_solver_settings(c->sv),
     };
     char *text = api_result_json(&r);
     ircg_iterate_free(x);
@@ -321,7 +322,11 @@ static void conclude(run_ctx *c, const ircg_info *info, ircg_error err,
     flush(c);
     char *res = result_json(c, info, err, diag, ref, g_opt);
     if (err != IRCG_OK) {
-        char *pj = problem_json("solver-error", ircg_error_string(err), diag->message,
+        char detail[320];
+        snprintf(detail, sizeof detail, "%s at iteration %lld",
+                 diag->message[0] ? diag->message : ircg_error_string(err),
+                 (long long)info->iterations);
+        char *pj = problem_json("solver-error", ircg_error_string(err), detail,
                                 c->job->id);
         finish(c->st, c->job, STORE_FAILED, res, pj);
         free(pj);

@@ -166,15 +166,17 @@ static ircg_reference *compute_gopt(const ircg_problem *pb, const paper_opts *o,
         return NULL;
     }
     ircg_reference_get_info(ref, &ri);
-    printf("g_opt = %.17g  certified gap %.3g  (%s, %lld iterations, %.1f s)\n"
+    printf("g_opt = %.17g  certified gap %.3g (rounding floor %.3g; %s, %lld "
+           "iterations, %.1f s)\n"
            "sigma_1 = %.12g, sigma_2 = %.12g of grad g at the optimum: %s\n",
-           ri.g_opt, ri.gap, ircg_status_string(ri.status), (long long)ri.iterations,
-           ri.seconds, ri.top_sv, ri.second_sv,
+           ri.g_opt, ri.gap, ri.gap_floor, ircg_status_string(ri.status),
+           (long long)ri.iterations, ri.seconds, ri.top_sv, ri.second_sv,
            ri.top_sv > ri.second_sv ? "simple, so the inner solution set is one point"
                                     : "NOT simple: the inner solution set may be larger");
     cJSON *g = cJSON_AddObjectToObject(summary, "g_opt");
     cJSON_AddNumberToObject(g, "value", ri.g_opt);
     cJSON_AddNumberToObject(g, "certified_gap", ri.gap);
+    cJSON_AddNumberToObject(g, "gap_floor", ri.gap_floor);
     cJSON_AddStringToObject(g, "status", ircg_status_string(ri.status));
     cJSON_AddNumberToObject(g, "iterations", (double)ri.iterations);
     cJSON_AddNumberToObject(g, "seconds", ri.seconds);

@@ -264,7 +264,8 @@ typedef enum ircg_start {
  * Bi-SG: x is the feasible y_k and z the point x_k after the outer step
  * (possibly outside X); IR-PG and CG-BiO: x_t, with z = x.
  * gap per algorithm: IR-CG: the Frank-Wolfe gap of Phi_t at x_{t-1};
- * CG-BiO: the outer gap <grad f(x), x - s> over the cut set; IR-PG and
+ * CG-BiO: the outer gap <grad f(x), x - s> over the cut set (gap_tol
+ * stops CG-BiO only when also g(x) - g(x'_0) <= eps_g / 2); IR-PG and
  * Bi-SG: the norm of the projected-gradient step ||x_{t} - x_{t-1}|| / a. */
 typedef struct ircg_iter_info {
     int64_t t;          /* iterations done (x_t, z_t below are after it)    */
@@ -304,7 +305,8 @@ typedef struct ircg_settings {
     double p;             /* in (0, 1)                                     */
     int64_t max_iter;     /* >= 1                                          */
     double time_limit;    /* seconds; <= 0 means none                      */
-    double gap_tol;       /* stop (CONVERGED) when the FW gap of Phi_t <= it;
+    double gap_tol;       /* stop (CONVERGED) when the gap of ircg_iter_info
+                             is <= it;
                              0 = never                                     */
     ircg_start start;
     const double *x0;     /* START_GIVEN: length dim (MC: column-major n x p)

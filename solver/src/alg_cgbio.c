@@ -76,7 +76,11 @@ static ircg_error cgbio_iterate(ircg_solver *sv, ircg_iter_info *it, int *conver
     it->top_sv = ci.top_sv;
     it->lambda = ci.lambda;
     it->gap = ci.f_gap;
-    if (sv->set.gap_tol > 0 && ci.f_gap <= sv->set.gap_tol) {
+    /* The authors' stopping rule: the outer gap over the cut set AND
+     * g(x_k) - g(x'_0) <= eps_g / 2.  Once g(x_k) > g(x'_0) the cut set may
+     * exclude x_k and f_gap may be negative without meaning convergence. */
+    if (sv->set.gap_tol > 0 && ci.f_gap <= sv->set.gap_tol &&
+        -slack <= 0.5 * sv->set.cgbio_eps_g) {
         *converged = 1;
         return IRCG_OK;
     }

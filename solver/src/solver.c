@@ -55,6 +55,10 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
         return err;
     if ((err = check_reference(pb, s->reference, diag)) != IRCG_OK)
         return err;
+    if (s->algorithm == IRCG_ALG_BISG && s->bisg_step == 0 && !(pb->info.L_g > 0))
+        return ircg_fail(diag, IRCG_ERR_INVALID, "/bisg_step",
+                         "L_g = 0 (g is constant), so the default inner step 1/L_g "
+                         "is undefined: give bisg_step > 0");
     sv = calloc(1, sizeof *sv);
     if (!sv)
         return ircg_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");

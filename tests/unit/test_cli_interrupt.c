@@ -137,32 +137,3 @@ TEST(spec_cli, write_failure_exit_3)
     CHECK(strstr(err, "cannot write /dev/full") != NULL);
 }
 
-/* Exit 3 from the solver itself, with the result written and a message.
- * CG-BiO's cut oracle is not in this library yet, so a CG-BiO solve fails
- * after its warm start; once the oracle exists there is no spec left that
- * validates and then fails, and the test skips. */
-TEST(spec_cli, solver_failure_exit_3)
-{
-    NEED_CLI();
-    char *spec = tcli_tmp("sf.json"), *res = tcli_tmp("sf_result.json"), err[8192];
-    REQUIRE(tcli_write(spec, "{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":"
-                             "\"synthetic\",\"m\":8,\"n\":20}},\"algorithm\":{\"name\":\"cgbio\","
-                             "\"max_iter\":20}}") == 0);
-    int code = tcli_run_err((char *[]){(char *)bin, "solve", spec, "--result", res, "--quiet",
-                                       NULL}, NULL, err, sizeof err);
-    if (code == 0)
-        SKIP("CG-BiO now solves: no solver failure left to provoke");
-    CHECK_INT(code, 3);
-    CHECK(strstr(err, "ircg: the solver failed after") != NULL);
-    CHECK(strstr(err, "wrote the result (status \"unsolved\")") != NULL);
-    cJSON *j = tcli_read_json(res);
-    REQUIRE(j != NULL);
-    CHECK_STR(cJSON_GetObjectItem(j, "status")->valuestring, "unsolved");
-    CHECK_STR(cJSON_GetObjectItem(j, "algorithm")->valuestring, "cgbio");
-    const cJSON *e = cJSON_GetObjectItem(j, "error");
-    REQUIRE(cJSON_IsObject(e));
-    const char *msg = cJSON_GetObjectItem(e, "message")->valuestring;
-    CHECK(msg && msg[0]);
-    printf("    CG-BiO fails with: %s: %s\n", cJSON_GetObjectItem(e, "code")->valuestring, msg);
-    cJSON_Delete(j);
-}
