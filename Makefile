@@ -19,7 +19,7 @@ LIB_CURL    := -lcurl
 # Debian packages of the dependencies (`make deps` installs the missing ones).
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev libmicrohttpd-dev \
-            libcurl4-openssl-dev
+            libcurl4-openssl-dev python3
 
 SOLVER_SRC  := $(wildcard solver/src/*.c)
 API_SRC     := $(wildcard api/*.c)
@@ -146,7 +146,10 @@ paper: all data deps-paper
 	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/ratings.dat --out $(PAPER_OUT)/ml-1m --budget $(PAPER_BUDGET) $(PAPER_ARGS)
 	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/u.data --out $(PAPER_OUT)/ml-100k --budget $(PAPER_BUDGET) $(PAPER_ARGS)
 
-run: deps all
+# The store and the data directory live in build/: specs may name the
+# MovieLens files that `make data` put there ("path": "ratings.dat").
+RUN_ARGS ?= --db $(BUILD)/ircg.db --data-dir $(DATA_OUT)
+run: deps all data
 	OPENBLAS_NUM_THREADS=1 ./$(IRCGD) $(RUN_ARGS)
 
 # Installs the Debian packages of $(1) that are missing.
