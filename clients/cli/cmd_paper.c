@@ -127,6 +127,25 @@ static int check_methods(const char *list)
     return 0;
 }
 
+/* mkdir -p: every missing component of path; 0 on success. */
+static int make_dirs(const char *path)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, path, n + 1);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 static ircg_problem *load_problem(const paper_opts *o)
 {
     ircg_ratings *r = NULL;
@@ -200,7 +219,7 @@ int cmd_paper(int argc, char **argv)
         cJSON_Delete(summary);
         return CLI_USAGE;
     }
-    if (mkdir(o.out, 0777) != 0 && errno != EEXIST) {
+    if (make_dirs(o.out) != 0) {
         fprintf(stderr, "ircg paper: cannot create %s: %s\n", o.out, strerror(errno));
         cJSON_Delete(summary);
         return CLI_INVALID;
