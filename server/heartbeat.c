@@ -25,7 +25,13 @@
 #define MAX_CLAIMS 256 /* = the largest --workers */
 
 static pthread_mutex_t hb_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t hb_cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t hb_cv; /* monotonic: see cv_ready() */
+static pthread_once_t hb_cv_once = PTHREAD_ONCE_INIT;
+
+static void hb_cv_init(void) { srv_cond_init_monotonic(&hb_cv); }
+
+/* hb_cv is usable (initialized once, on first use from any thread). */
+static void cv_ready(void) { pthread_once(&hb_cv_once, hb_cv_init); }
 static pthread_t hb_thread;
 static int hb_started;
 static int hb_stopping;     /* under hb_mu */
@@ -64,14 +70,8 @@ static int beat_all(store *st, store_claim *claims)
 static int wait_round(void)
 {
     struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    double whole = floor(hb_every);
-    dl.tv_sec += (time_t)whole;
-    dl.tv_nsec += (long)((hb_every - whole) * 1e9);
-    if (dl.tv_nsec >= 1000000000L) {
-        dl.tv_sec++;
-        dl.tv_nsec -= 1000000000L;
-    }
+    cv_ready();
+    srv_deadline(&dl, hb_every);
     pthread_mutex_lock(&hb_mu);
     int rc = 0;
     while (!hb_stopping && rc == 0)
@@ -113,6 +113,7 @@ void srv_heartbeat_stop(void)
 {
     pthread_mutex_lock(&hb_mu);
     hb_stopping = 1;
+    cv_ready();
     pthread_cond_broadcast(&hb_cv);
     pthread_mutex_unlock(&hb_mu);
     if (hb_started)

@@ -348,16 +348,24 @@ static int resume(run_ctx *c, ircg_diag *diag)
     size_t len = 0;
     int rc = 0;
     store_rc src = store_job_resume_point(c->st, c->job->id, &iter, &blob, &len);
-    if (src == STORE_OK && ircg_solver_restore(c->sv, blob, len, diag) != IRCG_OK)
+    if (src == STORE_OK && ircg_solver_restore(c->sv, blob, len, diag) != IRCG_OK) {
         rc = -1;
-    else if (src != STORE_OK)
-        iter = 0;
+    } else if (src == STORE_NOTFOUND) {
+        iter = 0; /* no checkpoint: start over */
+    } else if (src != STORE_OK) {
+        /* the checkpoint may exist but could not be read: starting over
+         * would truncate the trace, so fail and keep everything */
+        snprintf(diag->message, sizeof diag->message,
+                 "cannot read the job's checkpoint: %s", store_errmsg(c->st));
+        rc = -1;
+    }
     if (rc == 0 && (src = store_trace_truncate(c->st, &c->claim, iter)) != STORE_OK) {
         write_failed(c, src, "trace truncate");
         rc = -1;
     }
     if (rc == 0 && iter > 0) {
-        c->last.t = iter;
+        /* c->last stays empty until the first new iteration: the job's
+         * progress keeps the values of the run that wrote the checkpoint */
         c->last_recorded = iter;
         srv_log("job %s resumes from its checkpoint at iteration %lld", c->job->id,
                 (long long)iter);

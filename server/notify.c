@@ -13,7 +13,13 @@
 #include "server.h"
 
 static pthread_mutex_t nt_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t nt_cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t nt_cv; /* monotonic: see cv_ready() */
+static pthread_once_t nt_cv_once = PTHREAD_ONCE_INIT;
+
+static void nt_cv_init(void) { srv_cond_init_monotonic(&nt_cv); }
+
+/* nt_cv is usable (initialized once, on first use from any thread). */
+static void cv_ready(void) { pthread_once(&nt_cv_once, nt_cv_init); }
 static uint64_t nt_gen;
 
 uint64_t srv_notify_gen(void)
@@ -28,6 +34,7 @@ void srv_notify_all(void)
 {
     pthread_mutex_lock(&nt_mu);
     nt_gen++;
+    cv_ready();
     pthread_cond_broadcast(&nt_cv);
     pthread_mutex_unlock(&nt_mu);
 }
@@ -35,14 +42,8 @@ void srv_notify_all(void)
 void srv_notify_wait(uint64_t seen, double timeout_s)
 {
     struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    double whole = floor(timeout_s);
-    dl.tv_sec += (time_t)whole;
-    dl.tv_nsec += (long)((timeout_s - whole) * 1e9);
-    if (dl.tv_nsec >= 1000000000L) {
-        dl.tv_sec++;
-        dl.tv_nsec -= 1000000000L;
-    }
+    cv_ready();
+    srv_deadline(&dl, timeout_s);
     pthread_mutex_lock(&nt_mu);
     int rc = 0;
     while (nt_gen == seen && !srv_is_shutting_down() && rc == 0)

@@ -30,7 +30,9 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "ircg.h"
 #include "store.h"
@@ -68,6 +70,11 @@ void srv_config_usage(void);
 void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double srv_now(void);          /* unix seconds */
 double srv_mono(void);         /* monotonic seconds */
+/* Timed waits on CLOCK_MONOTONIC, so a step of the wall clock neither
+ * stretches nor cuts them: init a condition variable for it (once, before
+ * any use), and the deadline `seconds` from now for pthread_cond_timedwait. */
+void srv_cond_init_monotonic(pthread_cond_t *cv);
+void srv_deadline(struct timespec *dl, double seconds);
 /* RFC 3339 UTC with milliseconds into buf (>= 32 bytes); "" for NaN. */
 char *srv_time_rfc3339(char *buf, double t);
 

@@ -31,6 +31,27 @@ double srv_mono(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void srv_cond_init_monotonic(pthread_cond_t *cv)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &a);
+    pthread_condattr_destroy(&a);
+}
+
+void srv_deadline(struct timespec *dl, double seconds)
+{
+    double whole = floor(seconds);
+    clock_gettime(CLOCK_MONOTONIC, dl);
+    dl->tv_sec += (time_t)whole;
+    dl->tv_nsec += (long)((seconds - whole) * 1e9);
+    if (dl->tv_nsec >= 1000000000L) {
+        dl->tv_sec++;
+        dl->tv_nsec -= 1000000000L;
+    }
+}
+
 char *srv_time_rfc3339(char *buf, double t)
 {
     buf[0] = '\0';

@@ -26,7 +26,13 @@ typedef struct worker {
 } worker;
 
 static pthread_mutex_t w_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t w_cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t w_cv; /* monotonic: see cv_ready() */
+static pthread_once_t w_cv_once = PTHREAD_ONCE_INIT;
+
+static void w_cv_init(void) { srv_cond_init_monotonic(&w_cv); }
+
+/* w_cv is usable (initialized once, on first use from any thread). */
+static void cv_ready(void) { pthread_once(&w_cv_once, w_cv_init); }
 static worker *pool;
 static int n_pool;
 static int stopping;     /* under w_mu */
@@ -36,8 +42,8 @@ static uint64_t wake_gen; /* under w_mu */
 static void idle_wait(uint64_t seen)
 {
     struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += 1;
+    cv_ready();
+    srv_deadline(&dl, 1.0);
     pthread_mutex_lock(&w_mu);
     int rc = 0;
     while (!stopping && wake_gen == seen && rc == 0)
@@ -130,6 +136,7 @@ void srv_workers_stop(void)
     for (int i = 0; i < n_pool; i++)
         if (pool[i].busy)
             srv_worker_stop(&pool[i].ctl, SRV_STOP_SHUTDOWN);
+    cv_ready();
     pthread_cond_broadcast(&w_cv);
     pthread_mutex_unlock(&w_mu);
     for (int i = 0; i < n_pool; i++)
@@ -144,6 +151,7 @@ void srv_workers_wake(void)
 {
     pthread_mutex_lock(&w_mu);
     wake_gen++;
+    cv_ready();
     pthread_cond_broadcast(&w_cv);
     pthread_mutex_unlock(&w_mu);
 }

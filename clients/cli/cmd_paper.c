@@ -210,7 +210,7 @@ int cmd_paper(int argc, char **argv)
     ircg_problem *pb = NULL;
     ircg_reference *ref = NULL;
     paper_run runs[NMETHODS];
-    int nrun = 0, rc = CLI_FAILED;
+    int nrun = 0, failed = 0, rc = CLI_FAILED;
     cJSON *summary = cJSON_CreateObject();
     struct sigaction sa, old;
 
@@ -238,13 +238,14 @@ int cmd_paper(int argc, char **argv)
         if (!selected(o.methods, METHODS[m].key))
             continue;
         runs[nrun] = (paper_run){.method = &METHODS[m]};
-        if (paper_run_method(pb, ref, &o, (const volatile int *)&g_cancel,
-                             &runs[nrun]) != 0)
-            goto done;
+        /* a failed method is reported in the table; the others go on */
+        runs[nrun].failed = paper_run_method(pb, ref, &o, (const volatile int *)&g_cancel,
+                                             &runs[nrun]) != 0;
+        failed |= runs[nrun].failed;
         nrun++;
     }
     if (paper_write_outputs(&o, runs, nrun, summary) == 0)
-        rc = g_cancel ? CLI_INTERRUPTED : CLI_OK;
+        rc = failed ? CLI_FAILED : g_cancel ? CLI_INTERRUPTED : CLI_OK;
 done:
     sigaction(SIGINT, &old, NULL);
     ircg_reference_free(ref);

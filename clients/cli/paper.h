@@ -31,6 +31,7 @@ typedef struct paper_run {
     ircg_info info;
     double best_gap, f_at_best; /* best g(x_t) - g_opt and f(x_t) there     */
     double best_time;           /* when it was found                        */
+    int failed;                 /* the run stopped on an error (reported)   */
 } paper_run;
 
 /* Runs one method for opts->budget seconds, writing trace-KEY.csv and

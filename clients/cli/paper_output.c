@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "paper.h"
 
@@ -41,7 +43,8 @@ static int write_table(const paper_opts *o, const paper_run *runs, int nrun)
                          : NAN;
         ok &= fprintf(f, "| %s | %lld | %d | %.3g | %.3e | %.6g | %s", r->method->label,
                       (long long)r->info.iterations, r->method->paper_iters, per,
-                      r->best_gap, r->f_at_best, ircg_status_string(r->info.status)) > 0;
+                      r->best_gap, r->f_at_best,
+                      r->failed ? "failed" : ircg_status_string(r->info.status)) > 0;
         if (r->method->alg == IRCG_ALG_CGBIO)
             ok &= fprintf(f, "; warm start %lld iterations, %.1f s",
                           (long long)r->info.warmup_iterations, r->info.warmup_seconds) > 0;
@@ -74,6 +77,37 @@ static int write_panels(FILE *f, const paper_run *runs, int nrun)
     return ok && fputs("unset multiplot\n", f) >= 0;
 }
 
+/* gnuplot fig1.gp in dir, without a shell (dir may hold any character);
+ * a missing gnuplot is reported, not an error. */
+static int run_gnuplot(const char *dir)
+{
+    int status = 0;
+    pid_t pid;
+
+    fflush(NULL);
+    if ((pid = fork()) < 0)
+        return -1;
+    if (pid == 0) {
+        if (chdir(dir) != 0)
+            _exit(126);
+        execlp("gnuplot", "gnuplot", "fig1.gp", (char *)NULL);
+        _exit(127);
+    }
+    if (waitpid(pid, &status, 0) < 0)
+        return -1;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        printf("gnuplot is not installed (`make deps-paper`): %s/fig1.gp was written "
+               "but not run\n", dir);
+        return 0;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "ircg paper: gnuplot fig1.gp in %s failed\n", dir);
+        return -1;
+    }
+    printf("Figure 1: %s/fig1.png and %s/fig1.svg\n", dir, dir);
+    return 0;
+}
+
 static int write_figure(const paper_opts *o, const paper_run *runs, int nrun)
 {
     FILE *f = open_out(o, "fig1.gp");
@@ -90,18 +124,7 @@ static int write_figure(const paper_opts *o, const paper_run *runs, int nrun)
     ok &= write_panels(f, runs, nrun);
     if (close_out(f, ok) != 0)
         return -1;
-    if (system("command -v gnuplot > /dev/null 2>&1") != 0) {
-        printf("gnuplot is not installed: %s/fig1.gp was written but not run\n", o->out);
-        return 0;
-    }
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot fig1.gp", o->out);
-    if (system(cmd) != 0) {
-        fprintf(stderr, "ircg paper: `%s` failed\n", cmd);
-        return -1;
-    }
-    printf("Figure 1: %s/fig1.png and %s/fig1.svg\n", o->out, o->out);
-    return 0;
+    return run_gnuplot(o->out);
 }
 
 static int write_summary(const paper_opts *o, const paper_run *runs, int nrun,
@@ -117,7 +140,8 @@ static int write_summary(const paper_opts *o, const paper_run *runs, int nrun,
         cJSON_AddItemToArray(ms, m);
         cJSON_AddStringToObject(m, "key", r->method->key);
         cJSON_AddStringToObject(m, "label", r->method->label);
-        cJSON_AddStringToObject(m, "status", ircg_status_string(r->info.status));
+        cJSON_AddStringToObject(m, "status",
+                                r->failed ? "failed" : ircg_status_string(r->info.status));
         cJSON_AddNumberToObject(m, "iterations", (double)r->info.iterations);
         cJSON_AddNumberToObject(m, "paper_iterations", r->method->paper_iters);
         cJSON_AddNumberToObject(m, "solve_seconds", r->info.solve_seconds);

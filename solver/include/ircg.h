@@ -372,7 +372,9 @@ typedef struct ircg_solver ircg_solver;
 ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
                            ircg_solver **out, ircg_diag *diag);
 /* Runs until a stopping rule fires; may be called again after raising
- * max_iter or time_limit through ircg_solver_settings(). */
+ * max_iter or time_limit through ircg_solver_settings().  The algorithm
+ * and the start are fixed at creation: changing the algorithm there gives
+ * IRCG_ERR_INVALID. */
 ircg_error ircg_solve(ircg_solver *sv, ircg_info *info);
 ircg_settings *ircg_solver_settings(ircg_solver *sv);
 void ircg_solver_free(ircg_solver *sv);

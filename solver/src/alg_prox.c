@@ -77,7 +77,7 @@ static ircg_error bisg_iterate(ircg_solver *sv, ircg_iter_info *it, int *converg
     double k = (double)(sv->t + 1);
     double step = s->bisg_step > 0 ? s->bisg_step : 1.0 / sv->pb->info.L_g;
     double eta = s->bisg_c * pow(k, -s->bisg_alpha), t0 = ircg_now();
-    ircg_move mv = {0}, outer = {0};
+    ircg_move mv = {0};
     ircg_error err;
 
     err = sv->ops->grad_step(sv->ws, IRCG_SLOT_Z, 0.0, step, 1, s->projection, &mv);
@@ -96,7 +96,7 @@ static ircg_error bisg_iterate(ircg_solver *sv, ircg_iter_info *it, int *converg
     }
     if ((err = sv->ops->accept(sv->ws, IRCG_SLOT_X)) != IRCG_OK ||
         (err = sv->ops->grad_step(sv->ws, IRCG_SLOT_X, eta, 0.0, 0, s->projection,
-                                  &outer)) != IRCG_OK ||
+                                  NULL)) != IRCG_OK ||
         (err = sv->ops->accept(sv->ws, IRCG_SLOT_Z)) != IRCG_OK)
         return err;
     sv->t++;

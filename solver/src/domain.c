@@ -147,13 +147,31 @@ static int cmp_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
+/* Sort-based (Duchi et al. 2008; Condat 2016, Algorithm 1): with u sorted
+ * decreasingly, rho is the last j for which u_j > (sum_{i<=j} u_i - r)/j,
+ * and theta = (sum_{i<=rho} u_i - r)/rho. */
+double ircg_simplex_threshold_sorted(const double *u, int64_t n, double r,
+                                     int64_t *rho)
+{
+    double cs = 0, theta = u[0] - r;
+    *rho = 1;
+    for (int64_t j = 0; j < n; j++) {
+        cs += u[j];
+        double tj = (cs - r) / (double)(j + 1);
+        if (u[j] > tj) {
+            theta = tj;
+            *rho = j + 1;
+        }
+    }
+    return theta;
+}
+
 /* The threshold theta of the projection onto {s >= 0, sum s = r}:
- * x = max(y - theta, 0).  Sort-based (Duchi et al. 2008; Condat 2016,
- * Algorithm 1): with u sorted decreasingly, rho is the last j for which
- * u_j > (sum_{i<=j} u_i - r)/j, and theta = (sum_{i<=rho} u_i - r)/rho. */
+ * x = max(y - theta, 0), on a sorted copy of y. */
 static ircg_error simplex_threshold(const double *y, int64_t n, double r,
                                     double *theta)
 {
+    int64_t rho;
     if (n < 1)
         return IRCG_ERR_INVALID;
     double *u = malloc((size_t)n * sizeof *u);
@@ -161,14 +179,7 @@ static ircg_error simplex_threshold(const double *y, int64_t n, double r,
         return IRCG_ERR_NOMEM;
     memcpy(u, y, (size_t)n * sizeof *u);
     qsort(u, (size_t)n, sizeof *u, cmp_desc);
-    double cs = 0, best = (u[0] - r);
-    for (int64_t j = 0; j < n; j++) {
-        cs += u[j];
-        double tj = (cs - r) / (double)(j + 1);
-        if (u[j] > tj)
-            best = tj;
-    }
-    *theta = best;
+    *theta = ircg_simplex_threshold_sorted(u, n, r, &rho);
     free(u);
     return IRCG_OK;
 }

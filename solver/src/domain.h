@@ -54,6 +54,12 @@ double ircg_domain_diameter(const ircg_domain *d, int64_t n);
 /* The default start: 0 projected onto X (simplex: its center r/n 1). */
 void ircg_domain_start(const ircg_domain *d, int64_t n, double *x);
 
+/* The threshold of the projection onto {s >= 0, sum s = r} of a vector u
+ * already sorted decreasingly (n >= 1): the projection is max(u - theta, 0)
+ * and its support the first *rho entries. */
+double ircg_simplex_threshold_sorted(const double *u, int64_t n, double r,
+                                     int64_t *rho);
+
 /* Projection onto {s >= 0, sum s = r} (r > 0), x may alias y. */
 ircg_error ircg_project_simplex(const double *y, int64_t n, double r, double *x);
 

@@ -42,6 +42,8 @@ ircg_error ls_grad_step(void *p, unsigned from, double a_f, double a_g,
     ls_residual(d, w->xp, w->rp);
     if (ls_has_q(w))
         ls_qmatvec(d, w->xp, w->qp);
+    if (!mv)
+        return IRCG_OK;
     for (int i = 0; i < d->n; i++) {
         double di = w->xp[i] - y[i];
         ircg_ksum_add(&gfd, gf[i] * di);

@@ -105,7 +105,8 @@ static ircg_error top_of(const nb_red *r, double ps, double pt, double *y,
 /* NB-BLO(P, Q) on span R: E = the top eigenvectors of (PR)'(PR) whose
  * square roots lie within MC_CUT_TAU_FACE of sigma_max (the E_1 of Lemma "argminNB"),
  * S = E' sym((QR)'(PR)) E; yt (top eigenvector of S, mapped back) gives the
- * face's minimizer of <Q, V>, yb (bottom) its maximizer. */
+ * face's minimizer of <Q, V>, yb (bottom) its maximizer.  *sigma = 0 says
+ * P R = 0, and then yt and yb are not set. */
 static ircg_error face(const nb_red *r, double ps, double pt, double qs, double qt,
                        double *yt, double *yb, double *sigma)
 {
@@ -117,7 +118,7 @@ static ircg_error face(const nb_red *r, double ps, double pt, double qs, double 
         return IRCG_ERR_NUMERICAL;
     *sigma = sqrt(fmax(w[k - 1], 0.0));
     if (!(*sigma > 0))
-        return IRCG_ERR_NUMERICAL; /* P R = 0: no face to speak of */
+        return IRCG_OK; /* P R = 0: every point is optimal; yt, yb unset */
     while (m < k && sqrt(fmax(w[k - 1 - m], 0.0)) >= (1 - MC_CUT_TAU_FACE) * *sigma)
         m++;
     const double *E = M + (size_t)(k - m) * k; /* k x m, the top columns */
@@ -160,6 +161,8 @@ ircg_error nb_face_of_A(const nb_red *r, nb_sol *out)
     ircg_error err = face(r, 0, 1, 1, 0, yt, yb, &sigma);
     if (err != IRCG_OK)
         return err;
+    if (!(sigma > 0))
+        return IRCG_ERR_NUMERICAL; /* A R = 0: no face to speak of */
     out->rank = 1;
     out->theta = 1;
     set_atom(&out->at[0], yt, r->k, 0, 1);
@@ -202,7 +205,8 @@ ircg_error nb_solve_cut(const nb_red *r, nb_sol *out)
     double margin = r->b + r->delta * sig_a;
     if (!(margin > 0))
         return IRCG_ERR_NUMERICAL;
-    if ((err = top_of(r, 1, 0, yt, &sigma)) != IRCG_OK)
+    /* lambda = 0: C's face; is one of its points feasible? (NB-BLO(C, A)) */
+    if ((err = face(r, 1, 0, 0, 1, yt, yb, &sigma)) != IRCG_OK)
         return err;
     if (!(sigma > 0)) { /* C R = 0: every point is optimal, take A's */
         set_atom(&out->at[0], y, k, 0, 1);
@@ -213,9 +217,6 @@ ircg_error nb_solve_cut(const nb_red *r, nb_sol *out)
         out->sigma = 0;
         return IRCG_OK;
     }
-    /* lambda = 0: is a point of C's face feasible? (NB-BLO(C, A)) */
-    if ((err = face(r, 1, 0, 0, 1, yt, yb, &sigma)) != IRCG_OK)
-        return err;
     set_atom(&t, yt, k, 1, 0);
     double a_lo = nb_atom_value(r, &t, 0, 1), a_hi;
     if (a_lo <= r->b) {
@@ -261,6 +262,8 @@ ircg_error nb_solve_cut(const nb_red *r, nb_sol *out)
     /* NB-BLO(C + hi A, A) and the rank-2 correction */
     if ((err = face(r, 1, hi, 0, 1, yt, yb, &sigma)) != IRCG_OK)
         return err;
+    if (!(sigma > 0))
+        return IRCG_ERR_NUMERICAL;
     set_atom(&t, yt, k, 1, hi);
     set_atom(&bt, yb, k, 1, hi);
     double at = nb_atom_value(r, &t, 0, 1), ab = nb_atom_value(r, &bt, 0, 1);

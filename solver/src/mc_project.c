@@ -16,14 +16,15 @@
  * computed to:
  *  - in the run itself, the Ritz value of index rho+1 plus its residual
  *    (a singular value lies within the residual of every Ritz value) is at
- *    most theta; otherwise nsv doubles, and past PROJ_NSV_CAP the full SVD
- *    is used;
+ *    most theta;
  *  - a second run on Y (I - V V'), V the rho accepted right vectors, from
  *    an independent random start, bounds its top value (sigma_{rho+1} of
  *    Y) by theta the same way.  A single Krylov space holds one vector per
  *    distinct singular value, so it cannot see a second copy of a repeated
- *    value; the second start reaches it.  When this test fails the full SVD
- *    is used.
+ *    value; the second start reaches it.
+ * When either test fails, nsv doubles (once more at the cap, see nsv_cap)
+ * and the run starts again from the vectors found; past the cap the full
+ * SVD is used.
  * Both are the usual Krylov certificates: they hold unless a start vector
  * is nearly orthogonal to a singular vector above theta, which for random
  * starts is an event of negligible probability.
@@ -74,19 +75,10 @@ int mp_simplex_threshold(const double *s, int n, double delta, double *theta,
         *rho = pos;
         return 0;
     }
-    /* Condat 2016, Algorithm 1 on sorted values: rho is the last j with
-     * s_j > (sum_{i<=j} s_i - delta) / j */
-    double cs = 0;
-    *rho = 1;
-    *theta = s[0] - delta;
-    for (int j = 0; j < n; j++) {
-        cs += s[j];
-        double t = (cs - delta) / (j + 1);
-        if (s[j] > t) {
-            *rho = j + 1;
-            *theta = t;
-        }
-    }
+    /* Condat 2016, Algorithm 1 on the values, sorted already */
+    int64_t r;
+    *theta = ircg_simplex_threshold_sorted(s, n, delta, &r);
+    *rho = (int)r;
     return 1;
 }
 
@@ -359,8 +351,10 @@ static ircg_error project_partial(mp_ws *w, yop *op, mp_proj_info *info, int *do
         decide(w, &o, &b, &kk, &theta, &complete);
         if (kk >= 0 && !complete) {
             err = verify(w, op, b.V, kk, theta + w->tol * b.sv[0], info, &ok);
-            if (err != IRCG_OK || !ok)
-                goto done; /* a value the first run missed: the full SVD */
+            if (err != IRCG_OK)
+                goto done;
+            if (!ok)
+                kk = -1; /* a value this run missed: more triplets */
         }
         if (kk >= 0) {
             info->converged = o.converged;
@@ -371,10 +365,12 @@ static ircg_error project_partial(mp_ws *w, yop *op, mp_proj_info *info, int *do
             *done = 1;
             goto done;
         }
-        /* double nsv; past the cap the full SVD, unless nsv reaches
-         * min(n, p), where the Lanczos basis spans everything */
+        /* double nsv, once more at the cap; past it the full SVD, unless
+         * nsv reaches min(n, p), where the Lanczos basis spans everything */
         int n2 = 2 * nsv < d->m0 ? 2 * nsv : d->m0;
-        if (nsv >= d->m0 || (n2 > cap && n2 < d->m0))
+        if (n2 > cap && n2 < d->m0)
+            n2 = cap;
+        if (nsv >= d->m0 || n2 <= nsv)
             goto done;
         /* restart from this answer's vectors, which hold the top ones */
         if ((err = keep_warm(w, b.V, o.nsv)) != IRCG_OK)
@@ -471,23 +467,17 @@ ircg_error mp_project(mp_ws *w, const mp_point *y, double a_f, double a_g,
                       ircg_projection mode, mp_proj_info *info)
 {
     const mc_data *d = w->d;
-    int colvar = d->outer == IRCG_OUTER_COLUMN_VARIANCE, done = 0;
+    int done = 0;
     double *wY = NULL, *tk = malloc((size_t)(y->k ? y->k : 1) * sizeof *tk);
     ircg_error err = IRCG_ERR_NOMEM;
 
     *info = (mp_proj_info){.converged = 1};
     if (!tk)
         goto out;
-    if (y->has_w || (colvar && a_f != 0)) {
-        /* wY = (1 - a_f) w (+ (a_f / n) colsum(y) for the column variance) */
-        if (!(wY = calloc((size_t)d->p, sizeof *wY)))
-            goto out;
-        for (int j = 0; j < d->p; j++)
-            wY[j] = (y->has_w ? (1.0 - a_f) * y->w[j] : 0.0) +
-                    (colvar ? a_f / d->n * y->cs[j] : 0.0);
-    }
-    yop op = {.w = w, .y = y, .cY = (1.0 - a_f) * y->c, .a_g = a_g, .wY = wY,
-              .tk = tk};
+    if (!(wY = malloc((size_t)d->p * sizeof *wY)))
+        goto out;
+    yop op = {.w = w, .y = y, .cY = (1.0 - a_f) * y->c, .a_g = a_g,
+              .wY = mp_shifted_w(d, y, a_f, wY) ? wY : NULL, .tk = tk};
     err = IRCG_OK;
     if (mode == IRCG_PROJ_PARTIAL)
         err = project_partial(w, &op, info, &done);

@@ -62,6 +62,10 @@ typedef struct mp_fm {
 ircg_error mp_point_init(mp_point *pt, const mc_data *d);
 ircg_error mp_point_reserve(mp_point *pt, const mc_data *d, int cap);
 void mp_point_free(mp_point *pt);
+/* The w of y - a_f grad f(y): (1 - a_f) w_y, plus (a_f/n) colsum(y) for
+ * the column variance (U = I - 11'/n kills the 1 w' term).  Writes out
+ * (length p) and returns 1, or returns 0 when it is zero. */
+int mp_shifted_w(const mc_data *d, const mp_point *y, double a_f, double *out);
 ircg_error mp_point_copy(mp_point *dst, const mp_point *src, const mc_data *d);
 /* colsum(pt) into pt->cs */
 void mp_point_colsum(const mp_ws *w, mp_point *pt);

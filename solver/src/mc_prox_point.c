@@ -62,6 +62,17 @@ void mp_point_free(mp_point *pt)
     *pt = (mp_point){0};
 }
 
+int mp_shifted_w(const mc_data *d, const mp_point *y, double a_f, double *out)
+{
+    int colvar = d->outer == IRCG_OUTER_COLUMN_VARIANCE;
+    if (!y->has_w && !(colvar && a_f != 0))
+        return 0;
+    for (int j = 0; j < d->p; j++)
+        out[j] = (y->has_w ? (1.0 - a_f) * y->w[j] : 0.0) +
+                 (colvar ? a_f / d->n * y->cs[j] : 0.0);
+    return 1;
+}
+
 ircg_error mp_point_copy(mp_point *dst, const mp_point *src, const mc_data *d)
 {
     int k = src->k;

@@ -37,11 +37,11 @@ static ircg_error outer_step(mp_ws *w, const mp_point *y, double a_f, double *ga
     pt->k = k;
     pt->a = y->a;
     pt->c = (1.0 - a_f) * y->c;
-    pt->has_w = y->has_w || (colvar && a_f != 0);
-    for (int j = 0; j < d->p; j++) {
+    pt->has_w = mp_shifted_w(d, y, a_f, pt->w);
+    if (!pt->has_w)
+        memset(pt->w, 0, (size_t)d->p * sizeof *pt->w);
+    for (int j = 0; j < d->p; j++)
         gam[j] = colvar ? a_f / d->n * y->cs[j] : 0.0;
-        pt->w[j] = (y->has_w ? (1.0 - a_f) * y->w[j] : 0.0) + gam[j];
-    }
     return IRCG_OK;
 }
 
@@ -113,13 +113,16 @@ ircg_error mp_grad_step(void *ws, unsigned from, double a_f, double a_g,
     mp_point_colsum(w, &w->pend);
     if ((err = mp_point_f(w, &w->pend)) != IRCG_OK)
         return err;
-    *mv = (ircg_move){.gg_d = gg, .d_hg_d = hg, .matvecs = pi.matvecs,
-                      .converged = pi.converged, .full = pi.full, .rank = w->pend.k};
-    if ((err = move_norms(w, y, mv)) != IRCG_OK)
-        return err;
-    if (!isfinite(mv->gf_d) || !isfinite(mv->gg_d) || !isfinite(mv->d_hg_d) ||
-        !isfinite(w->pend.g))
+    if (!isfinite(w->pend.g))
         return IRCG_ERR_NUMERICAL;
+    if (mv) {
+        *mv = (ircg_move){.gg_d = gg, .d_hg_d = hg, .matvecs = pi.matvecs,
+                          .converged = pi.converged, .full = pi.full, .rank = w->pend.k};
+        if ((err = move_norms(w, y, mv)) != IRCG_OK)
+            return err;
+        if (!isfinite(mv->gf_d) || !isfinite(mv->gg_d) || !isfinite(mv->d_hg_d))
+            return IRCG_ERR_NUMERICAL;
+    }
     w->have_pend = 1;
     return IRCG_OK;
 }
@@ -130,8 +133,15 @@ ircg_error mp_accept(void *ws, unsigned into)
 
     if (!into || (into & ~(IRCG_SLOT_X | IRCG_SLOT_Z)) || !w->have_pend)
         return IRCG_ERR_INVALID;
-    for (unsigned slot = IRCG_SLOT_X; slot <= IRCG_SLOT_Z; slot <<= 1)
-        if ((into & slot) && mp_point_copy(slot_of(w, slot), &w->pend, w->d) != IRCG_OK)
-            return IRCG_ERR_NOMEM;
+    /* the first slot takes the pending point's buffers (a swap: the
+     * residual alone is 8 MB on MovieLens); a second one gets a copy */
+    mp_point *first = slot_of(w, into & IRCG_SLOT_X ? IRCG_SLOT_X : IRCG_SLOT_Z);
+    mp_point tmp = *first;
+    *first = w->pend;
+    w->pend = tmp;
+    w->have_pend = 0;
+    if (into == (IRCG_SLOT_X | IRCG_SLOT_Z) &&
+        mp_point_copy(slot_of(w, IRCG_SLOT_Z), first, w->d) != IRCG_OK)
+        return IRCG_ERR_NOMEM;
     return IRCG_OK;
 }

@@ -123,7 +123,8 @@ typedef struct ircg_oracle_ops {
      * (IRCG_SLOT_X or IRCG_SLOT_Z), the pending point becomes
      * Proj_X(y - a_f grad f(y) - a_g grad g(y)) (project = 1, mode says how
      * on the nuclear ball) or y - a_f grad f(y) (project = 0, a_g must be
-     * 0); mv describes d = pending - y. */
+     * 0); mv describes d = pending - y (NULL: the caller needs none of
+     * its scalars, which are then not computed). */
     ircg_error (*grad_step)(void *ws, unsigned from, double a_f, double a_g,
                             int project, ircg_projection mode, ircg_move *mv);
     /* The slots in the mask `into` take the pending point. */

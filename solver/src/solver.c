@@ -64,6 +64,7 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
         return ircg_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     sv->pb = pb;
     sv->ops = is_projection_method(s->algorithm) ? pb->prox_ops : pb->ops;
+    sv->algorithm = s->algorithm;
     sv->set = *s;
     sv->set.x0 = NULL; /* borrowed only for the duration of this call */
     err = sv->ops->create(pb, s, &sv->ws, diag);
@@ -167,15 +168,27 @@ static ircg_error step_once(ircg_solver *sv, const ircg_alg *alg,
     return IRCG_OK;
 }
 
+/* Settings may change between solves (max_iter, time_limit, ...), but the
+ * algorithm chose the workspace, and the start was placed by
+ * ircg_solver_new (x0 is no longer held). */
+static ircg_error check_live_settings(const ircg_solver *sv)
+{
+    ircg_settings s = sv->set;
+    if (s.algorithm != sv->algorithm)
+        return IRCG_ERR_INVALID;
+    s.start = IRCG_START_DEFAULT;
+    return ircg_settings_validate(&s, NULL);
+}
+
 ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
 {
-    const ircg_alg *alg = alg_of(sv->set.algorithm);
+    const ircg_alg *alg = alg_of(sv->algorithm);
     ircg_error err = IRCG_OK;
     ircg_status st = IRCG_STATUS_UNSOLVED;
     double start = ircg_now() - sv->elapsed; /* resume the clock */
     double elapsed = sv->elapsed;
 
-    if ((err = ircg_settings_validate(&sv->set, NULL)) != IRCG_OK)
+    if ((err = check_live_settings(sv)) != IRCG_OK)
         goto done;
     if (alg->prepare) {
         err = alg->prepare(sv, start, &st);
@@ -250,7 +263,7 @@ ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len)
     ircg_buf_put_i64(&b, sv->lmo_matvecs);
     ircg_buf_put_f64(&b, sv->last_gap);
     ircg_buf_put_f64(&b, sv->last_sigma);
-    ircg_buf_put_u64(&b, (uint64_t)sv->set.algorithm);
+    ircg_buf_put_u64(&b, (uint64_t)sv->algorithm);
     ircg_buf_put_i64(&b, sv->lmo_unconverged);
     ircg_buf_put_i64(&b, sv->proj_partial);
     ircg_buf_put_i64(&b, sv->proj_full);
@@ -292,12 +305,12 @@ static ircg_error restore_v2(ircg_solver *sv, ircg_rbuf *r, ircg_diag *diag,
     tmp->warmup_seconds = ircg_rbuf_f64(r);
     if (r->failed)
         return corrupt(diag);
-    if (alg != (uint64_t)sv->set.algorithm)
+    if (alg != (uint64_t)sv->algorithm)
         return ircg_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
                          "checkpoint was made by another algorithm (%llu, "
                          "this solver runs %d)", (unsigned long long)alg,
-                         (int)sv->set.algorithm);
-    if (tmp->warm_done && sv->set.algorithm == IRCG_ALG_CGBIO) {
+                         (int)sv->algorithm);
+    if (tmp->warm_done && sv->algorithm == IRCG_ALG_CGBIO) {
         tmp->cut_ref = malloc((size_t)pi->n_observed * sizeof(double));
         if (!tmp->cut_ref)
             return ircg_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
@@ -339,7 +352,7 @@ ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
     tmp.last_sigma = ircg_rbuf_f64(&r);
     if (r.failed || tmp.t < 0 || !(tmp.S >= 0) || !(tmp.elapsed >= 0))
         return corrupt(diag);
-    if (version == 1 && sv->set.algorithm != IRCG_ALG_IRCG)
+    if (version == 1 && sv->algorithm != IRCG_ALG_IRCG)
         return ircg_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
                          "a version 1 checkpoint holds an IR-CG state");
     if (version == CKPT_VERSION && (err = restore_v2(sv, &r, diag, &tmp)) != IRCG_OK)
@@ -354,6 +367,7 @@ ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
     free(sv->cut_ref);
     tmp.pb = sv->pb;
     tmp.ops = sv->ops;
+    tmp.algorithm = sv->algorithm;
     tmp.set = sv->set;
     tmp.ws = sv->ws;
     tmp.setup_seconds = sv->setup_seconds;

@@ -12,6 +12,7 @@
 struct ircg_solver {
     const ircg_problem *pb;    /* borrowed */
     const ircg_oracle_ops *ops;/* pb->ops or pb->prox_ops, by algorithm */
+    ircg_algorithm algorithm;  /* fixed at creation: it chose ops and ws */
     ircg_settings set;         /* copy; x0 cleared after setup */
     void *ws;                  /* the oracle's workspace, owned */
     int64_t t;                 /* iterations done */

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define MAX_RUNS 64
+
 typedef struct opts {
     char ircg[4096];
     const char *ratings, *rules;
@@ -36,7 +38,7 @@ typedef struct run_out {
 } run_out;
 
 static const char USAGE[] =
-    "usage: bench [--ircg PATH] [--ratings PATH] [--runs N] [--iters N]\n"
+    "usage: bench [--ircg PATH] [--ratings PATH] [--runs N<=64] [--iters N]\n"
     "             [--threads N] [--rules open_loop,closed_loop,line_search]\n";
 
 static int parse(int argc, char **argv, opts *o)
@@ -74,7 +76,8 @@ static int parse(int argc, char **argv, opts *o)
         if (end && *end)
             return -1;
     }
-    return o->runs >= 1 && o->iters >= 1 && o->threads >= 1 ? 0 : -1;
+    return o->runs >= 1 && o->runs <= MAX_RUNS && o->iters >= 1 && o->threads >= 1 ? 0
+                                                                                   : -1;
 }
 
 static double now(void)
@@ -209,21 +212,21 @@ static double median(double *v, int n)
 static int bench_rule(const opts *o, const char *rule, const char *dir, long *peak_kb)
 {
     char spec[4096], res[4096];
-    double solve[64], lmo[64], wall[64];
+    double solve[MAX_RUNS], lmo[MAX_RUNS], wall[MAX_RUNS];
     run_out r = {0};
-    int n = o->runs < 64 ? o->runs : 64;
+    int n = o->runs, rc = -1;
 
     snprintf(spec, sizeof spec, "%s/%s.json", dir, rule);
     snprintf(res, sizeof res, "%s/%s-result.json", dir, rule);
     if (write_spec(o, rule, spec) != 0) {
         fprintf(stderr, "bench: `%s example paper-movielens --ratings %s` failed\n",
                 o->ircg, o->ratings);
-        return -1;
+        goto done;
     }
     for (int i = 0; i < n; i++) {
         if (solve_once(o, spec, res, &r) != 0) {
             fprintf(stderr, "bench: `ircg solve %s` failed\n", spec);
-            return -1;
+            goto done;
         }
         solve[i] = r.solve;
         lmo[i] = r.lmo / (double)r.iters;
@@ -242,9 +245,11 @@ static int bench_rule(const opts *o, const char *rule, const char *dir, long *pe
            rule, r.iters, ms, lo, hi, 1e3 * ml, 1e3 * (ms / (double)r.iters - ml),
            (double)r.matvecs / (double)r.iters, r.rank, median(wall, n));
     printf("             g(x) = %.15e  f(x) = %.15e\n", r.g, r.f);
+    rc = 0;
+done:
     remove(res);
     remove(spec);
-    return 0;
+    return rc;
 }
 
 int main(int argc, char **argv)

@@ -257,6 +257,52 @@ TEST(mc_state, given_start_is_factored_and_checked)
     mct_free(&in);
 }
 
+/* A rank-2 start stays 2 atoms (dgesvd's rounding-level values are not
+ * atoms), and ircg_solve runs from it. */
+TEST(mc_state, low_rank_given_start_solves)
+{
+    mct_inst in;
+    ircg_settings s;
+    ircg_solver *sv = NULL;
+    ircg_diag diag = {0};
+    ircg_iterate *it = NULL;
+    ircg_info info;
+    int n = 30, p = 20;
+    double *X = calloc((size_t)n * p, sizeof *X), u[2][30], v[2][20];
+    uint64_t seed = 5;
+
+    REQUIRE(mct_make(&in, n, p, 0.4, 2.0, IRCG_OUTER_COLUMN_VARIANCE, 6) == 0);
+    for (int l = 0; l < 2; l++) {
+        for (int i = 0; i < n; i++)
+            u[l][i] = mct_urand(&seed);
+        for (int j = 0; j < p; j++)
+            v[l][j] = mct_urand(&seed);
+    }
+    double sv20[20], nuc = 0;
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < n; i++)
+            X[i + (size_t)j * n] = u[0][i] * v[0][j] + 0.5 * u[1][i] * v[1][j];
+    mct_svd(n, p, X, sv20, NULL, NULL);
+    for (int i = 0; i < p; i++)
+        nuc += sv20[i];
+    for (int e = 0; e < n * p; e++)
+        X[e] *= 1.0 / nuc;
+    ircg_settings_default(&s);
+    s.start = IRCG_START_GIVEN;
+    s.x0 = X;
+    s.max_iter = 3;
+    REQUIRE(ircg_solver_new(in.pb, &s, &sv, &diag) == IRCG_OK);
+    REQUIRE(ircg_solver_iterate(sv, IRCG_X, 0, &it) == IRCG_OK);
+    CHECK_INT(it->rank, 2);
+    ircg_iterate_free(it);
+    REQUIRE(ircg_solve(sv, &info) == IRCG_OK);
+    CHECK_INT(info.iterations, 3);
+    CHECK(info.rank <= 5);
+    ircg_solver_free(sv);
+    free(X);
+    mct_free(&in);
+}
+
 TEST(mc_state, problem_validation_names_the_field)
 {
     ircg_ratings *R = ircg_ratings_new(3, 3, 2);

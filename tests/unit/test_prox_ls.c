@@ -428,3 +428,44 @@ TEST(prox_ls, bisg_rates_on_least_norm)
     }
     CHECK(err[4] <= 0.05);
 }
+
+/* ------------------------------------------- a given start point -- */
+
+/* ircg_solve from settings.x0 (a regression: the copy of the settings
+ * kept start = given without x0 and every solve failed), against the
+ * dense Bi-SG from the same point. */
+TEST(prox_ls, solve_from_given_start)
+{
+    inst P;
+    double x0[N], y[64], zx[64];
+    uint64_t seed = 77;
+    make_inst(&P, 31, IRCG_DOMAIN_L2_BALL, IRCG_OUTER_HALF_NORM_SQ);
+    for (int j = 0; j < N; j++)
+        x0[j] = 0.2 * urand(&seed); /* ||x0|| <= 0.9 < radius 2 */
+    ircg_problem *pb = make_problem(&P);
+    ircg_settings st;
+    ircg_solver *sv = NULL;
+    ircg_diag diag = {0};
+    ircg_info info;
+    REQUIRE(pb);
+    ircg_settings_default(&st);
+    st.algorithm = IRCG_ALG_BISG;
+    st.start = IRCG_START_GIVEN;
+    st.x0 = x0;
+    st.max_iter = 5;
+    REQUIRE(ircg_solver_new(pb, &st, &sv, &diag) == IRCG_OK);
+    REQUIRE(ircg_solve(sv, &info) == IRCG_OK);
+    CHECK_INT(info.iterations, 5);
+    memcpy(zx, x0, sizeof x0);
+    for (int k = 1; k <= 5; k++)
+        ref_bisg(&P, k, y, zx);
+    CHECK_REL(info.g_x, g_of(&P, y), 1e-10, 1e-12);
+    CHECK_REL(info.f_z, f_of(&P, zx), 1e-10, 1e-12);
+    /* the algorithm is fixed at creation */
+    ircg_solver_settings(sv)->algorithm = IRCG_ALG_IRCG;
+    ircg_solver_settings(sv)->max_iter = 6;
+    CHECK(ircg_solve(sv, &info) == IRCG_ERR_INVALID);
+    ircg_solver_free(sv);
+    ircg_problem_free(pb);
+    free_inst(&P);
+}
