@@ -179,7 +179,8 @@ static ircg_error ls_lmo(void *p, double sigma, ircg_dir *dir)
     return isfinite(dir->gphi_d) ? IRCG_OK : IRCG_ERR_NUMERICAL;
 }
 
-/* x' = x + a (v - x) and z' = cz z + co x + cn x' + e b in place (e = 0 except for residuals, see ls_step). */
+/* x' = x + a (v - x) and z' = cz z + co x + cn x' + e b in place (e = 0
+ * except for residuals, see ls_step). */
 static void step_arrays(double *x, double *z, const double *v, const double *b,
                         int64_t len, double a, double cz, double co, double cn,
                         double e)

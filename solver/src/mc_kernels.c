@@ -80,7 +80,7 @@ typedef struct kctx {
     const mc_exec *ex;
     const double *r, *x;
     double *y;
-    double alpha, cz, cxo, cxn, s;
+    double alpha, cz, cxo, cxn;
     int use_dir;
 } kctx;
 
@@ -153,12 +153,13 @@ static void step_task(void *vc, int c)
     const kctx *k = vc;
     mc_ws *w = k->w;
     const mc_data *d = w->d;
-    double *restrict rx = w->x.r, *restrict rz = w->z.r, *restrict y = w->pre_rv;
+    double *restrict xx = w->x.xo, *restrict xz = w->z.xo, *restrict y = w->pre_rv;
+    double *restrict rx = w->x.r, *restrict rz = w->z.r;
     const double *restrict m = d->m, *restrict v = w->v, *restrict u = w->u;
     const int32_t *restrict col = d->col;
     const int64_t *restrict rp = d->rowptr;
     const double a = k->alpha, a1 = 1.0 - a, cz = k->cz, cxo = k->cxo;
-    const double cxn = k->cxn, sm = k->s, dl = k->use_dir ? -d->delta : 0.0;
+    const double cxn = k->cxn, dl = k->use_dir ? -d->delta : 0.0;
     int lo, hi;
 
     ircg_ksum gx = {0, 0}, gz = {0, 0};
@@ -167,12 +168,16 @@ static void step_task(void *vc, int c)
     rows_of(d, c, &lo, &hi);
     batch0 = rp[lo];
     for (int i = lo; i < hi; i++) {
-        double ui = dl * u[i], acc = 0;
+        double ui = a * dl * u[i], acc = 0;
         for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
-            double vj = v[col[e]], ro = rx[e];
-            double rn = a1 * ro + a * (ui * vj - m[e]);
-            rz[e] = cz * rz[e] + cxo * ro + cxn * rn + sm * m[e];
+            double vj = v[col[e]], xo = xx[e];
+            double xn = a1 * xo + ui * vj;
+            double zn = cz * xz[e] + cxo * xo + cxn * xn;
+            double rn = xn - m[e];
+            xx[e] = xn;
+            xz[e] = zn;
             rx[e] = rn;
+            rz[e] = zn - m[e];
             acc += rn * vj;
         }
         y[i] = acc;
@@ -190,10 +195,8 @@ static void step_task(void *vc, int c)
 
 void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn)
 {
-    /* cz + cxo + cxn is 1 in exact arithmetic (Remark 1); the rounding of
-     * the sum multiplies M because the residuals are stored, not X_Omega */
     kctx k = {.w = w, .alpha = alpha, .cz = cz, .cxo = cxo, .cxn = cxn,
-              .s = (cz + cxo + cxn) - 1.0, .use_dir = alpha != 0};
+              .use_dir = alpha != 0};
     mc_pool_run(w->ex.pool, step_task, &k, w->d->nchunk);
     w->pre_valid = w->have_v; /* v is zero before the first LMO */
     w->x.g = chunk_total(w, 0);
@@ -206,7 +209,7 @@ static void dir_task(void *vc, int c)
     kctx *k = vc;
     mc_ws *w = k->w;
     const mc_data *d = w->d;
-    const double *restrict r = w->x.r, *restrict m = d->m, *restrict v = w->v;
+    const double *restrict r = w->x.r, *restrict xo = w->x.xo, *restrict v = w->v;
     const int32_t *restrict col = d->col;
     const int64_t *restrict rp = d->rowptr;
     double rx0 = 0, rx1 = 0, hg0 = 0, hg1 = 0;
@@ -217,7 +220,7 @@ static void dir_task(void *vc, int c)
         double ui = -d->delta * w->u[i];
         int64_t e = rp[i];
         for (; e + 2 <= rp[i + 1]; e += 2) { /* two chains per sum */
-            double xa = r[e] + m[e], xb = r[e + 1] + m[e + 1];
+            double xa = xo[e], xb = xo[e + 1];
             double da = ui * v[col[e]] - xa, db = ui * v[col[e + 1]] - xb;
             rx0 += r[e] * xa;
             rx1 += r[e + 1] * xb;
@@ -225,7 +228,7 @@ static void dir_task(void *vc, int c)
             hg1 += db * db;
         }
         if (e < rp[i + 1]) {
-            double xa = r[e] + m[e], da = ui * v[col[e]] - xa;
+            double xa = xo[e], da = ui * v[col[e]] - xa;
             rx0 += r[e] * xa;
             hg0 += da * da;
         }
@@ -242,19 +245,7 @@ void mc_omega_dir(mc_ws *w, double *rx_dot_x, double *d_hg_d)
     *d_hg_d = chunk_total(w, 3);
 }
 
-void mc_omega_add_rank1(mc_ws *w, double *r, double c, const double *u,
-                        const double *v)
-{
-    const mc_data *d = w->d;
-    for (int i = 0; i < d->n; i++) {
-        double ui = c * u[i];
-        for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++)
-            r[e] += ui * v[d->col[e]];
-    }
-    w->sums_valid = 0;
-}
-
-void mc_omega_add_x0(mc_ws *w, double *r, double a)
+void mc_omega_add_x0(mc_ws *w, double *xo, double a)
 {
     const mc_data *d = w->d;
     for (int i = 0; i < d->m0; i++) {
@@ -267,26 +258,29 @@ void mc_omega_add_x0(mc_ws *w, double *r, double a)
                 hi = mid;
         }
         if (lo < d->rowptr[i + 1] && d->col[lo] == i)
-            r[lo] += a * w->d0;
+            xo[lo] += a * w->d0;
     }
     w->sums_valid = 0;
 }
 
-static void sums_task(void *vc, int c)
+static void residuals_task(void *vc, int c)
 {
     kctx *k = vc;
     mc_ws *w = k->w;
     const mc_data *d = w->d;
-    int64_t e0 = d->rowptr[d->chunk_row[c]];
-    int64_t len = d->rowptr[d->chunk_row[c + 1]] - e0;
-    w->dsum[4 * c + 0] = half_sq_fast(w->x.r + e0, len);
-    w->dsum[4 * c + 1] = half_sq_fast(w->z.r + e0, len);
+    int64_t e0 = d->rowptr[d->chunk_row[c]], e1 = d->rowptr[d->chunk_row[c + 1]];
+    for (int64_t e = e0; e < e1; e++) {
+        w->x.r[e] = w->x.xo[e] - d->m[e];
+        w->z.r[e] = w->z.xo[e] - d->m[e];
+    }
+    w->dsum[4 * c + 0] = half_sq_fast(w->x.r + e0, e1 - e0);
+    w->dsum[4 * c + 1] = half_sq_fast(w->z.r + e0, e1 - e0);
 }
 
-void mc_omega_sums(mc_ws *w)
+void mc_omega_residuals(mc_ws *w)
 {
     kctx k = {.w = w};
-    mc_pool_run(w->ex.pool, sums_task, &k, w->d->nchunk);
+    mc_pool_run(w->ex.pool, residuals_task, &k, w->d->nchunk);
     w->x.g = chunk_total(w, 0);
     w->z.g = chunk_total(w, 1);
     w->sums_valid = 1;

@@ -31,6 +31,8 @@ static void mc_destroy(void *ws)
     free(w->z.K);
     free(w->x.r);
     free(w->z.r);
+    free(w->x.xo);
+    free(w->z.xo);
     free(w->u);
     free(w->v);
     free(w->pre_rv);
@@ -68,6 +70,8 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
     w->compress_at = w->compress_base;
     w->x.r = malloc(nnz * sizeof(double));
     w->z.r = malloc(nnz * sizeof(double));
+    w->x.xo = calloc(nnz, sizeof(double));
+    w->z.xo = malloc(nnz * sizeof(double));
     w->u = calloc((size_t)d->n, sizeof(double));
     w->v = calloc((size_t)d->p, sizeof(double));
     w->pre_rv = calloc((size_t)d->n, sizeof(double));
@@ -76,8 +80,8 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
     w->tp = malloc((size_t)d->p * sizeof(double));
     w->dsum = calloc(4 * (size_t)d->nchunk, sizeof(double));
     w->lz = mc_lanczos_new(d->n, d->p, MC_LANCZOS_BASIS);
-    if (!w->x.r || !w->z.r || !w->u || !w->v || !w->pre_rv || !w->tn || !w->tn2 || !w->tp ||
-        !w->dsum || !w->lz || mc_factors_reserve(w, 16) != IRCG_OK)
+    if (!w->x.r || !w->z.r || !w->x.xo || !w->z.xo || !w->u || !w->v || !w->pre_rv ||
+        !w->tn || !w->tn2 || !w->tp || !w->dsum || !w->lz || mc_factors_reserve(w, 16) != IRCG_OK)
         return IRCG_ERR_NOMEM;
     return mc_exec_init(&w->ex, d, s->threads);
 }
@@ -110,7 +114,7 @@ static ircg_error start_given(mc_ws *w, const double *x0, ircg_diag *diag)
             goto done;
         w->x.K[k + (size_t)k * w->cap] = w->z.K[k + (size_t)k * w->cap] = g.s[i];
     }
-    mc_given_residual(d, x0, w->x.r);
+    mc_given_on_omega(d, x0, 0, w->x.xo);
     err = IRCG_OK;
 done:
     mc_given_free(&g);
@@ -129,18 +133,16 @@ static ircg_error mc_create(const ircg_problem *pb, const ircg_settings *s,
         err = ircg_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
         goto fail;
     }
-    for (int64_t e = 0; e < d->nnz; e++)
-        w->x.r[e] = -d->m[e];
-    if (s->start == IRCG_START_DEFAULT) {
+    if (s->start == IRCG_START_DEFAULT) { /* x.xo starts at 0 */
         w->x.a = 1.0;
-        mc_omega_add_x0(w, w->x.r, 1.0);
+        mc_omega_add_x0(w, w->x.xo, 1.0);
     } else if (s->start == IRCG_START_GIVEN) {
         if ((err = start_given(w, s->x0, diag)) != IRCG_OK)
             goto fail;
     }
     w->z.a = w->x.a;
-    memcpy(w->z.r, w->x.r, (size_t)d->nnz * sizeof(double));
-    mc_omega_sums(w);
+    memcpy(w->z.xo, w->x.xo, (size_t)d->nnz * sizeof(double));
+    mc_omega_residuals(w);
     *out = w;
     return IRCG_OK;
 fail:
@@ -178,8 +180,11 @@ ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
         w->z.K[k0 + (size_t)k0 * c] = cx_new * (-alpha * dl);
     }
     w->have_dir = 0;
-    if (w->k >= w->compress_at)
-        return mc_compress(w);
+    ircg_error err;
+    if (w->k >= w->compress_at && (err = mc_compress(w)) != IRCG_OK)
+        return err;
+    if (++w->since_refresh >= MC_REFRESH_EVERY)
+        return mc_omega_refresh(w);
     return IRCG_OK;
 }
 
@@ -188,7 +193,7 @@ static void mc_values(void *ws, const double *ref, ircg_values *out)
     mc_ws *w = ws;
 
     if (!w->sums_valid)
-        mc_omega_sums(w);
+        mc_omega_residuals(w);
     out->g_x = w->x.g;
     out->g_z = w->z.g;
     out->f_x = mc_side_f(w, &w->x);

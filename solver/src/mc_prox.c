@@ -67,7 +67,7 @@ static ircg_error start_given(mp_ws *w, const double *x0, ircg_diag *diag)
             x->Q[j + (size_t)l * d->p] = g.Vt[l + (size_t)j * d->m0];
     memcpy(x->s, g.s, (size_t)g.r * sizeof(double));
     x->k = g.r;
-    mc_given_residual(d, x0, x->r);
+    mc_given_on_omega(d, x0, 1, x->r);
     mc_given_free(&g);
     mp_affine self = {.aff_r = 1.0, .src = x->r}; /* g from these entries */
     return mp_omega_residual(w, x, &self, NULL, NULL, NULL);

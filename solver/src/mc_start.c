@@ -66,9 +66,9 @@ fail:
     return err;
 }
 
-void mc_given_residual(const mc_data *d, const double *x0, double *r)
+void mc_given_on_omega(const mc_data *d, const double *x0, int minus_m, double *out)
 {
     for (int i = 0; i < d->n; i++)
         for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++)
-            r[e] = x0[i + (size_t)d->col[e] * d->n] - d->m[e];
+            out[e] = x0[i + (size_t)d->col[e] * d->n] - (minus_m ? d->m[e] : 0.0);
 }

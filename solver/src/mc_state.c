@@ -9,7 +9,9 @@
 
 #include "mc.h"
 
-#define MC_MAGIC 0x3153574b43434dULL /* "MCCKWS1" */
+#define MC_MAGIC_V1 0x3153574b43434dULL /* "MCCKWS1" */
+#define MC_MAGIC 0x3253574b43434dULL    /* "MCCKWS2": since_refresh, and the
+                                           sides on Omega, not residuals */
 
 static void put_block(ircg_buf *b, const double *A, int k, int ld)
 {
@@ -39,6 +41,7 @@ ircg_error mc_save(void *ws, ircg_buf *b)
     ircg_buf_put_i64(b, w->have_dir);
     ircg_buf_put_i64(b, w->sums_valid);
     ircg_buf_put_i64(b, w->pre_valid);
+    ircg_buf_put_i64(b, w->since_refresh);
     ircg_buf_put_f64(b, w->x.a);
     ircg_buf_put_f64(b, w->z.a);
     ircg_buf_put_f64(b, w->x.g);
@@ -58,8 +61,8 @@ ircg_error mc_save(void *ws, ircg_buf *b)
     ircg_buf_put_f64s(b, w->u, (size_t)d->n);
     ircg_buf_put_f64s(b, w->v, (size_t)d->p);
     ircg_buf_put_f64s(b, w->pre_rv, (size_t)d->n);
-    ircg_buf_put_f64s(b, w->x.r, (size_t)d->nnz);
-    ircg_buf_put_f64s(b, w->z.r, (size_t)d->nnz);
+    ircg_buf_put_f64s(b, w->x.xo, (size_t)d->nnz);
+    ircg_buf_put_f64s(b, w->z.xo, (size_t)d->nnz);
     return b->failed ? IRCG_ERR_NOMEM : IRCG_OK;
 }
 
@@ -74,12 +77,17 @@ ircg_error mc_restore(void *ws, ircg_rbuf *r, ircg_diag *diag)
     mc_ws *w = ws;
     const mc_data *d = w->d;
 
-    if (ircg_rbuf_u64(r) != MC_MAGIC)
+    uint64_t magic = ircg_rbuf_u64(r);
+    if (magic != MC_MAGIC && magic != MC_MAGIC_V1)
         return bad(diag, "not a matrix-completion checkpoint");
     int64_t n = ircg_rbuf_i64(r), p = ircg_rbuf_i64(r), nnz = ircg_rbuf_i64(r);
     int64_t k = ircg_rbuf_i64(r), cat = ircg_rbuf_i64(r);
     int64_t hv = ircg_rbuf_i64(r), hd = ircg_rbuf_i64(r), sv = ircg_rbuf_i64(r);
     int64_t pv = ircg_rbuf_i64(r);
+    /* version 1 had no refresh schedule: start one (not bit-exact) */
+    int64_t sr = magic == MC_MAGIC ? ircg_rbuf_i64(r) : 0;
+    if (sr < 0 || sr >= MC_REFRESH_EVERY)
+        return bad(diag, "corrupt refresh counter");
     if (r->failed || n != d->n || p != d->p || nnz != d->nnz)
         return bad(diag, "shape differs from the problem's");
     /* bound k by the bytes left before allocating anything */
@@ -93,6 +101,7 @@ ircg_error mc_restore(void *ws, ircg_rbuf *r, ircg_diag *diag)
     w->have_dir = hd != 0;
     w->sums_valid = sv != 0;
     w->pre_valid = pv != 0;
+    w->since_refresh = (int)sr;
     w->x.a = ircg_rbuf_f64(r);
     w->z.a = ircg_rbuf_f64(r);
     w->x.g = ircg_rbuf_f64(r);
@@ -112,8 +121,18 @@ ircg_error mc_restore(void *ws, ircg_rbuf *r, ircg_diag *diag)
     ircg_rbuf_f64s(r, w->u, (size_t)n);
     ircg_rbuf_f64s(r, w->v, (size_t)p);
     ircg_rbuf_f64s(r, w->pre_rv, (size_t)n);
-    ircg_rbuf_f64s(r, w->x.r, (size_t)nnz);
-    ircg_rbuf_f64s(r, w->z.r, (size_t)nnz);
+    ircg_rbuf_f64s(r, w->x.xo, (size_t)nnz);
+    ircg_rbuf_f64s(r, w->z.xo, (size_t)nnz);
+    /* the residuals follow (g, saved above, is kept: recomputing it would
+     * round differently); version 1 saved residuals instead */
+    for (int64_t e = 0; e < nnz; e++) {
+        if (magic == MC_MAGIC_V1) {
+            w->x.xo[e] += d->m[e];
+            w->z.xo[e] += d->m[e];
+        }
+        w->x.r[e] = w->x.xo[e] - d->m[e];
+        w->z.r[e] = w->z.xo[e] - d->m[e];
+    }
     if (r->failed)
         return bad(diag, "truncated");
     return IRCG_OK;
