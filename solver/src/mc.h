@@ -95,7 +95,7 @@ const mc_data *mc_data_of(const ircg_problem *pb);
 /* mc_start.c: a given start x0 (column-major n x p), checked finite and
  * inside the ball ("/x0" errors), as its thin SVD: the r nonzero singular
  * values s, left vectors U (n x m0) and right ones Vt (m0 x p, row i is
- * v_i'); and its exact residual x0_Omega - M (nnz, CSR order). */
+ * v_i'); its entries on Omega are read off x0 (mc_given_on_omega). */
 typedef struct mc_given {
     int r;
     double *U, *s, *Vt;

@@ -287,7 +287,7 @@ ircg_error mc_lmo_cut(void *ws, double slack, ircg_cut_info *info)
     mc_cut_run run = {.w = w, .c = c, .converged = 1};
     c->pending = 0;
 
-    /* <C, X> = 2 f(X) (f is 2-homogeneous); <A, X> = sum r (r + m) */
+    /* <C, X> = 2 f(X) (f is 2-homogeneous); <A, X> = sum r X_Omega */
     mc_side_norms(w, &w->x, &fro2, &cs2);
     double cx = d->outer == IRCG_OUTER_COLUMN_VARIANCE ? fro2 - cs2 / d->n : fro2;
     mc_omega_dir(w, &ax, &hg);

@@ -1,7 +1,7 @@
 /* mc_start.c -- a given start point of matrix completion (settings.x0),
  * shared by the conditional-gradient and the projection workspaces: it is
  * checked (finite, inside the nuclear ball) and factored by its thin SVD;
- * its residual on Omega is read from the entries, which is exact. */
+ * its values on Omega are read from the entries, which is exact. */
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>

@@ -84,9 +84,11 @@ ircg_error mc_restore(void *ws, ircg_rbuf *r, ircg_diag *diag)
     int64_t k = ircg_rbuf_i64(r), cat = ircg_rbuf_i64(r);
     int64_t hv = ircg_rbuf_i64(r), hd = ircg_rbuf_i64(r), sv = ircg_rbuf_i64(r);
     int64_t pv = ircg_rbuf_i64(r);
-    /* version 1 had no refresh schedule: start one (not bit-exact) */
-    int64_t sr = magic == MC_MAGIC ? ircg_rbuf_i64(r) : 0;
-    if (sr < 0 || sr >= MC_REFRESH_EVERY)
+    int v1 = magic == MC_MAGIC_V1;
+    /* version 1 had no refresh schedule: the next step refreshes.  A refresh
+     * that failed (out of memory) leaves the counter at MC_REFRESH_EVERY. */
+    int64_t sr = v1 ? MC_REFRESH_EVERY - 1 : ircg_rbuf_i64(r);
+    if (sr < 0 || sr > MC_REFRESH_EVERY)
         return bad(diag, "corrupt refresh counter");
     if (r->failed || n != d->n || p != d->p || nnz != d->nnz)
         return bad(diag, "shape differs from the problem's");
@@ -121,17 +123,19 @@ ircg_error mc_restore(void *ws, ircg_rbuf *r, ircg_diag *diag)
     ircg_rbuf_f64s(r, w->u, (size_t)n);
     ircg_rbuf_f64s(r, w->v, (size_t)p);
     ircg_rbuf_f64s(r, w->pre_rv, (size_t)n);
-    ircg_rbuf_f64s(r, w->x.xo, (size_t)nnz);
-    ircg_rbuf_f64s(r, w->z.xo, (size_t)nnz);
-    /* the residuals follow (g, saved above, is kept: recomputing it would
-     * round differently); version 1 saved residuals instead */
+    /* Version 2 saved X_Omega, and the residuals follow from it as the step
+     * pass makes them.  Version 1 saved the residuals: they are kept as read
+     * (g, saved above, was summed from them) and X_Omega follows. */
+    ircg_rbuf_f64s(r, v1 ? w->x.r : w->x.xo, (size_t)nnz);
+    ircg_rbuf_f64s(r, v1 ? w->z.r : w->z.xo, (size_t)nnz);
     for (int64_t e = 0; e < nnz; e++) {
-        if (magic == MC_MAGIC_V1) {
-            w->x.xo[e] += d->m[e];
-            w->z.xo[e] += d->m[e];
+        if (v1) {
+            w->x.xo[e] = w->x.r[e] + d->m[e];
+            w->z.xo[e] = w->z.r[e] + d->m[e];
+        } else {
+            w->x.r[e] = w->x.xo[e] - d->m[e];
+            w->z.r[e] = w->z.xo[e] - d->m[e];
         }
-        w->x.r[e] = w->x.xo[e] - d->m[e];
-        w->z.r[e] = w->z.xo[e] - d->m[e];
     }
     if (r->failed)
         return bad(diag, "truncated");

@@ -88,6 +88,74 @@ TEST(mc_state, checkpoint_resumes_bit_for_bit)
     mct_free(&in);
 }
 
+/* The version 1 checkpoint the earlier releases wrote, made from a version 2
+ * one: no refresh counter, and the residuals X_Omega - M where version 2
+ * has X_Omega (the last two arrays of the blob).  0 on success. */
+static int to_version1(const mc_data *d, unsigned char *blob, size_t *len)
+{
+    static const unsigned char magic[8] = {'M', 'C', 'C', 'K', 'W', 'S', '2', 0};
+    size_t o = 0, counter, tail;
+
+    while (o + 8 <= *len && memcmp(blob + o, magic, 8) != 0)
+        o++;
+    counter = o + 8 * 10; /* magic and nine counts come first */
+    tail = (size_t)d->nnz * 2 * 8;
+    if (counter + 8 + tail > *len)
+        return -1;
+    blob[o + 6] = '1';
+    memmove(blob + counter, blob + counter + 8, *len - counter - 8);
+    *len -= 8;
+    for (int64_t e = 0; e < 2 * d->nnz; e++) {
+        unsigned char *at = blob + *len - tail + (size_t)e * 8;
+        uint64_t u = 0;
+        double x;
+        for (int b = 0; b < 8; b++)
+            u |= (uint64_t)at[b] << (8 * b);
+        memcpy(&x, &u, 8);
+        x -= d->m[e % d->nnz];
+        memcpy(&u, &x, 8);
+        for (int b = 0; b < 8; b++)
+            at[b] = (unsigned char)(u >> (8 * b));
+    }
+    return 0;
+}
+
+TEST(mc_state, version1_checkpoint_resumes)
+{
+    /* checkpoints of running jobs outlive an upgrade: a version 1 state
+     * resumes (its first step refreshes X_Omega from the factors, so the
+     * values agree to rounding, not bit for bit) */
+    mct_inst in;
+    vals a = {0}, b = {0};
+    void *blob = NULL;
+    size_t len = 0;
+    ircg_diag diag = {0};
+
+    REQUIRE(mct_make(&in, 60, 40, 0.3, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 23) == 0);
+    ircg_solver *s1 = new_solver(&in, IRCG_STEP_OPEN_LOOP, 20, 1, &a);
+    ircg_solver *s2 = new_solver(&in, IRCG_STEP_OPEN_LOOP, 40, 1, &b);
+    REQUIRE(s1 && s2);
+    REQUIRE(ircg_solve(s1, NULL) == IRCG_OK);
+    REQUIRE(ircg_solver_save(s1, &blob, &len) == IRCG_OK);
+    REQUIRE(to_version1(mc_data_of(in.pb), blob, &len) == 0);
+    a.n = 0;
+    ircg_solver_settings(s1)->max_iter = 40;
+    REQUIRE(ircg_solve(s1, NULL) == IRCG_OK);
+    CHECK(ircg_solver_restore(s2, blob, len, &diag) == IRCG_OK);
+    REQUIRE(ircg_solve(s2, NULL) == IRCG_OK);
+    CHECK_INT(b.n, 20);
+    for (int t = 0; t < a.n && t < b.n; t++) {
+        CHECK_REL(a.gx[t], b.gx[t], 1e-12, 0);
+        CHECK_REL(a.fx[t], b.fx[t], 1e-12, 0);
+        CHECK_REL(a.gz[t], b.gz[t], 1e-12, 0);
+        CHECK_REL(a.fz[t], b.fz[t], 1e-12, 0);
+    }
+    free(blob);
+    ircg_solver_free(s1);
+    ircg_solver_free(s2);
+    mct_free(&in);
+}
+
 TEST(mc_state, checkpoint_of_another_shape_is_refused)
 {
     mct_inst a, b;
