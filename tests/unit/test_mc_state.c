@@ -32,6 +32,17 @@ static int record(void *user, const ircg_iter_info *it)
     return 0;
 }
 
+/* Two recordings agree to rtol (f relative to at least 1e-15: f may be 0) */
+static void check_close(const vals *a, const vals *b, double rtol)
+{
+    for (int t = 0; t < a->n && t < b->n; t++) {
+        CHECK_REL(a->gx[t], b->gx[t], rtol, 0);
+        CHECK_REL(a->fx[t], b->fx[t], rtol, 1e-15);
+        CHECK_REL(a->gz[t], b->gz[t], rtol, 0);
+        CHECK_REL(a->fz[t], b->fz[t], rtol, 1e-15);
+    }
+}
+
 static ircg_solver *new_solver(const mct_inst *in, ircg_step_rule rule, int64_t iters,
                                int threads, vals *rec)
 {
@@ -144,12 +155,7 @@ TEST(mc_state, version1_checkpoint_resumes)
     CHECK(ircg_solver_restore(s2, blob, len, &diag) == IRCG_OK);
     REQUIRE(ircg_solve(s2, NULL) == IRCG_OK);
     CHECK_INT(b.n, 20);
-    for (int t = 0; t < a.n && t < b.n; t++) {
-        CHECK_REL(a.gx[t], b.gx[t], 1e-12, 0);
-        CHECK_REL(a.fx[t], b.fx[t], 1e-12, 0);
-        CHECK_REL(a.gz[t], b.gz[t], 1e-12, 0);
-        CHECK_REL(a.fz[t], b.fz[t], 1e-12, 0);
-    }
+    check_close(&a, &b, 1e-12);
     free(blob);
     ircg_solver_free(s1);
     ircg_solver_free(s2);
@@ -276,12 +282,7 @@ TEST(mc_state, threads_do_not_change_values)
     REQUIRE(ircg_solve(s1, NULL) == IRCG_OK);
     REQUIRE(ircg_solve(s2, NULL) == IRCG_OK);
     CHECK_INT(a.n, b.n);
-    for (int t = 0; t < a.n; t++) {
-        CHECK_REL(a.gx[t], b.gx[t], 1e-12, 0);
-        CHECK_REL(a.fx[t], b.fx[t], 1e-12, 1e-15);
-        CHECK_REL(a.gz[t], b.gz[t], 1e-12, 0);
-        CHECK_REL(a.fz[t], b.fz[t], 1e-12, 1e-15);
-    }
+    check_close(&a, &b, 1e-12);
     ircg_solver_free(s1);
     ircg_solver_free(s2);
     mct_free(&in);
