@@ -42,6 +42,8 @@ static ircg_error irpg_iterate(ircg_solver *sv, ircg_iter_info *it, int *converg
     ircg_move mv;
     ircg_error err;
 
+    int descent = 1;
+
     it->sigma = sigma;
     for (int m = 0;; m++) {
         mv = (ircg_move){0};
@@ -53,21 +55,30 @@ static ircg_error irpg_iterate(ircg_solver *sv, ircg_iter_info *it, int *converg
         count_projection(sv, &mv, it);
         double slope = sigma * mv.gf_d + mv.gg_d;
         double change = slope + 0.5 * (sigma * mv.d_hf_d + mv.d_hg_d);
+        /* In exact arithmetic slope <= -||d||^2 / a < 0 for a projected
+         * gradient step (d != 0).  A computed slope >= 0 is rounding: x is
+         * a fixed point to working precision, and no smaller step would
+         * pass the test (on MovieLens the slope's rounding, about 1e-12,
+         * does not shrink with a: 60 reductions took 3/4 of IR-PG's time) */
+        if (!(slope < 0)) {
+            descent = 0;
+            break;
+        }
         if (change <= s->irpg_theta * slope || m >= ARMIJO_MAX_BACKTRACKS)
             break;
         a *= s->irpg_eta;
         it->backtracks++;
     }
     it->lmo_seconds = ircg_now() - t0;
-    it->alpha = a;
+    it->alpha = descent ? a : 0.0;
     it->gap = sqrt(mv.d_norm2) / a;
     if (s->gap_tol > 0 && it->gap <= s->gap_tol) {
         *converged = 1; /* x is a fixed point of the projected step */
         return IRCG_OK;
     }
-    if ((err = sv->ops->accept(sv->ws, IRCG_SLOT_X | IRCG_SLOT_Z)) != IRCG_OK)
+    if (descent && (err = sv->ops->accept(sv->ws, IRCG_SLOT_X | IRCG_SLOT_Z)) != IRCG_OK)
         return err;
-    sv->t++;
+    sv->t++; /* without a descent step x stays, and sigma moves on */
     return IRCG_OK;
 }
 

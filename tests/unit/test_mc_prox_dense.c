@@ -332,3 +332,41 @@ TEST(mc_prox_dense, threads_do_not_change_values)
     }
     mct_free(&in);
 }
+
+typedef struct armijo_count {
+    int capped, stays;
+} armijo_count;
+
+static int count_armijo(void *user, const ircg_iter_info *it)
+{
+    armijo_count *c = user;
+    c->capped += it->backtracks >= 60;
+    c->stays += it->alpha == 0;
+    return 0;
+}
+
+TEST(mc_prox_dense, irpg_stays_when_the_slope_is_rounding)
+{
+    /* Run to the limit of double precision: once x is a fixed point of the
+     * projected step, the computed slope <grad Phi, d> is rounding and may
+     * be >= 0 (in exact arithmetic it is <= -||d||^2 / a), which no smaller
+     * step changes.  IR-PG must then stay for that iteration, not halve the
+     * step 60 times, each time with a projection. */
+    mct_inst in;
+    ircg_settings s;
+    ircg_solver *sv = NULL;
+    armijo_count c = {0, 0};
+
+    REQUIRE(mct_make(&in, 80, 60, 0.3, DELTA, IRCG_OUTER_COLUMN_VARIANCE, 5) == 0);
+    ircg_settings_default(&s);
+    s.algorithm = IRCG_ALG_IRPG;
+    s.max_iter = 3000;
+    s.callback = count_armijo;
+    s.callback_data = &c;
+    REQUIRE(ircg_solver_new(in.pb, &s, &sv, NULL) == IRCG_OK);
+    REQUIRE(ircg_solve(sv, NULL) == IRCG_OK);
+    CHECK_INT(c.capped, 0);
+    CHECK(c.stays > 0); /* the instance does reach the rounding floor */
+    ircg_solver_free(sv);
+    mct_free(&in);
+}
