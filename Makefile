@@ -55,13 +55,14 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test asan bench paper run deps deps-paper data install uninstall clean help
+.PHONY: all lib test test-kernels asan bench paper run deps deps-paper data install uninstall clean help
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(if $(wildcard server/main.c),$(IRCGD)) $(if $(CLI_SRC),$(IRCG_CLI))
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get)"
 	@echo "make         build the library, tools and tests into $(BUILD)/"
 	@echo "make test    build and run the whole test suite"
+	@echo "make test-kernels  the numerical suites under several OpenBLAS kernel sets"
 	@echo "make asan    the test suite under AddressSanitizer and UBSan"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
@@ -135,6 +136,14 @@ data:
 # IRCG_BIN_DIR lets the integration tests find the daemon and the CLI.
 test: all data
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) OPENBLAS_NUM_THREADS=1 ./$(RUN_TESTS) $(T)
+
+# The numerical suites again under several OpenBLAS kernel sets
+# (tests/tools/kernels.sh): a tolerance must hold on any CPU's kernels.
+NUMERIC_SUITES := cgbio. core. cut_ls. cut_mc. ls. ls_domain. ls_leastnorm. ls_norm. \
+                  ls_oracle. ls_rates. mc_dense. mc_lmo. mc_proj. mc_prox. mc_prox_dense. \
+                  mc_state. prox_ls. reference. synth.
+test-kernels: all data
+	IRCG_BUILD_DIR=$(abspath $(BUILD)) tests/tools/kernels.sh ./$(RUN_TESTS) $(NUMERIC_SUITES)
 
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test

@@ -1,6 +1,7 @@
 /*
  * harness.c -- runs every registered test (or those whose "suite.name"
- * contains one of the arguments) and prints the closing count line.
+ * contains one of the arguments, or whose suite an argument "suite." names)
+ * and prints the closing count line.
  */
 #include "harness.h"
 
@@ -55,6 +56,17 @@ void th_skip(const char *fmt, ...)
 
 int th_failed(void) { return g_failed_now > 0; }
 
+void th_margin(const char *file, int line, double used)
+{
+    static double limit = -1;
+    if (limit < 0) {
+        const char *e = getenv("IRCG_TEST_MARGIN");
+        limit = e && *e ? atof(e) : 2.0; /* > 1: never reported */
+    }
+    if (used > limit)
+        fprintf(stdout, "    margin %s:%d used %.3g of its tolerance\n", file, line, used);
+}
+
 const char *th_data_dir(void)
 {
     const char *d = getenv("IRCG_DATA_DIR");
@@ -97,9 +109,13 @@ static int selected(const th_test *t, int argc, char **argv)
         return 1;
     char full[256];
     snprintf(full, sizeof full, "%s.%s", t->suite, t->name);
-    for (int i = 1; i < argc; i++)
-        if (strstr(full, argv[i]))
+    for (int i = 1; i < argc; i++) {
+        size_t k = strlen(argv[i]);
+        /* "suite." names a whole suite exactly; anything else is a substring */
+        if (k > 0 && argv[i][k - 1] == '.' ? strncmp(full, argv[i], k) == 0
+                                           : strstr(full, argv[i]) != NULL)
             return 1;
+    }
     return 0;
 }
 

@@ -18,6 +18,11 @@ void th_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void th_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int th_failed(void); /* has the running test failed so far */
+/* A passing CHECK_NEAR/CHECK_REL that used the fraction `used` of its
+ * tolerance: reported when IRCG_TEST_MARGIN=F is set and used > F, so that
+ * tolerances near their edge on this CPU's kernels can be found and derived
+ * again before another CPU's rounding crosses them. */
+void th_margin(const char *file, int line, double used);
 
 /* Folder of the shared data files (IRCG_DATA_DIR, default ../shared/data)
  * and of decompressed copies made by `make data` (build/data). */
@@ -56,6 +61,8 @@ const char *th_tmpdir(void);
             th_fail(__FILE__, __LINE__,                                     \
                     "CHECK_NEAR(%s, %s): %.17g vs %.17g, diff %.3g > %.3g", \
                     #a, #b, th_a_, th_b_, fabs(th_a_ - th_b_), th_t_);      \
+        else                                                                \
+            th_margin(__FILE__, __LINE__, fabs(th_a_ - th_b_) / th_t_);     \
     } while (0)
 
 /* |a - b| <= rtol * max(|a|, |b|, floor) */
@@ -68,6 +75,9 @@ const char *th_tmpdir(void);
                     "CHECK_REL(%s, %s): %.17g vs %.17g, rel %.3g > %.3g",   \
                     #a, #b, th_a_, th_b_, fabs(th_a_ - th_b_) / th_s_,      \
                     (double)(rtol));                                        \
+        else                                                                \
+            th_margin(__FILE__, __LINE__,                                   \
+                      fabs(th_a_ - th_b_) / ((rtol) * th_s_));              \
     } while (0)
 
 #define CHECK_INT(a, b)                                                     \

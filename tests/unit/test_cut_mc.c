@@ -16,6 +16,7 @@
  * iterate of a random partially observed instance with the column-variance
  * outer.
  */
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -73,7 +74,15 @@ static double h_dual(int n, int p, const double *C, const double *A, double b,
 }
 
 /* max_{l >= 0} -h(l) by golden section on [0, 2 delta sC / (b + delta sA)]
- * (the paper's bound) down to the last bits; *lam = the maximizer. */
+ * (the paper's bound) down to the last bits; *lam = the maximizer.
+ *
+ * Whether lambda* = 0 is a discrete decision made on computed values of h,
+ * each wrong by up to N eps (delta sigma_max(C + l A) + |b| l) with N = n + p
+ * (a dense SVD's backward error).  Near lambda* = 0 the golden section
+ * ends at an l of order 1e-16 hi, where h(l) - h(0) is below that rounding
+ * and may come out negative on one BLAS and positive on another.  So 0 is
+ * the answer when h(0) is within twice that bound of the best h found: a
+ * maximizer that gains less than rounding over l = 0 is not told apart. */
 static double dual_value(int n, int p, const double *C, const double *A, double b,
                          double delta, double *lam)
 {
@@ -94,8 +103,25 @@ static double dual_value(int n, int p, const double *C, const double *A, double 
         }
     }
     double h0 = h_dual(n, p, C, A, b, delta, 0), hm = fmin(f1, f2);
-    *lam = h0 <= hm ? 0 : (f1 <= f2 ? x1 : x2);
+    double lm = f1 <= f2 ? x1 : x2;
+    double h_err = 16.0 * (n + p) * DBL_EPSILON * (delta * (sC + lm * sA) + fabs(b) * lm);
+    *lam = h0 <= hm + 2 * h_err ? 0 : lm;
     return -fmin(h0, hm);
+}
+
+/* How far the golden section's maximizer may sit from lambda* > 0 where h
+ * is smooth: it stops where h differs from h(lambda*) by its rounding
+ * h_err, i.e. within sqrt(2 h_err / h'') of it (twice that for the
+ * solver's side and the curvature's finite-difference estimate).  The
+ * solver bisects on the sign of a subgradient, to the last bits. */
+static double lambda_tol(int n, int p, const double *C, const double *A, double b,
+                         double delta, double lam)
+{
+    double sC = sigmax(n, p, C), sA = sigmax(n, p, A), s = 1e-3 * lam;
+    double h2 = (h_dual(n, p, C, A, b, delta, lam + s) - 2 * h_dual(n, p, C, A, b, delta, lam) +
+                 h_dual(n, p, C, A, b, delta, lam - s)) / (s * s);
+    double h_err = 16.0 * (n + p) * DBL_EPSILON * (delta * (sC + lam * sA) + fabs(b) * lam);
+    return 4 * sqrt(2 * h_err / fmax(h2, DBL_MIN));
 }
 
 static void random_orthogonal(int m, uint64_t *seed, double *Q)
@@ -209,7 +235,8 @@ TEST(cut_mc, slater_cut_active_random)
         REQUIRE(oracle_full(n, p, 4.0, X, A, slack, &ci, V) == IRCG_OK);
         check_against_dual(n, p, 4.0, X, X, A, slack, &ci, V, &lam);
         CHECK(lam > 0);
-        CHECK_REL(ci.lambda, lam, 1e-6, 1e-12);
+        double b = dotn(A, X, (size_t)n * p) + slack;
+        CHECK_NEAR(ci.lambda, lam, lambda_tol(n, p, X, A, b, 4.0, lam));
         CHECK(ci.evaluations > 1);
         CHECK(ci.matvecs > 0);
         CHECK_INT(ci.converged, 1);
