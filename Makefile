@@ -8,8 +8,20 @@ CFLAGS  := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
            -D_DEFAULT_SOURCE -pthread -MMD -MP $(SAN) $(EXTRA_CFLAGS)
 LDFLAGS := -pthread $(SAN) $(EXTRA_LDFLAGS)
 
-INC_SOLVER  := -Isolver/include -Isolver/src
-INC_ALL     := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -I/usr/include/cjson
+# Each layer sees only what it may use (DESIGN.md; tests/tools/layers.py
+# checks the same rules on the sources):
+#   solver  its own headers                   storage  nothing of ours
+#   api     the solver's public header         server   api, storage, solver's public header
+#   clients the public headers they use       tests    everything
+CJSON_INC    := -I/usr/include/cjson
+INC_PUBLIC   := -Isolver/include
+INC_SOLVER   := $(INC_PUBLIC) -Isolver/src
+INC_API      := $(INC_PUBLIC) -Iapi $(CJSON_INC)
+INC_STORAGE  := -Istorage
+INC_SERVER   := $(INC_PUBLIC) -Iapi -Istorage -Iserver $(CJSON_INC)
+INC_CLIENT   := -Iclients/c $(CJSON_INC)
+INC_CLI      := $(INC_PUBLIC) -Iapi -Iclients/cli $(CJSON_INC)
+INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli -Itests $(CJSON_INC)
 LIB_SOLVER  := -llapacke -lopenblas -larpack -lm
 LIB_JSON    := -lcjson
 LIB_SQL     := -lsqlite3
@@ -21,7 +33,7 @@ DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev libmicrohttpd-dev \
             libcurl4-openssl-dev python3
 
-SOLVER_SRC  := $(wildcard solver/src/*.c)
+SOLVER_SRC  := $(sort $(shell find solver/src -name '*.c'))
 API_SRC     := $(wildcard api/*.c)
 STORAGE_SRC := $(wildcard storage/*.c)
 SERVER_SRC  := $(filter-out server/main.c,$(wildcard server/*.c))
@@ -56,7 +68,7 @@ DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 .PHONY: all lib test test-kernels asan bench paper run deps deps-paper data install uninstall clean help
-all: lib $(RUN_TESTS) $(BENCH_BIN) $(if $(wildcard server/main.c),$(IRCGD)) $(if $(CLI_SRC),$(IRCG_CLI))
+all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get)"
@@ -79,7 +91,15 @@ Q := $(if $(V),,@)
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC    $<")
-	$(Q)$(CC) $(CFLAGS) $(INC_ALL) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(INC) -c $< -o $@
+
+$(BUILD)/obj/solver/%.o:      INC = $(INC_SOLVER)
+$(BUILD)/obj/api/%.o:         INC = $(INC_API)
+$(BUILD)/obj/storage/%.o:     INC = $(INC_STORAGE)
+$(BUILD)/obj/server/%.o:      INC = $(INC_SERVER)
+$(BUILD)/obj/clients/c/%.o:   INC = $(INC_CLIENT)
+$(BUILD)/obj/clients/cli/%.o: INC = $(INC_CLI)
+$(BUILD)/obj/tests/%.o:       INC = $(INC_TESTS)
 
 $(LIBIRCG): $(call obj,$(SOLVER_SRC))
 	@mkdir -p $(dir $@)
@@ -97,33 +117,26 @@ $(LIBCLIENT): $(call obj,$(CLIENT_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# Link order: dependents first.  The client library and libcurl go only
-# into the test runner: neither ircgd nor the bench talks HTTP as a client.
-ALL_LIBS := $(if $(SERVER_SRC),$(LIBSERVER)) \
-            $(if $(STORAGE_SRC),$(LIBSTORE)) $(if $(API_SRC),$(LIBAPI)) $(LIBIRCG)
-ALL_LDLIBS := $(if $(SERVER_SRC),$(LIB_HTTP)) \
-              $(if $(STORAGE_SRC),$(LIB_SQL)) $(if $(API_SRC),$(LIB_JSON)) $(LIB_SOLVER)
-CLIENT_LIBS := $(if $(CLIENT_SRC),$(LIBCLIENT))
-
-$(IRCGD): $(call obj,server/main.c) $(ALL_LIBS)
+# Each binary links only what it uses; dependents first.
+$(IRCGD): $(call obj,server/main.c) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
 
-$(IRCG_CLI): $(call obj,$(CLI_SRC)) $(ALL_LIBS)
+$(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_JSON) $(LIB_SOLVER)
 
-$(RUN_TESTS): $(call obj,$(TEST_SRC)) $(CLIENT_LIBS) $(ALL_LIBS)
+$(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS) $(LIB_CURL)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
 
-$(BENCH_BIN): $(call obj,$(BENCH_SRC)) $(ALL_LIBS)
+$(BENCH_BIN): $(call obj,$(BENCH_SRC))
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_JSON)
 
 # Decompressed copies of the shared MovieLens files (never committed).
 data:
@@ -133,7 +146,7 @@ data:
 	@if [ -f $(DATA_DIR)/ml-1m-subset/ratings.dat.xz ] && [ ! -f $(DATA_OUT)/ratings.dat ]; then \
 	  xz -dc $(DATA_DIR)/ml-1m-subset/ratings.dat.xz > $(DATA_OUT)/ratings.dat.tmp && mv $(DATA_OUT)/ratings.dat.tmp $(DATA_OUT)/ratings.dat; fi
 
-# IRCG_BIN_DIR lets the integration tests find the daemon and the CLI.
+# IRCG_BUILD_DIR lets the tests find the daemon, the CLI and build/data.
 test: all data
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) OPENBLAS_NUM_THREADS=1 ./$(RUN_TESTS) $(T)
 

@@ -11,7 +11,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "solver_internal.h"
+#include "core/solver_internal.h"
 
 /* Deterministic uniform(-1, 1) numbers for test data. */
 static double urand(uint64_t *s)
@@ -87,18 +87,18 @@ TEST(core, settings_validation_names_the_member)
 
 TEST(core, step_rules_match_their_formulas)
 {
-    ircg_dir d = {.gphi_d = -3.0, .d_norm2 = 4.0, .d_hf_d = 2.0, .d_hg_d = 5.0};
-    CHECK_NEAR(ircg_step_size(IRCG_STEP_OPEN_LOOP, 0, 0.1, &d, 1, 1), 1.0, 0);
-    CHECK_NEAR(ircg_step_size(IRCG_STEP_OPEN_LOOP, 8, 0.1, &d, 1, 1), 0.2, 1e-16);
+    slv_dir d = {.gphi_d = -3.0, .d_norm2 = 4.0, .d_hf_d = 2.0, .d_hg_d = 5.0};
+    CHECK_NEAR(slv_step_size(IRCG_STEP_OPEN_LOOP, 0, 0.1, &d, 1, 1), 1.0, 0);
+    CHECK_NEAR(slv_step_size(IRCG_STEP_OPEN_LOOP, 8, 0.1, &d, 1, 1), 0.2, 1e-16);
     /* closed loop: 3 / ((0.5*2 + 3) * 4) = 3/16 */
-    CHECK_NEAR(ircg_step_size(IRCG_STEP_CLOSED_LOOP, 3, 0.5, &d, 2, 3), 3.0 / 16, 1e-16);
+    CHECK_NEAR(slv_step_size(IRCG_STEP_CLOSED_LOOP, 3, 0.5, &d, 2, 3), 3.0 / 16, 1e-16);
     /* exact: 3 / (0.5*2 + 5) = 0.5 */
-    CHECK_NEAR(ircg_step_size(IRCG_STEP_LINE_SEARCH, 3, 0.5, &d, 2, 3), 0.5, 1e-16);
+    CHECK_NEAR(slv_step_size(IRCG_STEP_LINE_SEARCH, 3, 0.5, &d, 2, 3), 0.5, 1e-16);
     /* clipped to 1, and 0 for a non-descent direction */
     d.gphi_d = -100;
-    CHECK_NEAR(ircg_step_size(IRCG_STEP_LINE_SEARCH, 3, 0.5, &d, 2, 3), 1.0, 0);
+    CHECK_NEAR(slv_step_size(IRCG_STEP_LINE_SEARCH, 3, 0.5, &d, 2, 3), 1.0, 0);
     d.gphi_d = 0;
-    CHECK_NEAR(ircg_step_size(IRCG_STEP_CLOSED_LOOP, 3, 0.5, &d, 2, 3), 0.0, 0);
+    CHECK_NEAR(slv_step_size(IRCG_STEP_CLOSED_LOOP, 3, 0.5, &d, 2, 3), 0.0, 0);
     CHECK_NEAR(ircg_sigma(0.05, 0.5, 3), 0.025, 1e-17);
 }
 

@@ -21,7 +21,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "oracle.h"
+#include "core/oracle.h"
 
 #define NM 5
 
@@ -48,7 +48,7 @@ typedef struct lcase {
 } lcase;
 
 typedef struct lres {
-    ircg_cut_info ci;
+    slv_cut_info ci;
     double v[NM], g, f;
 } lres;
 
@@ -63,7 +63,7 @@ static ircg_error run_oracle(const lcase *k, double slack, lres *out)
     ircg_settings s;
     void *ws = NULL;
     ircg_iterate *it = NULL;
-    ircg_values vals = {0};
+    slv_values vals = {0};
     ircg_error err;
 
     for (int i = 0; i < n; i++) {
@@ -92,8 +92,8 @@ static ircg_error run_oracle(const lcase *k, double slack, lres *out)
     s.start = IRCG_START_GIVEN;
     s.x0 = k->x;
     if ((err = pb->ops->create(pb, &s, &ws, NULL)) == IRCG_OK &&
-        (err = pb->ops->lmo_cut(ws, slack, &out->ci)) == IRCG_OK &&
-        (err = pb->ops->cut_step(ws, 1.0)) == IRCG_OK &&
+        (err = pb->cut->lmo_cut(ws, slack, &out->ci)) == IRCG_OK &&
+        (err = pb->cut->cut_step(ws, 1.0)) == IRCG_OK &&
         (err = pb->ops->iterate(ws, IRCG_X, 1, &it)) == IRCG_OK) {
         memcpy(out->v, it->dense, (size_t)n * sizeof *out->v);
         pb->ops->values(ws, NULL, &vals);

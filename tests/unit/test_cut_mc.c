@@ -24,7 +24,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "mc.h"
+#include "problems/mc/mc.h"
 #include "test_mc_util.h"
 
 #define NMAX 40
@@ -151,7 +151,7 @@ static void with_singular_values(int n, int p, const double *U, const double *W,
  * 1/2||X||^2; V is read back by a step of length 1.  Returns the oracle's
  * error code. */
 static ircg_error oracle_full(int n, int p, double delta, const double *X,
-                              const double *A, double slack, ircg_cut_info *ci,
+                              const double *A, double slack, slv_cut_info *ci,
                               double *V)
 {
     double M[NMAX * PMAX];
@@ -170,9 +170,9 @@ static ircg_error oracle_full(int n, int p, double delta, const double *X,
     s.x0 = X;
     err = in.pb->ops->create(in.pb, &s, &ws, NULL);
     if (err == IRCG_OK)
-        err = in.pb->ops->lmo_cut(ws, slack, ci);
+        err = in.pb->cut->lmo_cut(ws, slack, ci);
     if (err == IRCG_OK && V) {
-        if ((err = in.pb->ops->cut_step(ws, 1.0)) == IRCG_OK &&
+        if ((err = in.pb->cut->cut_step(ws, 1.0)) == IRCG_OK &&
             (err = in.pb->ops->iterate(ws, IRCG_X, 1, &it)) == IRCG_OK)
             memcpy(V, it->dense, (size_t)n * p * sizeof *V);
     }
@@ -186,7 +186,7 @@ static ircg_error oracle_full(int n, int p, double delta, const double *X,
 /* Feasibility of V, <C, V> against the dual value (Slater) and f_gap. */
 static void check_against_dual(int n, int p, double delta, const double *X,
                                const double *C, const double *A, double slack,
-                               const ircg_cut_info *ci, const double *V,
+                               const slv_cut_info *ci, const double *V,
                                double *lam_ref)
 {
     size_t np = (size_t)n * p;
@@ -230,7 +230,7 @@ TEST(cut_mc, slater_cut_active_random)
     for (int c = 0; c < 3; c++) {
         int n = shapes[c][0], p = shapes[c][1];
         double X[NMAX * PMAX], A[NMAX * PMAX], V[NMAX * PMAX], slack, lam;
-        ircg_cut_info ci;
+        slv_cut_info ci;
         random_active(n, p, 4.0, 100 + c, X, A, &slack);
         REQUIRE(oracle_full(n, p, 4.0, X, A, slack, &ci, V) == IRCG_OK);
         check_against_dual(n, p, 4.0, X, X, A, slack, &ci, V, &lam);
@@ -253,7 +253,7 @@ TEST(cut_mc, slater_cut_inactive_gives_the_plain_vertex)
     size_t np = (size_t)n * p;
     double X[NMAX * PMAX], A[NMAX * PMAX], V[NMAX * PMAX], slack, lam;
     double s[PMAX], u[NMAX], v[PMAX];
-    ircg_cut_info ci;
+    slv_cut_info ci;
     random_active(n, p, 4.0, 7, X, A, &slack);
     mct_svd(n, p, X, s, u, v);
     double av0 = 0;
@@ -289,7 +289,7 @@ TEST(cut_mc, double_singular_value_at_lambda_needs_rank_two)
         double V[NMAX * PMAX], lam, delta = 8.0;
         const double dc[5] = {3, 2.5, 1, 0.5, 0.25}, da[5] = {-1, 1, 0.2, 0.1, 0.05};
         uint64_t seed = 31 + c;
-        ircg_cut_info ci;
+        slv_cut_info ci;
         random_orthogonal(n, &seed, U);
         random_orthogonal(p, &seed, W);
         with_singular_values(n, p, U, W, dc, X);
@@ -356,7 +356,7 @@ TEST(cut_mc, double_top_of_C_with_lambda_zero)
     double V[NMAX * PMAX], lam, delta = 9.0;
     const double dc[5] = {3, 3, 1, 0.5, 0.2}, da[5] = {1, -1, 0.3, 0.2, 0.1};
     uint64_t seed = 77;
-    ircg_cut_info ci;
+    slv_cut_info ci;
     random_orthogonal(n, &seed, U);
     random_orthogonal(p, &seed, W);
     with_singular_values(n, p, U, W, dc, X);
@@ -383,7 +383,7 @@ TEST(cut_mc, slater_fails_on_a_double_face)
     double V[NMAX * PMAX], delta = 5.0;
     const double da[4] = {2, 2, 1, 0.5};
     uint64_t seed = 5;
-    ircg_cut_info ci;
+    slv_cut_info ci;
     random_orthogonal(n, &seed, U);
     random_orthogonal(p, &seed, W);
     with_singular_values(n, p, U, W, da, A);
@@ -421,7 +421,7 @@ TEST(cut_mc, slater_fails_simple_face)
     size_t np = (size_t)n * p;
     double X[NMAX * PMAX], A[NMAX * PMAX], V[NMAX * PMAX], slack;
     double s[PMAX], u[NMAX], v[PMAX];
-    ircg_cut_info ci;
+    slv_cut_info ci;
     random_active(n, p, 3.0, 19, X, A, &slack);
     mct_svd(n, p, A, s, u, v);
     slack = -3.0 * s[0] - dotn(A, X, np);
@@ -445,7 +445,7 @@ TEST(cut_mc, advanced_iterate_column_variance)
     ircg_settings s;
     void *ws = NULL, *ws2 = NULL;
     ircg_iterate *it = NULL;
-    ircg_cut_info ci;
+    slv_cut_info ci;
     static double X[NMAX * PMAX], C[NMAX * PMAX], A[NMAX * PMAX], V[NMAX * PMAX];
     double sv[PMAX], u[NMAX], v[PMAX], lam, delta = 5.0;
 
@@ -455,7 +455,7 @@ TEST(cut_mc, advanced_iterate_column_variance)
         REQUIRE(in.pb->ops->create(in.pb, &s, rep ? &ws2 : &ws, NULL) == IRCG_OK);
         void *w = rep ? ws2 : ws;
         for (int t = 0; t < 8; t++) {
-            ircg_dir d;
+            slv_dir d;
             REQUIRE(in.pb->ops->lmo(w, 0.0, &d) == IRCG_OK);
             REQUIRE(in.pb->ops->step(w, 2.0 / (t + 2.0), 0.0, 0.0, 1.0) == IRCG_OK);
         }
@@ -474,8 +474,8 @@ TEST(cut_mc, advanced_iterate_column_variance)
             av0 += A[i + j * n] * (-delta * u[i] * v[j]);
     double b = 0.5 * (av0 - delta * sigmax(n, p, A));
     double slack = b - dotn(A, X, np);
-    REQUIRE(in.pb->ops->lmo_cut(ws, slack, &ci) == IRCG_OK);
-    REQUIRE(in.pb->ops->cut_step(ws, 1.0) == IRCG_OK);
+    REQUIRE(in.pb->cut->lmo_cut(ws, slack, &ci) == IRCG_OK);
+    REQUIRE(in.pb->cut->cut_step(ws, 1.0) == IRCG_OK);
     REQUIRE(in.pb->ops->iterate(ws, IRCG_X, 1, &it) == IRCG_OK);
     memcpy(V, it->dense, np * sizeof *V);
     ircg_iterate_free(it);
@@ -483,9 +483,9 @@ TEST(cut_mc, advanced_iterate_column_variance)
     CHECK(lam > 0);
     CHECK_REL(ci.lambda, lam, 1e-6, 0);
     /* a step of 0.3 from the same state: x = 0.7 X + 0.3 V and z = x */
-    ircg_values val = {0};
-    REQUIRE(in.pb->ops->lmo_cut(ws2, slack, &ci) == IRCG_OK);
-    REQUIRE(in.pb->ops->cut_step(ws2, 0.3) == IRCG_OK);
+    slv_values val = {0};
+    REQUIRE(in.pb->cut->lmo_cut(ws2, slack, &ci) == IRCG_OK);
+    REQUIRE(in.pb->cut->cut_step(ws2, 0.3) == IRCG_OK);
     REQUIRE(in.pb->ops->iterate(ws2, IRCG_X, 1, &it) == IRCG_OK);
     double err = 0;
     for (size_t e = 0; e < np; e++)
@@ -510,7 +510,7 @@ TEST(cut_mc, rank_two_step_composes)
     double V[NMAX * PMAX], M[NMAX * PMAX], delta = 8.0;
     const double dc[4] = {3, 2.5, 1, 0.5}, da[4] = {-1, 1, 0.2, 0.1};
     uint64_t seed = 31;
-    ircg_cut_info ci;
+    slv_cut_info ci;
     random_orthogonal(n, &seed, U);
     random_orthogonal(p, &seed, W);
     with_singular_values(n, p, U, W, dc, X);
@@ -530,15 +530,15 @@ TEST(cut_mc, rank_two_step_composes)
         ircg_settings_default(&s);
         s.start = IRCG_START_GIVEN;
         s.x0 = X;
-        ircg_values v0 = {0}, v1 = {0};
+        slv_values v0 = {0}, v1 = {0};
         REQUIRE(in.pb->ops->create(in.pb, &s, &ws, NULL) == IRCG_OK);
         in.pb->ops->values(ws, NULL, &v0);
-        REQUIRE(in.pb->ops->lmo_cut(ws, slack, &ci) == IRCG_OK);
-        REQUIRE(in.pb->ops->cut_step(ws, gammas[g]) == IRCG_OK);
+        REQUIRE(in.pb->cut->lmo_cut(ws, slack, &ci) == IRCG_OK);
+        REQUIRE(in.pb->cut->cut_step(ws, gammas[g]) == IRCG_OK);
         in.pb->ops->values(ws, NULL, &v1);
         CHECK_INT(v1.rank, v0.rank + 2); /* one atom per vertex */
         /* the vertex is spent */
-        CHECK(in.pb->ops->cut_step(ws, gammas[g]) == IRCG_ERR_INVALID);
+        CHECK(in.pb->cut->cut_step(ws, gammas[g]) == IRCG_ERR_INVALID);
         REQUIRE(in.pb->ops->iterate(ws, IRCG_X, 1, &it) == IRCG_OK);
         double err = 0;
         for (size_t e = 0; e < np; e++)
@@ -556,7 +556,7 @@ TEST(cut_mc, bad_input_zero_gradient_empty_cut_and_misuse)
     size_t np = (size_t)n * p;
     double X[NMAX * PMAX], A[NMAX * PMAX], Z[NMAX * PMAX], V[NMAX * PMAX], slack;
     double s[PMAX], u[NMAX], v[PMAX];
-    ircg_cut_info ci;
+    slv_cut_info ci;
     random_active(n, p, 3.0, 3, X, A, &slack);
     mct_svd(n, p, X, s, u, v);
 
@@ -600,10 +600,10 @@ TEST(cut_mc, bad_input_zero_gradient_empty_cut_and_misuse)
         st.start = IRCG_START_GIVEN;
         st.x0 = X;
         REQUIRE(in.pb->ops->create(in.pb, &st, &ws, NULL) == IRCG_OK);
-        CHECK(in.pb->ops->cut_step(ws, 0.5) == IRCG_ERR_INVALID);
-        REQUIRE(in.pb->ops->lmo_cut(ws, 0.0, &ci) == IRCG_OK);
-        CHECK(in.pb->ops->cut_step(ws, 1.5) == IRCG_ERR_INVALID);
-        CHECK(in.pb->ops->cut_step(ws, NAN) == IRCG_ERR_INVALID);
+        CHECK(in.pb->cut->cut_step(ws, 0.5) == IRCG_ERR_INVALID);
+        REQUIRE(in.pb->cut->lmo_cut(ws, 0.0, &ci) == IRCG_OK);
+        CHECK(in.pb->cut->cut_step(ws, 1.5) == IRCG_ERR_INVALID);
+        CHECK(in.pb->cut->cut_step(ws, NAN) == IRCG_ERR_INVALID);
         in.pb->ops->destroy(ws);
         mct_free(&in);
     }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../harness.h"
-#include "domain.h"
+#include "problems/domain.h"
 
 /* Deterministic uniform(-1, 1) numbers. */
 static double urand(uint64_t *s)
@@ -91,7 +91,7 @@ TEST(ls_domain, lmo_polytopes_vs_enumeration)
                     c[n - 1] = -c[0];
                 if (trial == 3)
                     memset(c, 0, sizeof c);
-                ircg_domain_lmo(d, c, n, v);
+                slv_domain_lmo(d, c, n, v);
                 CHECK(is_vertex(d, v, n));
                 CHECK_NEAR(dot(c, v, n), brute_min(d, c, n), 1e-14);
             }
@@ -105,15 +105,15 @@ TEST(ls_domain, lmo_tie_breaking_is_first_index)
     ircg_domain simplex = {IRCG_DOMAIN_SIMPLEX, 2, 0, 0};
     ircg_domain l1 = {IRCG_DOMAIN_L1_BALL, 2, 0, 0};
     ircg_domain box = {IRCG_DOMAIN_BOX, 0, -1, 3};
-    ircg_domain_lmo(&simplex, c, 5, v); /* smallest c: indices 1 and 3 */
+    slv_domain_lmo(&simplex, c, 5, v); /* smallest c: indices 1 and 3 */
     CHECK(v[1] == 2 && v[3] == 0);
-    ircg_domain_lmo(&l1, c, 5, v); /* largest |c|: 1, 3, 4 -> 1, v = +r */
+    slv_domain_lmo(&l1, c, 5, v); /* largest |c|: 1, 3, 4 -> 1, v = +r */
     CHECK(v[1] == 2 && v[3] == 0 && v[4] == 0);
     double z[5] = {0, 0, 0, 0, 0};
-    ircg_domain_lmo(&box, z, 5, v); /* c_i = 0 -> lower */
+    slv_domain_lmo(&box, z, 5, v); /* c_i = 0 -> lower */
     for (int i = 0; i < 5; i++)
         CHECK(v[i] == -1);
-    ircg_domain_lmo(&l1, z, 5, v); /* c = 0: -r e_0 */
+    slv_domain_lmo(&l1, z, 5, v); /* c = 0: -r e_0 */
     CHECK(v[0] == -2 && v[1] == 0);
 }
 
@@ -126,7 +126,7 @@ TEST(ls_domain, lmo_l2_closed_form)
         double scale = pow(10.0, (trial % 7) * 50 - 150); /* no overflow */
         for (int i = 0; i < 7; i++)
             c[i] = scale * urand(&s);
-        ircg_domain_lmo(&d, c, 7, v);
+        slv_domain_lmo(&d, c, 7, v);
         double nc = 0;
         for (int i = 0; i < 7; i++)
             nc += (c[i] / scale) * (c[i] / scale);
@@ -135,7 +135,7 @@ TEST(ls_domain, lmo_l2_closed_form)
             CHECK_NEAR(v[i], -3.0 * (c[i] / scale) / nc, 1e-14);
     }
     memset(c, 0, sizeof c);
-    ircg_domain_lmo(&d, c, 7, v);
+    slv_domain_lmo(&d, c, 7, v);
     CHECK(v[0] == 3.0 && v[1] == 0);
 }
 
@@ -232,13 +232,13 @@ TEST(ls_domain, projection_vs_independent_method)
                 y[i] = scale * urand(&s);
             if (trial % 11 == 0 && n > 2)
                 y[1] = y[0]; /* ties in the sort */
-            REQUIRE(ircg_domain_project(d, y, n, x) == IRCG_OK);
+            REQUIRE(slv_domain_project(d, y, n, x) == IRCG_OK);
             reference_projection(d, y, n, ref);
             for (int i = 0; i < n; i++)
                 CHECK_NEAR(x[i], ref[i], 1e-12 * fmax(1, scale));
-            CHECK(ircg_domain_contains(d, x, n, 1e-12));
+            CHECK(slv_domain_contains(d, x, n, 1e-12));
             /* idempotence */
-            REQUIRE(ircg_domain_project(d, x, n, xx) == IRCG_OK);
+            REQUIRE(slv_domain_project(d, x, n, xx) == IRCG_OK);
             for (int i = 0; i < n; i++)
                 CHECK_NEAR(xx[i], x[i], 1e-13 * fmax(1, scale));
             /* the obtuse-angle (variational) inequality */
@@ -257,8 +257,8 @@ TEST(ls_domain, projection_in_place)
 {
     double y[4] = {3, -1, 0.5, 2}, x[4];
     ircg_domain d = {IRCG_DOMAIN_L1_BALL, 1, 0, 0};
-    REQUIRE(ircg_domain_project(&d, y, 4, x) == IRCG_OK);
-    REQUIRE(ircg_domain_project(&d, y, 4, y) == IRCG_OK);
+    REQUIRE(slv_domain_project(&d, y, 4, x) == IRCG_OK);
+    REQUIRE(slv_domain_project(&d, y, 4, y) == IRCG_OK);
     for (int i = 0; i < 4; i++)
         CHECK(x[i] == y[i]);
 }
@@ -270,11 +270,11 @@ TEST(ls_domain, inequality_simplex)
     uint64_t s = 17;
     double y[40], x[40];
     double inside[5] = {0.1, 0.0, 2.0, 0.3, 1.1};
-    REQUIRE(ircg_project_simplex_ineq(inside, 5, 3.5, x) == IRCG_OK);
+    REQUIRE(slv_project_simplex_ineq(inside, 5, 3.5, x) == IRCG_OK);
     for (int i = 0; i < 5; i++)
         CHECK(x[i] == inside[i]);
     double neg[3] = {-1, 0.5, 0.25};
-    REQUIRE(ircg_project_simplex_ineq(neg, 3, 1.0, x) == IRCG_OK);
+    REQUIRE(slv_project_simplex_ineq(neg, 3, 1.0, x) == IRCG_OK);
     CHECK(x[0] == 0 && x[1] == 0.5 && x[2] == 0.25);
     for (int trial = 0; trial < 200; trial++) {
         int n = 1 + trial % 40;
@@ -283,7 +283,7 @@ TEST(ls_domain, inequality_simplex)
             y[i] = 3 * urand(&s) + 0.5;
             pos += fmax(y[i], 0);
         }
-        REQUIRE(ircg_project_simplex_ineq(y, n, delta, x) == IRCG_OK);
+        REQUIRE(slv_project_simplex_ineq(y, n, delta, x) == IRCG_OK);
         double th = pos > delta ? bisect_theta(y, n, delta) : 0, sum = 0;
         for (int i = 0; i < n; i++) {
             CHECK_NEAR(x[i], fmax(y[i] - th, 0), 1e-12);
@@ -300,47 +300,47 @@ TEST(ls_domain, diameter_start_contains)
     ircg_domain l1 = {IRCG_DOMAIN_L1_BALL, 3, 0, 0};
     ircg_domain sx = {IRCG_DOMAIN_SIMPLEX, 2, 0, 0};
     ircg_domain bx = {IRCG_DOMAIN_BOX, 0, 1, 4};
-    CHECK_NEAR(ircg_domain_diameter(&l2, 10), 4, 0);
-    CHECK_NEAR(ircg_domain_diameter(&l1, 10), 6, 0);
-    CHECK_NEAR(ircg_domain_diameter(&sx, 10), 2 * sqrt(2.0), 1e-15);
-    CHECK_NEAR(ircg_domain_diameter(&bx, 9), 9, 1e-15);
+    CHECK_NEAR(slv_domain_diameter(&l2, 10), 4, 0);
+    CHECK_NEAR(slv_domain_diameter(&l1, 10), 6, 0);
+    CHECK_NEAR(slv_domain_diameter(&sx, 10), 2 * sqrt(2.0), 1e-15);
+    CHECK_NEAR(slv_domain_diameter(&bx, 9), 9, 1e-15);
     double x[4];
-    ircg_domain_start(&sx, 4, x);
+    slv_domain_start(&sx, 4, x);
     for (int i = 0; i < 4; i++)
         CHECK_NEAR(x[i], 0.5, 0);
-    ircg_domain_start(&bx, 4, x);
+    slv_domain_start(&bx, 4, x);
     CHECK(x[0] == 1 && x[3] == 1); /* 0 clamped into [1, 4] */
-    ircg_domain_start(&l1, 4, x);
+    slv_domain_start(&l1, 4, x);
     CHECK(x[0] == 0 && x[3] == 0);
     double p[2] = {2.0 * (1 + 1e-10), 0};
-    CHECK(ircg_domain_contains(&l2, p, 2, 1e-9));
-    CHECK(!ircg_domain_contains(&l2, p, 2, 1e-12));
+    CHECK(slv_domain_contains(&l2, p, 2, 1e-9));
+    CHECK(!slv_domain_contains(&l2, p, 2, 1e-12));
     double q[2] = {1.0, 1.0 + 1e-6};
-    CHECK(!ircg_domain_contains(&sx, q, 2, 1e-9));
+    CHECK(!slv_domain_contains(&sx, q, 2, 1e-9));
     q[1] = NAN;
-    CHECK(!ircg_domain_contains(&bx, q, 2, 1e-9));
+    CHECK(!slv_domain_contains(&bx, q, 2, 1e-9));
     double r[2] = {-1e-12, 2};
-    CHECK(ircg_domain_contains(&sx, r, 2, 1e-9));
-    CHECK(!ircg_domain_contains(&sx, r, 2, 1e-14));
+    CHECK(slv_domain_contains(&sx, r, 2, 1e-9));
+    CHECK(!slv_domain_contains(&sx, r, 2, 1e-14));
 }
 
 TEST(ls_domain, validation_fields)
 {
     ircg_diag dg;
     ircg_domain d = {IRCG_DOMAIN_L2_BALL, 0, 0, 0};
-    CHECK_INT(ircg_domain_validate(&d, &dg), IRCG_ERR_INVALID);
+    CHECK_INT(slv_domain_validate(&d, &dg), IRCG_ERR_INVALID);
     CHECK_STR(dg.field, "/domain/radius");
     d.radius = INFINITY;
-    CHECK_INT(ircg_domain_validate(&d, &dg), IRCG_ERR_INVALID);
+    CHECK_INT(slv_domain_validate(&d, &dg), IRCG_ERR_INVALID);
     d = (ircg_domain){IRCG_DOMAIN_BOX, 0, 1, 1};
-    CHECK_INT(ircg_domain_validate(&d, &dg), IRCG_ERR_INVALID);
+    CHECK_INT(slv_domain_validate(&d, &dg), IRCG_ERR_INVALID);
     CHECK_STR(dg.field, "/domain/upper");
     d.lower = -INFINITY;
-    CHECK_INT(ircg_domain_validate(&d, &dg), IRCG_ERR_INVALID);
+    CHECK_INT(slv_domain_validate(&d, &dg), IRCG_ERR_INVALID);
     CHECK_STR(dg.field, "/domain/lower");
     d = (ircg_domain){(ircg_domain_kind)42, 1, 0, 0};
-    CHECK_INT(ircg_domain_validate(&d, &dg), IRCG_ERR_INVALID);
+    CHECK_INT(slv_domain_validate(&d, &dg), IRCG_ERR_INVALID);
     CHECK_STR(dg.field, "/domain/kind");
     d = (ircg_domain){IRCG_DOMAIN_SIMPLEX, 1, 0, 0};
-    CHECK_INT(ircg_domain_validate(&d, &dg), IRCG_OK);
+    CHECK_INT(slv_domain_validate(&d, &dg), IRCG_OK);
 }

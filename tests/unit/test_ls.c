@@ -12,7 +12,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "oracle.h"
+#include "core/oracle.h"
 
 static double urand(uint64_t *s)
 {

@@ -13,7 +13,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "ls_internal.h"
+#include "problems/ls/ls.h"
 
 enum { NB = 200, N = 2 * NB };
 

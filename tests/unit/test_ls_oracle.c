@@ -11,7 +11,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "oracle.h"
+#include "core/oracle.h"
 
 static double urand(uint64_t *s)
 {
@@ -132,7 +132,7 @@ static void get_vec(const ircg_problem *pb, void *ws, ircg_which w, double *x)
  * sum exactly to one in floating point. */
 static void drive(inst *I)
 {
-    const ircg_oracle_ops *ops = I->pb->ops;
+    const slv_oracle_ops *ops = I->pb->ops;
     ircg_settings s;
     void *ws = NULL;
     double x[N], z[N], xn[N], zn[N], gr[N];
@@ -143,7 +143,7 @@ static void drive(inst *I)
     for (int t = 0; t < 40; t++) {
         double sigma = 0.7 / (t + 1), a = (t % 2) ? 0.3 : 1.0;
         double cz = 0.6, co = -0.1 / 3, cn = 1 - cz - co;
-        ircg_dir dir;
+        slv_dir dir;
         REQUIRE(ops->lmo(ws, sigma, &dir) == IRCG_OK);
         REQUIRE(ops->step(ws, a, cz, co, cn) == IRCG_OK);
         get_vec(I->pb, ws, IRCG_X, xn);
@@ -169,7 +169,7 @@ static void drive(inst *I)
         }
         for (int j = 0; j < N; j++)
             CHECK_NEAR(zn[j], cz * z[j] + co * x[j] + cn * xn[j], 1e-13);
-        ircg_values v = {0};
+        slv_values v = {0};
         ops->values(ws, NULL, &v);
         CHECK_NEAR(v.g_x, g_of(I, xn), 1e-12);
         CHECK_NEAR(v.g_z, g_of(I, zn), 1e-12);

@@ -14,14 +14,14 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "mc.h"
+#include "problems/mc/mc.h"
 #include "test_mc_util.h"
 
 /* Take a few open-loop steps so that X has atoms and sigma U X matters. */
 static void advance(const ircg_problem *pb, void *ws, int steps)
 {
     for (int t = 0; t < steps; t++) {
-        ircg_dir d;
+        slv_dir d;
         pb->ops->lmo(ws, ircg_sigma(0.05, 0.5, t), &d);
         pb->ops->step(ws, 2.0 / (t + 2.0), 0.0, 0.0, 1.0);
     }
@@ -54,8 +54,8 @@ static void check_lmo_at(mct_inst *in, ircg_outer_kind outer, double sigma,
     ircg_settings s;
     void *ws = NULL;
     ircg_iterate *it = NULL;
-    ircg_dir dir;
-    ircg_values val = {0};
+    slv_dir dir;
+    slv_values val = {0};
     double *G = malloc(np * sizeof *G), *D = malloc(np * sizeof *D);
     double *sv = malloc((size_t)m0 * sizeof *sv), *u1 = malloc((size_t)n * sizeof *u1);
     double *v1 = malloc((size_t)p * sizeof *v1);
@@ -189,7 +189,7 @@ TEST(mc_lmo, repeated_top_singular_value)
     mct_inst in;
     ircg_settings st;
     void *ws = NULL;
-    ircg_dir dir;
+    slv_dir dir;
 
     /* random orthogonal factors from the SVDs of random matrices */
     for (int i = 0; i < n * n; i++)
@@ -241,8 +241,8 @@ TEST(mc_lmo, zero_gradient_is_finite)
     mct_inst in;
     ircg_settings st;
     void *ws = NULL;
-    ircg_dir dir;
-    ircg_values val = {0};
+    slv_dir dir;
+    slv_values val = {0};
 
     REQUIRE(mct_make_full(&in, n, p, M, 1.0, IRCG_OUTER_HALF_NORM_SQ) == 0);
     ircg_settings_default(&st);

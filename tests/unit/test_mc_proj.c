@@ -1,6 +1,6 @@
 /*
  * test_mc_proj.c -- the nuclear-ball projection of the matrix-completion
- * projection workspace (ircg_mc_prox_ops) against an independent dense
+ * projection workspace (slv_mc_prox_ops) against an independent dense
  * computation written in the tests (LAPACK dgesvd of the explicitly formed
  * matrix and a sort-based projection of its singular values): designed
  * spectra far outside, just outside and inside the ball and with a
@@ -15,11 +15,11 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "mc_prox.h"
+#include "baselines/proj/mc_prox.h"
 #include "test_mc_util.h"
 
 typedef struct proj_run {
-    ircg_move mv;
+    slv_move mv;
     double *X;   /* the projection, dense n x p (caller frees) */
     int nrank;   /* its weights above 1e-12 times the largest */
 } proj_run;
@@ -40,7 +40,7 @@ static int numerical_rank(const ircg_iterate *it)
 static int project_ws(const mct_inst *in, ircg_start start, const double *x0,
                       double a_f, double a_g, ircg_projection mode, proj_run *out)
 {
-    const ircg_oracle_ops *ops = in->pb->prox_ops;
+    const slv_oracle_ops *ops = in->pb->prox_ops;
     ircg_settings s;
     void *ws = NULL;
     ircg_iterate *it = NULL;
@@ -54,8 +54,8 @@ static int project_ws(const mct_inst *in, ircg_start start, const double *x0,
     out->X = NULL;
     if (ops->create(in->pb, &s, &ws, NULL) != IRCG_OK)
         return -1;
-    if (ops->grad_step(ws, IRCG_SLOT_X, a_f, a_g, 1, mode, &out->mv) == IRCG_OK &&
-        ops->accept(ws, IRCG_SLOT_X) == IRCG_OK &&
+    if (in->pb->proj->grad_step(ws, IRCG_SLOT_X, a_f, a_g, 1, mode, &out->mv) == IRCG_OK &&
+        in->pb->proj->accept(ws, IRCG_SLOT_X) == IRCG_OK &&
         ops->iterate(ws, IRCG_X, 1, &it) == IRCG_OK) {
         out->X = it->dense;
         out->nrank = numerical_rank(it);

@@ -12,10 +12,10 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "oracle.h"
+#include "core/oracle.h"
 #include "test_mc_util.h"
 
-static double *dense_of(const ircg_oracle_ops *ops, void *ws, ircg_which which)
+static double *dense_of(const slv_oracle_ops *ops, void *ws, ircg_which which)
 {
     ircg_iterate *it = NULL;
     double *X;
@@ -47,19 +47,19 @@ static void step_and_check(const mct_inst *in, ircg_outer_kind outer, void *ws,
                            unsigned from, unsigned into, double a_f, double a_g,
                            int project, ircg_projection mode)
 {
-    const ircg_oracle_ops *ops = in->pb->prox_ops;
+    const slv_oracle_ops *ops = in->pb->prox_ops;
     size_t np = (size_t)in->n * in->p;
     ircg_which wf = from == IRCG_SLOT_Z ? IRCG_Z : IRCG_X;
     ircg_which wi = into == IRCG_SLOT_Z ? IRCG_Z : IRCG_X;
     double *Y = dense_of(ops, ws, wf), *P = NULL, *D = malloc(np * sizeof *D);
     double *Gf = malloc(np * sizeof *Gf), *Gg = malloc(np * sizeof *Gg);
     double *Z = malloc(np * sizeof *Z), *Ref = malloc(np * sizeof *Ref);
-    ircg_move mv;
-    ircg_values val = {0};
+    slv_move mv;
+    slv_values val = {0};
 
     REQUIRE(Y != NULL);
-    REQUIRE(ops->grad_step(ws, from, a_f, a_g, project, mode, &mv) == IRCG_OK);
-    REQUIRE(ops->accept(ws, into) == IRCG_OK);
+    REQUIRE(in->pb->proj->grad_step(ws, from, a_f, a_g, project, mode, &mv) == IRCG_OK);
+    REQUIRE(in->pb->proj->accept(ws, into) == IRCG_OK);
     REQUIRE((P = dense_of(ops, ws, wi)) != NULL);
 
     /* the pending point itself */
@@ -145,11 +145,11 @@ TEST(mc_prox, moves_half_norm)
 static void check_start(const mct_inst *in, ircg_start start, const double *x0,
                         const double *expect)
 {
-    const ircg_oracle_ops *ops = in->pb->prox_ops;
+    const slv_oracle_ops *ops = in->pb->prox_ops;
     size_t np = (size_t)in->n * in->p;
     ircg_settings s;
     void *ws = NULL;
-    ircg_values val = {0};
+    slv_values val = {0};
     double *X, *Z;
 
     ircg_settings_default(&s);
@@ -211,9 +211,9 @@ TEST(mc_prox, start_points)
 TEST(mc_prox, bad_arguments)
 {
     mct_inst in;
-    const ircg_oracle_ops *ops;
+    const slv_oracle_ops *ops;
     ircg_settings s;
-    ircg_move mv;
+    slv_move mv;
     void *ws = NULL;
 
     REQUIRE(mct_make(&in, 10, 8, 0.5, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 9) == 0);
@@ -221,23 +221,23 @@ TEST(mc_prox, bad_arguments)
     ircg_settings_default(&s);
     s.algorithm = IRCG_ALG_IRPG;
     REQUIRE(ops->create(in.pb, &s, &ws, NULL) == IRCG_OK);
-    CHECK(ops->accept(ws, IRCG_SLOT_X) == IRCG_ERR_INVALID); /* nothing pending */
-    CHECK(ops->grad_step(ws, IRCG_SLOT_X, 0.5, 0.5, 0, IRCG_PROJ_PARTIAL, &mv) ==
+    CHECK(in.pb->proj->accept(ws, IRCG_SLOT_X) == IRCG_ERR_INVALID); /* nothing pending */
+    CHECK(in.pb->proj->grad_step(ws, IRCG_SLOT_X, 0.5, 0.5, 0, IRCG_PROJ_PARTIAL, &mv) ==
           IRCG_ERR_INVALID); /* a_g without projection */
-    CHECK(ops->grad_step(ws, 3, 0.5, 0.5, 1, IRCG_PROJ_PARTIAL, &mv) == IRCG_ERR_INVALID);
-    CHECK(ops->grad_step(ws, 0, 0.5, 0.5, 1, IRCG_PROJ_PARTIAL, &mv) == IRCG_ERR_INVALID);
-    CHECK(ops->grad_step(ws, IRCG_SLOT_X, NAN, 0.5, 1, IRCG_PROJ_PARTIAL, &mv) ==
+    CHECK(in.pb->proj->grad_step(ws, 3, 0.5, 0.5, 1, IRCG_PROJ_PARTIAL, &mv) == IRCG_ERR_INVALID);
+    CHECK(in.pb->proj->grad_step(ws, 0, 0.5, 0.5, 1, IRCG_PROJ_PARTIAL, &mv) == IRCG_ERR_INVALID);
+    CHECK(in.pb->proj->grad_step(ws, IRCG_SLOT_X, NAN, 0.5, 1, IRCG_PROJ_PARTIAL, &mv) ==
           IRCG_ERR_INVALID);
-    CHECK(ops->grad_step(ws, IRCG_SLOT_X, 0.5, INFINITY, 1, IRCG_PROJ_FULL, &mv) ==
+    CHECK(in.pb->proj->grad_step(ws, IRCG_SLOT_X, 0.5, INFINITY, 1, IRCG_PROJ_FULL, &mv) ==
           IRCG_ERR_INVALID);
-    CHECK(ops->grad_step(ws, IRCG_SLOT_X, 0.5, 0.5, 1, (ircg_projection)7, &mv) ==
+    CHECK(in.pb->proj->grad_step(ws, IRCG_SLOT_X, 0.5, 0.5, 1, (ircg_projection)7, &mv) ==
           IRCG_ERR_INVALID);
-    CHECK(ops->accept(ws, IRCG_SLOT_X) == IRCG_ERR_INVALID); /* still nothing */
-    REQUIRE(ops->grad_step(ws, IRCG_SLOT_X, 0.1, 0.5, 1, IRCG_PROJ_PARTIAL, &mv) ==
+    CHECK(in.pb->proj->accept(ws, IRCG_SLOT_X) == IRCG_ERR_INVALID); /* still nothing */
+    REQUIRE(in.pb->proj->grad_step(ws, IRCG_SLOT_X, 0.1, 0.5, 1, IRCG_PROJ_PARTIAL, &mv) ==
             IRCG_OK);
-    CHECK(ops->accept(ws, 0) == IRCG_ERR_INVALID);
-    CHECK(ops->accept(ws, 4) == IRCG_ERR_INVALID);
-    CHECK(ops->accept(ws, IRCG_SLOT_X | IRCG_SLOT_Z) == IRCG_OK);
+    CHECK(in.pb->proj->accept(ws, 0) == IRCG_ERR_INVALID);
+    CHECK(in.pb->proj->accept(ws, 4) == IRCG_ERR_INVALID);
+    CHECK(in.pb->proj->accept(ws, IRCG_SLOT_X | IRCG_SLOT_Z) == IRCG_OK);
     ops->destroy(ws);
     ops->destroy(NULL);
     mct_free(&in);

@@ -9,7 +9,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "mc.h"
+#include "problems/mc/mc.h"
 #include "test_mc_util.h"
 
 #define MAXT 64
@@ -202,7 +202,7 @@ static void run_steps(const ircg_problem *pb, void *ws, int steps)
     double S = 0;
     for (int t = 0; t < steps; t++) {
         double sg = ircg_sigma(0.05, 0.5, t), tp1 = t + 1.0, Sn = S + 2 * tp1 * sg;
-        ircg_dir d;
+        slv_dir d;
         pb->ops->lmo(ws, sg, &d);
         pb->ops->step(ws, 2.0 / (t + 2.0), S / Sn, -tp1 * t * sg / Sn,
                       (tp1 + 1) * tp1 * sg / Sn);
@@ -215,7 +215,7 @@ static void check_compress(mct_inst *in, int steps, int expect_rank_max)
     ircg_settings s;
     void *ws = NULL;
     ircg_iterate *x1 = NULL, *z1 = NULL, *x2 = NULL, *z2 = NULL;
-    ircg_values v1 = {0}, v2 = {0};
+    slv_values v1 = {0}, v2 = {0};
     size_t np = (size_t)in->n * in->p;
     double sc;
 

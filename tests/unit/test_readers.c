@@ -10,7 +10,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "readers.h"
+#include "inputs/readers.h"
 
 static ircg_ratings *read_str(const char *s, ircg_ratings_format fmt,
                               ircg_diag *d)
@@ -148,12 +148,12 @@ TEST(readers, decimal_numbers)
         ircg_ratings_free(r);
     }
     double v = -1;
-    CHECK_INT(ircg_parse_decimal("0x10", 4, &v), -1);
-    CHECK_INT(ircg_parse_decimal("12", 1, &v), 0); /* bounded by n: "1" */
+    CHECK_INT(slv_parse_decimal("0x10", 4, &v), -1);
+    CHECK_INT(slv_parse_decimal("12", 1, &v), 0); /* bounded by n: "1" */
     CHECK_NEAR(v, 1.0, 0);
-    CHECK_INT(ircg_parse_decimal(" 1", 2, &v), -1);
-    CHECK_INT(ircg_parse_decimal("1e308", 5, &v), 0);
-    CHECK_INT(ircg_parse_decimal("1e309", 5, &v), -2);
+    CHECK_INT(slv_parse_decimal(" 1", 2, &v), -1);
+    CHECK_INT(slv_parse_decimal("1e308", 5, &v), 0);
+    CHECK_INT(slv_parse_decimal("1e309", 5, &v), -2);
 }
 
 TEST(readers, given_dimensions)
@@ -437,16 +437,16 @@ TEST(readers, find_duplicate_radix)
         col[k] = (int32_t)((uint32_t)col[k] & 0x7FFFFFFF);
     }
     int64_t first = -7;
-    CHECK_INT(ircg_find_duplicate(row, col, N, &first), -1);
+    CHECK_INT(slv_find_duplicate(row, col, N, &first), -1);
     row[15000] = row[300];
     col[15000] = col[300];
     row[9000] = row[12000];
     col[9000] = col[12000]; /* second occurrence of this pair: 12000 */
-    CHECK_INT(ircg_find_duplicate(row, col, N, &first), 12000);
+    CHECK_INT(slv_find_duplicate(row, col, N, &first), 12000);
     CHECK_INT(first, 9000);
     row[20] = row[10];
     col[20] = col[10];
-    CHECK_INT(ircg_find_duplicate(row, col, N, &first), 20);
+    CHECK_INT(slv_find_duplicate(row, col, N, &first), 20);
     CHECK_INT(first, 10);
     free(row);
     free(col);

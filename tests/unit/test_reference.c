@@ -13,7 +13,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "solver_internal.h"
+#include "core/solver_internal.h"
 #include "test_mc_util.h"
 
 /* ------------------------------------------------ a scripted oracle -- */
@@ -42,7 +42,7 @@ static ircg_error sc_create(const ircg_problem *pb, const ircg_settings *s,
 
 static void sc_destroy(void *ws) { (void)ws; }
 
-static ircg_error sc_lmo(void *ws, double sigma, ircg_dir *dir)
+static ircg_error sc_lmo(void *ws, double sigma, slv_dir *dir)
 {
     script *s = ws;
     (void)sigma;
@@ -65,7 +65,7 @@ static ircg_error sc_step(void *ws, double a, double cz, double co, double cn)
     return IRCG_OK;
 }
 
-static void sc_values(void *ws, const double *ref, ircg_values *out)
+static void sc_values(void *ws, const double *ref, slv_values *out)
 {
     (void)ws, (void)ref;
     out->g_x = 10.0;
@@ -78,7 +78,7 @@ static const double *sc_residual(void *ws, ircg_which which)
     return &s->r0;
 }
 
-static const ircg_oracle_ops sc_ops = {
+static const slv_oracle_ops sc_ops = {
     .name = "script", .create = sc_create, .destroy = sc_destroy, .lmo = sc_lmo,
     .step = sc_step, .values = sc_values, .residual = sc_residual,
 };
@@ -352,7 +352,7 @@ TEST(reference, grad_singular_values_after_an_lmo)
     void *ws = NULL;
     ircg_settings_default(&st);
     REQUIRE(in.pb->ops->create(in.pb, &st, &ws, NULL) == IRCG_OK);
-    ircg_dir dir = {0};
+    slv_dir dir = {0};
     REQUIRE(in.pb->ops->lmo(ws, 0.0, &dir) == IRCG_OK);
     double sv[3] = {0}, want[P], G[N * P], X0[N * P] = {0};
     ircg_iterate *it = NULL;

@@ -10,7 +10,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "rng.h"
+#include "base/rng.h"
 
 static ircg_synth_ratings_spec small_spec(uint64_t seed)
 {
@@ -178,9 +178,9 @@ TEST(synth, checksum_pins_the_generator)
     REQUIRE(r);
     CHECK(checksum(r) == 8367325775018236515ULL);
     ircg_ratings_free(r);
-    ircg_rng g;
-    ircg_rng_seed(&g, 7, 0);
-    CHECK(ircg_rng_next(&g) == 0x4c06c1080caa5417ULL);
+    slv_rng g;
+    slv_rng_seed(&g, 7, 0);
+    CHECK(slv_rng_next(&g) == 0x4c06c1080caa5417ULL);
     double *A = NULL, *b = NULL;
     CHECK_INT(ircg_synth_least_squares(3, 2, 0.1, 9, &A, &b, NULL), IRCG_OK);
     REQUIRE(A && b);
@@ -204,12 +204,12 @@ TEST(synth, movielens_size_is_fast)
 
 TEST(synth, normals_have_unit_moments)
 {
-    ircg_rng g;
-    ircg_rng_seed(&g, 123, 5);
+    slv_rng g;
+    slv_rng_seed(&g, 123, 5);
     double s1 = 0, s2 = 0, s4 = 0;
     int n = 200000;
     for (int i = 0; i < n; i++) {
-        double z = ircg_rng_normal(&g);
+        double z = slv_rng_normal(&g);
         s1 += z;
         s2 += z * z;
         s4 += z * z * z * z;
@@ -218,9 +218,9 @@ TEST(synth, normals_have_unit_moments)
     CHECK_NEAR(s2 / n, 1.0, 0.01);
     CHECK_NEAR(s4 / n, 2.9, 0.05); /* Irwin-Hall(12): kurtosis 3 - 0.1 */
     for (int i = 0; i < 1000; i++) {
-        uint64_t k = ircg_rng_below(&g, 7);
+        uint64_t k = slv_rng_below(&g, 7);
         CHECK(k < 7);
-        double u = ircg_rng_uniform(&g);
+        double u = slv_rng_uniform(&g);
         CHECK(u >= 0 && u < 1);
     }
 }

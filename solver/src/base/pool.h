@@ -1,0 +1,19 @@
+/*
+ * pool.h -- a tiny persistent thread pool for the sparse kernels of
+ * matrix completion.  slv_pool_run(pool, fn, ctx, ntask) calls fn(ctx, i) for
+ * i = 0..ntask-1 and returns when all are done; the caller's thread takes
+ * part.  A NULL pool runs the tasks in order on the caller's thread.  Tasks
+ * must be independent: which thread runs a task never changes its result.
+ */
+#ifndef IRCG_BASE_POOL_H
+#define IRCG_BASE_POOL_H
+
+typedef struct slv_pool slv_pool;
+typedef void (*slv_task_fn)(void *ctx, int task);
+
+/* NULL for threads <= 1 (no thread is created) or when creation fails. */
+slv_pool *slv_pool_new(int threads);
+void slv_pool_run(slv_pool *pool, slv_task_fn fn, void *ctx, int ntask);
+void slv_pool_free(slv_pool *pool);
+
+#endif /* IRCG_BASE_POOL_H */

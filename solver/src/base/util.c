@@ -1,0 +1,126 @@
+/* util.c -- see util.h */
+#include "base/util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+ircg_error slv_fail(ircg_diag *diag, ircg_error code, const char *field,
+                     const char *fmt, ...)
+{
+    if (diag) {
+        va_list ap;
+        diag->code = code;
+        snprintf(diag->field, sizeof diag->field, "%s", field ? field : "");
+        va_start(ap, fmt);
+        vsnprintf(diag->message, sizeof diag->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+double slv_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double slv_half_sq_diff(const double *r, const double *q, int64_t n)
+{
+    slv_ksum k = {0, 0};
+    for (int64_t i = 0; i < n; i++)
+        slv_ksum_add(&k, 0.5 * (r[i] - q[i]) * (r[i] + q[i]));
+    return slv_ksum_value(&k);
+}
+
+double slv_half_sq(const double *r, int64_t n)
+{
+    slv_ksum k = {0, 0};
+    for (int64_t i = 0; i < n; i++)
+        slv_ksum_add(&k, 0.5 * r[i] * r[i]);
+    return slv_ksum_value(&k);
+}
+
+static void buf_put(slv_buf *b, const void *p, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n)
+            cap *= 2;
+        unsigned char *d = realloc(b->data, cap);
+        if (!d) {
+            b->failed = 1;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+void slv_buf_put_u64(slv_buf *b, uint64_t v)
+{
+    unsigned char le[8];
+    for (int i = 0; i < 8; i++)
+        le[i] = (unsigned char)(v >> (8 * i));
+    buf_put(b, le, 8);
+}
+
+void slv_buf_put_i64(slv_buf *b, int64_t v) { slv_buf_put_u64(b, (uint64_t)v); }
+
+void slv_buf_put_f64(slv_buf *b, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    slv_buf_put_u64(b, u);
+}
+
+void slv_buf_put_f64s(slv_buf *b, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        slv_buf_put_f64(b, v[i]);
+}
+
+void slv_buf_free(slv_buf *b)
+{
+    if (!b)
+        return;
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+uint64_t slv_rbuf_u64(slv_rbuf *r)
+{
+    if (r->failed || r->len - r->pos < 8) {
+        r->failed = 1;
+        return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)r->data[r->pos + (size_t)i] << (8 * i);
+    r->pos += 8;
+    return v;
+}
+
+int64_t slv_rbuf_i64(slv_rbuf *r) { return (int64_t)slv_rbuf_u64(r); }
+
+double slv_rbuf_f64(slv_rbuf *r)
+{
+    uint64_t u = slv_rbuf_u64(r);
+    double v;
+    memcpy(&v, &u, 8);
+    return v;
+}
+
+void slv_rbuf_f64s(slv_rbuf *r, double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = slv_rbuf_f64(r);
+}

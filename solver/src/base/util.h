@@ -1,0 +1,68 @@
+/*
+ * util.h -- small helpers shared by the solver library: error records,
+ * clocks, compensated sums, and the little-endian buffers of checkpoints.
+ */
+#ifndef IRCG_UTIL_H
+#define IRCG_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ircg.h"
+
+/* Fill diag (may be NULL) and return code.  field is a JSON pointer. */
+ircg_error slv_fail(ircg_diag *diag, ircg_error code, const char *field,
+                     const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Seconds on a monotonic clock. */
+double slv_now(void);
+
+/* Neumaier's compensated sum: exact to about one rounding of the result. */
+typedef struct slv_ksum {
+    double s, c;
+} slv_ksum;
+
+static inline void slv_ksum_add(slv_ksum *k, double x)
+{
+    double t = k->s + x;
+    if ((k->s >= 0 ? k->s : -k->s) >= (x >= 0 ? x : -x))
+        k->c += (k->s - t) + x;
+    else
+        k->c += (x - t) + k->s;
+    k->s = t;
+}
+static inline double slv_ksum_value(const slv_ksum *k) { return k->s + k->c; }
+
+/* sum_i 1/2 (r_i - q_i)(r_i + q_i) = 1/2||r||^2 - 1/2||q||^2 without the
+ * cancellation of subtracting two large sums. */
+double slv_half_sq_diff(const double *r, const double *q, int64_t n);
+/* 1/2 ||r||^2, compensated. */
+double slv_half_sq(const double *r, int64_t n);
+
+/* Growable output buffer for checkpoints; values are stored little-endian. */
+typedef struct slv_buf {
+    unsigned char *data;
+    size_t len, cap;
+    int failed; /* an allocation failed: later appends are no-ops */
+} slv_buf;
+
+void slv_buf_put_u64(slv_buf *b, uint64_t v);
+void slv_buf_put_i64(slv_buf *b, int64_t v);
+void slv_buf_put_f64(slv_buf *b, double v);
+void slv_buf_put_f64s(slv_buf *b, const double *v, size_t n);
+void slv_buf_free(slv_buf *b);
+
+/* Reader over a checkpoint; any read past the end sets failed and yields 0. */
+typedef struct slv_rbuf {
+    const unsigned char *data;
+    size_t len, pos;
+    int failed;
+} slv_rbuf;
+
+uint64_t slv_rbuf_u64(slv_rbuf *r);
+int64_t slv_rbuf_i64(slv_rbuf *r);
+double slv_rbuf_f64(slv_rbuf *r);
+void slv_rbuf_f64s(slv_rbuf *r, double *v, size_t n);
+
+#endif /* IRCG_UTIL_H */

@@ -1,0 +1,74 @@
+/*
+ * alg_ircg.c -- IR-CG, Algorithm 1 of the paper:
+ *
+ *   sigma_t = varsigma (t+1)^(-p)
+ *   v_t     = argmin_{v in X} <sigma_t grad f(x_t) + grad g(x_t), v>
+ *   x_{t+1} = x_t + alpha_t (v_t - x_t)
+ *   S_{t+1} = S_t + 2(t+1) sigma_t                            (Remark 1)
+ *   z_{t+1} = (S_t z_t - (t+1)t sigma_t x_t + (t+2)(t+1) sigma_t x_{t+1})
+ *             / S_{t+1}
+ *
+ * with S_0 = 0, so z_1 = x_1.  The loop only sees scalars from the problem's
+ * oracle (oracle.h); how x and z are stored is the oracle's business.
+ */
+#include "core/solver_internal.h"
+
+double slv_step_size(ircg_step_rule rule, int64_t t, double sigma,
+                      const slv_dir *d, double L_f, double L_g)
+{
+    double num = -d->gphi_d, den;
+    switch (rule) {
+    case IRCG_STEP_OPEN_LOOP:
+        return 2.0 / (double)(t + 2);
+    case IRCG_STEP_CLOSED_LOOP:
+        den = (sigma * L_f + L_g) * d->d_norm2;
+        break;
+    case IRCG_STEP_LINE_SEARCH:
+    default:
+        /* Phi is quadratic along d: the exact minimizer on [0, 1]. */
+        den = sigma * d->d_hf_d + d->d_hg_d;
+        break;
+    }
+    if (!(num > 0))
+        return 0.0; /* v_t - x_t is not a descent direction: stay */
+    if (!(den > 0) || num >= den)
+        return 1.0;
+    return num / den;
+}
+
+static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *converged)
+{
+    const ircg_problem_info *pi = &sv->pb->info;
+    int64_t t = sv->t;
+    double sigma = ircg_sigma(sv->set.varsigma, sv->set.p, t);
+    slv_dir dir = {0};
+    double t0 = slv_now();
+    ircg_error err = sv->ops->lmo(sv->ws, sigma, &dir);
+
+    if (err != IRCG_OK)
+        return err;
+    it->lmo_seconds = slv_now() - t0;
+    it->lmo_matvecs = dir.matvecs;
+    it->lmo_converged = dir.converged;
+    it->top_sv = dir.top_sv;
+    it->sigma = sigma;
+    it->gap = -dir.gphi_d;
+    if (sv->set.gap_tol > 0 && it->gap <= sv->set.gap_tol) {
+        *converged = 1;
+        return IRCG_OK;
+    }
+    double alpha = slv_step_size(sv->set.step_rule, t, sigma, &dir, pi->L_f, pi->L_g);
+    double tp1 = (double)(t + 1);
+    double S_next = sv->S + 2.0 * tp1 * sigma;
+    double cz = sv->S / S_next;
+    double cx_old = -tp1 * (double)t * sigma / S_next;
+    double cx_new = (tp1 + 1.0) * tp1 * sigma / S_next;
+    if ((err = sv->ops->step(sv->ws, alpha, cz, cx_old, cx_new)) != IRCG_OK)
+        return err;
+    sv->S = S_next;
+    sv->t = t + 1;
+    it->alpha = alpha;
+    return IRCG_OK;
+}
+
+const slv_alg slv_alg_ircg = {.prepare = NULL, .iterate = slv_step_once};

@@ -1,0 +1,163 @@
+/*
+ * oracle.h -- what a problem class implements for the algorithms.
+ *
+ * Every problem here has g(x) = 1/2 ||r(x)||^2 with the residual
+ * r(x) = A x - b linear in x (A a matrix, or P_Omega for matrix completion)
+ * and a quadratic f, so Phi_sigma = sigma f + g is quadratic along any
+ * segment: Phi(x + a d) = Phi(x) + a <grad Phi(x), d> + a^2/2 (sigma d'H_f d
+ * + ||A d||^2).  The algorithms only ever ask for these scalars, so they
+ * never see how an iterate is stored (a dense vector for least squares, a
+ * factored low-rank-plus-diagonal matrix for matrix completion).
+ *
+ * A workspace holds the current x_t, the averaged z_t, and the last LMO
+ * vertex v_t.  It is created at the start point with z = x.
+ */
+#ifndef IRCG_ORACLE_H
+#define IRCG_ORACLE_H
+
+#include "ircg.h"
+#include "base/util.h"
+
+/* The direction d = v - x found by the LMO for grad Phi_sigma(x). */
+typedef struct slv_dir {
+    double gphi_d;   /* <grad Phi_sigma(x), d>; -gphi_d is the FW gap (>= 0)*/
+    double gphi_scale; /* size of the terms whose difference gphi_d is,
+                        so that a few ulps of it bound its rounding
+                        (reference.c): nuclear ball |<grad Phi, x>| +
+                        delta sigma_max; least squares sum_i |grad_i|
+                        (|x_i| + |v_i|) + sum_k |r_k| (|r_k| + |(A v - b)_k|)
+                        -- the second sum is <grad g, x - v> written as
+                        <r, A x - A v>, and covers the rounding of the
+                        gradient A'r itself, which dominates when
+                        grad g(x*) = 0 (an interior optimum)              */
+    double d_norm2;  /* ||d||^2 (Euclidean / Frobenius)                      */
+    double d_hf_d;   /* d' (Hessian of f) d                                  */
+    double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2                      */
+    double top_sv;   /* nuclear ball: sigma_max(grad Phi); NaN otherwise     */
+    int64_t matvecs; /* operator applications spent by this LMO              */
+    int converged;   /* the singular pair met lmo_tol (always 1 for vectors) */
+} slv_dir;
+
+/* A move d = x+ - x of the projection methods (grad_step below). */
+typedef struct slv_move {
+    double gf_d;     /* <grad f(x), d>                                       */
+    double gg_d;     /* <grad g(x), d>                                       */
+    double d_hf_d;   /* d' (Hessian of f) d                                  */
+    double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2                      */
+    double d_norm2;  /* ||d||^2                                              */
+    int64_t matvecs; /* operator applications of the projection             */
+    int converged;   /* every singular triplet met lmo_tol                   */
+    int full;        /* nuclear ball: the full SVD was used                  */
+    int rank;        /* nuclear ball: rank of x+; 0 for vector domains       */
+} slv_move;
+
+/* What CG-BiO's oracle reports (lmo_cut below). */
+typedef struct slv_cut_info {
+    double f_gap;    /* <grad f(x), x - v> over the cut set, the outer gap  */
+    double lambda;   /* multiplier of the cut at the dual optimum (>= 0)     */
+    int slater;      /* Slater's condition held: b > min_X <grad g(x), v>    */
+    int rank;        /* atoms of v: 1, or 2 when the optimal face is not a
+                        single point and the cut is active                  */
+    int evaluations; /* evaluations of the dual function                     */
+    int64_t matvecs; /* operator applications                                */
+    int converged;   /* every singular triplet met lmo_tol                   */
+    double top_sv;   /* nuclear ball: sigma_max(C + lambda A); NaN otherwise */
+} slv_cut_info;
+
+/* Slots of grad_step / accept. */
+#define IRCG_SLOT_X 1u
+#define IRCG_SLOT_Z 2u
+
+typedef struct slv_values {
+    double g_x, f_x, g_z, f_z;
+    double g_gap_x, g_gap_z; /* g - g_ref by the difference formula; NaN when
+                                no reference residual was given             */
+    int rank;                /* MC: atoms of x (0 for vector problems); the
+                                caller zero-fills the struct first          */
+} slv_values;
+
+typedef struct slv_oracle_ops {
+    const char *name;
+
+    /* Allocate a workspace for pb with x = z = the start point of s (s->start,
+     * s->x0); also reads s->threads, s->lmo_tol, s->lmo_max_matvecs. */
+    ircg_error (*create)(const ircg_problem *pb, const ircg_settings *s,
+                         void **ws, ircg_diag *diag);
+    void (*destroy)(void *ws);
+
+    /* v = argmin_{v in X} <sigma grad f(x) + grad g(x), v>; keeps v. */
+    ircg_error (*lmo)(void *ws, double sigma, slv_dir *dir);
+
+    /* x' = x + alpha (v - x), then z' = cz z + cx_old x + cx_new x'. */
+    ircg_error (*step)(void *ws, double alpha, double cz, double cx_old,
+                       double cx_new);
+
+    /* g and f at x and z.  ref_residual (length n_observed, may be NULL) is
+     * r(x*) of a reference point: then g - g(x*) is computed termwise as
+     * sum 1/2 (r - r*)(r + r*) with compensated summation. */
+    void (*values)(void *ws, const double *ref_residual, slv_values *out);
+
+    /* The residual r(x) or r(z), length n_observed, owned by ws. */
+    const double *(*residual)(void *ws, ircg_which which);
+
+    ircg_error (*iterate)(void *ws, ircg_which which, int want_dense,
+                          ircg_iterate **out);
+
+    /* Top k (<= 4) singular values of grad g at x; NULL for vector domains.*/
+    ircg_error (*grad_singular_values)(void *ws, int k, double *sv);
+
+    /* The whole workspace state (x, z, warm starts) for checkpoints. */
+    ircg_error (*save)(void *ws, slv_buf *out);
+    ircg_error (*restore)(void *ws, slv_rbuf *in, ircg_diag *diag);
+
+} slv_oracle_ops;
+
+/* CG-BiO's oracle (baselines/cgbio/), on the workspace of the problem's
+ * conditional-gradient oracle (ops). */
+typedef struct slv_cut_ops {
+    /* v = argmin <grad f(x), v> over X cut by the half-space
+     * {v : <grad g(x), v - x> <= slack} (the paper's SNB-LO and NB-BLO on
+     * the nuclear ball), kept for cut_step.  The cut set holds x when
+     * slack >= 0; for slack < 0 it may be empty: then v minimizes
+     * <grad g(x), v> over X and, among those, <grad f(x), v>. */
+    ircg_error (*lmo_cut)(void *ws, double slack, slv_cut_info *info);
+    /* x <- (1 - gamma) x + gamma v, z <- x. */
+    ircg_error (*cut_step)(void *ws, double gamma);
+} slv_cut_ops;
+
+/* The moves of the projection methods IR-PG and Bi-SG (baselines/proj/),
+ * on the workspace of the problem's prox_ops. */
+typedef struct slv_proj_ops {
+    /* With y the point in slot `from` (IRCG_SLOT_X or IRCG_SLOT_Z), the
+     * pending point becomes Proj_X(y - a_f grad f(y) - a_g grad g(y))
+     * (project = 1, mode says how on the nuclear ball) or y - a_f grad f(y)
+     * (project = 0, a_g must be 0); mv describes d = pending - y (NULL: the
+     * caller needs none of its scalars, which are then not computed). */
+    ircg_error (*grad_step)(void *ws, unsigned from, double a_f, double a_g,
+                            int project, ircg_projection mode, slv_move *mv);
+    /* The slots in the mask `into` take the pending point. */
+    ircg_error (*accept)(void *ws, unsigned into);
+} slv_proj_ops;
+
+/* A problem joins its family's oracle (problems/) with the oracles of the
+ * methods built on it (baselines/); core/families.c wires them. */
+struct ircg_problem {
+    ircg_problem_info info;
+    const slv_oracle_ops *ops;      /* conditional-gradient methods        */
+    const slv_cut_ops *cut;         /* CG-BiO, on ops' workspace           */
+    const slv_oracle_ops *prox_ops; /* projection methods (may equal ops)  */
+    const slv_proj_ops *proj;       /* their moves, on prox_ops' workspace */
+    void *data;                     /* class-specific, owned               */
+    void (*free_data)(void *data);
+};
+
+/* The tables, by family and method */
+extern const slv_oracle_ops slv_mc_ops;      /* problems/mc/mc_ops.c          */
+extern const slv_oracle_ops slv_ls_ops;      /* problems/ls/ls_oracle.c       */
+extern const slv_cut_ops slv_mc_cut_ops;     /* baselines/cgbio/mc_cut.c      */
+extern const slv_cut_ops slv_ls_cut_ops;     /* baselines/cgbio/ls_cut.c      */
+extern const slv_oracle_ops slv_mc_prox_ops; /* baselines/proj/mc_prox.c      */
+extern const slv_proj_ops slv_mc_proj_ops;   /* baselines/proj/mc_prox_step.c */
+extern const slv_proj_ops slv_ls_proj_ops;   /* baselines/proj/ls_prox.c      */
+
+#endif /* IRCG_ORACLE_H */

@@ -1,0 +1,120 @@
+/* settings.c -- defaults and validation of solver settings. */
+#include <math.h>
+#include <stddef.h>
+
+#include "base/util.h"
+
+void ircg_settings_default(ircg_settings *s)
+{
+    *s = (ircg_settings){0};
+    s->algorithm = IRCG_ALG_IRCG;
+    s->step_rule = IRCG_STEP_OPEN_LOOP;
+    s->varsigma = 0.05; /* the paper's experiment */
+    s->p = 0.5;         /* the rate-optimal choice (Remark after Thm 3.2) */
+    s->max_iter = 1000;
+    s->time_limit = 0;
+    s->gap_tol = 0;
+    s->start = IRCG_START_DEFAULT;
+    s->lmo_tol = 1e-9;
+    s->lmo_max_matvecs = 1000;
+    s->threads = 1;
+    s->g_opt = NAN;
+    /* the paper's parameters of the baselines (Section 4) */
+    s->projection = IRCG_PROJ_PARTIAL;
+    s->irpg_theta = 0.5;
+    s->irpg_step = 0.5;
+    s->irpg_eta = 0.5;
+    s->bisg_alpha = 1.0 / (2.0 - 0.01);
+    s->bisg_c = 1.0;
+    s->bisg_step = 0;
+    s->cgbio_eps_g = 1e-4;
+    s->cgbio_warmup_max_iter = 1000000;
+}
+
+/* Members of the baselines, checked whatever the algorithm so that a
+ * setting never hides an error until the algorithm is switched. */
+static ircg_error validate_baselines(const ircg_settings *s, ircg_diag *diag)
+{
+    if (s->algorithm != IRCG_ALG_IRCG && s->step_rule != IRCG_STEP_OPEN_LOOP)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/step_rule",
+                         "step rules apply to IR-CG only; CG-BiO steps are "
+                         "2/(k+2) and IR-PG and Bi-SG have their own rules");
+    if (s->projection < IRCG_PROJ_PARTIAL || s->projection > IRCG_PROJ_FULL)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/projection",
+                         "unknown projection %d", (int)s->projection);
+    if (!(s->irpg_theta > 0 && s->irpg_theta < 1))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/irpg_theta",
+                         "irpg_theta must lie in (0, 1), got %g", s->irpg_theta);
+    if (!(s->irpg_step > 0 && s->irpg_step <= 1e6))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/irpg_step",
+                         "irpg_step must lie in (0, 1e6], got %g", s->irpg_step);
+    if (!(s->irpg_eta > 0 && s->irpg_eta < 1))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/irpg_eta",
+                         "irpg_eta must lie in (0, 1), got %g", s->irpg_eta);
+    if (!(s->bisg_alpha > 0 && s->bisg_alpha <= 1))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/bisg_alpha",
+                         "bisg_alpha must lie in (0, 1], got %g", s->bisg_alpha);
+    if (!(s->bisg_c > 0 && s->bisg_c <= 1e6))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/bisg_c",
+                         "bisg_c must lie in (0, 1e6], got %g", s->bisg_c);
+    if (!(s->bisg_step >= 0 && s->bisg_step <= 1e6))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/bisg_step",
+                         "bisg_step must lie in [0, 1e6] (0 = 1/L_g), got %g",
+                         s->bisg_step);
+    if (!(s->cgbio_eps_g > 0 && isfinite(s->cgbio_eps_g)))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/cgbio_eps_g",
+                         "cgbio_eps_g must be a finite number > 0, got %g",
+                         s->cgbio_eps_g);
+    if (s->cgbio_warmup_max_iter < 1)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/cgbio_warmup_max_iter",
+                         "cgbio_warmup_max_iter must be >= 1, got %lld",
+                         (long long)s->cgbio_warmup_max_iter);
+    return IRCG_OK;
+}
+
+ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
+{
+    if (!s)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "settings are NULL");
+    if (s->algorithm < IRCG_ALG_IRCG || s->algorithm > IRCG_ALG_BISG)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                         "unknown algorithm %d", (int)s->algorithm);
+    if (s->step_rule < IRCG_STEP_OPEN_LOOP || s->step_rule > IRCG_STEP_LINE_SEARCH)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/step_rule",
+                         "unknown step rule %d", (int)s->step_rule);
+    if (!isfinite(s->varsigma) || s->varsigma <= 0)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/varsigma",
+                         "varsigma must be a finite number > 0, got %g", s->varsigma);
+    if (!isfinite(s->p) || s->p <= 0 || s->p >= 1)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/p",
+                         "p must lie in the open interval (0, 1), got %g", s->p);
+    if (s->max_iter < 1)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/max_iter",
+                         "max_iter must be >= 1, got %lld", (long long)s->max_iter);
+    if (isnan(s->time_limit) || s->time_limit < 0)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/time_limit",
+                         "time_limit must be >= 0 seconds (0 = none), got %g",
+                         s->time_limit);
+    if (!isfinite(s->gap_tol) || s->gap_tol < 0)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/gap_tol",
+                         "gap_tol must be a finite number >= 0, got %g", s->gap_tol);
+    if (s->start < IRCG_START_DEFAULT || s->start > IRCG_START_GIVEN)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/start", "unknown start %d",
+                         (int)s->start);
+    if (s->start == IRCG_START_GIVEN && !s->x0)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/x0",
+                         "start is 'given' but no x0 was supplied");
+    if (!isfinite(s->lmo_tol) || s->lmo_tol <= 0 || s->lmo_tol >= 1)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_tol",
+                         "lmo_tol must lie in (0, 1), got %g", s->lmo_tol);
+    if (s->lmo_max_matvecs < 2)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_max_matvecs",
+                         "lmo_max_matvecs must be >= 2, got %d", s->lmo_max_matvecs);
+    if (s->threads < 1 || s->threads > 64)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/threads",
+                         "threads must lie in [1, 64], got %d", s->threads);
+    if (isinf(s->g_opt))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/g_opt",
+                         "g_opt must be finite (or NaN for unknown)");
+    return validate_baselines(s, diag);
+}

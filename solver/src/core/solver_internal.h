@@ -1,0 +1,62 @@
+/* solver_internal.h -- the solver handle and the algorithms behind it.
+ *
+ * solver.c owns the loop that every algorithm shares: stopping rules, the
+ * clock, the objective values after each iteration, the callback and the
+ * checkpoints.  An algorithm (alg_*.c) only moves the iterate through the
+ * problem's oracle (oracle.h) and says what its iteration did. */
+#ifndef IRCG_SOLVER_INTERNAL_H
+#define IRCG_SOLVER_INTERNAL_H
+
+#include "core/oracle.h"
+
+struct ircg_solver {
+    const ircg_problem *pb;    /* borrowed */
+    const slv_oracle_ops *ops;/* pb->ops or pb->prox_ops, by algorithm */
+    ircg_algorithm algorithm;  /* fixed at creation: it chose ops and ws */
+    ircg_settings set;         /* copy; x0 cleared after setup */
+    void *ws;                  /* the oracle's workspace, owned */
+    int64_t t;                 /* iterations done */
+    double S;                  /* S_t of Remark 1 (IR-CG) */
+    double elapsed;            /* seconds solved so far, across calls/restores */
+    double setup_seconds;
+    double lmo_seconds;
+    int64_t lmo_matvecs;
+    int64_t lmo_unconverged;
+    int64_t proj_partial, proj_full;
+    double last_gap, last_sigma;
+    slv_values vals;          /* at the current x_t, z_t */
+    /* CG-BiO: the warm start x'_0 and its residual r(x'_0), so that the
+     * cut's g(x'_0) - g(x_k) is a termwise sum (length n_observed) */
+    int warm_done;
+    int64_t warmup_iterations;
+    double warmup_seconds;
+    double *cut_ref;
+};
+
+typedef struct slv_alg {
+    /* Before the first iteration (CG-BiO's warm start); NULL = nothing.
+     * t0 is the clock's origin; *st is set when a stopping rule fired. */
+    ircg_error (*prepare)(ircg_solver *sv, double t0, ircg_status *st);
+    /* One iteration t -> t+1: moves the iterate, increments sv->t and fills
+     * the algorithm's members of it (sigma, alpha, gap, oracle time and
+     * products, top_sv, lmo_converged, backtracks, proj_full, lambda); the
+     * loop adds t, the objective values and elapsed.  Sets *converged (and
+     * leaves the iterate) when gap_tol is met before the move. */
+    ircg_error (*iterate)(ircg_solver *sv, ircg_iter_info *it, int *converged);
+} slv_alg;
+
+extern const slv_alg slv_alg_ircg;  /* alg_ircg.c  */
+extern const slv_alg slv_alg_cgbio; /* alg_cgbio.c */
+extern const slv_alg slv_alg_irpg;  /* alg_prox.c  */
+extern const slv_alg slv_alg_bisg;  /* alg_prox.c  */
+
+/* The step of a rule for direction d (t = iteration, from 0). */
+double slv_step_size(ircg_step_rule rule, int64_t t, double sigma,
+                      const slv_dir *d, double L_f, double L_g);
+
+/* A stopping rule that fires at `elapsed` seconds, or UNSOLVED. */
+ircg_status slv_solver_should_stop(const ircg_solver *sv, double elapsed);
+
+void slv_solver_refresh_values(ircg_solver *sv);
+
+#endif /* IRCG_SOLVER_INTERNAL_H */

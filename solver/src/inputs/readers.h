@@ -1,0 +1,34 @@
+/*
+ * readers.h -- helpers of the ratings readers that other parts of the
+ * library may reuse: whole-file reads, duplicate detection and decimal
+ * numbers.
+ */
+#ifndef IRCG_READERS_H
+#define IRCG_READERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ircg.h"
+
+/* Read a whole file into a malloc'ed buffer (not NUL-terminated) owned by
+ * the caller.  IRCG_ERR_IO names the path and strerror; *data is NULL on
+ * failure. */
+ircg_error slv_read_whole_file(const char *path, char **data, size_t *len,
+                                ircg_diag *diag);
+
+/* Duplicated (row, col) pairs among n entries (0-based, each < 2^31).
+ * Returns the index of the earliest second occurrence of any pair and sets
+ * *first to the index of that pair's first occurrence; -1 when all pairs
+ * are distinct; -2 when out of memory.  O(n) for input sorted by (row, col),
+ * else a radix sort of O(n) time and 32 n bytes. */
+int64_t slv_find_duplicate(const int32_t *row, const int32_t *col, int64_t n,
+                            int64_t *first);
+
+/* The decimal number in p[0, n) (not NUL-terminated):
+ * [+-]digits[.digits][(e|E)[+-]digits].  0 and *out set; -1 when it is not
+ * of that form (hexadecimal, "inf", "nan", blanks, empty, 64 characters or
+ * more); -2 when it overflows to infinity. */
+int slv_parse_decimal(const char *p, size_t n, double *out);
+
+#endif /* IRCG_READERS_H */

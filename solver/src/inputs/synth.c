@@ -1,0 +1,326 @@
+/*
+ * synth.c -- deterministic synthetic data: ratings shaped like MovieLens and
+ * random least-squares instances.
+ *
+ * Reproducibility: only the integer generator of rng.h, exactly rounded
+ * arithmetic (+, -, *, /, sqrt) and floor are used.  Contraction of a*b+c
+ * into an FMA would change the last bits on machines that have one: ISO C
+ * mode (-std=c11) turns it off in GCC, the pragma below in clang.
+ *
+ * Ratings: factors U (n x r) and V (p x r) with N(0,1)-like entries, so that
+ * z_ij = <U_i, V_j> / sqrt(r) is about N(0,1); the rating is
+ *   min + clamp(round(x - min), 0, floor(max - min)),
+ *   x = (min + max)/2 + (max - min)/4 * z_ij + noise * N(0,1),
+ * i.e. +-2 standard deviations span the scale.  Cells: when n_ratings >=
+ * max(n, p), first max(n, p) cells pair a random permutation of the rows
+ * with one of the columns (so every row and column is rated), then the rest
+ * are uniform among the remaining cells: rejection with a hash set when at
+ * most half of the matrix is observed, selection sampling otherwise.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__clang__) /* clang contracts by default; GCC obeys -std=c11 */
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+#include "base/rng.h"
+#include "base/util.h"
+
+/* Independent streams of one seed; changing them changes every output. */
+enum { ST_FACTORS = 1, ST_CELLS = 2, ST_NOISE = 3, ST_LS_A = 11, ST_LS_X = 12,
+       ST_LS_NOISE = 13 };
+
+/* ------------------------------------------------------ set of cells */
+
+typedef struct cellset {
+    uint64_t *slot; /* key + 1; 0 = empty */
+    uint64_t mask;
+} cellset;
+
+static int cellset_init(cellset *s, int64_t n)
+{
+    uint64_t cap = 16;
+    while (cap < 2 * (uint64_t)n)
+        cap *= 2;
+    s->mask = cap - 1;
+    s->slot = calloc(cap, sizeof *s->slot);
+    return s->slot != NULL;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x7FB5D329728EA185ULL;
+    x ^= x >> 27;
+    x *= 0x81DADEF4BC2DD44DULL;
+    return x ^ (x >> 33);
+}
+
+/* Linear probing; returns 1 if key was added, 0 if present.  With query
+ * set, only looks (returns 1 if present). */
+static int cellset_probe(cellset *s, uint64_t key, int query)
+{
+    uint64_t h = mix(key) & s->mask;
+    while (s->slot[h]) {
+        if (s->slot[h] == key + 1)
+            return query ? 1 : 0;
+        h = (h + 1) & s->mask;
+    }
+    if (query)
+        return 0;
+    s->slot[h] = key + 1;
+    return 1;
+}
+
+/* ------------------------------------------------------ validation */
+
+static ircg_error validate_spec(const ircg_synth_ratings_spec *s, ircg_diag *d)
+{
+    int64_t cells = 0;
+    int mn = 0;
+    if (s->n_rows < 1)
+        return slv_fail(d, IRCG_ERR_INVALID, "/n_rows", "must be >= 1, got %d",
+                         s->n_rows);
+    if (s->n_cols < 1)
+        return slv_fail(d, IRCG_ERR_INVALID, "/n_cols", "must be >= 1, got %d",
+                         s->n_cols);
+    mn = s->n_rows < s->n_cols ? s->n_rows : s->n_cols;
+    if (s->rank < 1 || s->rank > mn)
+        return slv_fail(d, IRCG_ERR_INVALID, "/rank",
+                         "must be in [1, min(n_rows, n_cols) = %d], got %d", mn,
+                         s->rank);
+    cells = (int64_t)s->n_rows * s->n_cols;
+    if (s->n_ratings < 1 || s->n_ratings > cells)
+        return slv_fail(d, IRCG_ERR_INVALID, "/n_ratings",
+                         "must be in [1, n_rows * n_cols = %lld], got %lld",
+                         (long long)cells, (long long)s->n_ratings);
+    if (!isfinite(s->min_rating))
+        return slv_fail(d, IRCG_ERR_INVALID, "/min_rating",
+                         "must be a finite number");
+    if (!isfinite(s->max_rating) || !(s->max_rating > s->min_rating))
+        return slv_fail(d, IRCG_ERR_INVALID, "/max_rating",
+                         "must be finite and greater than min_rating (%g)",
+                         s->min_rating);
+    if (!isfinite(s->noise) || s->noise < 0)
+        return slv_fail(d, IRCG_ERR_INVALID, "/noise",
+                         "must be finite and >= 0, got %g", s->noise);
+    return IRCG_OK;
+}
+
+/* ------------------------------------------------------ cells */
+
+/* A random permutation of 0..n-1 (Fisher-Yates). */
+static int32_t *permutation(slv_rng *g, int n)
+{
+    int32_t *p = malloc((size_t)n * sizeof *p);
+    if (!p)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        p[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)slv_rng_below(g, (uint64_t)i + 1);
+        int32_t t = p[i];
+        p[i] = p[j];
+        p[j] = t;
+    }
+    return p;
+}
+
+/* The first max(n, p) cells: every row and column once at least. */
+static int64_t cover(slv_rng *g, int n, int p, cellset *set, int32_t *row,
+                     int32_t *col)
+{
+    int m = n > p ? n : p;
+    int64_t k = 0;
+    int32_t *rp = permutation(g, n), *cp = permutation(g, p);
+    if (rp && cp) {
+        /* t % n (or t % p) is t itself on the longer side: pairs distinct */
+        for (int t = 0; t < m; t++, k++) {
+            row[k] = rp[t % n];
+            col[k] = cp[t % p];
+            cellset_probe(set, (uint64_t)row[k] * (uint64_t)p + (uint64_t)col[k],
+                          0);
+        }
+    }
+    free(rp);
+    free(cp);
+    return rp && cp ? k : -1;
+}
+
+/* Fill row/col[k..N) uniformly among the cells not in set. */
+static void fill_rest(slv_rng *g, int n, int p, int64_t N, int64_t k,
+                      cellset *set, int32_t *row, int32_t *col)
+{
+    uint64_t cells = (uint64_t)n * (uint64_t)p;
+    if ((uint64_t)N <= cells / 2) {
+        while (k < N) {
+            uint64_t c = slv_rng_below(g, cells);
+            if (cellset_probe(set, c, 0)) {
+                row[k] = (int32_t)(c / (uint64_t)p);
+                col[k] = (int32_t)(c % (uint64_t)p);
+                k++;
+            }
+        }
+        return;
+    }
+    /* Dense: Knuth's selection sampling over the free cells in order. */
+    uint64_t need = (uint64_t)(N - k), left = cells - (uint64_t)k;
+    for (uint64_t c = 0; c < cells && need > 0; c++) {
+        if (cellset_probe(set, c, 1))
+            continue;
+        if (slv_rng_below(g, left) < need) {
+            row[k] = (int32_t)(c / (uint64_t)p);
+            col[k] = (int32_t)(c % (uint64_t)p);
+            k++;
+            need--;
+        }
+        left--;
+    }
+}
+
+static ircg_error pick_cells(const ircg_synth_ratings_spec *s, ircg_ratings *R,
+                             ircg_diag *diag)
+{
+    ircg_error e = IRCG_OK;
+    slv_rng g;
+    cellset set = {0};
+    int64_t k = 0;
+    int n = s->n_rows, p = s->n_cols;
+    slv_rng_seed(&g, s->seed, ST_CELLS);
+    if (!cellset_init(&set, s->n_ratings)) {
+        e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+        goto done;
+    }
+    if (s->n_ratings >= (n > p ? n : p))
+        k = cover(&g, n, p, &set, R->row, R->col);
+    if (k < 0) {
+        e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+        goto done;
+    }
+    fill_rest(&g, n, p, s->n_ratings, k, &set, R->row, R->col);
+done:
+    free(set.slot);
+    return e;
+}
+
+/* ------------------------------------------------------ values */
+
+static double *normals(slv_rng *g, int64_t count)
+{
+    double *v = malloc((size_t)(count > 0 ? count : 1) * sizeof *v);
+    if (v)
+        for (int64_t i = 0; i < count; i++)
+            v[i] = slv_rng_normal(g);
+    return v;
+}
+
+static ircg_error fill_values(const ircg_synth_ratings_spec *s,
+                              ircg_ratings *R, ircg_diag *diag)
+{
+    ircg_error e = IRCG_OK;
+    slv_rng gf, gn;
+    int r = s->rank;
+    slv_rng_seed(&gf, s->seed, ST_FACTORS);
+    slv_rng_seed(&gn, s->seed, ST_NOISE);
+    double *U = normals(&gf, (int64_t)s->n_rows * r);
+    double *V = normals(&gf, (int64_t)s->n_cols * r);
+    if (!U || !V) {
+        e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+        goto done;
+    }
+    double lo = s->min_rating, steps = floor(s->max_rating - lo);
+    double centre = 0.5 * (lo + s->max_rating);
+    double scale = 0.25 * (s->max_rating - lo) / sqrt((double)r);
+    for (int64_t t = 0; t < R->nnz; t++) {
+        const double *u = U + (size_t)R->row[t] * r, *v = V + (size_t)R->col[t] * r;
+        double dot = 0;
+        for (int q = 0; q < r; q++)
+            dot += u[q] * v[q];
+        double x = centre + scale * dot;
+        if (s->noise > 0)
+            x += s->noise * slv_rng_normal(&gn);
+        double k = floor(x - lo + 0.5);
+        k = k < 0 ? 0 : k > steps ? steps : k;
+        R->val[t] = lo + k;
+    }
+done:
+    free(U);
+    free(V);
+    return e;
+}
+
+ircg_error ircg_synth_ratings(const ircg_synth_ratings_spec *spec,
+                              ircg_ratings **out, ircg_diag *diag)
+{
+    ircg_error e = IRCG_OK;
+    ircg_ratings *R = NULL;
+    if (diag)
+        diag->line = 0;
+    if (!spec || !out)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL spec or output");
+    *out = NULL;
+    if ((e = validate_spec(spec, diag)) != IRCG_OK)
+        return e;
+    R = ircg_ratings_new(spec->n_rows, spec->n_cols, spec->n_ratings);
+    if (!R)
+        return slv_fail(diag, IRCG_ERR_NOMEM, "/n_ratings",
+                         "out of memory for %lld ratings",
+                         (long long)spec->n_ratings);
+    if ((e = pick_cells(spec, R, diag)) != IRCG_OK ||
+        (e = fill_values(spec, R, diag)) != IRCG_OK)
+        goto fail;
+    *out = R;
+    return IRCG_OK;
+fail:
+    ircg_ratings_free(R);
+    return e;
+}
+
+/* ------------------------------------------------------ least squares */
+
+ircg_error ircg_synth_least_squares(int m, int n, double noise, uint64_t seed,
+                                    double **A, double **b, ircg_diag *diag)
+{
+    ircg_error e = IRCG_OK;
+    slv_rng ga, gx, gn;
+    double *x = NULL;
+    if (diag)
+        diag->line = 0;
+    if (!A || !b)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL output");
+    *A = *b = NULL;
+    if (m < 1)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/m", "must be >= 1, got %d", m);
+    if (n < 1)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/n", "must be >= 1, got %d", n);
+    if (!isfinite(noise) || noise < 0)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/noise",
+                         "must be finite and >= 0, got %g", noise);
+    slv_rng_seed(&ga, seed, ST_LS_A);
+    slv_rng_seed(&gx, seed, ST_LS_X);
+    slv_rng_seed(&gn, seed, ST_LS_NOISE);
+    *A = normals(&ga, (int64_t)m * n);
+    *b = malloc((size_t)m * sizeof **b);
+    x = normals(&gx, n);
+    if (!*A || !*b || !x) {
+        e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory for %d x %d", m, n);
+        goto fail;
+    }
+    for (int i = 0; i < m; i++) {
+        const double *a = *A + (size_t)i * n;
+        double s = 0;
+        for (int j = 0; j < n; j++)
+            s += a[j] * x[j];
+        (*b)[i] = s + (noise > 0 ? noise * slv_rng_normal(&gn) : 0.0);
+    }
+    free(x);
+    return IRCG_OK;
+fail:
+    free(x);
+    free(*A);
+    free(*b);
+    *A = *b = NULL;
+    return e;
+}

@@ -1,0 +1,117 @@
+/* arpack.c -- see arpack.h.  The eigenproblem C'C v = s^2 v has the
+ * same relative residual test as the Lanczos one: with u = C v / s,
+ * ||C'u - s v|| <= tol s  <=>  ||C'C v - s^2 v|| <= tol s^2. */
+#include <arpack/arpack.h>
+#include <cblas.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lmo/arpack.h"
+
+static pthread_mutex_t lmo_arpack_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Lanczos basis size: ARPACK fills it before its first convergence test,
+ * so a small one suits a warm start (20 gave 43 products per LMO, 4 gave
+ * fewer; see the report of the benchmark). */
+#ifndef MC_ARPACK_NCV
+#define MC_ARPACK_NCV 4
+#endif
+
+typedef struct arp {
+    a_int p, ncv, lworkl, iparam[11], ipntr[14];
+    double *resid, *V, *workd, *workl, *d, *Z;
+    a_int *select;
+} arp;
+
+static void arp_free(arp *a)
+{
+    free(a->resid);
+    free(a->V);
+    free(a->workd);
+    free(a->workl);
+    free(a->d);
+    free(a->Z);
+    free(a->select);
+}
+
+static int arp_alloc(arp *a, int p, int ncv)
+{
+    a->p = p;
+    a->ncv = ncv;
+    a->lworkl = ncv * (ncv + 8);
+    a->resid = malloc((size_t)p * sizeof(double));
+    a->V = malloc((size_t)p * ncv * sizeof(double));
+    a->workd = malloc(3 * (size_t)p * sizeof(double));
+    a->workl = malloc((size_t)a->lworkl * sizeof(double));
+    a->d = malloc((size_t)ncv * sizeof(double));
+    a->Z = malloc((size_t)p * sizeof(double));
+    a->select = calloc((size_t)ncv, sizeof(a_int));
+    return a->resid && a->V && a->workd && a->workl && a->d && a->Z && a->select;
+}
+
+/* The reverse-communication loop; returns ARPACK's info. */
+static a_int iterate(arp *a, int n, lmo_op_fn op, void *ctx, double tol, double *tn,
+                     a_int info, lmo_svd_out *out)
+{
+    a_int ido = 0;
+    for (;;) {
+        dsaupd_c(&ido, "I", a->p, "LA", 1, tol, a->resid, a->ncv, a->V, a->p,
+                 a->iparam, a->ipntr, a->workd, a->workl, a->lworkl, &info);
+        if (ido != -1 && ido != 1)
+            return info;
+        op(ctx, 0, a->workd + a->ipntr[0] - 1, tn);
+        op(ctx, 1, tn, a->workd + a->ipntr[1] - 1);
+        out->matvecs += 2;
+        (void)n;
+    }
+}
+
+ircg_error lmo_arpack_run(int n, int p, lmo_op_fn op, void *ctx, const double *v0,
+                         double tol, int64_t max_mv, double *tn, lmo_svd_out *out)
+{
+    arp a = {0};
+    int ncv = p < MC_ARPACK_NCV ? p : MC_ARPACK_NCV;
+    a_int info = 0;
+    ircg_error err = IRCG_ERR_NOMEM;
+
+    out->matvecs = 0;
+    out->converged = out->zero = 0;
+    memset(out->sv, 0, sizeof out->sv);
+    if (p < 2 || !arp_alloc(&a, p, ncv))
+        goto done;
+    if (v0 && cblas_dnrm2(p, v0, 1) > 0) {
+        memcpy(a.resid, v0, (size_t)p * sizeof(double));
+        info = 1; /* warm start */
+    }
+    a.iparam[0] = 1; /* exact shifts */
+    a.iparam[2] = (a_int)(max_mv / (2 * ncv) > 1 ? max_mv / (2 * ncv) : 1);
+    a.iparam[6] = 1; /* standard eigenproblem */
+    err = IRCG_ERR_NUMERICAL;
+    pthread_mutex_lock(&lmo_arpack_mu);
+    info = iterate(&a, n, op, ctx, tol, tn, info, out);
+    if (info >= 0)
+        dseupd_c(1, "A", a.select, a.d, a.Z, p, 0.0, "I", p, "LA", 1, tol, a.resid,
+                 a.ncv, a.V, p, a.iparam, a.ipntr, a.workd, a.workl, a.lworkl, &info);
+    pthread_mutex_unlock(&lmo_arpack_mu);
+    if (info < 0)
+        goto done;
+    out->converged = a.iparam[4] >= 1;
+    memcpy(out->v, a.Z, (size_t)p * sizeof(double));
+    op(ctx, 0, out->v, out->u);
+    out->matvecs++;
+    double s = cblas_dnrm2(n, out->u, 1);
+    out->sv[0] = s;
+    if (s > 0) {
+        cblas_dscal(n, 1.0 / s, out->u, 1);
+    } else { /* C v = 0: C vanishes on the top eigenvector of C'C */
+        out->zero = 1;
+        memset(out->u, 0, (size_t)n * sizeof(double));
+        out->u[0] = 1;
+    }
+    err = IRCG_OK;
+done:
+    arp_free(&a);
+    return err;
+}

@@ -1,0 +1,330 @@
+/* ls_linalg.c -- products with A and Q, the outer objective, and the
+ * Lipschitz constants L_g = ||A||_2^2 and L_f = lambda_max(Q).  L_g must be
+ * an upper bound, not an estimate: the closed-loop step and Bi-SG's step
+ * 1/L_g are only safe with one. */
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "problems/ls/ls.h"
+#include "base/rng.h"
+
+/* Exact Gram eigenvalues while the Gram product costs at most this many
+ * flops (about a second), and CSR is expanded to dense up to this size. */
+#define GRAM_MAX_DIM 2000
+#define GRAM_MAX_FLOPS 2e10
+#define DENSIFY_MAX 4000000.0
+/* The Lanczos bound: its failure probability and the margin aimed at. */
+#define KW_FAIL 1e-10
+#define KW_EPS 0.01
+#define LZ_MAX_STEPS 400
+#define LZ_BREAKDOWN 1e-10
+
+void ls_matvec(const ls_data *d, const double *x, double *y)
+{
+    if (d->A) {
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, d->m, d->n, 1.0, d->A, d->n,
+                    x, 1, 0.0, y, 1);
+        return;
+    }
+    for (int i = 0; i < d->m; i++) {
+        double s = 0;
+        for (int64_t k = d->rowptr[i]; k < d->rowptr[i + 1]; k++)
+            s += d->val[k] * x[d->colind[k]];
+        y[i] = s;
+    }
+}
+
+void ls_rmatvec(const ls_data *d, const double *r, double *y)
+{
+    if (d->A) {
+        cblas_dgemv(CblasRowMajor, CblasTrans, d->m, d->n, 1.0, d->A, d->n,
+                    r, 1, 0.0, y, 1);
+        return;
+    }
+    memset(y, 0, (size_t)d->n * sizeof *y);
+    for (int i = 0; i < d->m; i++)
+        for (int64_t k = d->rowptr[i]; k < d->rowptr[i + 1]; k++)
+            y[d->colind[k]] += d->val[k] * r[i];
+}
+
+void ls_residual(const ls_data *d, const double *x, double *r)
+{
+    ls_matvec(d, x, r);
+    for (int i = 0; i < d->m; i++)
+        r[i] -= d->b[i];
+}
+
+void ls_qmatvec(const ls_data *d, const double *x, double *y)
+{
+    cblas_dsymv(CblasRowMajor, CblasUpper, d->n, 1.0, d->Q, d->n, x, 1, 0.0,
+                y, 1);
+}
+
+double ls_f_value(const ls_data *d, const double *x, const double *qx)
+{
+    slv_ksum k = {0, 0};
+    for (int i = 0; i < d->n; i++) {
+        switch (d->outer) {
+        case IRCG_OUTER_DIST_SQ:
+            slv_ksum_add(&k, 0.5 * (x[i] - d->c[i]) * (x[i] - d->c[i]));
+            break;
+        case IRCG_OUTER_QUADRATIC:
+            slv_ksum_add(&k, x[i] * (0.5 * qx[i] + (d->q ? d->q[i] : 0.0)));
+            break;
+        default:
+            slv_ksum_add(&k, 0.5 * x[i] * x[i]);
+            break;
+        }
+    }
+    return slv_ksum_value(&k);
+}
+
+void ls_f_grad_add(const ls_data *d, double sigma, const double *x,
+                   const double *qx, double *g)
+{
+    for (int i = 0; i < d->n; i++) {
+        double gi;
+        switch (d->outer) {
+        case IRCG_OUTER_DIST_SQ: gi = x[i] - d->c[i]; break;
+        case IRCG_OUTER_QUADRATIC: gi = qx[i] + (d->q ? d->q[i] : 0.0); break;
+        default: gi = x[i]; break;
+        }
+        g[i] += sigma * gi;
+    }
+}
+
+/* Largest eigenvalue of the symmetric k x k matrix G (destroyed). */
+static ircg_error sym_lmax(double *G, int k, double *lmin, double *lmax)
+{
+    ircg_error err = IRCG_OK;
+    double *w = malloc((size_t)k * sizeof *w);
+    if (!w)
+        return IRCG_ERR_NOMEM;
+    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', k, G, k, w) != 0)
+        err = IRCG_ERR_NUMERICAL;
+    else {
+        *lmin = w[0]; /* ascending */
+        *lmax = w[k - 1];
+    }
+    free(w);
+    return err;
+}
+
+/* ||A||^2 = lambda_max of the smaller Gram matrix of the dense m x n A. */
+static ircg_error gram_norm2_sq(const double *A, int m, int n, double *out)
+{
+    int k = m < n ? m : n;
+    double lmin, *G = calloc((size_t)k * (size_t)k, sizeof *G);
+    ircg_error err;
+    if (!G)
+        return IRCG_ERR_NOMEM;
+    cblas_dsyrk(CblasRowMajor, CblasUpper, n <= m ? CblasTrans : CblasNoTrans,
+                k, n <= m ? m : n, 1.0, A, n, 0.0, G, k);
+    err = sym_lmax(G, k, &lmin, out);
+    *out = fmax(*out, 0.0);
+    free(G);
+    return err;
+}
+
+static double norm2(const double *x, int n)
+{
+    return cblas_dnrm2(n, x, 1);
+}
+
+static double frobenius_sq(const ls_data *d)
+{
+    const double *a = d->A ? d->A : d->val;
+    size_t len = d->A ? (size_t)d->m * (size_t)d->n : (size_t)d->rowptr[d->m];
+    slv_ksum k = {0, 0};
+    for (size_t i = 0; i < len; i++)
+        slv_ksum_add(&k, a[i] * a[i]);
+    return slv_ksum_value(&k);
+}
+
+/* ||A||_1 ||A||_inf (largest column and row sums of |A|), an upper bound
+ * of ||A||_2^2 by Hoelder's inequality; often far below ||A||_F^2 for
+ * sparse A. */
+static ircg_error holder_bound(const ls_data *d, double *out)
+{
+    double *col = calloc((size_t)d->n, sizeof *col), rmax = 0, cmax = 0;
+    if (!col)
+        return IRCG_ERR_NOMEM;
+    for (int i = 0; i < d->m; i++) {
+        double r = 0;
+        if (d->A) {
+            for (int j = 0; j < d->n; j++) {
+                double a = fabs(d->A[(size_t)i * d->n + j]);
+                r += a;
+                col[j] += a;
+            }
+        } else {
+            for (int64_t k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
+                r += fabs(d->val[k]);
+                col[d->colind[k]] += fabs(d->val[k]);
+            }
+        }
+        rmax = fmax(rmax, r);
+    }
+    for (int j = 0; j < d->n; j++)
+        cmax = fmax(cmax, col[j]);
+    free(col);
+    *out = rmax * cmax;
+    return IRCG_OK;
+}
+
+/* The Kuczynski-Wozniakowski failure bound of Lanczos from a start uniform
+ * on the sphere (SIAM J. Matrix Anal. Appl. 13 (1992), Thm. 4.2): for a
+ * positive semidefinite n x n M, after k products the largest Ritz value
+ * theta satisfies theta < (1 - eps) lambda_max(M) with probability at most
+ * 1.648 sqrt(n) exp(-sqrt(eps) (2k - 1)), whatever the spectrum -- clusters
+ * and gaps do not enter, unlike the power method's ratio lambda_2/lambda_1.
+ * The eps that makes that probability KW_FAIL after k products: */
+static double kw_eps(int n, int k)
+{
+    double s = log(1.648 * sqrt((double)n) / KW_FAIL) / (2.0 * k - 1.0);
+    return s * s;
+}
+
+/* Lanczos on A'A (three-term recurrence, local reorthogonalization) from a
+ * normal pseudo-random start (a normal vector divided by its norm is
+ * uniform on the sphere; slv_rng_normal is Irwin-Hall, normal to within
+ * its 12-term sum, and reproducible on every machine), until
+ * kw_eps <= KW_EPS: about 150 products for n = 1e6.  Returns
+ * theta / (1 - eps) with a 1e-10 rounding margin: an upper bound of
+ * ||A||_2^2 except with probability KW_FAIL over the start.  A breakdown
+ * (beta tiny) means the Krylov space is invariant; from a random start it
+ * then holds the top eigenvector (almost surely) and theta is exact.
+ * INFINITY when k would exceed LZ_MAX_STEPS. */
+ircg_error ls_norm2_sq_lanczos(const ls_data *d, double *out)
+{
+    int n = d->n, k = 2, j = 0, breakdown = 0;
+    ircg_error err = IRCG_OK;
+    while (k < LZ_MAX_STEPS && kw_eps(n, k) > KW_EPS)
+        k++;
+    double *q = malloc((size_t)n * sizeof *q), *qp = calloc((size_t)n, sizeof *qp);
+    double *w = malloc((size_t)n * sizeof *w), *ax = malloc((size_t)d->m * sizeof *ax);
+    double *al = malloc((size_t)k * sizeof *al), *be = malloc((size_t)k * sizeof *be);
+    double bprev = 0, amax = 0;
+    slv_rng rng;
+    if (!q || !qp || !w || !ax || !al || !be) {
+        err = IRCG_ERR_NOMEM;
+        goto done;
+    }
+    slv_rng_seed(&rng, 0x6c616e637a6f73ULL, (uint64_t)n);
+    for (int i = 0; i < n; i++)
+        q[i] = slv_rng_normal(&rng);
+    cblas_dscal(n, 1.0 / norm2(q, n), q, 1);
+    for (j = 0; j < k; j++) {
+        ls_matvec(d, q, ax);
+        ls_rmatvec(d, ax, w);
+        al[j] = cblas_ddot(n, q, 1, w, 1);
+        amax = fmax(amax, fabs(al[j]));
+        cblas_daxpy(n, -al[j], q, 1, w, 1);
+        cblas_daxpy(n, -bprev, qp, 1, w, 1);
+        double c = cblas_ddot(n, q, 1, w, 1); /* once more against q */
+        cblas_daxpy(n, -c, q, 1, w, 1);
+        al[j] += c;
+        be[j] = norm2(w, n);
+        if (!(be[j] > LZ_BREAKDOWN * amax)) {
+            breakdown = 1;
+            j++;
+            break;
+        }
+        memcpy(qp, q, (size_t)n * sizeof *q);
+        for (int i = 0; i < n; i++)
+            q[i] = w[i] / be[j];
+        bprev = be[j];
+    }
+    /* eigenvalues of the j x j tridiagonal T (al on, be off the diagonal) */
+    if (LAPACKE_dsterf(j, al, be) != 0) {
+        err = IRCG_ERR_NUMERICAL;
+        goto done;
+    }
+    double theta = fmax(al[j - 1], 0.0), eps = breakdown ? 0.0 : kw_eps(n, j);
+    *out = eps < 1 ? theta * (1 + 1e-10) / (1 - eps) : INFINITY;
+done:
+    free(q);
+    free(qp);
+    free(w);
+    free(ax);
+    free(al);
+    free(be);
+    return err;
+}
+
+/* Beyond the exact path's sizes: the smallest of two rigorous bounds
+ * (||A||_F^2 and Hoelder's) and the Lanczos one. */
+static ircg_error iterative_norm2_sq(const ls_data *d, double *out)
+{
+    double lz = INFINITY, ho = INFINITY;
+    ircg_error err = ls_norm2_sq_lanczos(d, &lz);
+    if (err == IRCG_OK)
+        err = holder_bound(d, &ho);
+    *out = fmin(fmin(lz, ho), frobenius_sq(d));
+    return err;
+}
+
+static double *densify(const ls_data *d)
+{
+    double *A = calloc((size_t)d->m * (size_t)d->n, sizeof *A);
+    if (!A)
+        return NULL;
+    for (int i = 0; i < d->m; i++)
+        for (int64_t k = d->rowptr[i]; k < d->rowptr[i + 1]; k++)
+            A[(size_t)i * d->n + d->colind[k]] += d->val[k];
+    return A;
+}
+
+ircg_error ls_norm2_sq(const ls_data *d, double *out)
+{
+    double k = d->m < d->n ? d->m : d->n;
+    double mn = (double)d->m * (double)d->n;
+    int exact = k <= GRAM_MAX_DIM && mn * k <= GRAM_MAX_FLOPS &&
+                (d->A || mn <= DENSIFY_MAX);
+    ircg_error err;
+
+    if (!exact)
+        return iterative_norm2_sq(d, out);
+    if (d->A)
+        return gram_norm2_sq(d->A, d->m, d->n, out);
+    double *A = densify(d);
+    if (!A)
+        return IRCG_ERR_NOMEM;
+    err = gram_norm2_sq(A, d->m, d->n, out);
+    free(A);
+    return err;
+}
+
+ircg_error ls_check_Q(const double *Q, int n, double *lmax, ircg_diag *diag)
+{
+    double amax = 0, lmin = 0;
+    ircg_error err;
+    for (size_t i = 0; i < (size_t)n * n; i++)
+        amax = fmax(amax, fabs(Q[i]));
+    /* Symmetry up to rounding of whoever computed Q. */
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (fabs(Q[(size_t)i * n + j] - Q[(size_t)j * n + i]) > 1e-12 * amax)
+                return slv_fail(diag, IRCG_ERR_INVALID, "/outer/Q",
+                                 "Q is not symmetric: Q[%d][%d] = %g but "
+                                 "Q[%d][%d] = %g", i, j, Q[(size_t)i * n + j],
+                                 j, i, Q[(size_t)j * n + i]);
+    double *G = malloc((size_t)n * (size_t)n * sizeof *G);
+    if (!G)
+        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    memcpy(G, Q, (size_t)n * (size_t)n * sizeof *G);
+    err = sym_lmax(G, n, &lmin, lmax);
+    free(G);
+    if (err != IRCG_OK)
+        return slv_fail(diag, err, "/outer/Q", "eigenvalues of Q failed");
+    /* n max|Q_ij| >= ||Q||_2: the eigenvalue error scale of dsyev. */
+    if (lmin < -1e-10 * fmax(amax * n, fabs(*lmax)))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/outer/Q",
+                         "Q is not positive semidefinite (smallest "
+                         "eigenvalue %g)", lmin);
+    *lmax = fmax(*lmax, 0.0);
+    return IRCG_OK;
+}

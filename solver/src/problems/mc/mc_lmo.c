@@ -1,0 +1,209 @@
+/*
+ * mc_lmo.c -- the linear minimization oracle over the nuclear ball:
+ * V = -delta u v' with (u, v) the top singular pair of the implicit gradient
+ * C = sigma grad f(X) + P_Omega(X - M), grad f = U X or X, and the scalars
+ * of the direction d = V - X from the small Grams (never forming X).
+ */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "problems/mc/mc.h"
+#include "lmo/arpack.h"
+#include "lmo/lanczos.h"
+
+static void center(double *y, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += y[i];
+    s /= n;
+    for (int i = 0; i < n; i++)
+        y[i] -= s;
+}
+
+/* y = C x (trans 0) or C' x (trans 1) for C = wf grad f(X) + wg R; U is
+ * symmetric and idempotent, so C' = wf X' U + wg R'. */
+void mc_grad_op(void *vc, int trans, const double *x, double *y)
+{
+    mc_grad_ctx *c = vc;
+    mc_ws *w = c->w;
+    const mc_data *d = w->d;
+    int colvar = d->outer == IRCG_OUTER_COLUMN_VARIANCE;
+
+    if (!trans) {
+        int first = c->pre && c->calls++ == 0;
+        if (c->wf != 0) {
+            mc_apply_x(w, &w->x, x, y);
+            cblas_dscal(d->n, c->wf, y, 1);
+            if (colvar)
+                center(y, d->n);
+        } else {
+            memset(y, 0, (size_t)d->n * sizeof *y);
+        }
+        if (first)
+            cblas_daxpy(d->n, c->pre_scale * c->wg, c->pre, 1, y, 1);
+        else if (c->wg == 1)
+            mc_spmv(&w->ex, w->x.r, x, y);
+        else if (c->wg != 0) {
+            memset(w->tn2, 0, (size_t)d->n * sizeof *w->tn2);
+            mc_spmv(&w->ex, w->x.r, x, w->tn2);
+            cblas_daxpy(d->n, c->wg, w->tn2, 1, y, 1);
+        }
+        return;
+    }
+    if (c->wf != 0) {
+        const double *xs = x;
+        if (colvar) {
+            cblas_dcopy(d->n, x, 1, w->tn, 1);
+            center(w->tn, d->n);
+            xs = w->tn;
+        }
+        mc_apply_xt(w, &w->x, xs, y);
+        cblas_dscal(d->p, c->wf, y, 1);
+    } else {
+        memset(y, 0, (size_t)d->p * sizeof *y);
+    }
+    if (c->wg == 1) {
+        mc_spmvt(&w->ex, w->x.r, x, y);
+    } else if (c->wg != 0) {
+        memset(w->tp, 0, (size_t)d->p * sizeof *w->tp);
+        mc_spmvt(&w->ex, w->x.r, x, w->tp);
+        cblas_daxpy(d->p, c->wg, w->tp, 1, y, 1);
+    }
+}
+
+static double sum(const double *x, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+/* ||d||^2, ||U d||^2 (or ||d||^2) for d = -delta u v' - X, unit u and v. */
+static void dir_norms(mc_ws *w, double fro2, double cs2, slv_dir *dir)
+{
+    const mc_data *d = w->d;
+    int k = w->k, c = w->cap;
+    double a0 = w->x.a * w->d0, dl = d->delta;
+    double uXv = a0 * cblas_ddot(d->m0, w->u, 1, w->v, 1);
+    double vcs = a0 * sum(w->v, d->m0), su = sum(w->u, d->n);
+
+    if (k > 0) {
+        cblas_dgemv(CblasColMajor, CblasNoTrans, k, k, 1.0, w->x.K, c, w->Qv, 1,
+                    0.0, w->tk, 1);
+        uXv += cblas_ddot(k, w->Pu, 1, w->tk, 1);
+        cblas_dgemv(CblasColMajor, CblasTrans, k, k, 1.0, w->x.K, c, w->sP, 1, 0.0,
+                    w->tk, 1);
+        vcs += cblas_ddot(k, w->Qv, 1, w->tk, 1);
+    }
+    /* <V, X> = -delta u'Xv; colsum(V) = -delta (1'u) v */
+    dir->d_norm2 = fmax(0.0, dl * dl + 2 * dl * uXv + fro2);
+    if (d->outer == IRCG_OUTER_COLUMN_VARIANCE) {
+        double csd = dl * dl * su * su + 2 * dl * su * vcs + cs2;
+        dir->d_hf_d = fmax(0.0, dir->d_norm2 - csd / d->n);
+    } else {
+        dir->d_hf_d = dir->d_norm2;
+    }
+}
+
+ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+    mc_grad_ctx oc = {.w = w, .wf = sigma, .wg = 1};
+    lmo_svd_out so = {.u = w->u, .v = w->v};
+    double fro2, cs2, f, rx_dot_x, hg;
+    ircg_error err;
+
+    if (w->have_v && w->pre_valid) {
+        double nv = cblas_dnrm2(d->p, w->v, 1);
+        if (nv > 0) {
+            oc.pre = w->pre_rv;
+            oc.pre_scale = 1.0 / nv;
+        }
+    }
+    w->pre_valid = 0;
+
+    if (w->use_arpack) { /* its first product is on a rescaled vector */
+        oc.pre = NULL;
+        err = lmo_arpack_run(d->n, d->p, mc_grad_op, &oc, w->have_v ? w->v : NULL,
+                            w->lmo_tol, w->lmo_max_mv, w->tn2, &so);
+    } else {
+        err = lmo_lanczos_run(w->lz, mc_grad_op, &oc, w->have_v ? w->v : NULL, 1,
+                             w->lmo_tol, w->lmo_max_mv, &so);
+    }
+    if (err != IRCG_OK)
+        return err;
+    w->have_v = 1;
+    w->sv = so.sv[0];
+    if (w->k > 0) {
+        cblas_dgemv(CblasColMajor, CblasTrans, d->n, w->k, 1.0, w->P, d->n, w->u, 1,
+                    0.0, w->Pu, 1);
+        cblas_dgemv(CblasColMajor, CblasTrans, d->p, w->k, 1.0, w->Q, d->p, w->v, 1,
+                    0.0, w->Qv, 1);
+    }
+    mc_side_norms(w, &w->x, &fro2, &cs2);
+    f = d->outer == IRCG_OUTER_COLUMN_VARIANCE ? fro2 - cs2 / d->n : fro2;
+    mc_omega_dir(w, &rx_dot_x, &hg);
+    /* <grad Phi, X> = sigma <grad f(X), X> + <R, X_Omega>, f 2-homogeneous */
+    dir->gphi_d = -d->delta * w->sv - (sigma * f + rx_dot_x);
+    dir->gphi_scale = d->delta * w->sv + fabs(sigma * f + rx_dot_x);
+    dir->d_hg_d = hg;
+    dir_norms(w, fro2, cs2, dir);
+    dir->top_sv = w->sv;
+    dir->matvecs = so.matvecs;
+    dir->converged = so.converged;
+    if (!isfinite(dir->gphi_d) || !isfinite(dir->d_norm2))
+        return IRCG_ERR_NUMERICAL;
+    w->have_dir = 1;
+    return IRCG_OK;
+}
+
+void mc_set_vertex(mc_ws *w, const double *u, const double *v)
+{
+    const mc_data *d = w->d;
+
+    memcpy(w->u, u, (size_t)d->n * sizeof *u);
+    memcpy(w->v, v, (size_t)d->p * sizeof *v);
+    if (w->k > 0) {
+        cblas_dgemv(CblasColMajor, CblasTrans, d->n, w->k, 1.0, w->P, d->n, w->u, 1,
+                    0.0, w->Pu, 1);
+        cblas_dgemv(CblasColMajor, CblasTrans, d->p, w->k, 1.0, w->Q, d->p, w->v, 1,
+                    0.0, w->Qv, 1);
+    }
+    w->pre_valid = 0; /* R v was for the old v */
+    w->have_v = w->have_dir = 1;
+}
+
+ircg_error mc_grad_singular_values(void *ws, int k, double *sv)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+    mc_grad_ctx oc = {.w = w, .wf = 0, .wg = 1};
+    lmo_lanczos *lz = NULL;
+    lmo_svd_out so = {0};
+    ircg_error err = IRCG_ERR_NOMEM;
+
+    if (k < 1 || k > 4)
+        return IRCG_ERR_INVALID;
+    lz = lmo_lanczos_new(d->n, d->p, 160);
+    so.u = malloc((size_t)d->n * sizeof *so.u);
+    so.v = malloc((size_t)d->p * sizeof *so.v);
+    if (!lz || !so.u || !so.v)
+        goto done;
+    /* cold start for k > 1: from the (nearly exact) top vector of the last
+     * LMO the Krylov space is invariant after one step, and sigma_2 would
+     * come back 0 */
+    err = lmo_lanczos_run(lz, mc_grad_op, &oc, k == 1 && w->have_v ? w->v : NULL, k,
+                         fmax(w->lmo_tol, 1e-13), 20 * (int64_t)w->lmo_max_mv, &so);
+    for (int i = 0; i < k; i++)
+        sv[i] = so.sv[i];
+done:
+    lmo_lanczos_free(lz);
+    free(so.u);
+    free(so.v);
+    return err;
+}

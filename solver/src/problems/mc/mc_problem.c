@@ -1,0 +1,172 @@
+/* mc_problem.c -- the matrix-completion problem handle: validation of the
+ * ratings and a private CSR copy of Omega (sorted by row, then column). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "problems/mc/mc.h"
+
+/* Entries per chunk of the elementwise passes: small enough to stay in L2
+ * between the update and the sum that follows it. */
+#define MC_CHUNK_NNZ 32768
+#define MC_MAX_CHUNKS 256
+#define MC_MAX_GROUPS 8
+
+static void mc_data_free(void *p)
+{
+    mc_data *d = p;
+    if (!d)
+        return;
+    free(d->rowptr);
+    free(d->col);
+    free(d->m);
+    free(d->chunk_row);
+    free(d);
+}
+
+const mc_data *mc_data_of(const ircg_problem *pb) { return pb->data; }
+
+static ircg_error validate(const ircg_ratings *R, ircg_outer_kind outer,
+                           double delta, ircg_diag *diag)
+{
+    if (!R)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/ratings", "ratings are NULL");
+    if (!isfinite(delta) || delta <= 0)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/delta",
+                         "delta must be a finite number > 0, got %g", delta);
+    if (outer != IRCG_OUTER_COLUMN_VARIANCE && outer != IRCG_OUTER_HALF_NORM_SQ)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/outer",
+                         "matrix completion supports the outer objectives "
+                         "column_variance and half_norm_sq only");
+    if (R->n_rows < 1 || R->n_cols < 1)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/ratings",
+                         "the matrix must be at least 1 x 1, got %d x %d",
+                         R->n_rows, R->n_cols);
+    if (R->nnz < 1 || !R->row || !R->col || !R->val)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/ratings",
+                         "at least one observed entry is needed");
+    for (int64_t e = 0; e < R->nnz; e++) {
+        if (R->row[e] < 0 || R->row[e] >= R->n_rows || R->col[e] < 0 ||
+            R->col[e] >= R->n_cols)
+            return slv_fail(diag, IRCG_ERR_INVALID, "/ratings",
+                             "entry %lld: index (%d, %d) outside %d x %d",
+                             (long long)e, R->row[e], R->col[e], R->n_rows,
+                             R->n_cols);
+        if (!isfinite(R->val[e]))
+            return slv_fail(diag, IRCG_ERR_INVALID, "/ratings",
+                             "entry %lld: value is not finite", (long long)e);
+    }
+    return IRCG_OK;
+}
+
+/* Counting sort by row, then each row sorted by column; duplicates fail. */
+static ircg_error build_csr(mc_data *d, const ircg_ratings *R, ircg_diag *diag)
+{
+    int64_t *next = calloc((size_t)d->n + 1, sizeof *next);
+    ircg_error err = IRCG_OK;
+
+    if (!next)
+        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    for (int64_t e = 0; e < R->nnz; e++)
+        d->rowptr[R->row[e] + 1]++;
+    for (int i = 0; i < d->n; i++)
+        d->rowptr[i + 1] += d->rowptr[i];
+    memcpy(next, d->rowptr, (size_t)d->n * sizeof *next);
+    for (int64_t e = 0; e < R->nnz; e++) {
+        int64_t q = next[R->row[e]]++;
+        d->col[q] = R->col[e];
+        d->m[q] = R->val[e];
+    }
+    for (int i = 0; i < d->n && err == IRCG_OK; i++) {
+        /* insertion sort: rows are short */
+        for (int64_t a = d->rowptr[i] + 1; a < d->rowptr[i + 1]; a++) {
+            int32_t c = d->col[a];
+            double v = d->m[a];
+            int64_t b = a - 1;
+            for (; b >= d->rowptr[i] && d->col[b] > c; b--) {
+                d->col[b + 1] = d->col[b];
+                d->m[b + 1] = d->m[b];
+            }
+            d->col[b + 1] = c;
+            d->m[b + 1] = v;
+        }
+        for (int64_t a = d->rowptr[i] + 1; a < d->rowptr[i + 1]; a++)
+            if (d->col[a] == d->col[a - 1]) {
+                err = slv_fail(diag, IRCG_ERR_INVALID, "/ratings",
+                                "duplicate entry (%d, %d)", i, d->col[a]);
+                break;
+            }
+    }
+    free(next);
+    return err;
+}
+
+/* Row-aligned chunks of about MC_CHUNK_NNZ entries. */
+static ircg_error build_chunks(mc_data *d, ircg_diag *diag)
+{
+    int want = (int)((d->nnz + MC_CHUNK_NNZ - 1) / MC_CHUNK_NNZ);
+    int c = 0;
+
+    if (want > MC_MAX_CHUNKS)
+        want = MC_MAX_CHUNKS;
+    if (want > d->n)
+        want = d->n;
+    d->chunk_row = malloc(((size_t)want + 1) * sizeof *d->chunk_row);
+    if (!d->chunk_row)
+        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    d->chunk_row[0] = 0;
+    for (int i = 0; i < d->n && c < want - 1; i++)
+        if (d->rowptr[i + 1] >= (int64_t)(c + 1) * d->nnz / want)
+            d->chunk_row[++c] = i + 1;
+    d->chunk_row[++c] = d->n;
+    d->nchunk = c;
+    d->ngroup = c < MC_MAX_GROUPS ? c : MC_MAX_GROUPS;
+    return IRCG_OK;
+}
+
+ircg_error mc_problem_new(const ircg_ratings *R, ircg_outer_kind outer, double delta,
+                          ircg_problem **out, ircg_diag *diag)
+{
+    ircg_problem *pb = NULL;
+    mc_data *d = NULL;
+    ircg_error err;
+
+    if (out)
+        *out = NULL;
+    if ((err = validate(R, outer, delta, diag)) != IRCG_OK)
+        return err;
+    pb = calloc(1, sizeof *pb);
+    d = calloc(1, sizeof *d);
+    if (!pb || !d)
+        goto nomem;
+    d->n = R->n_rows;
+    d->p = R->n_cols;
+    d->m0 = d->n < d->p ? d->n : d->p;
+    d->nnz = R->nnz;
+    d->outer = outer;
+    d->delta = delta;
+    d->rowptr = calloc((size_t)d->n + 1, sizeof *d->rowptr);
+    d->col = malloc((size_t)d->nnz * sizeof *d->col);
+    d->m = malloc((size_t)d->nnz * sizeof *d->m);
+    if (!d->rowptr || !d->col || !d->m)
+        goto nomem;
+    if ((err = build_csr(d, R, diag)) != IRCG_OK ||
+        (err = build_chunks(d, diag)) != IRCG_OK)
+        goto fail;
+    pb->info = (ircg_problem_info){
+        .kind = IRCG_PROBLEM_MATRIX_COMPLETION, .n_rows = d->n, .n_cols = d->p,
+        .dim = (int64_t)d->n * d->p, .n_observed = d->nnz,
+        .domain = {.kind = IRCG_DOMAIN_NUCLEAR_BALL, .radius = delta},
+        .outer = outer, .L_f = 1.0, .L_g = 1.0, .diameter = 2.0 * delta};
+    pb->ops = &slv_mc_ops;
+    pb->data = d;
+    pb->free_data = mc_data_free;
+    *out = pb;
+    return IRCG_OK;
+nomem:
+    err = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+fail:
+    mc_data_free(d);
+    free(pb);
+    return err;
+}

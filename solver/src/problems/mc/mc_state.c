@@ -1,0 +1,183 @@
+/*
+ * mc_state.c -- checkpoints of the matrix-completion workspace and iterate
+ * exports.  A checkpoint holds everything a step reads, including the
+ * incrementally built Grams (rebuilding them would change their rounding),
+ * so a restored solve continues bit for bit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "problems/mc/mc.h"
+
+#define MC_MAGIC_V1 0x3153574b43434dULL /* "MCCKWS1" */
+#define MC_MAGIC 0x3253574b43434dULL    /* "MCCKWS2": since_refresh, and the
+                                           sides on Omega, not residuals */
+
+static void put_block(slv_buf *b, const double *A, int k, int ld)
+{
+    for (int j = 0; j < k; j++)
+        slv_buf_put_f64s(b, A + (size_t)j * ld, (size_t)k);
+}
+
+static void get_block(slv_rbuf *r, double *A, int k, int ld)
+{
+    for (int j = 0; j < k; j++)
+        slv_rbuf_f64s(r, A + (size_t)j * ld, (size_t)k);
+}
+
+ircg_error mc_save(void *ws, slv_buf *b)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+    int k = w->k;
+
+    slv_buf_put_u64(b, MC_MAGIC);
+    slv_buf_put_i64(b, d->n);
+    slv_buf_put_i64(b, d->p);
+    slv_buf_put_i64(b, d->nnz);
+    slv_buf_put_i64(b, k);
+    slv_buf_put_i64(b, w->compress_at);
+    slv_buf_put_i64(b, w->have_v);
+    slv_buf_put_i64(b, w->have_dir);
+    slv_buf_put_i64(b, w->sums_valid);
+    slv_buf_put_i64(b, w->pre_valid);
+    slv_buf_put_i64(b, w->since_refresh);
+    slv_buf_put_f64(b, w->x.a);
+    slv_buf_put_f64(b, w->z.a);
+    slv_buf_put_f64(b, w->x.g);
+    slv_buf_put_f64(b, w->z.g);
+    slv_buf_put_f64(b, w->sv);
+    slv_buf_put_f64s(b, w->P, (size_t)d->n * k);
+    slv_buf_put_f64s(b, w->Q, (size_t)d->p * k);
+    put_block(b, w->x.K, k, w->cap);
+    put_block(b, w->z.K, k, w->cap);
+    put_block(b, w->GP, k, w->cap);
+    put_block(b, w->GQ, k, w->cap);
+    put_block(b, w->W, k, w->cap);
+    slv_buf_put_f64s(b, w->sP, (size_t)k);
+    slv_buf_put_f64s(b, w->qm, (size_t)k);
+    slv_buf_put_f64s(b, w->Pu, (size_t)k);
+    slv_buf_put_f64s(b, w->Qv, (size_t)k);
+    slv_buf_put_f64s(b, w->u, (size_t)d->n);
+    slv_buf_put_f64s(b, w->v, (size_t)d->p);
+    slv_buf_put_f64s(b, w->pre_rv, (size_t)d->n);
+    slv_buf_put_f64s(b, w->x.xo, (size_t)d->nnz);
+    slv_buf_put_f64s(b, w->z.xo, (size_t)d->nnz);
+    return b->failed ? IRCG_ERR_NOMEM : IRCG_OK;
+}
+
+static ircg_error bad(ircg_diag *diag, const char *what)
+{
+    return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                     "matrix-completion state: %s", what);
+}
+
+ircg_error mc_restore(void *ws, slv_rbuf *r, ircg_diag *diag)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+
+    uint64_t magic = slv_rbuf_u64(r);
+    if (magic != MC_MAGIC && magic != MC_MAGIC_V1)
+        return bad(diag, "not a matrix-completion checkpoint");
+    int64_t n = slv_rbuf_i64(r), p = slv_rbuf_i64(r), nnz = slv_rbuf_i64(r);
+    int64_t k = slv_rbuf_i64(r), cat = slv_rbuf_i64(r);
+    int64_t hv = slv_rbuf_i64(r), hd = slv_rbuf_i64(r), sv = slv_rbuf_i64(r);
+    int64_t pv = slv_rbuf_i64(r);
+    int v1 = magic == MC_MAGIC_V1;
+    /* version 1 had no refresh schedule: the next step refreshes.  A refresh
+     * that failed (out of memory) leaves the counter at MC_REFRESH_EVERY. */
+    int64_t sr = v1 ? MC_REFRESH_EVERY - 1 : slv_rbuf_i64(r);
+    if (sr < 0 || sr > MC_REFRESH_EVERY)
+        return bad(diag, "corrupt refresh counter");
+    if (r->failed || n != d->n || p != d->p || nnz != d->nnz)
+        return bad(diag, "shape differs from the problem's");
+    /* bound k by the bytes left before allocating anything */
+    if (k < 0 || k > (int64_t)((r->len - r->pos) / 8 / (uint64_t)(n + p)) || cat < 1)
+        return bad(diag, "corrupt atom count");
+    if (mc_factors_reserve(w, (int)k) != IRCG_OK)
+        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    w->k = (int)k;
+    w->compress_at = (int)cat;
+    w->have_v = hv != 0;
+    w->have_dir = hd != 0;
+    w->sums_valid = sv != 0;
+    w->pre_valid = pv != 0;
+    w->since_refresh = (int)sr;
+    w->x.a = slv_rbuf_f64(r);
+    w->z.a = slv_rbuf_f64(r);
+    w->x.g = slv_rbuf_f64(r);
+    w->z.g = slv_rbuf_f64(r);
+    w->sv = slv_rbuf_f64(r);
+    slv_rbuf_f64s(r, w->P, (size_t)n * k);
+    slv_rbuf_f64s(r, w->Q, (size_t)p * k);
+    get_block(r, w->x.K, (int)k, w->cap);
+    get_block(r, w->z.K, (int)k, w->cap);
+    get_block(r, w->GP, (int)k, w->cap);
+    get_block(r, w->GQ, (int)k, w->cap);
+    get_block(r, w->W, (int)k, w->cap);
+    slv_rbuf_f64s(r, w->sP, (size_t)k);
+    slv_rbuf_f64s(r, w->qm, (size_t)k);
+    slv_rbuf_f64s(r, w->Pu, (size_t)k);
+    slv_rbuf_f64s(r, w->Qv, (size_t)k);
+    slv_rbuf_f64s(r, w->u, (size_t)n);
+    slv_rbuf_f64s(r, w->v, (size_t)p);
+    slv_rbuf_f64s(r, w->pre_rv, (size_t)n);
+    /* Version 2 saved X_Omega, and the residuals follow from it as the step
+     * pass makes them.  Version 1 saved the residuals: they are kept as read
+     * (g, saved above, was summed from them) and X_Omega follows. */
+    slv_rbuf_f64s(r, v1 ? w->x.r : w->x.xo, (size_t)nnz);
+    slv_rbuf_f64s(r, v1 ? w->z.r : w->z.xo, (size_t)nnz);
+    for (int64_t e = 0; e < nnz; e++) {
+        if (v1) {
+            w->x.xo[e] = w->x.r[e] + d->m[e];
+            w->z.xo[e] = w->z.r[e] + d->m[e];
+        } else {
+            w->x.r[e] = w->x.xo[e] - d->m[e];
+            w->z.r[e] = w->z.xo[e] - d->m[e];
+        }
+    }
+    if (r->failed)
+        return bad(diag, "truncated");
+    return IRCG_OK;
+}
+
+ircg_error mc_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate **out)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+    const mc_side *s = which == IRCG_Z ? &w->z : &w->x;
+    ircg_iterate *it = calloc(1, sizeof *it);
+    int kk = w->k > 0 ? w->k : 1;
+    ircg_error err = IRCG_ERR_NOMEM;
+
+    *out = NULL;
+    if (!it)
+        return err;
+    it->kind = IRCG_PROBLEM_MATRIX_COMPLETION;
+    it->n_rows = d->n;
+    it->n_cols = d->p;
+    it->dim = (int64_t)d->n * d->p;
+    it->a0 = s->a;
+    it->x0_diag = malloc((size_t)d->m0 * sizeof(double));
+    it->w = malloc((size_t)kk * sizeof(double));
+    it->P = malloc((size_t)d->n * kk * sizeof(double));
+    it->Q = malloc((size_t)d->p * kk * sizeof(double));
+    if (!it->x0_diag || !it->w || !it->P || !it->Q)
+        goto fail;
+    for (int i = 0; i < d->m0; i++)
+        it->x0_diag[i] = w->d0;
+    if ((err = mc_core_svd(w, s->K, it->P, it->Q, it->w, &it->rank)) != IRCG_OK)
+        goto fail;
+    if (want_dense) {
+        it->dense = malloc((size_t)d->n * d->p * sizeof(double));
+        err = IRCG_ERR_NOMEM;
+        if (!it->dense || (err = mc_dense(w, s, it->dense)) != IRCG_OK)
+            goto fail;
+    }
+    *out = it;
+    return IRCG_OK;
+fail:
+    ircg_iterate_free(it);
+    return err;
+}
