@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""layers.py [--root DIR] -- every #include "..." of the C sources against
+the layers of DESIGN.md and the rooms of solver/README.md.
+
+A quoted include is resolved the way the compiler would find it through any
+of the project's include directories (or beside the including file), and
+the file it names must belong to a part the includer may use.  The compile
+flags of each layer already hide what it may not see; this check also
+catches what flags cannot: relative paths ("../storage/store.h") and the
+rooms inside solver/src, which share one include root.
+
+Prints one line per violation and exits 1 when there is any.
+"""
+import argparse
+import os
+import re
+import sys
+
+# Where the compiler looks, in the order of the Makefile's -I flags.
+INCLUDE_DIRS = ["solver/include", "solver/src", "api", "storage", "server",
+                "clients/c", "clients/cli", "tests"]
+
+# part -> the parts it may include.  A part is a folder prefix; the longest
+# matching prefix names a file's part.  Every part may include itself.
+SOLVER_PUBLIC = "solver/include"
+RULES = {
+    "solver/include": [],
+    "solver/src/base": [SOLVER_PUBLIC],
+    "solver/src/lmo": [SOLVER_PUBLIC, "solver/src/base"],
+    "solver/src/inputs": [SOLVER_PUBLIC, "solver/src/base"],
+    "solver/src/problems": [SOLVER_PUBLIC, "solver/src/base", "solver/src/lmo",
+                            "solver/src/core/oracle.h"],
+    "solver/src/baselines": [SOLVER_PUBLIC, "solver/src/base", "solver/src/lmo",
+                             "solver/src/problems", "solver/src/core/oracle.h",
+                             "solver/src/core/solver_internal.h"],
+    "solver/src/reference": [SOLVER_PUBLIC, "solver/src/base",
+                             "solver/src/core/oracle.h",
+                             "solver/src/core/solver_internal.h"],
+    "solver/src/core": [SOLVER_PUBLIC, "solver/src"],
+    "api": [SOLVER_PUBLIC],
+    "storage": [],
+    "server": [SOLVER_PUBLIC, "api", "storage"],
+    "clients/c": [],
+    "clients/cli": [SOLVER_PUBLIC, "api", "clients/c/ircg_client.h"],
+    "tests": [""],  # everything
+}
+
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def part_of(path):
+    best = None
+    for part in RULES:
+        if path == part or path.startswith(part + "/"):
+            if best is None or len(part) > len(best):
+                best = part
+    return best
+
+
+def allowed(part, target):
+    if target == part or target.startswith(part + "/"):
+        return True
+    for p in RULES[part]:
+        if p == "" or target == p or target.startswith(p + "/"):
+            return True
+    return False
+
+
+def resolve(root, includer, name):
+    here = os.path.dirname(includer)
+    for d in [here] + INCLUDE_DIRS:
+        cand = os.path.normpath(os.path.join(d, name))
+        if os.path.isfile(os.path.join(root, cand)):
+            return cand
+    return None
+
+
+def sources(root):
+    for top in ["solver", "api", "storage", "server", "clients", "tests"]:
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                if f.endswith((".c", ".h")):
+                    yield os.path.relpath(os.path.join(dirpath, f), root)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", default=".")
+    root = ap.parse_args().root
+    bad = checked = 0
+    for src in sorted(sources(root)):
+        part = part_of(src)
+        if part is None:
+            continue
+        with open(os.path.join(root, src), encoding="utf-8", errors="replace") as fh:
+            for lineno, line in enumerate(fh, 1):
+                m = INCLUDE_RE.match(line)
+                if not m:
+                    continue
+                checked += 1
+                target = resolve(root, src, m.group(1))
+                if target is None:
+                    print(f"{src}:{lineno}: \"{m.group(1)}\" is not a file of the project")
+                    bad += 1
+                elif part_of(target) is None or target.startswith(".."):
+                    print(f"{src}:{lineno}: \"{m.group(1)}\" lies outside the layers")
+                    bad += 1
+                elif not allowed(part, target):
+                    print(f"{src}:{lineno}: {part} may not include {target} "
+                          f"(it may use: {', '.join(RULES[part]) or 'nothing of ours'})")
+                    bad += 1
+    print(f"layers: {checked} includes checked, {bad} across a forbidden boundary")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
