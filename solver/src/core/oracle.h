@@ -110,6 +110,9 @@ typedef struct slv_oracle_ops {
     ircg_error (*save)(void *ws, slv_buf *out);
     ircg_error (*restore)(void *ws, slv_rbuf *in, ircg_diag *diag);
 
+    /* Optional (NULL: none): the passes over the data made since create,
+     * their bytes by the kernels' traffic model, and the threads used. */
+    void (*traffic)(void *ws, int64_t *passes, double *bytes, int *threads);
 } slv_oracle_ops;
 
 /* CG-BiO's oracle (baselines/cgbio/), on the workspace of the problem's

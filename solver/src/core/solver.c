@@ -123,8 +123,11 @@ static void fill_info(const ircg_solver *sv, ircg_status st, double elapsed,
         .lmo_unconverged = sv->lmo_unconverged,
         .proj_partial = sv->proj_partial, .proj_full = sv->proj_full,
         .warmup_iterations = sv->warmup_iterations,
-        .warmup_seconds = sv->warmup_seconds,
+        .warmup_seconds = sv->warmup_seconds, .threads = 1,
     };
+    if (sv->ops->traffic)
+        sv->ops->traffic(sv->ws, &info->omega_passes, &info->omega_bytes,
+                         &info->threads);
 }
 
 ircg_status slv_solver_should_stop(const ircg_solver *sv, double elapsed)

@@ -38,10 +38,18 @@ typedef struct mc_exec {
     const mc_data *d;
     slv_pool *pool;          /* NULL when threads == 1                      */
     double *colbuf;         /* ngroup * p                                  */
+    int64_t passes;         /* passes over Omega so far                    */
+    double bytes;           /* their traffic (mc_exec_count)               */
 } mc_exec;
 
 ircg_error mc_exec_init(mc_exec *ex, const mc_data *d, int threads);
 void mc_exec_free(mc_exec *ex);
+/* One more pass over Omega that reads and writes `per_entry` bytes per
+ * observed entry (each array counted once, as STREAM counts; the vectors
+ * of length n or p are left out: they stay in cache). */
+void mc_exec_count(mc_exec *ex, double per_entry);
+/* The oracle's traffic op on an mc_exec. */
+void mc_exec_traffic(const mc_exec *ex, int64_t *passes, double *bytes, int *threads);
 
 /* One side (x or z) of the factored iterate. */
 typedef struct mc_side {
@@ -115,8 +123,8 @@ void mc_given_on_omega(const mc_data *d, const double *x0, int minus_m, double *
 
 /* mc_kernels.c: sparse passes over Omega, threaded by chunk */
 /* y += R x and y += R' x for the sparse matrix R with values r on Omega */
-void mc_spmv(const mc_exec *ex, const double *r, const double *x, double *y);
-void mc_spmvt(const mc_exec *ex, const double *r, const double *x, double *y);
+void mc_spmv(mc_exec *ex, const double *r, const double *x, double *y);
+void mc_spmvt(mc_exec *ex, const double *r, const double *x, double *y);
 /* x' = (1-alpha) x + alpha vo and z' = cz z + cxo x + cxn x' on Omega, with
  * vo = -delta u_i v_j; the residuals and g of both sides follow. */
 void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn);

@@ -77,7 +77,7 @@ static inline double row_dot(const double *restrict r, const int32_t *restrict c
 
 typedef struct kctx {
     mc_ws *w;
-    const mc_exec *ex;
+    mc_exec *ex;
     const double *r, *x;
     double *y;
     double alpha, cz, cxo, cxn;
@@ -101,10 +101,11 @@ static void spmv_task(void *vc, int c)
         k->y[i] += row_dot(k->r, d->col, k->x, d->rowptr[i], d->rowptr[i + 1]);
 }
 
-void mc_spmv(const mc_exec *ex, const double *r, const double *x, double *y)
+void mc_spmv(mc_exec *ex, const double *r, const double *x, double *y)
 {
     kctx k = {.ex = ex, .r = r, .x = x, .y = y};
     slv_pool_run(ex->pool, spmv_task, &k, ex->d->nchunk);
+    mc_exec_count(ex, 12); /* col, r */
 }
 
 /* Group g scatters its chunks into a private column buffer (p doubles, in
@@ -124,12 +125,13 @@ static void spmvt_task(void *vc, int g)
     }
 }
 
-void mc_spmvt(const mc_exec *ex, const double *r, const double *x, double *y)
+void mc_spmvt(mc_exec *ex, const double *r, const double *x, double *y)
 {
     const mc_data *d = ex->d;
     kctx k = {.ex = ex, .r = r, .x = x, .y = y};
 
     slv_pool_run(ex->pool, spmvt_task, &k, d->ngroup);
+    mc_exec_count(ex, 12); /* col, r */
     for (int g = 0; g < d->ngroup; g++) {
         const double *buf = ex->colbuf + (size_t)g * d->p;
         for (int j = 0; j < d->p; j++)
@@ -198,6 +200,7 @@ void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn)
     kctx k = {.w = w, .alpha = alpha, .cz = cz, .cxo = cxo, .cxn = cxn,
               .use_dir = alpha != 0};
     slv_pool_run(w->ex.pool, step_task, &k, w->d->nchunk);
+    mc_exec_count(&w->ex, 60); /* col, m, x and z read and written, both r */
     w->pre_valid = w->have_v; /* v is zero before the first LMO */
     w->x.g = chunk_total(w, 0);
     w->z.g = chunk_total(w, 1);
@@ -241,6 +244,7 @@ void mc_omega_dir(mc_ws *w, double *rx_dot_x, double *d_hg_d)
 {
     kctx k = {.w = w};
     slv_pool_run(w->ex.pool, dir_task, &k, w->d->nchunk);
+    mc_exec_count(&w->ex, 20); /* col, r, x */
     *rx_dot_x = chunk_total(w, 2);
     *d_hg_d = chunk_total(w, 3);
 }
@@ -281,6 +285,7 @@ void mc_omega_residuals(mc_ws *w)
 {
     kctx k = {.w = w};
     slv_pool_run(w->ex.pool, residuals_task, &k, w->d->nchunk);
+    mc_exec_count(&w->ex, 40); /* x, z, m; both r */
     w->x.g = chunk_total(w, 0);
     w->z.g = chunk_total(w, 1);
     w->sums_valid = 1;
@@ -289,9 +294,24 @@ void mc_omega_residuals(mc_ws *w)
 ircg_error mc_exec_init(mc_exec *ex, const mc_data *d, int threads)
 {
     ex->d = d;
+    ex->passes = 0;
+    ex->bytes = 0;
     ex->colbuf = malloc((size_t)d->ngroup * d->p * sizeof(double));
     ex->pool = slv_pool_new(threads); /* NULL: run on the caller's thread */
     return ex->colbuf ? IRCG_OK : IRCG_ERR_NOMEM;
+}
+
+void mc_exec_count(mc_exec *ex, double per_entry)
+{
+    ex->passes++;
+    ex->bytes += per_entry * (double)ex->d->nnz;
+}
+
+void mc_exec_traffic(const mc_exec *ex, int64_t *passes, double *bytes, int *threads)
+{
+    *passes = ex->passes;
+    *bytes = ex->bytes;
+    *threads = slv_pool_threads(ex->pool);
 }
 
 void mc_exec_free(mc_exec *ex)

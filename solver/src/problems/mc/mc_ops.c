@@ -202,10 +202,18 @@ static void mc_values(void *ws, const double *ref, slv_values *out)
     if (ref) {
         out->g_gap_x = slv_half_sq_diff(w->x.r, ref, w->d->nnz);
         out->g_gap_z = slv_half_sq_diff(w->z.r, ref, w->d->nnz);
+        mc_exec_count(&w->ex, 16); /* r, ref */
+        mc_exec_count(&w->ex, 16);
     } else {
         out->g_gap_x = out->g_gap_z = NAN;
     }
     out->rank = w->k;
+}
+
+static void mc_traffic(void *ws, int64_t *passes, double *bytes, int *threads)
+{
+    mc_ws *w = ws;
+    mc_exec_traffic(&w->ex, passes, bytes, threads);
 }
 
 static const double *mc_residual(void *ws, ircg_which which)
@@ -226,4 +234,5 @@ const slv_oracle_ops slv_mc_ops = {
     .grad_singular_values = mc_grad_singular_values,
     .save = mc_save,
     .restore = mc_restore,
+    .traffic = mc_traffic,
 };
