@@ -2,7 +2,10 @@
  * bench.c -- `make bench`: the paper's matrix-completion experiment
  * (Section 4) run the way a user runs it, through `ircg solve` on the
  * `paper-movielens` spec: MovieLens ratings, delta = 5, varsigma = 0.05,
- * p = 1/2, the paper's X0, 110 iterations, for each step rule.
+ * p = 1/2, the paper's X0, 110 iterations, for each step rule, and once
+ * more for the open loop with the gap to g_opt traced at every iteration
+ * ("+reference": g_opt is computed before the solve, outside its clock),
+ * with that tracing's cost against the plain open loop.
  *
  * For every rule it writes the spec once, runs `ircg solve` --runs times and
  * reports the median solve time (the solver's own clock: reading the file
@@ -18,7 +21,8 @@
  * memory floor is visible in every run.
  *
  *   bench [--ircg PATH] [--ratings PATH] [--runs N] [--iters N]
- *         [--threads N] [--rules open_loop,closed_loop,line_search]
+ *         [--threads N]
+ *         [--rules open_loop,closed_loop,line_search,open_loop+reference]
  */
 #include <cJSON.h>
 #include <pthread.h>
@@ -47,7 +51,7 @@ typedef struct run_out {
 
 static const char USAGE[] =
     "usage: bench [--ircg PATH] [--ratings PATH] [--runs N<=64] [--iters N]\n"
-    "             [--threads N] [--rules open_loop,closed_loop,line_search]\n";
+    "             [--threads N] [--rules open_loop,closed_loop,line_search,open_loop+reference]\n";
 
 static int parse(int argc, char **argv, opts *o)
 {
@@ -58,7 +62,7 @@ static int parse(int argc, char **argv, opts *o)
     snprintf(o->ircg, sizeof o->ircg, "%.*sircg",
              slash ? (int)(slash - argv[0] + 1) : 0, argv[0]);
     o->ratings = "build/data/ratings.dat";
-    o->rules = "open_loop,closed_loop,line_search";
+    o->rules = "open_loop,closed_loop,line_search,open_loop+reference";
     o->runs = 5;
     o->iters = 110;
     o->threads = nproc > 0 ? (int)nproc : 1;
@@ -139,11 +143,14 @@ static char *read_file(const char *path)
     return buf;
 }
 
-/* The example spec for one rule, with the bench's threads and no g_opt
- * (the benchmark times the solve alone). */
-static int write_spec(const opts *o, const char *rule, const char *path)
+/* The example spec for one rule, with the bench's threads and, unless the
+ * rule ends in "+reference", no g_opt. */
+static int write_spec(const opts *o, const char *rule_ref, const char *path)
 {
-    char iters[32], tmp[4200];
+    char iters[32], tmp[4200], rule[64];
+    const char *plus = strchr(rule_ref, '+');
+    int keep_ref = plus && !strcmp(plus, "+reference");
+    snprintf(rule, sizeof rule, "%.*s", plus ? (int)(plus - rule_ref) : 63, rule_ref);
     snprintf(iters, sizeof iters, "%ld", o->iters);
     snprintf(tmp, sizeof tmp, "%s.example", path);
     char *argv[] = {(char *)o->ircg, "example", "paper-movielens", "--ratings",
@@ -161,7 +168,8 @@ static int write_spec(const opts *o, const char *rule, const char *path)
         goto done;
     cJSON_DeleteItemFromObjectCaseSensitive(alg, "threads");
     cJSON_AddNumberToObject(alg, "threads", o->threads);
-    cJSON_DeleteItemFromObjectCaseSensitive(spec, "reference");
+    if (!keep_ref)
+        cJSON_DeleteItemFromObjectCaseSensitive(spec, "reference");
     char *out = cJSON_Print(spec);
     FILE *f = out ? fopen(path, "w") : NULL;
     if (f && fputs(out, f) >= 0 && fclose(f) == 0)
@@ -279,8 +287,9 @@ static double stream_triad(int threads)
 
 /* ---------------------------------------------------------------------- */
 
+/* Runs one rule; *median_out is its median solve time. */
 static int bench_rule(const opts *o, const char *rule, const char *dir, long *peak_kb,
-                      double stream_bw)
+                      double stream_bw, double *median_out)
 {
     char spec[4096], res[4096];
     double solve[MAX_RUNS], lmo[MAX_RUNS], wall[MAX_RUNS];
@@ -317,11 +326,12 @@ static int bench_rule(const opts *o, const char *rule, const char *dir, long *pe
            (double)r.matvecs / (double)r.iters, r.rank, median(wall, n));
     printf("             g(x) = %.15e  f(x) = %.15e\n", r.g, r.f);
     double it = (double)r.iters, gbs = r.bytes / ms / 1e9;
-    printf("             passes over Omega %.2f/iter  %.1f MB/iter  matvecs/lmo %.2f  "
-           "achieved %.1f GB/s = %.0f%% of STREAM (the bytes at STREAM speed: %.3f s)  threads %d\n",
-           (double)r.passes / it, r.bytes / it / 1e6, (double)r.matvecs / it, gbs,
+    printf("             passes over Omega %.2f/iter  %.1f MB/iter  achieved %.1f GB/s = "
+           "%.0f%% of STREAM (the bytes at STREAM speed: %.3f s)  threads %d\n",
+           (double)r.passes / it, r.bytes / it / 1e6, gbs,
            stream_bw > 0 ? 100.0 * gbs * 1e9 / stream_bw : 0.0,
            stream_bw > 0 ? r.bytes / stream_bw : 0.0, r.threads);
+    *median_out = ms;
     rc = 0;
 done:
     remove(res);
@@ -329,10 +339,23 @@ done:
     return rc;
 }
 
+/* For "R+reference", the cost of tracing g - g_opt against plain R. */
+static void report_overhead(char *const *names, const double *med, int last)
+{
+    const char *plus = strchr(names[last], '+');
+    for (int i = 0; plus && i < last; i++)
+        if (strlen(names[i]) == (size_t)(plus - names[last]) &&
+            !strncmp(names[i], names[last], strlen(names[i])))
+            printf("             tracing g - g_opt costs %+.1f%% of the %s solve\n",
+                   100.0 * (med[last] / med[i] - 1.0), names[i]);
+}
+
 int main(int argc, char **argv)
 {
     opts o;
-    char dir[] = "/tmp/ircg-bench-XXXXXX", rules[256];
+    char dir[] = "/tmp/ircg-bench-XXXXXX", rules[256], *names[16];
+    double med[16];
+    int nrule = 0;
     long peak_kb = 0;
     int rc = 0;
 
@@ -355,9 +378,12 @@ int main(int argc, char **argv)
     printf("STREAM triad on %d threads: %.1f GB/s (3 x %ld MB arrays)\n", o.threads,
            bw / 1e9, STREAM_N * 8 >> 20);
     snprintf(rules, sizeof rules, "%s", o.rules);
-    for (char *save = NULL, *r = strtok_r(rules, ",", &save); r && !rc;
-         r = strtok_r(NULL, ",", &save))
-        rc = bench_rule(&o, r, dir, &peak_kb, bw);
+    for (char *save = NULL, *r = strtok_r(rules, ",", &save); r && !rc && nrule < 16;
+         r = strtok_r(NULL, ",", &save), nrule++) {
+        names[nrule] = r;
+        rc = bench_rule(&o, r, dir, &peak_kb, bw, &med[nrule]);
+        report_overhead(names, med, nrule);
+    }
     if (!rc)
         printf("peak RSS of `ircg solve` %.1f MB\n", (double)peak_kb / 1024.0);
     rmdir(dir);
