@@ -17,12 +17,15 @@
 #include "problems/mc/mc.h"
 #include "test_mc_util.h"
 
-/* Take a few open-loop steps so that X has atoms and sigma U X matters. */
-static void advance(const ircg_problem *pb, void *ws, int steps)
+/* Take a few open-loop steps so that X has atoms and sigma U X matters;
+ * each step plans the next LMO, the last one at `sigma`, so the LMO under
+ * test starts from the Gram product the step pass made. */
+static void advance(const ircg_problem *pb, void *ws, int steps, double sigma)
 {
     for (int t = 0; t < steps; t++) {
-        slv_dir d;
+        slv_dir d = {0};
         pb->ops->lmo(ws, ircg_sigma(0.05, 0.5, t), &d);
+        pb->ops->plan_lmo(ws, t + 1 < steps ? ircg_sigma(0.05, 0.5, t + 1) : sigma);
         pb->ops->step(ws, 2.0 / (t + 2.0), 0.0, 0.0, 1.0);
     }
 }
@@ -54,7 +57,7 @@ static void check_lmo_at(mct_inst *in, ircg_outer_kind outer, double sigma,
     ircg_settings s;
     void *ws = NULL;
     ircg_iterate *it = NULL;
-    slv_dir dir;
+    slv_dir dir = {.need_hg = 1};
     slv_values val = {0};
     double *G = malloc(np * sizeof *G), *D = malloc(np * sizeof *D);
     double *sv = malloc((size_t)m0 * sizeof *sv), *u1 = malloc((size_t)n * sizeof *u1);
@@ -63,7 +66,7 @@ static void check_lmo_at(mct_inst *in, ircg_outer_kind outer, double sigma,
     ircg_settings_default(&s);
     s.lmo_tol = 1e-13;
     REQUIRE(in->pb->ops->create(in->pb, &s, &ws, NULL) == IRCG_OK);
-    advance(in->pb, ws, steps);
+    advance(in->pb, ws, steps, sigma);
     ((mc_ws *)ws)->use_arpack = arpack;
     REQUIRE(in->pb->ops->iterate(ws, IRCG_X, 1, &it) == IRCG_OK);
     mct_grad(in, outer, sigma, it->dense, G);
@@ -147,7 +150,7 @@ TEST(mc_lmo, residual_matches_dense)
     REQUIRE(mct_make(&in, 25, 15, 0.5, 4.0, IRCG_OUTER_COLUMN_VARIANCE, 9) == 0);
     ircg_settings_default(&s);
     REQUIRE(in.pb->ops->create(in.pb, &s, &ws, NULL) == IRCG_OK);
-    advance(in.pb, ws, 4);
+    advance(in.pb, ws, 4, 0.05);
     REQUIRE(in.pb->ops->iterate(ws, IRCG_X, 1, &it) == IRCG_OK);
     const double *r = in.pb->ops->residual(ws, IRCG_X);
     /* the problem's Omega order is by row, then column */
@@ -189,7 +192,7 @@ TEST(mc_lmo, repeated_top_singular_value)
     mct_inst in;
     ircg_settings st;
     void *ws = NULL;
-    slv_dir dir;
+    slv_dir dir = {0};
 
     /* random orthogonal factors from the SVDs of random matrices */
     for (int i = 0; i < n * n; i++)
@@ -241,7 +244,7 @@ TEST(mc_lmo, zero_gradient_is_finite)
     mct_inst in;
     ircg_settings st;
     void *ws = NULL;
-    slv_dir dir;
+    slv_dir dir = {.need_hg = 1};
     slv_values val = {0};
 
     REQUIRE(mct_make_full(&in, n, p, M, 1.0, IRCG_OUTER_HALF_NORM_SQ) == 0);

@@ -41,7 +41,7 @@ static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *conver
     const ircg_problem_info *pi = &sv->pb->info;
     int64_t t = sv->t;
     double sigma = ircg_sigma(sv->set.varsigma, sv->set.p, t);
-    slv_dir dir = {0};
+    slv_dir dir = {.need_hg = sv->set.step_rule == IRCG_STEP_LINE_SEARCH};
     double t0 = slv_now();
     ircg_error err = sv->ops->lmo(sv->ws, sigma, &dir);
 
@@ -63,6 +63,8 @@ static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *conver
     double cz = sv->S / S_next;
     double cx_old = -tp1 * (double)t * sigma / S_next;
     double cx_new = (tp1 + 1.0) * tp1 * sigma / S_next;
+    if (sv->ops->plan_lmo) /* the next LMO starts from this vertex */
+        sv->ops->plan_lmo(sv->ws, ircg_sigma(sv->set.varsigma, sv->set.p, t + 1));
     if ((err = sv->ops->step(sv->ws, alpha, cz, cx_old, cx_new)) != IRCG_OK)
         return err;
     sv->S = S_next;

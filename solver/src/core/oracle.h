@@ -32,10 +32,12 @@ typedef struct slv_dir {
                         grad g(x*) = 0 (an interior optimum)              */
     double d_norm2;  /* ||d||^2 (Euclidean / Frobenius)                      */
     double d_hf_d;   /* d' (Hessian of f) d                                  */
-    double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2                      */
+    double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2; matrix completion:
+                        NaN unless need_hg (it costs a pass over Omega)    */
     double top_sv;   /* nuclear ball: sigma_max(grad Phi); NaN otherwise     */
     int64_t matvecs; /* operator applications spent by this LMO              */
     int converged;   /* the singular pair met lmo_tol (always 1 for vectors) */
+    int need_hg;     /* in: the caller reads d_hg_d (exact line search)      */
 } slv_dir;
 
 /* A move d = x+ - x of the projection methods (grad_step below). */
@@ -109,6 +111,15 @@ typedef struct slv_oracle_ops {
     /* The whole workspace state (x, z, warm starts) for checkpoints. */
     ircg_error (*save)(void *ws, slv_buf *out);
     ircg_error (*restore)(void *ws, slv_rbuf *in, ircg_diag *diag);
+
+    /* Optional (NULL: none): the reference residual (may be NULL) whose
+     * differences values() will be asked for, so that the steps can sum
+     * them as they go.  Borrowed until the next call. */
+    void (*set_reference)(void *ws, const double *ref_residual);
+    /* Optional (NULL: none): the next lmo() will be at this sigma, from the
+     * vertex the next step() moves to, so that step() may prepare it.
+     * Holds for that one step. */
+    void (*plan_lmo)(void *ws, double sigma);
 
     /* Optional (NULL: none): the passes over the data made since create,
      * their bytes by the kernels' traffic model, and the threads used. */

@@ -62,6 +62,7 @@ static ircg_error lmo_converged(const slv_oracle_ops *ops, void *ws, slv_dir *di
     ircg_error err = IRCG_OK;
     for (int r = 0; r <= LMO_RETRIES; r++) {
         memset(dir, 0, sizeof *dir);
+        dir->need_hg = 1; /* the exact line search */
         if ((err = ops->lmo(ws, 0.0, dir)) != IRCG_OK || dir->converged)
             break;
     }
@@ -129,6 +130,8 @@ static ircg_error run_cg(const ircg_problem *pb, const ircg_reference_settings *
         }
         double alpha = slv_step_size(IRCG_STEP_LINE_SEARCH, t, 0.0, &dir,
                                       pb->info.L_f, pb->info.L_g);
+        if (ops->plan_lmo) /* the next LMO, from this vertex */
+            ops->plan_lmo(ws, 0.0);
         if ((err = ops->step(ws, alpha, 0.0, 0.0, 1.0)) != IRCG_OK)
             return err;
     }

@@ -42,6 +42,8 @@ static ircg_error cgbio_prepare(ircg_solver *sv, double t0, ircg_status *st)
         if (sv->warmup_iterations >= sv->set.cgbio_warmup_max_iter)
             break; /* go on from the best warm start the cap allows */
         double alpha = 2.0 / (double)(sv->warmup_iterations + 2);
+        if (ops->plan_lmo) /* the next warm-start LMO, from this vertex */
+            ops->plan_lmo(sv->ws, 0.0);
         if ((err = ops->step(sv->ws, alpha, 0.0, 0.0, 1.0)) != IRCG_OK)
             break;
         sv->warmup_iterations++;

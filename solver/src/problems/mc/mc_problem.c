@@ -10,7 +10,7 @@
  * between the update and the sum that follows it. */
 #define MC_CHUNK_NNZ 32768
 #define MC_MAX_CHUNKS 256
-#define MC_MAX_GROUPS 8
+#define MC_MAX_GROUPS 16 /* tasks of the passes with a scatter: one per thread up to 16 */
 
 static void mc_data_free(void *p)
 {

@@ -1,0 +1,372 @@
+/*
+ * mc_sweep.c -- the fused passes over Omega, which carry the memory traffic
+ * of an iteration (|Omega| = 1e6 entries on MovieLens 1M, 1e7 at 10M).
+ *
+ * The step pass updates X and Z on Omega and the x residual, and in the
+ * same pass makes every sum the iteration needs next: g of both sides,
+ * <R, X_Omega> (the FW gap's inner product), the differences to a
+ * reference residual (g - g_opt), and -- when the next LMO is planned --
+ * its first Gram product C'C v at the current vertex v, which is where
+ * that LMO starts.  The Gram pass of the LMO makes C x and R'(C x) row by
+ * row: the row's entries are in L1 when they are scattered back.
+ *
+ * Determinism: sums are made per chunk in the four lanes of base/ksum.h and
+ * combined in chunk order; the transposed products scatter into one buffer
+ * per group of chunks, combined in group order; chunks and groups are fixed
+ * by the problem.  So the results do not depend on the thread count, and
+ * the step pass's Gram product is, bit for bit, the one the LMO's first
+ * pass would make (same row code, same a, same reduction).
+ */
+#include <string.h>
+
+#include "base/ksum.h"
+#include "problems/mc/mc.h"
+
+typedef slv_v4d v4d;
+
+/* Entries summed at a time while the rows just written are in L1, in
+ * blocks of MC_SUM_BLOCK (see add_terms); a multiple of it, so batching
+ * leaves the sums' bits unchanged. */
+#define MC_SUM_BATCH 1024
+#define MC_SUM_BLOCK 16
+
+/* Inlined into both clones of the kernels: a call would run the default
+ * target's code.  The clones make no calls at all: gcc then ends the AVX
+ * clone with vzeroupper, without which every later SSE instruction of the
+ * process ran 2-4 times slower (measured: a plain sparse product 1.2 ms
+ * instead of 0.31 ms).  Their callers do the memsets. */
+#define MC_INLINE static inline __attribute__((always_inline))
+#define MC_CLONES __attribute__((target_clones("avx2", "default")))
+
+#define GATHER4(X, col, e)                                                  \
+    ((v4d){(X)[(col)[(e)]], (X)[(col)[(e) + 1]], (X)[(col)[(e) + 2]],        \
+           (X)[(col)[(e) + 3]]})
+
+/* The row dot product's four lanes and scalar tail s0, combined as
+ * mc_kernels.c's row_dot does. */
+#define ROW_TOTAL(s, s0) (((s0) + (s)[1]) + ((s)[2] + (s)[3]))
+
+/* ------------------------------------------------------------ the sums -- */
+
+/* One quad of terms: g's (positive) into the block's plain partials pg,
+ * pz; <R, X> plainly (it always was); the differences to the reference,
+ * whose terms cancel, each into its compensated lanes. */
+#define QUAD_TERMS(acc, pg, pz, r, x, z, mm, q, qq)                         \
+    do {                                                                    \
+        v4d rz_ = (z) - (mm);                                               \
+        (pg) += 0.5 * (r) * (r);                                            \
+        (pz) += 0.5 * rz_ * rz_;                                            \
+        (acc)[MC_S_RX].s += (r) * (x);                                      \
+        if (q) {                                                            \
+            SLV_LSUM_ADD((acc)[MC_S_DX], 0.5 * ((r) - (qq)) * ((r) + (qq)));  \
+            SLV_LSUM_ADD((acc)[MC_S_DZ], 0.5 * (rz_ - (qq)) * (rz_ + (qq)));  \
+        }                                                                   \
+    } while (0)
+
+/* The terms of entries [e0, e1) into the lanes, MC_SUM_BLOCK at a time: a
+ * block's terms of g are positive, so their plain sum is within 3 ulps of
+ * exact and, added by TwoSum, g stays within a few ulps whatever |Omega|
+ * (at a third of the cost of a TwoSum per term).  e1 - e0 is a multiple of
+ * MC_SUM_BLOCK unless e1 ends the chunk: the blocks then fall at the same
+ * entries however a pass batches its calls. */
+MC_INLINE void add_terms(const mc_ws *w, const double *q, int64_t e0, int64_t e1,
+                         slv_lsum *acc)
+{
+    const double *restrict rx = w->x.r, *restrict xx = w->x.xo;
+    const double *restrict xz = w->z.xo, *restrict m = w->d->m;
+    v4d r, x, z, mm, qq = {0, 0, 0, 0};
+
+    for (int64_t e = e0; e < e1;) {
+        int64_t bend = e1 - e > MC_SUM_BLOCK ? e + MC_SUM_BLOCK : e1;
+        v4d pg = {0, 0, 0, 0}, pz = pg;
+        for (; e + 4 <= bend; e += 4) {
+            SLV_V4D_LOAD(r, rx + e);
+            SLV_V4D_LOAD(x, xx + e);
+            SLV_V4D_LOAD(z, xz + e);
+            SLV_V4D_LOAD(mm, m + e);
+            if (q)
+                SLV_V4D_LOAD(qq, q + e);
+            QUAD_TERMS(acc, pg, pz, r, x, z, mm, q, qq);
+        }
+        if (e < bend) { /* the chunk's last entries, padded with zero terms */
+            v4d zero = {0, 0, 0, 0};
+            r = x = z = mm = qq = zero;
+            for (int l = 0; e + l < bend; l++) {
+                r[l] = rx[e + l];
+                x[l] = xx[e + l];
+                z[l] = xz[e + l];
+                mm[l] = m[e + l];
+                qq[l] = q ? q[e + l] : 0.0;
+            }
+            QUAD_TERMS(acc, pg, pz, r, x, z, mm, q, qq);
+            e = bend;
+        }
+        SLV_LSUM_ADD(acc[MC_S_GX], pg);
+        SLV_LSUM_ADD(acc[MC_S_GZ], pz);
+    }
+}
+
+MC_INLINE void clear_sums(slv_lsum *acc)
+{
+    for (int s = 0; s < MC_NSUM; s++)
+        slv_lsum_clear(&acc[s]);
+}
+
+MC_INLINE void store_sums(mc_ws *w, int c, const slv_lsum *acc)
+{
+    for (int s = 0; s < MC_NSUM; s++)
+        w->dsum[MC_NSUM * c + s] = slv_lsum_value(&acc[s]);
+}
+
+static double chunk_total(const mc_ws *w, int slot)
+{
+    slv_ksum k = {0, 0};
+    for (int c = 0; c < w->d->nchunk; c++)
+        slv_ksum_add(&k, w->dsum[MC_NSUM * c + slot]);
+    return slv_ksum_value(&k);
+}
+
+static void finish_sums(mc_ws *w, const double *q)
+{
+    w->sums = (mc_sums){
+        .g_x = chunk_total(w, MC_S_GX), .g_z = chunk_total(w, MC_S_GZ),
+        .rx_x = chunk_total(w, MC_S_RX), .ref = q, .valid = 1,
+        .gap_x = q ? chunk_total(w, MC_S_DX) : 0.0,
+        .gap_z = q ? chunk_total(w, MC_S_DZ) : 0.0};
+}
+
+/* --------------------------------------------------- the Gram products -- */
+
+static void group_chunks(const mc_data *d, int g, int *c0, int *c1)
+{
+    *c0 = g * d->nchunk / d->ngroup;
+    *c1 = (g + 1) * d->nchunk / d->ngroup;
+}
+
+/* buf[col_e] += r_e y over one row, in entry order (as mc_spmvt). */
+MC_INLINE void scatter_row(double *restrict buf, const double *restrict r,
+                           const int32_t *restrict col, int64_t e, int64_t end, double y)
+{
+    for (; e < end; e++)
+        buf[col[e]] += r[e] * y;
+}
+
+/* The group buffers in group order: rtc = R' y. */
+static void reduce_groups(const mc_exec *ex, double *rtc)
+{
+    const mc_data *d = ex->d;
+    memcpy(rtc, ex->colbuf, (size_t)d->p * sizeof *rtc);
+    for (int g = 1; g < d->ngroup; g++) {
+        const double *buf = ex->colbuf + (size_t)g * d->p;
+        for (int j = 0; j < d->p; j++)
+            rtc[j] += buf[j];
+    }
+}
+
+typedef struct gctx {
+    mc_ws *w;
+    const double *x, *a; /* the vector and sigma grad f(X) x              */
+    double *cx;
+} gctx;
+
+/* Rows [lo, hi): cx_i = a_i + (R x)_i, then buf += R'_i cx_i (all the
+ * dot products first: 10% faster than alternating row by row, measured) */
+MC_CLONES
+static void gram_rows(const gctx *k, int lo, int hi, double *buf)
+{
+    const mc_data *d = k->w->d;
+    const double *restrict r = k->w->x.r, *restrict x = k->x, *restrict a = k->a;
+    const int32_t *restrict col = d->col;
+    const int64_t *restrict rp = d->rowptr;
+    double *restrict cx = k->cx;
+
+    for (int i = lo; i < hi; i++) {
+        int64_t e = rp[i], end = rp[i + 1];
+        v4d s = {0, 0, 0, 0}, rr;
+        for (; e + 4 <= end; e += 4) {
+            SLV_V4D_LOAD(rr, r + e);
+            s += rr * GATHER4(x, col, e);
+        }
+        double s0 = s[0];
+        for (; e < end; e++)
+            s0 += r[e] * x[col[e]];
+        cx[i] = a[i] + ROW_TOTAL(s, s0);
+    }
+    for (int i = lo; i < hi; i++)
+        scatter_row(buf, r, col, rp[i], rp[i + 1], cx[i]);
+}
+
+static void gram_group(void *vc, int g)
+{
+    const gctx *k = vc;
+    const mc_data *d = k->w->d;
+    double *buf = k->w->ex.colbuf + (size_t)g * d->p;
+    int c0, c1;
+
+    group_chunks(d, g, &c0, &c1);
+    memset(buf, 0, (size_t)d->p * sizeof *buf);
+    gram_rows(k, d->chunk_row[c0], d->chunk_row[c1], buf);
+}
+
+void mc_gram_product(mc_ws *w, double sigma, const double *x, double *cx, double *ctcx)
+{
+    gctx k = {.w = w, .x = x, .a = w->pre_a, .cx = cx};
+
+    mc_gram_lowrank_in(w, sigma, x, w->pre_a);
+    slv_pool_run(w->ex.pool, gram_group, &k, w->d->ngroup);
+    mc_exec_count(&w->ex, 12); /* col, r */
+    reduce_groups(&w->ex, ctcx);
+    mc_gram_lowrank_out(w, sigma, cx, ctcx);
+}
+
+/* ------------------------------------------------------ the step pass -- */
+
+typedef struct sctx {
+    mc_ws *w;
+    double alpha, cz, cxo, cxn;
+    int use_dir, pre;
+    const double *q;
+} sctx;
+
+/* One chunk of the step; buf: the group's column buffer when the planned
+ * LMO's Gram product is made too. */
+MC_CLONES
+static void step_chunk(const sctx *k, int c, double *buf)
+{
+    mc_ws *w = k->w;
+    const mc_data *d = w->d;
+    double *restrict xx = w->x.xo, *restrict xz = w->z.xo, *restrict rx = w->x.r;
+    const double *restrict m = d->m, *restrict v = w->v, *restrict u = w->u;
+    const double *restrict pa = w->pre_a;
+    double *restrict cv = w->pre_cv;
+    const int32_t *restrict col = d->col;
+    const int64_t *restrict rp = d->rowptr;
+    const double a = k->alpha, a1 = 1.0 - a, cz = k->cz, cxo = k->cxo;
+    const double cxn = k->cxn, dl = k->use_dir ? -d->delta : 0.0;
+    int lo = d->chunk_row[c], hi = d->chunk_row[c + 1], row0 = lo;
+    int64_t done = rp[lo];
+    slv_lsum acc[MC_NSUM];
+
+    clear_sums(acc);
+    for (int i = lo; i < hi; i++) {
+        double ui = a * dl * u[i];
+        int64_t e = rp[i], end = rp[i + 1];
+        v4d s = {0, 0, 0, 0}, xo, zo, mm;
+        for (; e + 4 <= end; e += 4) {
+            v4d vj = GATHER4(v, col, e);
+            SLV_V4D_LOAD(xo, xx + e);
+            SLV_V4D_LOAD(zo, xz + e);
+            SLV_V4D_LOAD(mm, m + e);
+            v4d xn = a1 * xo + ui * vj;
+            v4d zn = cz * zo + cxo * xo + cxn * xn;
+            v4d rn = xn - mm;
+            SLV_V4D_STORE(xx + e, xn);
+            SLV_V4D_STORE(xz + e, zn);
+            SLV_V4D_STORE(rx + e, rn);
+            s += rn * vj;
+        }
+        double s0 = s[0];
+        for (; e < end; e++) {
+            double vj = v[col[e]], xs = xx[e];
+            double xn = a1 * xs + ui * vj;
+            double zn = cz * xz[e] + cxo * xs + cxn * xn;
+            double rn = xn - m[e];
+            xx[e] = xn;
+            xz[e] = zn;
+            rx[e] = rn;
+            s0 += rn * vj;
+        }
+        if (buf)
+            cv[i] = pa[i] + ROW_TOTAL(s, s0);
+        /* sum (and scatter) the rows just written while they are in L1 (a
+         * separate pass re-read them from memory: 13% of the run) */
+        if (end - done >= MC_SUM_BATCH) {
+            int64_t upto = done + (end - done) / MC_SUM_BLOCK * MC_SUM_BLOCK;
+            add_terms(w, k->q, done, upto, acc);
+            done = upto;
+            for (; buf && row0 <= i; row0++)
+                scatter_row(buf, rx, col, rp[row0], rp[row0 + 1], cv[row0]);
+        }
+    }
+    add_terms(w, k->q, done, rp[hi], acc);
+    for (; buf && row0 < hi; row0++)
+        scatter_row(buf, rx, col, rp[row0], rp[row0 + 1], cv[row0]);
+    store_sums(w, c, acc);
+}
+
+static void step_group(void *vc, int g)
+{
+    const sctx *k = vc;
+    const mc_data *d = k->w->d;
+    double *buf = k->pre ? k->w->ex.colbuf + (size_t)g * d->p : NULL;
+    int c0, c1;
+
+    group_chunks(d, g, &c0, &c1);
+    if (buf)
+        memset(buf, 0, (size_t)d->p * sizeof *buf);
+    for (int c = c0; c < c1; c++)
+        step_chunk(k, c, buf);
+}
+
+void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, int pre)
+{
+    sctx k = {.w = w, .alpha = alpha, .cz = cz, .cxo = cxo, .cxn = cxn,
+              .use_dir = alpha != 0, .pre = pre, .q = w->ref};
+
+    slv_pool_run(w->ex.pool, step_group, &k, w->d->ngroup);
+    /* col, m; x and z read and written; r written; the reference */
+    mc_exec_count(&w->ex, k.q ? 60 : 52);
+    w->pre_valid = pre;
+    if (pre) {
+        reduce_groups(&w->ex, w->pre_rtc);
+        w->pre_sigma = w->plan_sigma;
+    }
+    finish_sums(w, k.q);
+}
+
+/* ------------------------------------------------------ the sums pass -- */
+
+typedef struct rctx {
+    mc_ws *w;
+    int keep_r;
+} rctx;
+
+MC_CLONES
+static void sums_chunk(mc_ws *w, int c, int64_t e0, int64_t e1)
+{
+    slv_lsum acc[MC_NSUM];
+
+    clear_sums(acc);
+    add_terms(w, w->ref, e0, e1, acc);
+    store_sums(w, c, acc);
+}
+
+static void sums_task(void *vc, int c)
+{
+    const rctx *k = vc;
+    mc_ws *w = k->w;
+    const mc_data *d = w->d;
+    int64_t e0 = d->rowptr[d->chunk_row[c]], e1 = d->rowptr[d->chunk_row[c + 1]];
+
+    if (!k->keep_r)
+        for (int64_t e = e0; e < e1; e++)
+            w->x.r[e] = w->x.xo[e] - d->m[e];
+    sums_chunk(w, c, e0, e1);
+}
+
+void mc_omega_sums(mc_ws *w, int keep_r)
+{
+    rctx k = {.w = w, .keep_r = keep_r};
+
+    slv_pool_run(w->ex.pool, sums_task, &k, w->d->nchunk);
+    /* x, z, m, r read (or r written), the reference */
+    mc_exec_count(&w->ex, (w->ref ? 40 : 32) + (keep_r ? 0 : 8));
+    finish_sums(w, w->ref);
+}
+
+double mc_rx_dot_x(mc_ws *w)
+{
+    if (!w->sums.valid)
+        mc_omega_sums(w, 1);
+    return w->sums.rx_x;
+}
