@@ -48,37 +48,44 @@ typedef slv_v4d v4d;
 
 /* ------------------------------------------------------------ the sums -- */
 
-/* One quad of terms: g's (positive) into the block's plain partials pg,
- * pz; <R, X> plainly (it always was); the differences to the reference,
- * whose terms cancel, each into its compensated lanes. */
-#define QUAD_TERMS(acc, pg, pz, r, x, z, mm, q, qq)                         \
+/* One quad of terms into the block's plain partials (see add_terms);
+ * <R, X> plainly, as it always was.  The halves of g's terms are taken
+ * once, from the totals (store_sums): scaling by 2 is exact, so the bits
+ * are those of summing the halved terms. */
+#define QUAD_TERMS(acc, pb, r, x, z, mm, q, qq)                             \
     do {                                                                    \
         v4d rz_ = (z) - (mm);                                               \
-        (pg) += 0.5 * (r) * (r);                                            \
-        (pz) += 0.5 * rz_ * rz_;                                            \
+        (pb)[MC_S_GX] += (r) * (r);                                         \
+        (pb)[MC_S_GZ] += rz_ * rz_;                                         \
         (acc)[MC_S_RX].s += (r) * (x);                                      \
         if (q) {                                                            \
-            SLV_LSUM_ADD((acc)[MC_S_DX], 0.5 * ((r) - (qq)) * ((r) + (qq)));  \
-            SLV_LSUM_ADD((acc)[MC_S_DZ], 0.5 * (rz_ - (qq)) * (rz_ + (qq)));  \
+            (pb)[MC_S_DX] += ((r) - (qq)) * ((r) + (qq));                   \
+            (pb)[MC_S_DZ] += (rz_ - (qq)) * (rz_ + (qq));                   \
         }                                                                   \
     } while (0)
 
 /* The terms of entries [e0, e1) into the lanes, MC_SUM_BLOCK at a time: a
- * block's terms of g are positive, so their plain sum is within 3 ulps of
- * exact and, added by TwoSum, g stays within a few ulps whatever |Omega|
- * (at a third of the cost of a TwoSum per term).  e1 - e0 is a multiple of
- * MC_SUM_BLOCK unless e1 ends the chunk: the blocks then fall at the same
- * entries however a pass batches its calls. */
+ * block's terms are summed plainly, and the block sums by TwoSum (at a
+ * third of the cost of a TwoSum per term).  The error of a sum is then at
+ * most 3 ulps of the sum of its terms' magnitudes, whatever |Omega|:
+ * - g: positive terms, so a few ulps of g;
+ * - g - g_ref, termwise 1/2 (r - q)(r + q): at most 1.5 eps ||r - q||
+ *   ||r + q||, below 1e-16 on MovieLens near the optimum (gaps 1e-10),
+ *   far below the certified floor of g_opt (3e-11).
+ * e1 - e0 is a multiple of MC_SUM_BLOCK unless e1 ends the chunk: the
+ * blocks then fall on the same entries however a pass batches its calls. */
 MC_INLINE void add_terms(const mc_ws *w, const double *q, int64_t e0, int64_t e1,
                          slv_lsum *acc)
 {
     const double *restrict rx = w->x.r, *restrict xx = w->x.xo;
     const double *restrict xz = w->z.xo, *restrict m = w->d->m;
-    v4d r, x, z, mm, qq = {0, 0, 0, 0};
+    const v4d zero = {0, 0, 0, 0};
+    v4d r, x, z, mm, qq = zero, pb[MC_NSUM];
 
     for (int64_t e = e0; e < e1;) {
         int64_t bend = e1 - e > MC_SUM_BLOCK ? e + MC_SUM_BLOCK : e1;
-        v4d pg = {0, 0, 0, 0}, pz = pg;
+        for (int s = 0; s < MC_NSUM; s++)
+            pb[s] = zero;
         for (; e + 4 <= bend; e += 4) {
             SLV_V4D_LOAD(r, rx + e);
             SLV_V4D_LOAD(x, xx + e);
@@ -86,23 +93,27 @@ MC_INLINE void add_terms(const mc_ws *w, const double *q, int64_t e0, int64_t e1
             SLV_V4D_LOAD(mm, m + e);
             if (q)
                 SLV_V4D_LOAD(qq, q + e);
-            QUAD_TERMS(acc, pg, pz, r, x, z, mm, q, qq);
+            QUAD_TERMS(acc, pb, r, x, z, mm, q, qq);
         }
-        if (e < bend) { /* the chunk's last entries, padded with zero terms */
-            v4d zero = {0, 0, 0, 0};
-            r = x = z = mm = qq = zero;
-            for (int l = 0; e + l < bend; l++) {
-                r[l] = rx[e + l];
-                x[l] = xx[e + l];
-                z[l] = xz[e + l];
-                mm[l] = m[e + l];
-                qq[l] = q ? q[e + l] : 0.0;
+        if (e < bend) { /* the chunk's last entries, padded with zero terms
+                         * (a copy loop here became calls to memcpy) */
+            for (int l = 0; l < 4; l++) {
+                int in = e + l < bend;
+                r[l] = in ? rx[e + l] : 0.0;
+                x[l] = in ? xx[e + l] : 0.0;
+                z[l] = in ? xz[e + l] : 0.0;
+                mm[l] = in ? m[e + l] : 0.0;
+                qq[l] = in && q ? q[e + l] : 0.0;
             }
-            QUAD_TERMS(acc, pg, pz, r, x, z, mm, q, qq);
+            QUAD_TERMS(acc, pb, r, x, z, mm, q, qq);
             e = bend;
         }
-        SLV_LSUM_ADD(acc[MC_S_GX], pg);
-        SLV_LSUM_ADD(acc[MC_S_GZ], pz);
+        SLV_LSUM_ADD(acc[MC_S_GX], pb[MC_S_GX]);
+        SLV_LSUM_ADD(acc[MC_S_GZ], pb[MC_S_GZ]);
+        if (q) {
+            SLV_LSUM_ADD(acc[MC_S_DX], pb[MC_S_DX]);
+            SLV_LSUM_ADD(acc[MC_S_DZ], pb[MC_S_DZ]);
+        }
     }
 }
 
@@ -114,8 +125,8 @@ MC_INLINE void clear_sums(slv_lsum *acc)
 
 MC_INLINE void store_sums(mc_ws *w, int c, const slv_lsum *acc)
 {
-    for (int s = 0; s < MC_NSUM; s++)
-        w->dsum[MC_NSUM * c + s] = slv_lsum_value(&acc[s]);
+    for (int s = 0; s < MC_NSUM; s++) /* all but <R, X> are halves */
+        w->dsum[MC_NSUM * c + s] = (s == MC_S_RX ? 1.0 : 0.5) * slv_lsum_value(&acc[s]);
 }
 
 static double chunk_total(const mc_ws *w, int slot)
