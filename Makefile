@@ -67,7 +67,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test test-kernels asan bench paper run deps deps-paper data install uninstall clean help
+.PHONY: all lib test test-kernels asan bench paper tta run deps deps-paper data install uninstall clean help
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
 
 help:
@@ -78,6 +78,8 @@ help:
 	@echo "make asan    the test suite under AddressSanitizer and UBSan"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
+	@echo "make tta     time to g - g_opt <= 1e-4, 1e-6 per method on ML-1M (TTA_BUDGET=300 s each),"
+	@echo "             written into the time-to-accuracy section of tests/paper/RESULTS.md"
 	@echo "make run     install, build and start the service"
 	@echo "make install ircgd, ircg and the systemd unit under PREFIX=$(PREFIX)"
 	@echo "make uninstall"
@@ -168,6 +170,16 @@ bench: all data
 paper: all data deps-paper
 	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/ratings.dat --out $(PAPER_OUT)/ml-1m --budget $(PAPER_BUDGET) $(PAPER_ARGS)
 	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/u.data --out $(PAPER_OUT)/ml-100k --budget $(PAPER_BUDGET_100K) $(PAPER_ARGS)
+
+# Time to accuracy on ML-1M, each method with the paper's parameters: the
+# table of tests/paper/RESULTS.md's section "Time to accuracy" (replaced).
+TTA_BUDGET ?= 300
+TTA_THREADS ?= 2
+TTA_METHODS ?= ircg-open,ircg-closed,ircg-ls,cgbio,irpg,bisg
+tta: all data
+	OPENBLAS_NUM_THREADS=1 ./$(IRCG_CLI) paper --ratings $(DATA_OUT)/ratings.dat \
+	  --out $(PAPER_OUT)/tta-ml-1m --budget $(TTA_BUDGET) --threads $(TTA_THREADS) \
+	  --time-to 1e-4,1e-6 --methods $(TTA_METHODS) --results-md tests/paper/RESULTS.md
 
 # The store and the data directory live in build/: specs may name the
 # MovieLens files that `make data` put there ("path": "ratings.dat").
