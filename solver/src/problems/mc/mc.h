@@ -5,8 +5,9 @@
  * diagonal start (entries d0 on the first min(n,p) diagonal places), P n x k,
  * Q p x k (one column per LMO vertex, orthonormalized by compression) and a
  * small k x k core K.  x and z share P and Q and have their own (a, K), since
- * z_{t+1} is a linear combination of z_t, x_t and x_{t+1}.  The residuals
- * X_Omega - M and Z_Omega - M are kept as |Omega| vectors in CSR order.
+ * z_{t+1} is a linear combination of z_t, x_t and x_{t+1}.  X and Z on
+ * Omega are kept as |Omega| vectors in CSR order (the state the steps
+ * update), and the residual X_Omega - M that the products read.
  */
 #ifndef IRCG_MC_H
 #define IRCG_MC_H
@@ -25,7 +26,8 @@ typedef struct mc_data {
     int nchunk;         /* row-aligned chunks of the elementwise passes     */
     int *chunk_row;     /* nchunk + 1 row boundaries                        */
     int ngroup;         /* groups of chunks with a private column buffer in
-                           the transposed product                          */
+                           the transposed products: the tasks of the passes
+                           that scatter                                    */
     ircg_outer_kind outer;
     double delta;
 } mc_data;

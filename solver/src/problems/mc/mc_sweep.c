@@ -162,16 +162,33 @@ MC_INLINE void scatter_row(double *restrict buf, const double *restrict r,
         buf[col[e]] += r[e] * y;
 }
 
-/* The group buffers in group order: rtc = R' y. */
-static void reduce_groups(const mc_exec *ex, double *rtc)
+typedef struct redctx {
+    const mc_exec *ex;
+    double *rtc;
+} redctx;
+
+/* Columns [j0, j1) of the group buffers, added in group order. */
+static void reduce_task(void *vc, int t)
 {
-    const mc_data *d = ex->d;
-    memcpy(rtc, ex->colbuf, (size_t)d->p * sizeof *rtc);
+    const redctx *k = vc;
+    const mc_data *d = k->ex->d;
+    int j0 = (int)((int64_t)t * d->p / d->ngroup), j1 = (int)((int64_t)(t + 1) * d->p / d->ngroup);
+    double *restrict rtc = k->rtc;
+
+    memcpy(rtc + j0, k->ex->colbuf + j0, (size_t)(j1 - j0) * sizeof *rtc);
     for (int g = 1; g < d->ngroup; g++) {
-        const double *buf = ex->colbuf + (size_t)g * d->p;
-        for (int j = 0; j < d->p; j++)
+        const double *restrict buf = k->ex->colbuf + (size_t)g * d->p;
+        for (int j = j0; j < j1; j++)
             rtc[j] += buf[j];
     }
+}
+
+/* The group buffers in group order: rtc = R' y (by column slices, in
+ * parallel: serial, it was 4% of a 2-thread iteration). */
+static void reduce_groups(mc_exec *ex, double *rtc)
+{
+    redctx k = {.ex = ex, .rtc = rtc};
+    slv_pool_run(ex->pool, reduce_task, &k, ex->d->ngroup);
 }
 
 typedef struct gctx {
