@@ -23,6 +23,9 @@ typedef struct mc_data {
     int64_t *rowptr;    /* n + 1                                            */
     int32_t *col;       /* nnz                                              */
     double *m;          /* nnz, the ratings M_Omega                         */
+    float *mf;          /* the same as floats when every rating is one
+                           exactly (MovieLens), else NULL: what the hot
+                           passes read, half the bytes                     */
     int nchunk;         /* row-aligned chunks of the elementwise passes     */
     int *chunk_row;     /* nchunk + 1 row boundaries                        */
     int ngroup;         /* groups of chunks with a private column buffer in
@@ -62,8 +65,9 @@ typedef struct mc_side {
                        less than an update of the residual would (updated
                        residuals drifted 1e-8 in g over 20,000 MovieLens
                        steps, where the gaps of interest are 1e-9)         */
-    double *r;      /* xo - M: x side, rewritten by every step; z side, made
-                       only when asked for (mc_residual), NULL before      */
+    double *r;      /* xo - M, made only when asked for (the passes form it
+                       as they read xo): x side by mc_x_residual, z side
+                       by the residual op; NULL before                     */
 } mc_side;
 
 /* The sums a pass over Omega makes for the values and the next direction,
@@ -87,6 +91,7 @@ typedef struct mc_ws {
     int k, cap, compress_at, compress_base;
     int since_refresh;      /* steps since the residuals were recomputed
                                from the factors (mc_refresh.c)             */
+    int xr_valid;           /* x.r is the current residual                 */
     double *P, *Q;          /* n x cap, p x cap                            */
     double *GP, *GQ, *W;    /* P'P, Q'Q, P[:m0]'Q[:m0], cap x cap          */
     double *sP, *qm;        /* P'1, Q[:m0]'1                               */
@@ -164,9 +169,11 @@ void mc_omega_add_x0(mc_ws *w, double *xo, double a);
  * pre: also the Gram product at v of the planned LMO (pre_cv, pre_rtc),
  * from pre_a = mc_gram_lowrank_in(plan_sigma, v) made on the new factors. */
 void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, int pre);
-/* r = xo - M on the x side (unless keep_r: the residuals are kept as they
- * are, version 1 checkpoints) and the sums, as a step pass makes them. */
-void mc_omega_sums(mc_ws *w, int keep_r);
+/* The sums of the current sides, as a step pass makes them. */
+void mc_omega_sums(mc_ws *w);
+/* The x residual xo - M (made by a pass when stale; NULL when out of
+ * memory), for the plain products of mc_grad_op. */
+const double *mc_x_residual(mc_ws *w);
 /* One Gram product of C = sigma grad f(X) + R at x (p): cx = C x (n) and
  * ctcx = C'C x (p), in one pass over Omega. */
 void mc_gram_product(mc_ws *w, double sigma, const double *x, double *cx,

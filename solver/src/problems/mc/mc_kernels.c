@@ -148,6 +148,7 @@ void mc_omega_add_x0(mc_ws *w, double *xo, double a)
             xo[lo] += a * w->d0;
     }
     w->sums.valid = 0;
+    w->xr_valid = 0;
 }
 
 ircg_error mc_exec_init(mc_exec *ex, const mc_data *d, int threads)

@@ -35,7 +35,13 @@ void mc_grad_op(void *vc, int trans, const double *x, double *y)
     mc_ws *w = c->w;
     const mc_data *d = w->d;
     int colvar = d->outer == IRCG_OUTER_COLUMN_VARIANCE;
+    const double *r = c->wg != 0 ? mc_x_residual(w) : NULL;
 
+    if (c->wg != 0 && !r) { /* out of memory: a NaN the caller will see */
+        for (int i = 0; i < (trans ? d->p : d->n); i++)
+            y[i] = NAN;
+        return;
+    }
     if (!trans) {
         if (c->wf != 0) {
             mc_apply_x(w, &w->x, x, y);
@@ -46,10 +52,10 @@ void mc_grad_op(void *vc, int trans, const double *x, double *y)
             memset(y, 0, (size_t)d->n * sizeof *y);
         }
         if (c->wg == 1)
-            mc_spmv(&w->ex, w->x.r, x, y);
+            mc_spmv(&w->ex, r, x, y);
         else if (c->wg != 0) {
             memset(w->tn2, 0, (size_t)d->n * sizeof *w->tn2);
-            mc_spmv(&w->ex, w->x.r, x, w->tn2);
+            mc_spmv(&w->ex, r, x, w->tn2);
             cblas_daxpy(d->n, c->wg, w->tn2, 1, y, 1);
         }
         return;
@@ -67,10 +73,10 @@ void mc_grad_op(void *vc, int trans, const double *x, double *y)
         memset(y, 0, (size_t)d->p * sizeof *y);
     }
     if (c->wg == 1) {
-        mc_spmvt(&w->ex, w->x.r, x, y);
+        mc_spmvt(&w->ex, r, x, y);
     } else if (c->wg != 0) {
         memset(w->tp, 0, (size_t)d->p * sizeof *w->tp);
-        mc_spmvt(&w->ex, w->x.r, x, w->tp);
+        mc_spmvt(&w->ex, r, x, w->tp);
         cblas_daxpy(d->p, c->wg, w->tp, 1, y, 1);
     }
 }

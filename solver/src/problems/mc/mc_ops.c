@@ -71,7 +71,6 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
     if (w->compress_base < 8)
         w->compress_base = 8;
     w->compress_at = w->compress_base;
-    w->x.r = malloc(nnz * sizeof(double));
     w->x.xo = calloc(nnz, sizeof(double));
     w->z.xo = malloc(nnz * sizeof(double));
     w->u = calloc((size_t)d->n, sizeof(double));
@@ -84,7 +83,7 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
     w->tp = malloc((size_t)d->p * sizeof(double));
     w->dsum = calloc(MC_NSUM * (size_t)d->nchunk, sizeof(double));
     w->gram = lmo_gram_new(d->n, d->p, MC_LANCZOS_BASIS);
-    if (!w->x.r || !w->x.xo || !w->z.xo || !w->u || !w->v || !w->pre_cv ||
+    if (!w->x.xo || !w->z.xo || !w->u || !w->v || !w->pre_cv ||
         !w->pre_rtc || !w->pre_a || !w->tn || !w->tn2 || !w->tp || !w->dsum ||
         !w->gram || mc_factors_reserve(w, 16) != IRCG_OK)
         return IRCG_ERR_NOMEM;
@@ -147,7 +146,7 @@ static ircg_error mc_create(const ircg_problem *pb, const ircg_settings *s,
     }
     w->z.a = w->x.a;
     memcpy(w->z.xo, w->x.xo, (size_t)d->nnz * sizeof(double));
-    mc_omega_sums(w, 0);
+    mc_omega_sums(w);
     *out = w;
     return IRCG_OK;
 fail:
@@ -222,7 +221,7 @@ static void mc_values(void *ws, const double *ref, slv_values *out)
         /* the steps sum against w->ref; this one pass against ref */
         const double *keep = w->ref;
         w->ref = ref;
-        mc_omega_sums(w, 1);
+        mc_omega_sums(w);
         w->ref = keep;
     }
     out->g_x = w->sums.g_x;
@@ -261,7 +260,7 @@ static const double *mc_residual(void *ws, ircg_which which)
     const mc_data *d = w->d;
 
     if (which != IRCG_Z)
-        return w->x.r;
+        return mc_x_residual(w);
     if (!w->z.r && !(w->z.r = malloc((size_t)d->nnz * sizeof(double))))
         return NULL;
     for (int64_t e = 0; e < d->nnz; e++)

@@ -20,6 +20,7 @@ static void mc_data_free(void *p)
     free(d->rowptr);
     free(d->col);
     free(d->m);
+    free(d->mf);
     free(d->chunk_row);
     free(d);
 }
@@ -101,6 +102,19 @@ static ircg_error build_csr(mc_data *d, const ircg_ratings *R, ircg_diag *diag)
     return err;
 }
 
+/* The ratings as floats when each one is a float exactly (d->mf stays NULL
+ * otherwise, or when out of memory: the passes then read the doubles). */
+static void float_ratings(mc_data *d)
+{
+    for (int64_t e = 0; e < d->nnz; e++)
+        if ((double)(float)d->m[e] != d->m[e])
+            return;
+    if (!(d->mf = malloc((size_t)d->nnz * sizeof *d->mf)))
+        return;
+    for (int64_t e = 0; e < d->nnz; e++)
+        d->mf[e] = (float)d->m[e];
+}
+
 /* Row-aligned chunks of about MC_CHUNK_NNZ entries. */
 static ircg_error build_chunks(mc_data *d, ircg_diag *diag)
 {
@@ -153,6 +167,7 @@ ircg_error mc_problem_new(const ircg_ratings *R, ircg_outer_kind outer, double d
     if ((err = build_csr(d, R, diag)) != IRCG_OK ||
         (err = build_chunks(d, diag)) != IRCG_OK)
         goto fail;
+    float_ratings(d);
     pb->info = (ircg_problem_info){
         .kind = IRCG_PROBLEM_MATRIX_COMPLETION, .n_rows = d->n, .n_cols = d->p,
         .dim = (int64_t)d->n * d->p, .n_observed = d->nnz,

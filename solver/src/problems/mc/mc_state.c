@@ -129,23 +129,19 @@ ircg_error mc_restore(void *ws, slv_rbuf *r, ircg_diag *diag)
     slv_rbuf_f64s(r, w->v, (size_t)p);
     for (int64_t i = 0; i < n; i++)
         (void)slv_rbuf_f64(r);
-    /* Version 2 saved X_Omega, and the residuals follow from it as the step
-     * pass makes them.  Version 1 saved the residuals: they are kept as read
-     * and X_Omega follows. */
-    if (v1) {
-        slv_rbuf_f64s(r, w->x.r, (size_t)nnz);
-        slv_rbuf_f64s(r, w->z.xo, (size_t)nnz);
-        for (int64_t e = 0; e < nnz && !r->failed; e++) {
-            w->x.xo[e] = w->x.r[e] + d->m[e];
-            w->z.xo[e] += d->m[e];
-        }
-    } else {
-        slv_rbuf_f64s(r, w->x.xo, (size_t)nnz);
-        slv_rbuf_f64s(r, w->z.xo, (size_t)nnz);
+    /* Version 2 saved X and Z on Omega.  Version 1 saved their residuals:
+     * X and Z follow (the residuals made from them again may differ from
+     * the saved ones in the last bit; the next step refreshes anyway). */
+    slv_rbuf_f64s(r, w->x.xo, (size_t)nnz);
+    slv_rbuf_f64s(r, w->z.xo, (size_t)nnz);
+    for (int64_t e = 0; v1 && e < nnz && !r->failed; e++) {
+        w->x.xo[e] += d->m[e];
+        w->z.xo[e] += d->m[e];
     }
     if (r->failed)
         return bad(diag, "truncated");
-    mc_omega_sums(w, v1);
+    w->xr_valid = 0;
+    mc_omega_sums(w);
     return IRCG_OK;
 }
 

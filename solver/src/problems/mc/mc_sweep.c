@@ -2,8 +2,8 @@
  * mc_sweep.c -- the fused passes over Omega, which carry the memory traffic
  * of an iteration (|Omega| = 1e6 entries on MovieLens 1M, 1e7 at 10M).
  *
- * The step pass updates X and Z on Omega and the x residual, and in the
- * same pass makes every sum the iteration needs next: g of both sides,
+ * The step pass updates X and Z on Omega, and in the same pass makes every
+ * sum the iteration needs next: g of both sides,
  * <R, X_Omega> (the FW gap's inner product), the differences to a
  * reference residual (g - g_opt), and -- when the next LMO is planned --
  * its first Gram product C'C v at the current vertex v, which is where
@@ -16,13 +16,22 @@
  * by the problem.  So the results do not depend on the thread count, and
  * the step pass's Gram product is, bit for bit, the one the LMO's first
  * pass would make (same row code, same a, same reduction).
+ *
+ * Traffic: the residual R = X_Omega - M is not stored; every pass forms it
+ * from X_Omega and the ratings as it reads them (the same bits), and reads
+ * the ratings as floats when they all are (MovieLens: 4 bytes an entry,
+ * not 8).  A step then moves 40 bytes an entry (it moved 76), and X, Z,
+ * the ratings and Omega of MovieLens 1M (24 MB) stay in a 32 MB L3.
+ * mc_x_residual makes R when a plain product needs it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/ksum.h"
 #include "problems/mc/mc.h"
 
 typedef slv_v4d v4d;
+typedef float v4f __attribute__((vector_size(16)));
 
 /* Entries summed at a time while the rows just written are in L1, in
  * blocks of MC_SUM_BLOCK (see add_terms); a multiple of it, so batching
@@ -45,6 +54,21 @@ typedef slv_v4d v4d;
 /* The row dot product's four lanes and scalar tail s0, combined as
  * mc_kernels.c's row_dot does. */
 #define ROW_TOTAL(s, s0) (((s0) + (s)[1]) + ((s)[2] + (s)[3]))
+
+/* The ratings of entries e..e+3 (and of e alone): from their float copy
+ * when the problem has one (fm, a constant in each specialization), the
+ * same values. */
+#define LOAD_M(mm, d, e, fm)                                                \
+    do {                                                                    \
+        if (fm) {                                                           \
+            v4f f_;                                                         \
+            memcpy(&f_, (d)->mf + (e), sizeof f_);                          \
+            (mm) = __builtin_convertvector(f_, v4d);                        \
+        } else {                                                            \
+            SLV_V4D_LOAD(mm, (d)->m + (e));                                 \
+        }                                                                   \
+    } while (0)
+#define M_AT(d, e, fm) ((fm) ? (double)(d)->mf[(e)] : (d)->m[(e)])
 
 /* ------------------------------------------------------------ the sums -- */
 
@@ -75,10 +99,10 @@ typedef slv_v4d v4d;
  * e1 - e0 is a multiple of MC_SUM_BLOCK unless e1 ends the chunk: the
  * blocks then fall on the same entries however a pass batches its calls. */
 MC_INLINE void add_terms(const mc_ws *w, const double *q, int64_t e0, int64_t e1,
-                         slv_lsum *acc)
+                         slv_lsum *acc, const int fm)
 {
-    const double *restrict rx = w->x.r, *restrict xx = w->x.xo;
-    const double *restrict xz = w->z.xo, *restrict m = w->d->m;
+    const mc_data *d = w->d;
+    const double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
     const v4d zero = {0, 0, 0, 0};
     v4d r, x, z, mm, qq = zero, pb[MC_NSUM];
 
@@ -87,24 +111,24 @@ MC_INLINE void add_terms(const mc_ws *w, const double *q, int64_t e0, int64_t e1
         for (int s = 0; s < MC_NSUM; s++)
             pb[s] = zero;
         for (; e + 4 <= bend; e += 4) {
-            SLV_V4D_LOAD(r, rx + e);
             SLV_V4D_LOAD(x, xx + e);
             SLV_V4D_LOAD(z, xz + e);
-            SLV_V4D_LOAD(mm, m + e);
+            LOAD_M(mm, d, e, fm);
             if (q)
                 SLV_V4D_LOAD(qq, q + e);
+            r = x - mm;
             QUAD_TERMS(acc, pb, r, x, z, mm, q, qq);
         }
         if (e < bend) { /* the chunk's last entries, padded with zero terms
                          * (a copy loop here became calls to memcpy) */
             for (int l = 0; l < 4; l++) {
                 int in = e + l < bend;
-                r[l] = in ? rx[e + l] : 0.0;
                 x[l] = in ? xx[e + l] : 0.0;
                 z[l] = in ? xz[e + l] : 0.0;
-                mm[l] = in ? m[e + l] : 0.0;
+                mm[l] = in ? M_AT(d, e + l, fm) : 0.0;
                 qq[l] = in && q ? q[e + l] : 0.0;
             }
+            r = x - mm;
             QUAD_TERMS(acc, pb, r, x, z, mm, q, qq);
             e = bend;
         }
@@ -154,12 +178,15 @@ static void group_chunks(const mc_data *d, int g, int *c0, int *c1)
     *c1 = (g + 1) * d->nchunk / d->ngroup;
 }
 
-/* buf[col_e] += r_e y over one row, in entry order (as mc_spmvt). */
-MC_INLINE void scatter_row(double *restrict buf, const double *restrict r,
-                           const int32_t *restrict col, int64_t e, int64_t end, double y)
+/* buf[col_e] += r_e y over one row, in entry order (as mc_spmvt), with
+ * r_e = x_e - M_e. */
+MC_INLINE void scatter_row(double *restrict buf, const double *restrict xx,
+                           const mc_data *d, int64_t e, int64_t end, double y,
+                           const int fm)
 {
+    const int32_t *restrict col = d->col;
     for (; e < end; e++)
-        buf[col[e]] += r[e] * y;
+        buf[col[e]] += (xx[e] - M_AT(d, e, fm)) * y;
 }
 
 typedef struct redctx {
@@ -199,29 +226,38 @@ typedef struct gctx {
 
 /* Rows [lo, hi): cx_i = a_i + (R x)_i, then buf += R'_i cx_i (all the
  * dot products first: 10% faster than alternating row by row, measured) */
-MC_CLONES
-static void gram_rows(const gctx *k, int lo, int hi, double *buf)
+MC_INLINE void gram_body(const gctx *k, int lo, int hi, double *buf, const int fm)
 {
     const mc_data *d = k->w->d;
-    const double *restrict r = k->w->x.r, *restrict x = k->x, *restrict a = k->a;
+    const double *restrict xx = k->w->x.xo, *restrict x = k->x, *restrict a = k->a;
     const int32_t *restrict col = d->col;
     const int64_t *restrict rp = d->rowptr;
     double *restrict cx = k->cx;
 
     for (int i = lo; i < hi; i++) {
         int64_t e = rp[i], end = rp[i + 1];
-        v4d s = {0, 0, 0, 0}, rr;
+        v4d s = {0, 0, 0, 0}, xo, mm;
         for (; e + 4 <= end; e += 4) {
-            SLV_V4D_LOAD(rr, r + e);
-            s += rr * GATHER4(x, col, e);
+            SLV_V4D_LOAD(xo, xx + e);
+            LOAD_M(mm, d, e, fm);
+            s += (xo - mm) * GATHER4(x, col, e);
         }
         double s0 = s[0];
         for (; e < end; e++)
-            s0 += r[e] * x[col[e]];
+            s0 += (xx[e] - M_AT(d, e, fm)) * x[col[e]];
         cx[i] = a[i] + ROW_TOTAL(s, s0);
     }
     for (int i = lo; i < hi; i++)
-        scatter_row(buf, r, col, rp[i], rp[i + 1], cx[i]);
+        scatter_row(buf, xx, d, rp[i], rp[i + 1], cx[i], fm);
+}
+
+MC_CLONES
+static void gram_rows(const gctx *k, int lo, int hi, double *buf)
+{
+    if (k->w->d->mf)
+        gram_body(k, lo, hi, buf, 1);
+    else
+        gram_body(k, lo, hi, buf, 0);
 }
 
 static void gram_group(void *vc, int g)
@@ -242,7 +278,7 @@ void mc_gram_product(mc_ws *w, double sigma, const double *x, double *cx, double
 
     mc_gram_lowrank_in(w, sigma, x, w->pre_a);
     slv_pool_run(w->ex.pool, gram_group, &k, w->d->ngroup);
-    mc_exec_count(&w->ex, 12); /* col, r */
+    mc_exec_count(&w->ex, w->d->mf ? 16 : 20); /* col, x, M */
     reduce_groups(&w->ex, ctcx);
     mc_gram_lowrank_out(w, sigma, cx, ctcx);
 }
@@ -258,13 +294,12 @@ typedef struct sctx {
 
 /* One chunk of the step; buf: the group's column buffer when the planned
  * LMO's Gram product is made too. */
-MC_CLONES
-static void step_chunk(const sctx *k, int c, double *buf)
+MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm)
 {
     mc_ws *w = k->w;
     const mc_data *d = w->d;
-    double *restrict xx = w->x.xo, *restrict xz = w->z.xo, *restrict rx = w->x.r;
-    const double *restrict m = d->m, *restrict v = w->v, *restrict u = w->u;
+    double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
+    const double *restrict v = w->v, *restrict u = w->u;
     const double *restrict pa = w->pre_a;
     double *restrict cv = w->pre_cv;
     const int32_t *restrict col = d->col;
@@ -284,25 +319,21 @@ static void step_chunk(const sctx *k, int c, double *buf)
             v4d vj = GATHER4(v, col, e);
             SLV_V4D_LOAD(xo, xx + e);
             SLV_V4D_LOAD(zo, xz + e);
-            SLV_V4D_LOAD(mm, m + e);
+            LOAD_M(mm, d, e, fm);
             v4d xn = a1 * xo + ui * vj;
             v4d zn = cz * zo + cxo * xo + cxn * xn;
-            v4d rn = xn - mm;
             SLV_V4D_STORE(xx + e, xn);
             SLV_V4D_STORE(xz + e, zn);
-            SLV_V4D_STORE(rx + e, rn);
-            s += rn * vj;
+            s += (xn - mm) * vj;
         }
         double s0 = s[0];
         for (; e < end; e++) {
             double vj = v[col[e]], xs = xx[e];
             double xn = a1 * xs + ui * vj;
             double zn = cz * xz[e] + cxo * xs + cxn * xn;
-            double rn = xn - m[e];
             xx[e] = xn;
             xz[e] = zn;
-            rx[e] = rn;
-            s0 += rn * vj;
+            s0 += (xn - M_AT(d, e, fm)) * vj;
         }
         if (buf)
             cv[i] = pa[i] + ROW_TOTAL(s, s0);
@@ -310,16 +341,25 @@ static void step_chunk(const sctx *k, int c, double *buf)
          * separate pass re-read them from memory: 13% of the run) */
         if (end - done >= MC_SUM_BATCH) {
             int64_t upto = done + (end - done) / MC_SUM_BLOCK * MC_SUM_BLOCK;
-            add_terms(w, k->q, done, upto, acc);
+            add_terms(w, k->q, done, upto, acc, fm);
             done = upto;
             for (; buf && row0 <= i; row0++)
-                scatter_row(buf, rx, col, rp[row0], rp[row0 + 1], cv[row0]);
+                scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm);
         }
     }
-    add_terms(w, k->q, done, rp[hi], acc);
+    add_terms(w, k->q, done, rp[hi], acc, fm);
     for (; buf && row0 < hi; row0++)
-        scatter_row(buf, rx, col, rp[row0], rp[row0 + 1], cv[row0]);
+        scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm);
     store_sums(w, c, acc);
+}
+
+MC_CLONES
+static void step_chunk(const sctx *k, int c, double *buf)
+{
+    if (k->w->d->mf)
+        step_body(k, c, buf, 1);
+    else
+        step_body(k, c, buf, 0);
 }
 
 static void step_group(void *vc, int g)
@@ -342,8 +382,9 @@ void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, in
               .use_dir = alpha != 0, .pre = pre, .q = w->ref};
 
     slv_pool_run(w->ex.pool, step_group, &k, w->d->ngroup);
-    /* col, m; x and z read and written; r written; the reference */
-    mc_exec_count(&w->ex, k.q ? 60 : 52);
+    /* col, M; x and z read and written; the reference */
+    mc_exec_count(&w->ex, (w->d->mf ? 36 : 40) + (k.q ? 8 : 0));
+    w->xr_valid = 0;
     w->pre_valid = pre;
     if (pre) {
         reduce_groups(&w->ex, w->pre_rtc);
@@ -354,47 +395,59 @@ void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, in
 
 /* ------------------------------------------------------ the sums pass -- */
 
-typedef struct rctx {
-    mc_ws *w;
-    int keep_r;
-} rctx;
-
 MC_CLONES
 static void sums_chunk(mc_ws *w, int c, int64_t e0, int64_t e1)
 {
     slv_lsum acc[MC_NSUM];
 
     clear_sums(acc);
-    add_terms(w, w->ref, e0, e1, acc);
+    if (w->d->mf)
+        add_terms(w, w->ref, e0, e1, acc, 1);
+    else
+        add_terms(w, w->ref, e0, e1, acc, 0);
     store_sums(w, c, acc);
 }
 
 static void sums_task(void *vc, int c)
 {
-    const rctx *k = vc;
-    mc_ws *w = k->w;
+    mc_ws *w = vc;
     const mc_data *d = w->d;
-    int64_t e0 = d->rowptr[d->chunk_row[c]], e1 = d->rowptr[d->chunk_row[c + 1]];
-
-    if (!k->keep_r)
-        for (int64_t e = e0; e < e1; e++)
-            w->x.r[e] = w->x.xo[e] - d->m[e];
-    sums_chunk(w, c, e0, e1);
+    sums_chunk(w, c, d->rowptr[d->chunk_row[c]], d->rowptr[d->chunk_row[c + 1]]);
 }
 
-void mc_omega_sums(mc_ws *w, int keep_r)
+void mc_omega_sums(mc_ws *w)
 {
-    rctx k = {.w = w, .keep_r = keep_r};
-
-    slv_pool_run(w->ex.pool, sums_task, &k, w->d->nchunk);
-    /* x, z, m, r read (or r written), the reference */
-    mc_exec_count(&w->ex, (w->ref ? 40 : 32) + (keep_r ? 0 : 8));
+    slv_pool_run(w->ex.pool, sums_task, w, w->d->nchunk);
+    /* x, z, M, the reference */
+    mc_exec_count(&w->ex, (w->d->mf ? 20 : 24) + (w->ref ? 8 : 0));
     finish_sums(w, w->ref);
 }
 
 double mc_rx_dot_x(mc_ws *w)
 {
     if (!w->sums.valid)
-        mc_omega_sums(w, 1);
+        mc_omega_sums(w);
     return w->sums.rx_x;
+}
+
+/* ------------------------------------------------- the plain residual -- */
+
+static void residual_task(void *vc, int c)
+{
+    mc_ws *w = vc;
+    const mc_data *d = w->d;
+    for (int64_t e = d->rowptr[d->chunk_row[c]]; e < d->rowptr[d->chunk_row[c + 1]]; e++)
+        w->x.r[e] = w->x.xo[e] - d->m[e];
+}
+
+const double *mc_x_residual(mc_ws *w)
+{
+    if (w->xr_valid)
+        return w->x.r;
+    if (!w->x.r && !(w->x.r = malloc((size_t)w->d->nnz * sizeof *w->x.r)))
+        return NULL;
+    slv_pool_run(w->ex.pool, residual_task, w, w->d->nchunk);
+    mc_exec_count(&w->ex, 24); /* x, M, r */
+    w->xr_valid = 1;
+    return w->x.r;
 }
