@@ -200,11 +200,9 @@ int srv_iterate_encode(const struct ircg_iterate *it, void **out, size_t *len);
 /* ---------------------------------------------------------- datasets -- */
 
 struct api_parse_options;
-/* The options every spec is parsed with, at submission and in the worker:
- * paths confined to the data dir, datasets from `st`, size cap. */
-void srv_spec_options(struct api_parse_options *o, store *st);
-
-/* api_dataset_fn for {"source":"dataset","id":...}: user is a store*. */
+/* routes_datasets.c: api_dataset_fn for {"source":"dataset","id":...}
+ * (user is a store*), given to api_parse_options_service with the data
+ * directory and the size cap, at submission and in the worker alike. */
 ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
                                ircg_diag *diag);
 
