@@ -63,31 +63,31 @@ static int trace_params(srv_req *r, long long *after, long *limit)
 static char *trace_text(const store_trace_row *rows, size_t n, int csv,
                         long long after, size_t *len)
 {
-    srv_buf b = {0};
+    api_buf b = {0};
     char line[2048];
     if (csv)
-        srv_buf_add(&b, API_TRACE_CSV_HEADER, strlen(API_TRACE_CSV_HEADER));
+        api_buf_add(&b, API_TRACE_CSV_HEADER, strlen(API_TRACE_CSV_HEADER));
     else
-        srv_buf_add(&b, "{\"rows\":[", 9);
+        api_buf_add(&b, "{\"rows\":[", 9);
     for (size_t i = 0; i < n; i++) {
         ircg_iter_info it = row_to_info(&rows[i]);
         int k = csv ? api_trace_csv_row(line, sizeof line, &it)
                     : api_trace_json_row(line, sizeof line, &it);
         if (k <= 0 || (size_t)k >= sizeof line) {
-            srv_buf_free(&b);
+            api_buf_free(&b);
             return NULL;
         }
         if (!csv && line[k - 1] == '\n') /* JSON lines -> array items */
             k--;
         if (!csv && i > 0)
-            srv_buf_add(&b, ",", 1);
-        srv_buf_add(&b, line, (size_t)k);
+            api_buf_add(&b, ",", 1);
+        api_buf_add(&b, line, (size_t)k);
     }
     if (!csv)
-        srv_buf_printf(&b, "],\"next_after\":%lld}\n",
+        api_buf_printf(&b, "],\"next_after\":%lld}\n",
                        n > 0 ? (long long)rows[n - 1].iteration : after);
     *len = b.len;
-    return srv_buf_take(&b);
+    return api_buf_take(&b);
 }
 
 /* The cursor of the next page for both formats (CSV has no room for it in
