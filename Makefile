@@ -24,13 +24,13 @@ INC_CLI      := $(INC_PUBLIC) -Iapi -Iclients/cli $(CJSON_INC)
 INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli -Itests $(CJSON_INC)
 LIB_SOLVER  := -llapacke -lopenblas -larpack -lm
 LIB_JSON    := -lcjson
-LIB_SQL     := -lsqlite3
+LIB_SQL     := -lsqlite3 -lnettle
 LIB_HTTP    := -lmicrohttpd
 LIB_CURL    := -lcurl
 
 # Debian packages of the dependencies (`make deps` installs the missing ones).
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
-            libarpack2-dev libcjson-dev libsqlite3-dev libmicrohttpd-dev \
+            libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
             libcurl4-openssl-dev python3
 
 SOLVER_SRC  := $(sort $(shell find solver/src -name '*.c'))

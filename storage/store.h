@@ -51,7 +51,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sha256.h"
+/* SHA-256 (store_digest.c, by Nettle): dataset ids and request hashes. */
+#define STORE_SHA256_LEN 32
+void store_sha256(const void *data, size_t len, uint8_t out[STORE_SHA256_LEN]);
+/* 64 lowercase hex digits + NUL into hex[65]. */
+void store_sha256_hex(const uint8_t d[STORE_SHA256_LEN], char hex[65]);
+
 
 #ifdef __cplusplus
 extern "C" {
