@@ -300,6 +300,9 @@ void srv_route_jobs_list(srv_req *r)
         char tok[32];
         snprintf(tok, sizeof tok, "%lld", (long long)l.next_cursor);
         cJSON_AddStringToObject(doc, "next_page_token", tok);
+        srv_reply_header(r, "Link", "</v1/jobs?page_token=%s&page_size=%d%s%s>; rel=\"next\"",
+                         tok, o.page_size > 0 ? o.page_size : 50, o.state >= 0 ? "&state=" : "",
+                         o.state >= 0 ? store_state_name((store_state)o.state) : "");
     } else {
         cJSON_AddNullToObject(doc, "next_page_token");
     }
