@@ -86,6 +86,7 @@ TEST(client_py, unittest_suite)
     REQUIRE(f);
     fprintf(f, "py-token-1\npy-token-2\n");
     fclose(f);
+    snprintf(plain.extra, sizeof plain.extra, "--snapshot-keep-finished 3");
     REQUIRE(hu_start(&plain, "client_py", 2) == 0);
     if (hu_start(&tok, "client_py_tokens", 1) != 0) {
         hu_stop(&plain, SIGTERM);
