@@ -25,13 +25,13 @@ INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli
 LIB_SOLVER  := -llapacke -lopenblas -larpack -lm
 LIB_JSON    := -lcjson
 LIB_SQL     := -lsqlite3
-LIB_HTTP    := -lmicrohttpd
+LIB_HTTP    := -lmicrohttpd -lgnutls -lnettle
 LIB_CURL    := -lcurl
 
 # Debian packages of the dependencies (`make deps` installs the missing ones).
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev libmicrohttpd-dev \
-            libcurl4-openssl-dev python3
+            libcurl4-openssl-dev libgnutls28-dev nettle-dev gnutls-bin python3
 
 SOLVER_SRC  := $(sort $(shell find solver/src -name '*.c'))
 API_SRC     := $(wildcard api/*.c)

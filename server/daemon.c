@@ -94,8 +94,7 @@ static void stop(struct MHD_Daemon *d)
     if (fd != MHD_INVALID_SOCKET)
         close(fd);
     srv_pool_close();
-    srv_tokens_free(srv.tokens);
-    srv.tokens = NULL;
+    srv_tokens_free(&srv.tokens);
 }
 
 /* Steps 3 and 4 of the start and the wait for a signal; the socket is
@@ -116,7 +115,7 @@ static int serve(srv_config *c, int *listen_fd, const char *bound, int port)
     printf("listening on http://%s:%d\n", bound, port);
     fflush(stdout);
     srv_log("ircgd %s: %d worker(s), db %s, data dir %s, auth %s", IRCG_VERSION,
-            c->workers, c->db, c->data_dir, srv.tokens ? "on" : "off");
+            c->workers, c->db, c->data_dir, srv.tokens.list ? "on" : "off");
     srv_signals_wait();
     rc = 0;
 done:
@@ -167,6 +166,8 @@ int srv_main(int argc, char **argv)
     }
     if (srv.cfg.healthcheck)
         return srv_healthcheck(&srv.cfg);
+    if (srv.cfg.hash_token[0])
+        return srv_hash_token_main(srv.cfg.hash_token);
     openblas_set_num_threads(1); /* parallelism comes from the workers */
     srv.started_at = srv_now();
     return run(&srv.cfg);

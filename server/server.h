@@ -46,6 +46,8 @@ typedef struct srv_config {
     char db[1024];
     char data_dir[1024];  /* absolute after srv_config_finish()            */
     char tokens_file[1024];
+    char tls_cert[1024], tls_key[1024]; /* PEM files; both or neither   */
+    char hash_token[16];  /* --hash-token SCOPE: print an entry and exit */
     int workers;
     int64_t max_body;
     int64_t max_queued;   /* 0 = unlimited                                 */
@@ -111,11 +113,45 @@ void srv_notify_all(void);
  * `timeout_s` elapses. */
 void srv_notify_wait(uint64_t seen, double timeout_s);
 
+/* -------------------------------------------------------------- auth -- */
+
+/* What a token may do; each scope includes the ones below it.  NONE is
+ * "no valid token" (and, for a route, "no token needed"). */
+typedef enum srv_scope {
+    SRV_SCOPE_NONE = 0, SRV_SCOPE_READ = 1, SRV_SCOPE_SUBMIT = 2, SRV_SCOPE_ADMIN = 3
+} srv_scope;
+
+#define SRV_DIGEST_LEN 32  /* SHA-256 */
+#define SRV_TOKEN_MIN 16   /* shortest token --hash-token accepts */
+
+typedef struct srv_token {
+    uint8_t digest[SRV_DIGEST_LEN]; /* SHA-256 of the token */
+    srv_scope scope;
+} srv_token;
+
+typedef struct srv_tokens {
+    srv_token *list;       /* NULL = auth off */
+    size_t n;
+} srv_tokens;
+
+/* Reads "sha256:<hex> SCOPE" lines; -1 with err naming the line. */
+int srv_tokens_load(const char *path, srv_tokens *out, char *err, size_t errlen);
+void srv_tokens_free(srv_tokens *ts);
+/* The scope the Authorization header value grants: NONE without a known
+ * token, ADMIN when auth is off. */
+srv_scope srv_auth_scope(const char *authorization);
+const char *srv_scope_name(srv_scope s);
+int srv_scope_parse(const char *name, srv_scope *out); /* 0 on success */
+void srv_token_digest(const char *token, size_t len, uint8_t digest[SRV_DIGEST_LEN]);
+/* `ircgd --hash-token SCOPE`: a token on stdin -> its tokens-file entry on
+ * stdout.  Returns the exit status. */
+int srv_hash_token_main(const char *scope_name);
+
 /* ----------------------------------------------------------- globals -- */
 
 typedef struct srv_state {
     srv_config cfg;
-    char **tokens;          /* NULL-terminated; NULL = auth off         */
+    srv_tokens tokens;      /* list NULL = auth off                     */
     volatile int shutting_down; /* atomic access only                   */
     double started_at;
 } srv_state;
@@ -123,14 +159,6 @@ typedef struct srv_state {
 extern srv_state srv;
 
 int srv_is_shutting_down(void);
-
-/* -------------------------------------------------------------- auth -- */
-
-int srv_tokens_load(const char *path, char ***out, char *err, size_t errlen);
-void srv_tokens_free(char **tokens);
-/* 1 when the Authorization header value carries a configured token (or
- * auth is off). */
-int srv_auth_ok(const char *authorization);
 
 /* ----------------------------------------------------------- workers -- */
 

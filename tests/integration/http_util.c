@@ -151,6 +151,24 @@ int hu_start_refused(hu_daemon *d)
     return wait_exit(d, 20.0);
 }
 
+int hu_write_tokens(const char *path, const char *const *pairs)
+{
+    char cmd[2048];
+    const char *bd = getenv("IRCG_BUILD_DIR");
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# made by ircgd --hash-token\n");
+    fclose(f);
+    for (int i = 0; pairs[i] && pairs[i + 1]; i += 2) {
+        snprintf(cmd, sizeof cmd, "printf '%%s' '%s' | '%s/bin/ircgd' --hash-token %s >> '%s'",
+                 pairs[i], bd ? bd : "build", pairs[i + 1], path);
+        if (system(cmd) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 char *hu_read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");

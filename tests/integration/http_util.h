@@ -31,6 +31,10 @@ int hu_restart(hu_daemon *d);
  * log and extra flags); returns its exit status, or -1 when it did start
  * listening (it is then killed) or did not exit within 20 s. */
 int hu_start_refused(hu_daemon *d);
+/* Writes a tokens file at path from NULL-terminated {token, scope, ...}
+ * pairs, each line made by `ircgd --hash-token SCOPE` as an operator
+ * would (tokens: RFC 6750 characters, no quotes).  0 on success. */
+int hu_write_tokens(const char *path, const char *const *pairs);
 /* The whole file (e.g. a daemon's log), malloc'ed, or NULL. */
 char *hu_read_file(const char *path);
 /* Sends sig and waits (up to 30 s); returns the exit status, or -1
