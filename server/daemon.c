@@ -73,7 +73,8 @@ static int recover(const srv_config *c)
 static int setup(srv_config *c)
 {
     char err[512];
-    if (c->tokens_file[0] && srv_tokens_load(c->tokens_file, &srv.tokens, err, sizeof err)) {
+    if (srv_tls_load(c, &srv.tls, err, sizeof err) != 0 ||
+        (c->tokens_file[0] && srv_tokens_load(c->tokens_file, &srv.tokens, err, sizeof err))) {
         srv_log("%s", err);
         return -1;
     }
@@ -95,6 +96,7 @@ static void stop(struct MHD_Daemon *d)
         close(fd);
     srv_pool_close();
     srv_tokens_free(&srv.tokens);
+    srv_tls_free(&srv.tls);
 }
 
 /* Steps 3 and 4 of the start and the wait for a signal; the socket is
@@ -112,10 +114,11 @@ static int serve(srv_config *c, int *listen_fd, const char *bound, int port)
     *listen_fd = -1;
     if (srv_workers_start(c->workers) != 0 || srv_heartbeat_start(c->heartbeat_every) != 0)
         goto done;
-    printf("listening on http://%s:%d\n", bound, port);
+    printf("listening on %s://%s:%d\n", srv.tls.cert ? "https" : "http", bound, port);
     fflush(stdout);
-    srv_log("ircgd %s: %d worker(s), db %s, data dir %s, auth %s", IRCG_VERSION,
-            c->workers, c->db, c->data_dir, srv.tokens.list ? "on" : "off");
+    srv_log("ircgd %s: %d worker(s), db %s, data dir %s, auth %s (%zu token(s)), %s",
+            IRCG_VERSION, c->workers, c->db, c->data_dir, srv.tokens.list ? "on" : "off",
+            srv.tokens.n, srv.tls.cert ? "HTTPS" : "plain HTTP");
     srv_signals_wait();
     rc = 0;
 done:

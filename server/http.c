@@ -323,6 +323,16 @@ struct MHD_Daemon *srv_http_start(const srv_config *c, int listen_fd)
     unsigned flags = MHD_USE_AUTO | MHD_USE_THREAD_PER_CONNECTION |
                      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG;
+    /* HTTPS when a certificate was loaded (srv_tls_load checked it) */
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, srv.tls.key},
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, srv.tls.cert},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (srv.tls.cert)
+        flags |= MHD_USE_TLS;
+    else
+        tls[0].option = MHD_OPTION_END;
     return MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, NULL,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, /* first, or MHD warns */
@@ -332,5 +342,6 @@ struct MHD_Daemon *srv_http_start(const srv_config *c, int listen_fd)
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->conn_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_ARRAY, tls,
         MHD_OPTION_END);
 }

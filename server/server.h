@@ -8,7 +8,8 @@
  *   notify.c     the condition variable SSE readers and idle workers wait on
  *   http.c       libmicrohttpd glue: request context, body, routing, replies
  *   problem.c    application/problem+json responses
- *   auth.c       bearer tokens, constant-time comparison
+ *   auth.c       hashed bearer tokens and their scopes
+ *   tls.c        HTTPS certificate and key; the healthcheck's TLS client
  *   routes_*.c   the endpoints
  *   sse.c        /v1/jobs/{id}/events
  *   workers.c    the solver worker pool
@@ -32,6 +33,7 @@
 #include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "ircg.h"
@@ -147,11 +149,29 @@ void srv_token_digest(const char *token, size_t len, uint8_t digest[SRV_DIGEST_L
  * stdout.  Returns the exit status. */
 int srv_hash_token_main(const char *scope_name);
 
+/* --------------------------------------------------------------- tls -- */
+
+/* The PEM certificate (chain) and key of HTTPS, NUL-terminated; NULLs
+ * when TLS is off. */
+typedef struct srv_tls {
+    char *cert, *key;
+    size_t cert_len, key_len;
+} srv_tls;
+
+/* Reads and checks --tls-cert/--tls-key (a no-op without them); -1 with
+ * err set when TLS is unsupported or the files are unusable. */
+int srv_tls_load(const srv_config *c, srv_tls *t, char *err, size_t errlen);
+void srv_tls_free(srv_tls *t); /* wipes the key */
+/* --healthcheck over TLS: sends req on the connected fd, reads at most cap
+ * bytes of the answer; -1 on failure. */
+ssize_t srv_tls_exchange(int fd, const char *req, size_t len, char *resp, size_t cap);
+
 /* ----------------------------------------------------------- globals -- */
 
 typedef struct srv_state {
     srv_config cfg;
     srv_tokens tokens;      /* list NULL = auth off                     */
+    srv_tls tls;            /* cert NULL = plain HTTP                   */
     volatile int shutting_down; /* atomic access only                   */
     double started_at;
 } srv_state;

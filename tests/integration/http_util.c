@@ -48,7 +48,7 @@ static void exec_daemon(const hu_daemon *d, int out_w, int log_fd)
         argv[n++] = "--tokens-file";
         argv[n++] = d->tokens_file;
     }
-    char extra[256];
+    char extra[sizeof d->extra];
     snprintf(extra, sizeof extra, "%s", d->extra);
     for (char *tok = strtok(extra, " "); tok && n < 22; tok = strtok(NULL, " "))
         argv[n++] = tok;
@@ -60,7 +60,7 @@ static void exec_daemon(const hu_daemon *d, int out_w, int log_fd)
     _exit(127);
 }
 
-/* Reads the "listening on http://HOST:PORT" line (10 s at most); -1 when
+/* Reads the "listening on http(s)://HOST:PORT" line (10 s at most); -1 when
  * the daemon exits (its stdout closes) or stays silent. */
 static int read_port(hu_daemon *d)
 {
@@ -78,6 +78,8 @@ static int read_port(hu_daemon *d)
             line[n] = '\0';
             const char *c = strrchr(line, ':');
             const char *url = strstr(line, "http://");
+            if (!url)
+                url = strstr(line, "https://");
             d->port = c ? atoi(c + 1) : 0;
             snprintf(d->base, sizeof d->base, "%s", url ? url : "");
             return d->port > 0 && url ? 0 : -1;
@@ -281,6 +283,8 @@ int hu_req(const hu_daemon *d, const char *method, const char *path,
     curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    if (d->cainfo[0])
+        curl_easy_setopt(c, CURLOPT_CAINFO, d->cainfo);
     if (body) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);

@@ -14,12 +14,13 @@ typedef struct hu_daemon {
     pid_t pid;
     int port;
     int out_fd;          /* read end of the daemon's stdout */
-    char base[80];       /* http://HOST:PORT as the daemon printed it */
+    char base[80];       /* http(s)://HOST:PORT as the daemon printed it */
     char dir[512];       /* working directory of this daemon */
     char db[600], data[600], log[600];
     int workers;
     char tokens_file[600];
-    char extra[256];     /* extra flags, space separated */
+    char extra[1400];    /* extra flags, space separated */
+    char cainfo[600];    /* CA file the client trusts (HTTPS), or "" */
 } hu_daemon;
 
 /* Prepares <tmp>/<name>/ (db, data dir, log) and starts the daemon.
