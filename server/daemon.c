@@ -30,7 +30,7 @@ extern void openblas_set_num_threads(int num_threads);
 static int prepare_data_dir(srv_config *c)
 {
     char real[PATH_MAX];
-    if (mkdir(c->data_dir, 0750) != 0 && errno != EEXIST) {
+    if (mkdir(c->data_dir, 0700) != 0 && errno != EEXIST) {
         srv_log("cannot create the data directory %s", c->data_dir);
         return -1;
     }
@@ -40,6 +40,17 @@ static int prepare_data_dir(srv_config *c)
     }
     memcpy(c->data_dir, real, strlen(real) + 1); /* length checked above */
     return 0;
+}
+
+/* Files made by an older ircgd (or by hand) may be readable by others:
+ * say so, without changing modes the operator may have chosen. */
+static void warn_if_shared(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && (sb.st_mode & 077))
+        srv_log("warning: %s is accessible to group or others (mode %03o); it holds "
+                "every job: chmod 600 it (0700 for a directory)", path,
+                (unsigned)(sb.st_mode & 0777));
 }
 
 /* Jobs left running by a crash go back to the queue (or fail after
@@ -78,6 +89,7 @@ static int setup(srv_config *c)
         srv_log("%s", err);
         return -1;
     }
+    warn_if_shared(c->db);
     if (prepare_data_dir(c) || recover(c) || srv_pool_init(c->db))
         return -1;
     return 0;
@@ -171,6 +183,11 @@ int srv_main(int argc, char **argv)
         return srv_healthcheck(&srv.cfg);
     if (srv.cfg.hash_token[0])
         return srv_hash_token_main(srv.cfg.hash_token);
+    /* Everything the daemon creates -- the database and its -wal/-shm
+     * (SQLite gives them the database's mode), the lock, the data
+     * directory, dataset copies -- is its own alone: files 0600,
+     * directories 0700. */
+    umask(077);
     openblas_set_num_threads(1); /* parallelism comes from the workers */
     srv.started_at = srv_now();
     return run(&srv.cfg);
