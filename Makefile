@@ -24,14 +24,14 @@ INC_CLI      := $(INC_PUBLIC) -Iapi -Iclients/cli $(CJSON_INC)
 INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli -Itests $(CJSON_INC)
 LIB_SOLVER  := -llapacke -lopenblas -larpack -lm
 LIB_JSON    := -lcjson
-LIB_SQL     := -lsqlite3
-LIB_HTTP    := -lmicrohttpd -lgnutls -lnettle
+LIB_SQL     := -lsqlite3 -lnettle
+LIB_HTTP    := -lmicrohttpd -lgnutls
 LIB_CURL    := -lcurl
 
 # Debian packages of the dependencies (`make deps` installs the missing ones).
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
-            libarpack2-dev libcjson-dev libsqlite3-dev libmicrohttpd-dev \
-            libcurl4-openssl-dev libgnutls28-dev nettle-dev gnutls-bin python3
+            libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
+            libgnutls28-dev libcurl4-openssl-dev gnutls-bin python3
 
 SOLVER_SRC  := $(sort $(shell find solver/src -name '*.c'))
 API_SRC     := $(wildcard api/*.c)

@@ -80,6 +80,12 @@ typedef struct api_parse_options {
 } api_parse_options;
 
 void api_parse_options_default(api_parse_options *o); /* build = 1 */
+/* The options of the service: files confined to data_dir (realpath),
+ * synthetic and inline data capped at max_elements (0 = none), datasets
+ * resolved by `dataset` (may be NULL: then refused). */
+void api_parse_options_service(api_parse_options *o, const char *data_dir,
+                               int64_t max_elements, api_dataset_fn dataset,
+                               void *dataset_user);
 
 typedef struct api_spec api_spec;
 
@@ -144,6 +150,10 @@ const char *api_projection_name(ircg_projection p);
 const char *api_step_rule_name(ircg_step_rule r);
 const char *api_outer_name(ircg_outer_kind k);
 const char *api_domain_name(ircg_domain_kind k);
+/* "auto", "movielens", "udata", "csv", "matrix_market" */
+const char *api_format_name(ircg_ratings_format f);
+/* 1 and *out set when name is one of the format names, else 0. */
+int api_format_parse(const char *name, ircg_ratings_format *out);
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,11 @@ typedef enum sp_source {
 } sp_source;
 
 /* Matrix completion data and model. */
+extern const char *const API_FORMAT_NAMES[]; /* spec_normalize.c */
+
+/* Largest row or column count a spec may name or a file may declare. */
+#define SP_MAX_DIM 100000000
+
 typedef struct sp_mc {
     sp_source source;
     char *path, *resolved;        /* file                                  */

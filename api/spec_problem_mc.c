@@ -19,12 +19,9 @@ static const char *const SYNTH_MEMBERS[] = {
     "source", "n_rows", "n_cols", "rank", "n_ratings", "min_rating",
     "max_rating", "noise", "seed", NULL};
 static const char *const DATASET_MEMBERS[] = {"source", "id", NULL};
-static const char *const FORMATS[] = {"auto", "movielens", "udata", "csv",
-                                      "matrix_market", NULL};
 static const char *const MC_OUTERS[] = {"column_variance", "half_norm_sq", NULL};
 
 #define DP "/problem/data"
-#define MAX_DIM 100000000
 
 static char *dup_str(const char *s)
 {
@@ -43,10 +40,10 @@ static void parse_file(sp_ctx *c, const cJSON *d, sp_mc *mc)
         return;
     if (sp_string(c, d, DP, "path", &path) == 0)
         sp_err(c, DP "/path", "missing required member \"path\"");
-    if (sp_enum(c, d, DP, "format", FORMATS, &k) > 0)
+    if (sp_enum(c, d, DP, "format", API_FORMAT_NAMES, &k) > 0)
         mc->format = (ircg_ratings_format)k;
-    sp_int_in(c, d, DP, "n_rows", 0, MAX_DIM, &mc->n_rows);
-    sp_int_in(c, d, DP, "n_cols", 0, MAX_DIM, &mc->n_cols);
+    sp_int_in(c, d, DP, "n_rows", 0, SP_MAX_DIM, &mc->n_rows);
+    sp_int_in(c, d, DP, "n_cols", 0, SP_MAX_DIM, &mc->n_cols);
     if (path) {
         mc->path = dup_str(path);
         mc->resolved = sp_resolve_path(c, DP "/path", path);
@@ -146,8 +143,8 @@ static void parse_inline(sp_ctx *c, const cJSON *d, sp_mc *mc)
 {
     if (!sp_members(c, d, DP, INLINE_MEMBERS))
         return;
-    sp_int_in(c, d, DP, "n_rows", 0, MAX_DIM, &mc->n_rows);
-    sp_int_in(c, d, DP, "n_cols", 0, MAX_DIM, &mc->n_cols);
+    sp_int_in(c, d, DP, "n_rows", 0, SP_MAX_DIM, &mc->n_rows);
+    sp_int_in(c, d, DP, "n_cols", 0, SP_MAX_DIM, &mc->n_cols);
     const cJSON *a = sp_get(d, "ratings");
     if (!a) {
         sp_err(c, DP "/ratings", "missing required member \"ratings\"");
@@ -187,8 +184,8 @@ static void parse_synthetic(sp_ctx *c, const cJSON *d, sp_mc *mc)
     int64_t seed = (int64_t)y->seed;
     if (!sp_members(c, d, DP, SYNTH_MEMBERS))
         return;
-    sp_int_in(c, d, DP, "n_rows", 1, MAX_DIM, &y->n_rows);
-    sp_int_in(c, d, DP, "n_cols", 1, MAX_DIM, &y->n_cols);
+    sp_int_in(c, d, DP, "n_rows", 1, SP_MAX_DIM, &y->n_rows);
+    sp_int_in(c, d, DP, "n_cols", 1, SP_MAX_DIM, &y->n_cols);
     int64_t cells = (int64_t)y->n_rows * y->n_cols;
     int64_t cap = c->opt->max_elements > 0 && c->opt->max_elements < cells
                       ? c->opt->max_elements : cells;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "http.h"
+#include "problem.h"
 
 extern void openblas_set_num_threads(int num_threads);
 
@@ -66,7 +67,14 @@ static int recover(const srv_config *c)
         return -1;
     }
     int64_t trimmed = 0;
-    store_rc rc = store_recover(st, c->max_attempts, &requeued, &failed);
+    char *interrupted = api_problem_text(api_problem_new(
+        500, "interrupted", "Job interrupted",
+        "the service stopped while the job was running, and the job has no "
+        "attempts left", NULL));
+    store_rc rc = interrupted ? store_recover(st, c->max_attempts, interrupted, &requeued,
+                                              &failed)
+                              : STORE_NOMEM;
+    free(interrupted);
     if (rc != STORE_OK)
         srv_log("recovery failed: %s", store_errmsg(st));
     else if (requeued || failed)

@@ -236,10 +236,10 @@ static enum MHD_Result take_body(srv_req *r, const char *data, size_t n)
     r->body_seen += (int64_t)n;
     if (r->body_seen > srv.cfg.max_body) {
         r->too_large = 1;
-        srv_buf_free(&r->body);
+        api_buf_free(&r->body);
         return r->body_seen > 4 * srv.cfg.max_body + (1 << 20) ? MHD_NO : MHD_YES;
     }
-    srv_buf_add(&r->body, data, n);
+    api_buf_add(&r->body, data, n);
     return r->body.nomem ? MHD_NO : MHD_YES;
 }
 
@@ -300,7 +300,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     srv_metrics_request(r->route ? r->route->name : "other", r->method,
                         r->status, ms / 1000.0);
     srv_pool_put(r->st);
-    srv_buf_free(&r->body);
+    api_buf_free(&r->body);
     free(r);
     *req_cls = NULL;
 }

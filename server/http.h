@@ -23,7 +23,7 @@ struct srv_req {
     char path[512];
     const struct srv_route *route; /* NULL: no route matched             */
     char params[SRV_MAX_PARAMS][160];
-    srv_buf body;
+    api_buf body;
     int64_t body_seen;          /* bytes received, kept or not           */
     int too_large;              /* body exceeded max_body                */
     int responded;              /* a response was queued                 */

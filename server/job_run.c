@@ -31,6 +31,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "problem.h"
 #include "result.h"
 #include "spec.h"
 #include "server.h"
@@ -233,18 +234,9 @@ static int on_iteration(void *user, const ircg_iter_info *it)
 static char *problem_json(const char *slug, const char *title, const char *detail,
                           const char *id)
 {
-    char type[96], inst[64];
-    cJSON *o = cJSON_CreateObject();
-    snprintf(type, sizeof type, "urn:ircg:problem:%s", slug);
+    char inst[64];
     snprintf(inst, sizeof inst, "/v1/jobs/%s", id);
-    cJSON_AddStringToObject(o, "type", type);
-    cJSON_AddStringToObject(o, "title", title);
-    cJSON_AddNumberToObject(o, "status", 500);
-    cJSON_AddStringToObject(o, "detail", detail);
-    cJSON_AddStringToObject(o, "instance", inst);
-    char *text = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    return text;
+    return api_problem_text(api_problem_new(500, slug, title, detail, inst));
 }
 
 static void finish(store *st, const store_job *job, store_state s,
@@ -379,7 +371,8 @@ static int parse_spec(store *st, const store_job *job, api_spec **spec)
     api_parse_options opt;
     api_errors errs;
     api_errors_init(&errs);
-    srv_spec_options(&opt, st);
+    api_parse_options_service(&opt, srv.cfg.data_dir, srv.cfg.max_elements,
+                              srv_dataset_resolve, st);
     const char *text = job->spec_json ? job->spec_json : "";
     int n = api_spec_parse(text, strlen(text), &opt, spec, &errs);
     if (n > 0) {

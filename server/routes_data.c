@@ -63,31 +63,31 @@ static int trace_params(srv_req *r, long long *after, long *limit)
 static char *trace_text(const store_trace_row *rows, size_t n, int csv,
                         long long after, size_t *len)
 {
-    srv_buf b = {0};
+    api_buf b = {0};
     char line[2048];
     if (csv)
-        srv_buf_add(&b, API_TRACE_CSV_HEADER, strlen(API_TRACE_CSV_HEADER));
+        api_buf_add(&b, API_TRACE_CSV_HEADER, strlen(API_TRACE_CSV_HEADER));
     else
-        srv_buf_add(&b, "{\"rows\":[", 9);
+        api_buf_add(&b, "{\"rows\":[", 9);
     for (size_t i = 0; i < n; i++) {
         ircg_iter_info it = row_to_info(&rows[i]);
         int k = csv ? api_trace_csv_row(line, sizeof line, &it)
                     : api_trace_json_row(line, sizeof line, &it);
         if (k <= 0 || (size_t)k >= sizeof line) {
-            srv_buf_free(&b);
+            api_buf_free(&b);
             return NULL;
         }
         if (!csv && line[k - 1] == '\n') /* JSON lines -> array items */
             k--;
         if (!csv && i > 0)
-            srv_buf_add(&b, ",", 1);
-        srv_buf_add(&b, line, (size_t)k);
+            api_buf_add(&b, ",", 1);
+        api_buf_add(&b, line, (size_t)k);
     }
     if (!csv)
-        srv_buf_printf(&b, "],\"next_after\":%lld}\n",
+        api_buf_printf(&b, "],\"next_after\":%lld}\n",
                        n > 0 ? (long long)rows[n - 1].iteration : after);
     *len = b.len;
-    return srv_buf_take(&b);
+    return api_buf_take(&b);
 }
 
 /* The cursor of the next page for both formats (CSV has no room for it in
@@ -224,148 +224,4 @@ void srv_route_job_snapshot_get(srv_req *r)
         data = NULL;
     }
     free(data);
-}
-
-/* ---------------------------------------------------------- datasets -- */
-
-static const char *const FORMAT_NAMES[] = {"auto", "movielens", "udata", "csv",
-                                           "matrix_market", NULL};
-
-static int format_parse(const char *name, ircg_ratings_format *out)
-{
-    for (int i = 0; FORMAT_NAMES[i]; i++)
-        if (!strcmp(name, FORMAT_NAMES[i])) {
-            *out = (ircg_ratings_format)i;
-            return 1;
-        }
-    return 0;
-}
-
-/* The rules of IRCG_FORMAT_AUTO on the first line, so the stored tag
- * names the real format. */
-static ircg_ratings_format detect(const char *buf, size_t len)
-{
-    size_t n = 0;
-    while (n < len && buf[n] != '\n')
-        n++;
-    if (len >= 14 && !strncmp(buf, "%%MatrixMarket", 14))
-        return IRCG_FORMAT_MATRIX_MARKET;
-    for (size_t i = 0; i + 1 < n; i++)
-        if (buf[i] == ':' && buf[i + 1] == ':')
-            return IRCG_FORMAT_MOVIELENS;
-    if (memchr(buf, '\t', n))
-        return IRCG_FORMAT_UDATA;
-    return memchr(buf, ',', n) ? IRCG_FORMAT_CSV : IRCG_FORMAT_AUTO;
-}
-
-void srv_spec_options(api_parse_options *o, store *st)
-{
-    api_parse_options_default(o);
-    o->base_dir = srv.cfg.data_dir;
-    o->confine_paths = 1;
-    o->max_elements = srv.cfg.max_elements;
-    o->dataset = srv_dataset_resolve;
-    o->dataset_user = st;
-}
-
-ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
-                               ircg_diag *diag)
-{
-    store *st = user;
-    store_dataset ds;
-    void *data = NULL;
-    size_t len = 0;
-    ircg_read_options opt = {0};
-    ircg_error err = IRCG_ERR_IO;
-    if (store_dataset_get(st, id, &ds) != STORE_OK ||
-        store_dataset_bytes(st, id, &data, &len) != STORE_OK) {
-        if (diag)
-            snprintf(diag->message, sizeof diag->message,
-                     "no dataset with id \"%s\" (upload it with POST /v1/datasets)", id);
-    } else {
-        if (!format_parse(ds.format, &opt.format))
-            opt.format = IRCG_FORMAT_AUTO;
-        err = ircg_ratings_read_buffer(data, len, &opt, out, diag);
-    }
-    free(data);
-    return err;
-}
-
-static cJSON *dataset_json(const store_dataset *ds, const ircg_ratings *R)
-{
-    char ts[40];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "id", ds->id);
-    cJSON_AddStringToObject(o, "format", ds->format);
-    cJSON_AddNumberToObject(o, "n_rows", R ? R->n_rows : 0);
-    cJSON_AddNumberToObject(o, "n_cols", R ? R->n_cols : 0);
-    cJSON_AddNumberToObject(o, "nnz", R ? (double)R->nnz : 0);
-    cJSON_AddNumberToObject(o, "bytes", (double)ds->bytes);
-    cJSON_AddStringToObject(o, "created_at", srv_time_rfc3339(ts, ds->created_at));
-    return o;
-}
-
-/* A copy in <data-dir>/datasets/<sha256> for operators and file specs;
- * the store keeps the authoritative bytes, so a failure is only logged. */
-static void copy_to_data_dir(store *st, const char *id)
-{
-    char dir[1200], path[1300];
-    snprintf(dir, sizeof dir, "%s/datasets", srv.cfg.data_dir);
-    snprintf(path, sizeof path, "%s/%s", dir, id);
-    if ((mkdir(dir, 0700) != 0 && errno != EEXIST) ||
-        store_dataset_write_file(st, id, path) != STORE_OK)
-        srv_log("could not copy dataset %s to %s", id, path);
-}
-
-void srv_route_datasets_post(srv_req *r)
-{
-    const char *fq = srv_req_query(r, "format");
-    ircg_read_options opt = {0};
-    ircg_ratings *R = NULL;
-    ircg_diag diag = {0};
-    store_dataset ds;
-    int existed = 0;
-    if (fq && !format_parse(fq, &opt.format)) {
-        srv_problem_member(r, MHD_HTTP_BAD_REQUEST, "invalid-parameter", "Invalid parameter",
-                           "/query/format", "must be movielens, udata, csv, matrix_market or auto");
-    } else if (r->body.len == 0) {
-        srv_problem_member(r, MHD_HTTP_UNPROCESSABLE_CONTENT, "invalid-dataset",
-                           "Invalid dataset", "", "the body is empty");
-    } else if (ircg_ratings_read_buffer(r->body.p, r->body.len, &opt, &R, &diag) != IRCG_OK) {
-        /* the reader's message already starts with "line N: " */
-        cJSON *p = srv_problem_new(r, MHD_HTTP_UNPROCESSABLE_CONTENT, "invalid-dataset",
-                                   "Invalid dataset", diag.message);
-        cJSON_AddNumberToObject(p, "line", (double)diag.line);
-        srv_problem_send(r, MHD_HTTP_UNPROCESSABLE_CONTENT, p);
-    } else {
-        ircg_ratings_format f = opt.format ? opt.format : detect(r->body.p, r->body.len);
-        if (store_dataset_put(r->st, r->body.p, r->body.len, FORMAT_NAMES[f], NULL, &ds,
-                              &existed) != STORE_OK) {
-            srv_problem_internal(r, store_errmsg(r->st));
-        } else {
-            if (!existed)
-                copy_to_data_dir(r->st, ds.id);
-            srv_reply_header(r, MHD_HTTP_HEADER_LOCATION, "/v1/datasets/%s", ds.id);
-            srv_reply_json(r, existed ? MHD_HTTP_OK : MHD_HTTP_CREATED, dataset_json(&ds, R));
-        }
-    }
-    ircg_ratings_free(R);
-}
-
-void srv_route_dataset_get(srv_req *r)
-{
-    store_dataset ds;
-    ircg_ratings *R = NULL;
-    ircg_diag diag = {0};
-    store_rc rc = store_dataset_get(r->st, r->params[0], &ds);
-    if (rc == STORE_NOTFOUND || rc == STORE_INVALID) {
-        srv_problem(r, MHD_HTTP_NOT_FOUND, "dataset-not-found", "Dataset not found",
-                    "no dataset with id \"%s\"", r->params[0]);
-    } else if (rc != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
-    } else {
-        srv_dataset_resolve(r->st, ds.id, &R, &diag);
-        srv_reply_json(r, MHD_HTTP_OK, dataset_json(&ds, R));
-    }
-    ircg_ratings_free(R);
 }

@@ -181,7 +181,8 @@ void srv_route_jobs_submit(srv_req *r)
     char *normalized = NULL;
 
     api_errors_init(&errs);
-    srv_spec_options(&opt, r->st);
+    api_parse_options_service(&opt, srv.cfg.data_dir, srv.cfg.max_elements,
+                              srv_dataset_resolve, r->st);
     if (api_spec_parse(r->body.p ? r->body.p : "", r->body.len, &opt, &spec, &errs) > 0) {
         reply_spec_errors(r, &errs);
     } else if (!spec || !(normalized = api_spec_normalized_json(spec, 0))) {

@@ -3,7 +3,7 @@
  *
  * Modules (one job each):
  *   config.c     flags + environment -> srv_config
- *   util.c       logging, growable buffers, time formatting
+ *   util.c       logging, time formatting
  *   storepool.c  a small pool of store handles for HTTP threads
  *   notify.c     the condition variable SSE readers and idle workers wait on
  *   http.c       libmicrohttpd glue: request context, body, routing, replies
@@ -36,6 +36,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "buf.h"
 #include "ircg.h"
 #include "store.h"
 
@@ -82,18 +83,6 @@ void srv_deadline(struct timespec *dl, double seconds);
 /* RFC 3339 UTC with milliseconds into buf (>= 32 bytes); "" for NaN. */
 char *srv_time_rfc3339(char *buf, double t);
 
-typedef struct srv_buf {
-    char *p;
-    size_t len, cap;
-    int nomem;
-} srv_buf;
-
-void srv_buf_free(srv_buf *b);
-void srv_buf_add(srv_buf *b, const void *data, size_t n);
-void srv_buf_printf(srv_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* Hand the bytes to the caller (NUL-terminated, malloc'ed) and reset. */
-char *srv_buf_take(srv_buf *b);
 
 /* Constant-time string equality (time depends on the lengths only). */
 int srv_ct_equal(const char *a, const char *b);
@@ -248,11 +237,9 @@ int srv_iterate_encode(const struct ircg_iterate *it, void **out, size_t *len);
 /* ---------------------------------------------------------- datasets -- */
 
 struct api_parse_options;
-/* The options every spec is parsed with, at submission and in the worker:
- * paths confined to the data dir, datasets from `st`, size cap. */
-void srv_spec_options(struct api_parse_options *o, store *st);
-
-/* api_dataset_fn for {"source":"dataset","id":...}: user is a store*. */
+/* routes_datasets.c: api_dataset_fn for {"source":"dataset","id":...}
+ * (user is a store*), given to api_parse_options_service with the data
+ * directory and the size cap, at submission and in the worker alike. */
 ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
                                ircg_diag *diag);
 

@@ -51,7 +51,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sha256.h"
+/* SHA-256 (store_digest.c, by Nettle): dataset ids and request hashes. */
+#define STORE_SHA256_LEN 32
+void store_sha256(const void *data, size_t len, uint8_t out[STORE_SHA256_LEN]);
+/* 64 lowercase hex digits + NUL into hex[65]. */
+void store_sha256_hex(const uint8_t d[STORE_SHA256_LEN], char hex[65]);
+
 
 #ifdef __cplusplus
 extern "C" {
@@ -267,12 +272,12 @@ store_rc store_job_requeue(store *st, const store_claim *c);
 /* Startup recovery, to run before the workers start and while no other
  * process uses the file: every job left 'running' by a crash goes back to
  * queued (attempt kept: the crash counts; it resumes from its latest
- * checkpoint) or, when attempt >= max_attempts, to failed with an
- * "interrupted" problem as error_json; a job whose cancel was requested
- * becomes cancelled.  *requeued and *failed (either may be NULL) count the
- * two outcomes. */
-store_rc store_recover(store *st, int max_attempts, int *requeued,
-                       int *failed);
+ * checkpoint) or, when attempt >= max_attempts, to failed with error_json
+ * (the caller's problem document) as its error; a job whose cancel was
+ * requested becomes cancelled.  *requeued and *failed (either may be NULL)
+ * count the two outcomes. */
+store_rc store_recover(store *st, int max_attempts, const char *error_json,
+                       int *requeued, int *failed);
 
 /* ----------------------------------------------------------- traces -- */
 

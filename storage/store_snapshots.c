@@ -3,7 +3,7 @@
  * pruned to the last K snapshot iterations of each job in the same
  * transaction as the insert (the table never holds more than K + 1).
  */
-#include "store_jobs.h"
+#include "store_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +42,7 @@ static const char SQL_SN_PRUNE[] =
 static const char SQL_SN_LIST[] =
     "SELECT iteration, kind, bytes, created_at FROM snapshots"
     " WHERE job_id = ?1 ORDER BY iteration, kind";
+enum { SL_ITERATION, SL_KIND, SL_BYTES, SL_CREATED_AT }; /* its columns */
 static const char SQL_SN_GET[] =
     "SELECT data, bytes, created_at FROM snapshots"
     " WHERE job_id = ?1 AND iteration = ?2 AND kind = ?3";
@@ -127,12 +128,11 @@ static store_rc list_rows(store *st, sqlite3_stmt *s, int b,
             *out = p;
         }
         e = &(*out)[(*n)++];
-        e->iteration = sqlite3_column_int64(s, 0);
+        e->iteration = sqlite3_column_int64(s, SL_ITERATION);
         e->kind = STORE_SNAP_STATE;
-        store_snap_kind_parse((const char *)sqlite3_column_text(s, 1),
-                              &e->kind);
-        e->bytes = sqlite3_column_int64(s, 2);
-        e->created_at = st_col_real(s, 3);
+        store_snap_kind_parse((const char *)sqlite3_column_text(s, SL_KIND), &e->kind);
+        e->bytes = sqlite3_column_int64(s, SL_BYTES);
+        e->created_at = st_col_real(s, SL_CREATED_AT);
     }
     return r == SQLITE_DONE ? STORE_OK : st_sql(st, r, "list snapshots");
 }

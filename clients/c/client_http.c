@@ -276,24 +276,21 @@ typedef struct xfer {
     int nomem;
 } xfer;
 
-static int grow_append(xfer *x, const char *p, size_t n)
+int cl_append(char **buf, size_t *len, size_t *cap, const void *p, size_t n)
 {
-    cl_resp *r = x->r;
-    if (r->len + n + 1 > x->cap) {
-        size_t cap = x->cap ? x->cap : 4096;
-        while (cap < r->len + n + 1)
-            cap *= 2;
-        char *b = realloc(r->body, cap);
-        if (!b) {
-            x->nomem = 1;
+    if (*len + n + 1 > *cap) {
+        size_t c = *cap ? *cap : 256;
+        while (c < *len + n + 1)
+            c *= 2;
+        char *b = realloc(*buf, c);
+        if (!b)
             return 0;
-        }
-        r->body = b;
-        x->cap = cap;
+        *buf = b;
+        *cap = c;
     }
-    memcpy(r->body + r->len, p, n);
-    r->len += n;
-    r->body[r->len] = '\0';
+    memcpy(*buf + *len, p, n);
+    *len += n;
+    (*buf)[*len] = '\0';
     return 1;
 }
 
@@ -306,7 +303,11 @@ static size_t on_body(char *p, size_t sz, size_t nm, void *user)
     /* an error answer to a stream is a normal body: it carries the problem */
     if (x->rq->sink && status >= 200 && status < 300)
         return x->rq->sink(x->rq->user, p, n) ? n : 0;
-    return grow_append(x, p, n) ? n : 0;
+    if (!cl_append(&x->r->body, &x->r->len, &x->cap, p, n)) {
+        x->nomem = 1;
+        return 0;
+    }
+    return n;
 }
 
 static void copy_value(char *dst, size_t cap, const char *v, size_t n)
@@ -448,7 +449,7 @@ ircg_client_code cl_send(ircg_client *c, const cl_req *rq, cl_resp *r,
     } else if (cc != CURLE_OK && !(rq->sink && r->status > 0)) {
         rc = cl_fail(err, IRCG_CLIENT_ERR_TRANSPORT, 0, "%s %s: %s", rq->method, url,
                      c->errbuf[0] ? c->errbuf : curl_easy_strerror(cc));
-    } else if (!r->body && !grow_append(&x, "", 0)) {
+    } else if (!r->body && !cl_append(&r->body, &r->len, &x.cap, "", 0)) {
         rc = cl_fail(err, IRCG_CLIENT_ERR_NOMEM, r->status, "out of memory");
     }
     /* a stream that ended early (reset, abort by tick/sink) still had an

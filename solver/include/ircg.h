@@ -73,14 +73,6 @@ typedef struct ircg_diag {
 /* ------------------------------------------------------------- ratings -- */
 
 /* Observed entries of an n_rows x n_cols matrix, 0-based indices. */
-typedef struct ircg_ratings {
-    int n_rows, n_cols;
-    int64_t nnz;
-    int32_t *row;
-    int32_t *col;
-    double *val;
-} ircg_ratings;
-
 typedef enum ircg_ratings_format {
     IRCG_FORMAT_AUTO = 0,    /* by content: "::" -> MovieLens, tab -> u.data,
                                 comma -> CSV, "%%MatrixMarket" -> mtx       */
@@ -89,6 +81,16 @@ typedef enum ircg_ratings_format {
     IRCG_FORMAT_CSV,         /* user,item,rating[,timestamp], optional header */
     IRCG_FORMAT_MATRIX_MARKET /* coordinate real general, 1-based           */
 } ircg_ratings_format;
+
+typedef struct ircg_ratings {
+    int n_rows, n_cols;
+    int64_t nnz;
+    int32_t *row;
+    int32_t *col;
+    double *val;
+    ircg_ratings_format format; /* what a reader read (AUTO resolved); AUTO
+                                   for ratings made otherwise          */
+} ircg_ratings;
 
 /* Ids in the files are 1-based positive decimal integers; ratings and
  * values are decimal numbers ([+-]digits[.digits][(e|E)[+-]digits]: no
@@ -119,6 +121,16 @@ ircg_error ircg_ratings_read_file(const char *path, const ircg_read_options *opt
 ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
                                     const ircg_read_options *opt,
                                     ircg_ratings **out, ircg_diag *diag);
+/* A dense vector (length *n, malloc'ed into *out, owned by the caller):
+ * a Matrix Market "array" file or a one-column "coordinate" file (entries
+ * not listed are 0; field real or integer, symmetry general), or plain
+ * decimal numbers separated by blanks or commas, any number per line, with
+ * '#' and '%' lines as comments.  Numbers and errors follow the rules of
+ * the ratings readers above ("line N: ..."; "no numbers found"). */
+ircg_error ircg_vector_read_file(const char *path, double **out, int64_t *n,
+                                 ircg_diag *diag);
+ircg_error ircg_vector_read_buffer(const char *buf, size_t len, double **out,
+                                   int64_t *n, ircg_diag *diag);
 /* Allocate an empty (nnz entries, zero-filled) ratings object. */
 ircg_ratings *ircg_ratings_new(int n_rows, int n_cols, int64_t nnz);
 void ircg_ratings_free(ircg_ratings *r);

@@ -74,6 +74,7 @@ TEST(readers, each_format_and_auto)
                 continue;
             }
             check_three(r);
+            CHECK_INT(r->format, GOOD[t].fmt); /* what AUTO found */
             ircg_ratings_free(r);
         }
     }

@@ -14,19 +14,14 @@
 #include <string.h>
 
 #include "inputs/readers.h"
+#include "inputs/scan.h"
 #include "base/util.h"
 
-typedef struct span {
-    const char *p;
-    size_t n;
-} span;
-
-enum { MAX_FIELDS = 5, SHOW = 40, MM_REAL = 0, MM_INTEGER = 1, MM_PATTERN = 2 };
+enum { SHOW = 40, MM_REAL = 0, MM_INTEGER = 1, MM_PATTERN = 2 };
 
 /* Reader state: the unread input, the current line and the growing arrays. */
 typedef struct rd {
-    const char *cur, *end;
-    long line;                /* 1-based number of the last line read      */
+    scan in;                  /* the unread input and the line number      */
     ircg_ratings_format fmt;
     int lim_r, lim_c;         /* > 0: ids beyond are errors                */
     int max_r, max_c;         /* largest ids seen                          */
@@ -53,82 +48,13 @@ static ircg_error perr(rd *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    slv_fail(r->diag, IRCG_ERR_PARSE, "", "line %ld: %s", r->line, msg);
+    slv_fail(r->diag, IRCG_ERR_PARSE, "", "line %ld: %s", r->in.line, msg);
     if (r->diag)
-        r->diag->line = r->line;
+        r->diag->line = r->in.line;
     return IRCG_ERR_PARSE;
 }
 
 static int shown(span s) { return s.n > SHOW ? SHOW : (int)s.n; }
-
-static int is_blank_char(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-static span trim(span s)
-{
-    while (s.n && is_blank_char(s.p[0]))
-        s.p++, s.n--;
-    while (s.n && is_blank_char(s.p[s.n - 1]))
-        s.n--;
-    return s;
-}
-
-/* Next line without its "\n" (and "\r"); 0 at the end of the input. */
-static int next_line(rd *r, span *out)
-{
-    if (r->cur >= r->end)
-        return 0;
-    const char *nl = memchr(r->cur, '\n', (size_t)(r->end - r->cur));
-    const char *stop = nl ? nl : r->end;
-    out->p = r->cur;
-    out->n = (size_t)(stop - r->cur);
-    if (out->n && out->p[out->n - 1] == '\r')
-        out->n--;
-    r->cur = nl ? nl + 1 : r->end;
-    r->line++;
-    return 1;
-}
-
-/* Split line into fields; returns the number of fields (all of them, even
- * beyond MAX_FIELDS, of which only the first are stored). */
-static int split_delim(span line, const char *sep, size_t seplen, span *f)
-{
-    int nf = 0;
-    const char *p = line.p, *end = line.p + line.n, *start = p;
-    while (p + seplen <= end) {
-        if (memcmp(p, sep, seplen) == 0) {
-            if (nf < MAX_FIELDS)
-                f[nf] = trim((span){start, (size_t)(p - start)});
-            nf++;
-            p += seplen;
-            start = p;
-        } else {
-            p++;
-        }
-    }
-    if (nf < MAX_FIELDS)
-        f[nf] = trim((span){start, (size_t)(end - start)});
-    return nf + 1;
-}
-
-/* Matrix Market: fields are runs of non-blank characters. */
-static int split_ws(span line, span *f)
-{
-    int nf = 0;
-    const char *p = line.p, *end = line.p + line.n;
-    while (p < end) {
-        while (p < end && is_blank_char(*p))
-            p++;
-        if (p == end)
-            break;
-        const char *start = p;
-        while (p < end && !is_blank_char(*p))
-            p++;
-        if (nf < MAX_FIELDS)
-            f[nf] = (span){start, (size_t)(p - start)};
-        nf++;
-    }
-    return nf;
-}
 
 static int split(const rd *r, span line, span *f)
 {
@@ -235,7 +161,7 @@ static ircg_error add_entry(rd *r, int32_t i, int32_t j, double v)
     r->row[r->n] = i - 1;
     r->col[r->n] = j - 1;
     r->val[r->n] = v;
-    r->lines[r->n] = r->line;
+    r->lines[r->n] = r->in.line;
     r->n++;
     return IRCG_OK;
 }
@@ -281,31 +207,11 @@ static ircg_error parse_entry(rd *r, span line)
     return e ? e : add_entry(r, i, j, v);
 }
 
-static int ieq(span s, const char *word)
-{
-    size_t n = strlen(word);
-    if (s.n != n)
-        return 0;
-    for (size_t k = 0; k < n; k++) {
-        char c = s.p[k];
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
-        if (c != word[k])
-            return 0;
-    }
-    return 1;
-}
-
-static int is_banner(span line)
-{
-    return line.n >= 14 && ieq((span){line.p, 14}, "%%matrixmarket");
-}
-
 /* "%%MatrixMarket matrix coordinate real|integer|pattern general". */
 static ircg_error parse_banner(rd *r)
 {
     span line = {0}, f[MAX_FIELDS];
-    if (!next_line(r, &line) || !is_banner(line))
+    if (!scan_line(&r->in, &line) || !is_banner(line))
         return perr(r, "expected the banner '%%%%MatrixMarket matrix coordinate "
                        "real general'");
     int nf = split_ws(line, f);
@@ -337,11 +243,11 @@ static ircg_error parse_size(rd *r)
     int32_t rows = 0, cols = 0;
     int64_t nnz = 0;
     do {
-        if (!next_line(r, &line))
+        if (!scan_line(&r->in, &line))
             return perr(r, "missing the size line 'rows columns entries'");
         line = trim(line);
     } while (line.n == 0 || line.p[0] == '%');
-    r->size_line = r->line;
+    r->size_line = r->in.line;
     if (split_ws(line, f) != 3)
         return perr(r, "expected the size line 'rows columns entries'");
     ircg_error e = parse_id(r, f[0], "row count", &rows);
@@ -389,7 +295,7 @@ static int looks_like_names(span line)
  * a rating line says what is wrong with it. */
 static ircg_error csv_only_header(rd *r, span header, long line)
 {
-    r->line = line;
+    r->in.line = line;
     if (looks_like_names(header))
         return perr(r, "a header line and no ratings after it");
     return parse_entry(r, header);
@@ -401,22 +307,22 @@ static ircg_error parse_body(rd *r)
     span line = {0}, header = {0};
     long header_line = 0;
     int first = 1;
-    while (next_line(r, &line)) {
+    while (scan_line(&r->in, &line)) {
         span t = trim(line);
         if (t.n == 0) {
-            r->blank_line = r->blank_line ? r->blank_line : r->line;
+            r->blank_line = r->blank_line ? r->blank_line : r->in.line;
             continue;
         }
         if (r->fmt == IRCG_FORMAT_MATRIX_MARKET && t.p[0] == '%')
             continue;
         if (r->blank_line) {
-            r->line = r->blank_line;
+            r->in.line = r->blank_line;
             return perr(r, "empty line in the middle of the data");
         }
         if (first && r->fmt == IRCG_FORMAT_CSV && csv_is_header(line)) {
             first = 0;
             header = line;
-            header_line = r->line;
+            header_line = r->in.line;
             continue;
         }
         first = 0;
@@ -434,9 +340,9 @@ static ircg_error detect(rd *r)
 {
     rd probe = *r;
     span line = {0};
-    while (next_line(&probe, &line) && trim(line).n == 0)
+    while (scan_line(&probe.in, &line) && trim(line).n == 0)
         ;
-    r->line = probe.line;
+    r->in.line = probe.in.line;
     if (trim(line).n == 0)
         r->fmt = IRCG_FORMAT_AUTO; /* empty input: reported by the caller */
     else if (is_banner(line))
@@ -450,7 +356,7 @@ static ircg_error detect(rd *r)
     else
         return perr(r, "cannot detect the format: no '::', tab or ',' between "
                        "fields and no %%%%MatrixMarket banner");
-    r->line = 0;
+    r->in.line = 0;
     return IRCG_OK;
 }
 
@@ -463,7 +369,7 @@ static ircg_error check_duplicates(rd *r)
         return slv_fail(r->diag, IRCG_ERR_NOMEM, "", "out of memory");
     if (second < 0)
         return IRCG_OK;
-    r->line = r->lines[second];
+    r->in.line = r->lines[second];
     return perr(r, "duplicate entry (%s %d, %s %d) first seen on line %ld",
                 r->rname, (int)r->row[second] + 1, r->cname,
                 (int)r->col[second] + 1, r->lines[first]);
@@ -522,6 +428,7 @@ static ircg_error finish(rd *r, ircg_ratings **out)
     R->n_rows = r->lim_r > 0 ? r->lim_r : r->max_r;
     R->n_cols = r->lim_c > 0 ? r->lim_c : r->max_c;
     R->nnz = r->n;
+    R->format = r->fmt;
     *out = R;
     return IRCG_OK;
 }
@@ -542,7 +449,7 @@ static ircg_error read_all(rd *r, ircg_ratings **out)
     if ((e = parse_body(r)) != IRCG_OK)
         return e;
     if (r->fmt == IRCG_FORMAT_MATRIX_MARKET && r->n != r->mm_nnz) {
-        r->line = r->size_line;
+        r->in.line = r->size_line;
         return perr(r, "the size line declares %lld entries but %lld were "
                        "found", (long long)r->mm_nnz, (long long)r->n);
     }
@@ -574,7 +481,7 @@ ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
      * CSV file into a "header" and drop it silently. */
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
         buf += 3, len -= 3;
-    rd r = {.cur = buf, .end = buf + len, .fmt = o.format, .lim_r = o.n_rows,
+    rd r = {.in = {buf, buf + len, 0}, .fmt = o.format, .lim_r = o.n_rows,
             .lim_c = o.n_cols, .rname = "user", .cname = "item",
             .rid = "user id", .cid = "item id",
             /* MovieLens lines are >= 10 bytes: usually no realloc at all;
