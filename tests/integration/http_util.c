@@ -186,15 +186,20 @@ char *hu_read_file(const char *path)
     return buf;
 }
 
-int hu_start(hu_daemon *d, const char *name, int workers)
+void hu_prepare(hu_daemon *d, const char *name, int workers)
 {
     snprintf(d->dir, sizeof d->dir, "%s/%s", th_tmpdir(), name);
     mkdir(d->dir, 0755);
     snprintf(d->db, sizeof d->db, "%s/jobs.db", d->dir);
     snprintf(d->data, sizeof d->data, "%s/data", d->dir);
     snprintf(d->log, sizeof d->log, "%s/ircgd.log", d->dir);
-    mkdir(d->data, 0755);
     d->workers = workers > 0 ? workers : 2;
+}
+
+int hu_start(hu_daemon *d, const char *name, int workers)
+{
+    hu_prepare(d, name, workers);
+    mkdir(d->data, 0755);
     return hu_restart(d);
 }
 

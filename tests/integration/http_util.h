@@ -23,6 +23,10 @@ typedef struct hu_daemon {
     char cainfo[600];    /* CA file the client trusts (HTTPS), or "" */
 } hu_daemon;
 
+/* Names <tmp>/<name>/ (creates it) and its db, data dir and log in d
+ * without creating the data dir (the daemon does that); workers <= 0
+ * means 2.  hu_restart then starts it. */
+void hu_prepare(hu_daemon *d, const char *name, int workers);
 /* Prepares <tmp>/<name>/ (db, data dir, log) and starts the daemon.
  * workers <= 0 means 2.  Returns 0 when it is listening. */
 int hu_start(hu_daemon *d, const char *name, int workers);

@@ -40,12 +40,7 @@ static void check_mode(const char *dir, const char *name, int want)
  * umask 022 (what a shell usually has). */
 static int start_fresh(hu_daemon *d, const char *name)
 {
-    snprintf(d->dir, sizeof d->dir, "%s/%s", th_tmpdir(), name);
-    mkdir(d->dir, 0755);
-    snprintf(d->db, sizeof d->db, "%s/jobs.db", d->dir);
-    snprintf(d->data, sizeof d->data, "%s/data", d->dir);
-    snprintf(d->log, sizeof d->log, "%s/ircgd.log", d->dir);
-    d->workers = 1;
+    hu_prepare(d, name, 1);
     mode_t old = umask(022);
     int rc = hu_restart(d);
     umask(old);

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "../harness.h"
@@ -247,12 +246,7 @@ TEST(http_scopes, hash_token_and_tokens_file)
     REQUIRE(f != NULL);
     fprintf(f, "# old\nplain-secret-token-123\n");
     fclose(f);
-    snprintf(d.dir, sizeof d.dir, "%s/plain_tokens", th_tmpdir());
-    mkdir(d.dir, 0755);
-    snprintf(d.db, sizeof d.db, "%s/jobs.db", d.dir);
-    snprintf(d.data, sizeof d.data, "%s/data", d.dir);
-    snprintf(d.log, sizeof d.log, "%s/ircgd.log", d.dir);
-    d.workers = 1;
+    hu_prepare(&d, "plain_tokens", 1);
     CHECK_INT(hu_start_refused(&d), 1);
     char *log = hu_read_file(d.log);
     CHECK(log && strstr(log, "line 2: expected \"sha256:<64 hex digits> SCOPE\""));
