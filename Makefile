@@ -4,8 +4,11 @@ CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
+# Release builds compile the assertions out; `make asan` and `make debug`
+# keep them (DEFS=).
+DEFS    ?= -DNDEBUG
 CFLAGS  := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-           -D_DEFAULT_SOURCE -pthread -MMD -MP $(SAN) $(EXTRA_CFLAGS)
+           -D_DEFAULT_SOURCE $(DEFS) -pthread -MMD -MP $(SAN) $(EXTRA_CFLAGS)
 LDFLAGS := -pthread $(SAN) $(EXTRA_LDFLAGS)
 
 # Each layer sees only what it may use (DESIGN.md; tests/tools/layers.py
@@ -67,7 +70,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test test-kernels asan bench paper run deps deps-paper data install uninstall clean help \
+.PHONY: all lib test test-kernels asan debug bench paper run deps deps-paper data install uninstall clean help \
         deps-unit unit-check deps-image image image-test
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
 
@@ -76,7 +79,8 @@ help:
 	@echo "make         build the library, tools and tests into $(BUILD)/"
 	@echo "make test    build and run the whole test suite"
 	@echo "make test-kernels  the numerical suites under several OpenBLAS kernel sets"
-	@echo "make asan    the test suite under AddressSanitizer and UBSan"
+	@echo "make asan    the test suite under AddressSanitizer and UBSan (assertions on)"
+	@echo "make debug   the test suite at -O0 with assertions on"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
 	@echo "make run     install, build and start the service"
@@ -85,7 +89,7 @@ help:
 	@echo "make image-test  build the image and smoke-test it (serve, a job, the volume)"
 	@echo "make install ircgd, ircg and the systemd unit under PREFIX=$(PREFIX)"
 	@echo "make uninstall"
-	@echo "make clean   remove $(BUILD)/ and build-asan/"
+	@echo "make clean   remove $(BUILD)/, build-asan/ and build-debug/"
 
 lib: $(LIBIRCG)
 
@@ -163,7 +167,11 @@ test-kernels: all data
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) tests/tools/kernels.sh ./$(RUN_TESTS) $(NUMERIC_SUITES)
 
 asan:
-	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test
+	$(MAKE) BUILD=build-asan OPT=-O1 DEFS= SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test
+
+# The suite with assertions on and no optimization.
+debug:
+	$(MAKE) BUILD=build-debug OPT=-O0 DEFS= test
 
 bench: all data
 	OPENBLAS_NUM_THREADS=1 ./$(BENCH_BIN) $(BENCH_ARGS)
@@ -230,6 +238,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ircgd $(DESTDIR)$(PREFIX)/bin/ircg $(DESTDIR)$(UNITDIR)/ircgd.service
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-debug
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

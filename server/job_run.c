@@ -24,6 +24,7 @@
  * the worker stops at the next iteration and writes nothing more: the
  * job belongs to another run now.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +210,8 @@ static int on_iteration(void *user, const ircg_iter_info *it)
     c->last = *it;
     c->iters_unreported++;
     if (it->t == 1 || it->t % c->out.trace_every == 0) {
+        /* the trace's cursor: iterations only ever grow */
+        assert(it->t > c->last_recorded);
         c->rows[c->nrows++] = to_row(it);
         c->last_recorded = it->t;
     }

@@ -11,6 +11,7 @@
  * if the job is terminal and nothing is left to send, when the job is
  * deleted, and at shutdown.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ typedef struct sse_stream {
 static void format_events(sse_stream *s, const store_event *ev, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        assert(ev[i].seq > s->after); /* Last-Event-ID resumes after it */
         api_buf_printf(&s->out, "id: %lld\nevent: %s\ndata: ", (long long)ev[i].seq,
                        store_event_type_name(ev[i].type));
         /* data is one-line JSON; a newline would need a data: per line */

@@ -257,6 +257,19 @@ typedef enum ircg_projection {
                               simplex: the paper's way                      */
 } ircg_projection;
 
+/* The singular-value engine of the conditional-gradient LMO on the nuclear
+ * ball (IR-CG, and CG-BiO's warm start); the other singular-value
+ * computations (CG-BiO's cut, the projections, g_opt) always use Lanczos.
+ * Problems over vector domains have no such LMO: ircg_solver_new refuses
+ * ARPACK for them. */
+typedef enum ircg_lmo_engine {
+    IRCG_LMO_LANCZOS = 0,  /* the library's reentrant Golub-Kahan-Lanczos,
+                              warm-started; threads solve in parallel      */
+    IRCG_LMO_ARPACK        /* ARPACK-ng's implicitly restarted Lanczos on
+                              C'C; ARPACK keeps Fortran state, so its calls
+                              are serialized by one process-wide lock      */
+} ircg_lmo_engine;
+
 typedef enum ircg_step_rule {
     IRCG_STEP_OPEN_LOOP = 0, /* alpha_t = 2/(t+2)                            */
     IRCG_STEP_CLOSED_LOOP,   /* min{1, -<grad Phi_t, d>/((s L_f + L_g)|d|^2)}*/
@@ -325,6 +338,7 @@ typedef struct ircg_settings {
                              borrowed for the duration of ircg_solver_new  */
     double lmo_tol;       /* relative tolerance of the top singular pair   */
     int lmo_max_matvecs;  /* per LMO call                                  */
+    ircg_lmo_engine lmo_engine; /* nuclear ball; default LANCZOS           */
     int threads;          /* threads for the sparse kernels, >= 1          */
     ircg_callback callback;
     void *callback_data;

@@ -200,6 +200,8 @@ static const char *const VALID[] = {
     "{'problem':{'type':'least_squares','data':{'source':'file','A_path':'A_small.mtx','b':[1,2,3]}}}",
     "{'problem':{'type':'matrix_completion','data':{'source':'inline','ratings':[[1,1,5],[3,2,1.5]]}},"
     "'output':{'dense_iterate':true,'trace_every':3}}",
+    "{'problem':{'type':'matrix_completion','data':{'source':'inline','ratings':[[1,1,5],[3,2,1.5]]}},"
+    "'algorithm':{'lmo':{'engine':'arpack'}}}",
     "{'problem':{'type':'matrix_completion','data':{'source':'file','path':'ratings_small.dat',"
     "'format':'movielens'},'delta':2,'outer':'half_norm_sq'},'reference':{'compute':true,'tol':1e-7}}",
     "{'problem':{'type':'matrix_completion','data':{'source':'synthetic','n_rows':30,'n_cols':20,"

@@ -38,6 +38,12 @@ static const bad_spec BAD[] = {
     {"{" LS_OK ",'algorithm':{'lmo_tol':1}}", "/algorithm/lmo_tol", "in (0, 1)"},
     {"{" LS_OK ",'algorithm':{'threads':0}}", "/algorithm/threads", "[1, 64]"},
     {"{" LS_OK ",'algorithm':{'threads':65}}", "/algorithm/threads", "[1, 64]"},
+    /* the LMO engine */
+    {"{" MC_OK ",'algorithm':{'lmo':{'engine':'svds'}}}", "/algorithm/lmo/engine", "unknown value \"svds\""},
+    {"{" MC_OK ",'algorithm':{'lmo':{'engine':'arpack','ncv':4}}}", "/algorithm/lmo/ncv", "unknown member"},
+    {"{" MC_OK ",'algorithm':{'lmo':'arpack'}}", "/algorithm/lmo", "expected an object"},
+    {"{" MC_OK ",'algorithm':{'name':'irpg','lmo':{'engine':'arpack'}}}", "/algorithm/lmo", "applies to ircg and cgbio only"},
+    {"{" LS_OK ",'algorithm':{'lmo':{'engine':'arpack'}}}", "/algorithm/lmo/engine", "nuclear ball (matrix completion) only"},
     {"{" LS_OK ",'algorithm':{'lmo_max_matvecs':1}}", "/algorithm/lmo_max_matvecs", "out of range"},
     {"{" LS_OK ",'algorithm':{'step_rule':'fast'}}", "/algorithm/step_rule", "unknown value \"fast\""},
     {"{" LS_OK ",'algorithm':{'name':'newton'}}", "/algorithm/name", "expected one of"},
