@@ -60,6 +60,9 @@ BENCH_BIN  := $(BUILD)/bin/bench
 DATA_DIR   ?= ../shared/data
 DATA_OUT   := $(BUILD)/data
 
+# `make lint` needs the two analyzers.
+LINT_PKGS := cppcheck clang-tidy
+
 # `make paper` also needs gnuplot for Figure 1.
 PAPER_PKGS := gnuplot-nox
 PAPER_BUDGET ?= 600
@@ -70,7 +73,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test test-kernels asan debug bench paper run deps deps-paper data install uninstall clean help \
+.PHONY: all lib test test-kernels asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help \
         deps-unit unit-check deps-image image image-test
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
 
@@ -81,6 +84,7 @@ help:
 	@echo "make test-kernels  the numerical suites under several OpenBLAS kernel sets"
 	@echo "make asan    the test suite under AddressSanitizer and UBSan (assertions on)"
 	@echo "make debug   the test suite at -O0 with assertions on"
+	@echo "make lint    cppcheck and clang-tidy (.clang-tidy) over the shipped code"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
 	@echo "make run     install, build and start the service"
@@ -169,6 +173,12 @@ test-kernels: all data
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 DEFS= SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test
 
+# cppcheck and clang-tidy (.clang-tidy at the root) over the code we ship.
+lint: deps-lint
+	INC_SOLVER="$(INC_SOLVER)" INC_API="$(INC_API)" INC_STORAGE="$(INC_STORAGE)" \
+	INC_SERVER="$(INC_SERVER)" INC_CLIENT="$(INC_CLIENT)" INC_CLI="$(INC_CLI)" \
+	tests/tools/lint.sh
+
 # The suite with assertions on and no optimization.
 debug:
 	$(MAKE) BUILD=build-debug OPT=-O0 DEFS= test
@@ -204,6 +214,9 @@ deps:
 
 deps-paper:
 	$(call apt_install,$(PAPER_PKGS))
+
+deps-lint:
+	$(call apt_install,$(LINT_PKGS))
 
 # The systemd unit, checked offline by systemd's own analyzer.
 UNIT_PKGS := systemd

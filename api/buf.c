@@ -1,4 +1,5 @@
 /* buf.c -- see buf.h */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ static int buf_reserve(api_buf *b, size_t extra)
 void api_buf_add(api_buf *b, const void *data, size_t n)
 {
     if (buf_reserve(b, n)) {
+        assert(b->p); /* a reserve always leaves room for the NUL */
         memcpy(b->p + b->len, data, n);
         b->len += n;
         b->p[b->len] = '\0';

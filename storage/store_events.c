@@ -7,6 +7,8 @@
  * transaction that appends one or that ends the job, so the table's size
  * is bounded per job whatever the run's length.
  */
+#include <assert.h>
+
 #include "store_int.h"
 
 #include <stdio.h>
@@ -241,6 +243,7 @@ static store_rc read_events(store *st, sqlite3_stmt *s, int b, size_t limit,
 {
     int r = SQLITE_DONE;
     while (*n < limit && (r = st_step(st, s, b)) == SQLITE_ROW) {
+        assert(ev); /* limit > 0 entries, allocated by the caller */
         store_event *e = &ev[*n];
         e->seq = sqlite3_column_int64(s, EV_SEQ);
         e->type = parse_type((const char *)sqlite3_column_text(s, EV_TYPE));

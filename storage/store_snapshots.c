@@ -3,6 +3,8 @@
  * pruned to the last K snapshot iterations of each job in the same
  * transaction as the insert (the table never holds more than K + 1).
  */
+#include <assert.h>
+
 #include "store_int.h"
 
 #include <stdlib.h>
@@ -90,6 +92,7 @@ static store_rc put_tx(store *st, const store_claim *c, int64_t iteration,
     store_rc rc = st_claim_held(st, c, "put snapshot");
     if (rc == STORE_OK)
         rc = st_prep(st, SQL_SN_PUT, &s);
+    assert(blobs && n > 0); /* store_snapshot_put refuses none */
     for (size_t i = 0; rc == STORE_OK && i < n; i++)
         rc = put_one(st, s, c->id, iteration, &blobs[i]);
     if (rc == STORE_OK && keep_last > 0)

@@ -121,6 +121,7 @@ static store_rc read_rows(store *st, sqlite3_stmt *s, int b, size_t limit,
                           store_trace_row *rows, size_t *n)
 {
     int r = SQLITE_DONE;
+    assert(rows || limit == 0);
     while (*n < limit && (r = st_step(st, s, b)) == SQLITE_ROW)
         read_row(s, &rows[(*n)++]);
     return *n == limit || r == SQLITE_DONE ? STORE_OK

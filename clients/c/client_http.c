@@ -2,6 +2,7 @@
  * client_http.c -- the handle and one HTTP exchange on libcurl: options,
  * body and header capture, streaming, and the error record (problem+json).
  */
+#include <assert.h>
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
@@ -190,7 +191,8 @@ ircg_client_code ircg_client_new(const char *base_url, const ircg_client_options
         ircg_client_options_default(&def);
         opt = &def;
     }
-    if (!base_url || (strncasecmp(base_url, "http://", 7) && strncasecmp(base_url, "https://", 8)))
+    if (!base_url || (strncasecmp(base_url, "http://", 7) != 0 &&
+                      strncasecmp(base_url, "https://", 8) != 0))
         return cl_fail(err, IRCG_CLIENT_ERR_INVALID, 0,
                        "the base URL must start with http:// or https://");
     if (!(opt->connect_timeout > 0) || !(opt->timeout > 0))
@@ -288,6 +290,7 @@ int cl_append(char **buf, size_t *len, size_t *cap, const void *p, size_t n)
         *buf = b;
         *cap = c;
     }
+    assert(*buf); /* *cap > 0 only once a buffer exists */
     memcpy(*buf + *len, p, n);
     *len += n;
     (*buf)[*len] = '\0';
@@ -534,7 +537,7 @@ ircg_client_code ircg_client_request(ircg_client *c, const char *method, const c
                                      size_t body_len, long *status, char **resp,
                                      size_t *resp_len, ircg_client_error *err)
 {
-    cl_resp r;
+    cl_resp r = {0};
     cl_error_reset(err);
     if (resp)
         *resp = NULL;

@@ -7,6 +7,7 @@
  * keep the order of the file; dimensions and duplicates are settled after
  * the pass (duplicates by a radix sort of (row, col) keys, readers_util.c).
  */
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -343,9 +344,13 @@ static ircg_error detect(rd *r)
     while (scan_line(&probe.in, &line) && trim(line).n == 0)
         ;
     r->in.line = probe.in.line;
-    if (trim(line).n == 0)
+    if (trim(line).n == 0) {
         r->fmt = IRCG_FORMAT_AUTO; /* empty input: reported by the caller */
-    else if (is_banner(line))
+        r->in.line = 0;
+        return IRCG_OK;
+    }
+    assert(line.p); /* a non-blank line points into the buffer */
+    if (is_banner(line))
         r->fmt = IRCG_FORMAT_MATRIX_MARKET;
     else if (split_delim(line, "::", 2, (span[MAX_FIELDS]){{0}}) > 1)
         r->fmt = IRCG_FORMAT_MOVIELENS;
@@ -423,13 +428,14 @@ static ircg_error finish(rd *r, ircg_ratings **out)
     R->row = row ? row : r->row;
     R->col = col ? col : r->col;
     R->val = val ? val : r->val;
-    r->row = r->col = NULL;
+    r->row = r->col = NULL; /* now owned by R */
     r->val = NULL;
     R->n_rows = r->lim_r > 0 ? r->lim_r : r->max_r;
     R->n_cols = r->lim_c > 0 ? r->lim_c : r->max_c;
     R->nnz = r->n;
     R->format = r->fmt;
     *out = R;
+    /* cppcheck-suppress memleak ; the arrays are R's, which *out owns */
     return IRCG_OK;
 }
 

@@ -96,15 +96,19 @@ ircg_error slv_read_whole_file(const char *path, char **data, size_t *len,
                          strerror(errno));
     cap = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1
                                                         : 65536;
+    if (!(buf = malloc(cap))) {
+        e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory reading '%s'", path);
+        goto done;
+    }
     for (;;) {
-        if (n == cap || !buf) {
-            char *nb = realloc(buf, buf ? 2 * cap : cap);
+        if (n == cap) { /* the file grew since fstat, or its size is unknown */
+            char *nb = realloc(buf, 2 * cap);
             if (!nb) {
                 e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory reading "
                               "'%s'", path);
                 goto done;
             }
-            cap = buf ? 2 * cap : cap;
+            cap *= 2;
             buf = nb;
         }
         size_t got = fread(buf + n, 1, cap - n, f);

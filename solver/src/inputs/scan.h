@@ -55,6 +55,10 @@ static inline int split_delim(span line, const char *sep, size_t seplen, span *f
 {
     int nf = 0;
     const char *p = line.p, *end = line.p + line.n, *start = p;
+    if (line.n == 0) { /* one empty field (and no pointer arithmetic on NULL) */
+        f[0] = line;
+        return 1;
+    }
     while (p + seplen <= end) {
         if (memcmp(p, sep, seplen) == 0) {
             if (nf < MAX_FIELDS)

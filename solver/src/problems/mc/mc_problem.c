@@ -152,8 +152,9 @@ ircg_error mc_problem_new(const ircg_ratings *R, ircg_outer_kind outer, double d
     mc_data *d = NULL;
     ircg_error err;
 
-    if (out)
-        *out = NULL;
+    if (!out)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "out is NULL");
+    *out = NULL;
     if ((err = validate(R, outer, delta, diag)) != IRCG_OK)
         return err;
     pb = calloc(1, sizeof *pb);
