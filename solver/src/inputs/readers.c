@@ -18,7 +18,7 @@
 #include "inputs/scan.h"
 #include "base/util.h"
 
-enum { SHOW = 40, MM_REAL = 0, MM_INTEGER = 1, MM_PATTERN = 2 };
+enum { MM_REAL = 0, MM_INTEGER = 1, MM_PATTERN = 2 };
 
 /* Reader state: the unread input, the current line and the growing arrays. */
 typedef struct rd {
@@ -41,21 +41,7 @@ typedef struct rd {
 } rd;
 
 /* A parse error at the current line: "line N: ..." in diag->message. */
-__attribute__((format(printf, 2, 3)))
-static ircg_error perr(rd *r, const char *fmt, ...)
-{
-    char msg[224];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    slv_fail(r->diag, IRCG_ERR_PARSE, "", "line %ld: %s", r->in.line, msg);
-    if (r->diag)
-        r->diag->line = r->in.line;
-    return IRCG_ERR_PARSE;
-}
-
-static int shown(span s) { return s.n > SHOW ? SHOW : (int)s.n; }
+#define perr(r, ...) scan_fail(&(r)->in, (r)->diag, __VA_ARGS__)
 
 static int split(const rd *r, span line, span *f)
 {
@@ -94,14 +80,14 @@ static ircg_error parse_id(rd *r, span s, const char *what, int32_t *out)
     if (s.n == 0)
         return perr(r, "%s is empty", what);
     if (rc == -2)
-        return perr(r, "%s '%.*s' is too large (max %ld)", what, shown(s),
+        return perr(r, "%s '%.*s' is too large (max %ld)", what, span_shown(s),
                     s.p, (long)INT32_MAX);
     if (rc != 0 && is_quoted(s))
         return perr(r, "%s '%.*s' is quoted; quoted fields are not supported",
-                    what, shown(s), s.p);
+                    what, span_shown(s), s.p);
     if (rc != 0 || v == 0)
         return perr(r, "%s '%.*s' is not a positive integer", what,
-                    shown(s), s.p);
+                    span_shown(s), s.p);
     *out = (int32_t)v;
     return IRCG_OK;
 }
@@ -112,15 +98,15 @@ static ircg_error parse_value(rd *r, span s, const char *what, double *out)
     if (s.n == 0)
         return perr(r, "%s is empty", what);
     if (rc == -2)
-        return perr(r, "%s '%.*s' is not a finite number", what, shown(s), s.p);
+        return perr(r, "%s '%.*s' is not a finite number", what, span_shown(s), s.p);
     if (rc != 0 && is_quoted(s))
         return perr(r, "%s '%.*s' is quoted; quoted fields are not supported",
-                    what, shown(s), s.p);
+                    what, span_shown(s), s.p);
     if (rc != 0)
-        return perr(r, "%s '%.*s' is not a decimal number", what, shown(s), s.p);
+        return perr(r, "%s '%.*s' is not a decimal number", what, span_shown(s), s.p);
     if (r->mm_field == MM_INTEGER && floor(*out) != *out)
         return perr(r, "%s '%.*s' is not an integer (the banner says integer)",
-                    what, shown(s), s.p);
+                    what, span_shown(s), s.p);
     return IRCG_OK;
 }
 
@@ -203,7 +189,7 @@ static ircg_error parse_entry(rd *r, span line)
         int64_t ts = 0;
         if (parse_uint(f[3], INT64_MAX, &ts) != 0)
             e = perr(r, "timestamp '%.*s' is not a non-negative integer",
-                     shown(f[3]), f[3].p);
+                     span_shown(f[3]), f[3].p);
     }
     return e ? e : add_entry(r, i, j, v);
 }
@@ -221,7 +207,7 @@ static ircg_error parse_banner(rd *r)
                        "coordinate <field> general'");
     if (!ieq(f[2], "coordinate"))
         return perr(r, "format '%.*s' is not supported (only coordinate)",
-                    shown(f[2]), f[2].p);
+                    span_shown(f[2]), f[2].p);
     if (ieq(f[3], "real") || ieq(f[3], "double"))
         r->mm_field = MM_REAL;
     else if (ieq(f[3], "integer"))
@@ -230,10 +216,10 @@ static ircg_error parse_banner(rd *r)
         r->mm_field = MM_PATTERN;
     else
         return perr(r, "field '%.*s' is not supported (real, integer or "
-                       "pattern)", shown(f[3]), f[3].p);
+                       "pattern)", span_shown(f[3]), f[3].p);
     if (!ieq(f[4], "general"))
         return perr(r, "symmetry '%.*s' is not supported (only general)",
-                    shown(f[4]), f[4].p);
+                    span_shown(f[4]), f[4].p);
     return IRCG_OK;
 }
 
@@ -256,7 +242,7 @@ static ircg_error parse_size(rd *r)
         e = parse_id(r, f[1], "column count", &cols);
     if (!e && parse_uint(f[2], INT64_MAX, &nnz) != 0)
         e = perr(r, "entry count '%.*s' is not a non-negative integer",
-                 shown(f[2]), f[2].p);
+                 span_shown(f[2]), f[2].p);
     if (!e && nnz > (int64_t)rows * cols)
         e = perr(r, "%lld entries do not fit in a %d x %d matrix",
                  (long long)nnz, (int)rows, (int)cols);

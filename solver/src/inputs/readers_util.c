@@ -1,12 +1,14 @@
 /* readers_util.c -- see readers.h */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "inputs/readers.h"
+#include "inputs/scan.h"
 #include "base/util.h"
 
 typedef struct kv {
@@ -171,4 +173,17 @@ int slv_parse_decimal(const char *p, size_t n, double *out)
     buf[n] = '\0';
     *out = strtod(buf, NULL);
     return isfinite(*out) ? 0 : -2;
+}
+
+ircg_error scan_fail(const scan *in, ircg_diag *diag, const char *fmt, ...)
+{
+    char msg[224];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    slv_fail(diag, IRCG_ERR_PARSE, "", "line %ld: %s", in->line, msg);
+    if (diag)
+        diag->line = in->line;
+    return IRCG_ERR_PARSE;
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "ircg.h"
+
 typedef struct span {
     const char *p;
     size_t n;
@@ -20,7 +22,15 @@ typedef struct scan {
     long line;
 } scan;
 
-enum { MAX_FIELDS = 5 };
+enum { MAX_FIELDS = 5, SPAN_SHOW = 40 };
+
+/* How much of a field an error message shows. */
+static inline int span_shown(span s) { return s.n > SPAN_SHOW ? SPAN_SHOW : (int)s.n; }
+
+/* A parse error at the input's current line: "line N: ..." in
+ * diag->message and N in diag->line (readers_util.c). */
+ircg_error scan_fail(const scan *in, ircg_diag *diag, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static inline int is_blank_char(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 

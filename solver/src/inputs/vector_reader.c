@@ -5,15 +5,11 @@
  * Numbers follow the ratings readers' rules (slv_parse_decimal: decimal
  * only, finite), and every error says "line N: what is wrong".
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/util.h"
 #include "inputs/readers.h"
 #include "inputs/scan.h"
-
-enum { SHOW = 40 };
 
 typedef struct vr {
     scan in;
@@ -25,32 +21,19 @@ typedef struct vr {
     ircg_diag *diag;
 } vr;
 
-__attribute__((format(printf, 2, 3)))
-static ircg_error verr(vr *r, const char *fmt, ...)
-{
-    char msg[224];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    slv_fail(r->diag, IRCG_ERR_PARSE, "", "line %ld: %s", r->in.line, msg);
-    if (r->diag)
-        r->diag->line = r->in.line;
-    return IRCG_ERR_PARSE;
-}
-
-static int shown(span s) { return s.n > SHOW ? SHOW : (int)s.n; }
+/* A parse error at the current line: "line N: ..." in diag->message. */
+#define verr(r, ...) scan_fail(&(r)->in, (r)->diag, __VA_ARGS__)
 
 static ircg_error value(vr *r, span s, double *out)
 {
     int rc = slv_parse_decimal(s.p, s.n, out);
     if (rc == -2)
-        return verr(r, "'%.*s' is not a finite number", shown(s), s.p);
+        return verr(r, "'%.*s' is not a finite number", span_shown(s), s.p);
     if (rc != 0)
-        return verr(r, "'%.*s' is not a decimal number", shown(s), s.p);
+        return verr(r, "'%.*s' is not a decimal number", span_shown(s), s.p);
     if (r->integer && *out != (double)(int64_t)*out)
         return verr(r, "'%.*s' is not an integer (the banner says integer)",
-                    shown(s), s.p);
+                    span_shown(s), s.p);
     return IRCG_OK;
 }
 
@@ -91,10 +74,10 @@ static ircg_error mm_header(vr *r, span banner)
         return verr(r, "expected the banner '%%%%MatrixMarket matrix array|coordinate "
                        "real|integer general'");
     if (!ieq(f[3], "real") && !ieq(f[3], "double") && !ieq(f[3], "integer"))
-        return verr(r, "field '%.*s' is not supported (real or integer)", shown(f[3]),
+        return verr(r, "field '%.*s' is not supported (real or integer)", span_shown(f[3]),
                     f[3].p);
     if (!ieq(f[4], "general"))
-        return verr(r, "symmetry '%.*s' is not supported (only general)", shown(f[4]),
+        return verr(r, "symmetry '%.*s' is not supported (only general)", span_shown(f[4]),
                     f[4].p);
     r->coordinate = ieq(f[2], "coordinate");
     r->integer = ieq(f[3], "integer");
@@ -128,8 +111,8 @@ static ircg_error mm_entry(vr *r, span line)
         return verr(r, "expected 'row 1 value'");
     int64_t i = count(f[0]);
     if (i < 1 || i > r->rows || count(f[1]) != 1)
-        return verr(r, "entry (%.*s, %.*s) is outside the %lld x 1 vector", shown(f[0]),
-                    f[0].p, shown(f[1]), f[1].p, (long long)r->rows);
+        return verr(r, "entry (%.*s, %.*s) is outside the %lld x 1 vector", span_shown(f[0]),
+                    f[0].p, span_shown(f[1]), f[1].p, (long long)r->rows);
     ircg_error e = value(r, f[2], &x);
     if (!e)
         r->v[i - 1] = x;
