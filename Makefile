@@ -28,13 +28,13 @@ INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli
 LIB_SOLVER  := -llapacke -lopenblas -larpack -lm
 LIB_JSON    := -lcjson
 LIB_SQL     := -lsqlite3 -lnettle
-LIB_HTTP    := -lmicrohttpd -lz
+LIB_HTTP    := -lmicrohttpd -lgnutls -lz
 LIB_CURL    := -lcurl
 
 # Debian packages of the dependencies (`make deps` installs the missing ones).
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
-            libcurl4-openssl-dev zlib1g-dev python3
+            libgnutls28-dev libcurl4-openssl-dev gnutls-bin zlib1g-dev python3
 
 SOLVER_SRC  := $(sort $(shell find solver/src -name '*.c'))
 API_SRC     := $(wildcard api/*.c)
@@ -75,7 +75,8 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test test-kernels asan debug lint deps-lint bench bench-scale paper run deps deps-paper data install uninstall clean help
+.PHONY: all lib test test-kernels asan debug lint deps-lint bench bench-scale paper run deps deps-paper data install uninstall clean help \
+        deps-unit unit-check deps-image image image-test
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(IRCGD) $(IRCG_CLI)
 
 help:
@@ -90,6 +91,9 @@ help:
 	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace (SCALE_ARGS=)"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
 	@echo "make run     install, build and start the service"
+	@echo "make unit-check  systemd-analyze verify + security on deploy/ircgd.service (wants OK or better)"
+	@echo "make image   build deploy/Dockerfile with docker, podman or buildah as IMAGE=$(IMAGE)"
+	@echo "make image-test  build the image and smoke-test it (serve, a job, the volume)"
 	@echo "make install ircgd, ircg and the systemd unit under PREFIX=$(PREFIX)"
 	@echo "make uninstall"
 	@echo "make clean   remove $(BUILD)/, build-asan/ and build-debug/"
@@ -230,6 +234,29 @@ deps-paper:
 
 deps-lint:
 	$(call apt_install,$(LINT_PKGS))
+
+# The systemd unit, checked offline by systemd's own analyzer.
+UNIT_PKGS := systemd
+deps-unit:
+	$(call apt_install,$(UNIT_PKGS))
+unit-check: deps-unit $(IRCGD)
+	tests/tools/unit_check.sh deploy/ircgd.service $(IRCGD)
+
+# The container image.  `make image` uses the engine that is there
+# (docker, podman, buildah) and, without a registry, a debootstrap base
+# (deploy/build-image.sh); `make image-test` installs podman and
+# debootstrap, builds, and smoke-tests the image (tests/tools/image_test.sh:
+# `podman run`, or the image's files under chroot where containers cannot
+# run).  IMAGE_RUN_TESTS=0 skips `make test` inside the build.
+IMAGE_PKGS := podman buildah uidmap fuse-overlayfs slirp4netns debootstrap curl util-linux
+IMAGE ?= localhost/ircgd:latest
+IMAGE_RUN_TESTS ?= 1
+deps-image:
+	$(call apt_install,$(IMAGE_PKGS))
+image:
+	IMAGE=$(IMAGE) RUN_TESTS=$(IMAGE_RUN_TESTS) deploy/build-image.sh
+image-test: deps-image image
+	tests/tools/image_test.sh $(IMAGE)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR)

@@ -66,9 +66,10 @@ typedef ircg_error (*api_dataset_fn)(void *user, const char *id,
 typedef struct api_parse_options {
     const char *base_dir;  /* relative file paths are resolved here;
                               NULL = the current directory               */
-    int confine_paths;     /* nonzero: every file must resolve (realpath,
-                              symlinks followed) inside base_dir; "..",
-                              and absolute paths outside are rejected    */
+    int confine_paths;     /* nonzero: every file must lie inside
+                              base_dir, both after lexical normalisation
+                              ("..", absolute paths) and after realpath
+                              (symlinks followed)                         */
     int build;             /* nonzero (default): load data, build the
                               problem and trial the solver.  0 = the
                               cheap checks a service makes before it

@@ -46,8 +46,10 @@ void srv_config_usage(void)
            "  --data-dir DIR       spec file paths must lie inside it; uploaded datasets\n"
            "                       are copied there [IRCGD_DATA_DIR, default ./data]\n"
            "  --workers N          solver threads, 1..256 [IRCGD_WORKERS, default 2]\n"
-           "  --tokens-file FILE   one bearer token per line; absent = no auth\n"
-           "                       [IRCGD_TOKENS_FILE]\n"
+           "  --tokens-file FILE   \"sha256:<hex> SCOPE\" lines (scopes: read < submit <\n"
+           "                       admin); absent = no auth [IRCGD_TOKENS_FILE]\n"
+           "  --tls-cert FILE      serve HTTPS with this PEM certificate (chain) and\n"
+           "  --tls-key FILE       this PEM private key [IRCGD_TLS_CERT, IRCGD_TLS_KEY]\n"
            "\n"
            "HTTP limits:\n"
            "  --max-body BYTES     request body limit, else 413 [IRCGD_MAX_BODY,\n"
@@ -83,6 +85,7 @@ void srv_config_usage(void)
            "\n"
            "other:\n"
            "  --healthcheck        GET /healthz on the listen address; exit 0 if healthy\n"
+           "  --hash-token SCOPE   read a token on stdin, print its tokens-file line\n"
            "  --help, --version\n"
            "\n"
            "exit status: 0 stopped by SIGTERM/SIGINT, 1 could not start (port in use,\n"
@@ -155,6 +158,9 @@ static int apply(srv_config *c, const char *name, const char *v)
         {"db", c->db, sizeof c->db},
         {"data-dir", c->data_dir, sizeof c->data_dir},
         {"tokens-file", c->tokens_file, sizeof c->tokens_file},
+        {"tls-cert", c->tls_cert, sizeof c->tls_cert},
+        {"tls-key", c->tls_key, sizeof c->tls_key},
+        {"hash-token", c->hash_token, sizeof c->hash_token},
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (!strcmp(name, strs[i].name)) {
@@ -202,6 +208,7 @@ static int load_env(srv_config *c, char *err, size_t errlen)
         {"IRCGD_CONN_TIMEOUT", "conn-timeout"},
         {"IRCGD_SNAPSHOT_KEEP_FINISHED", "snapshot-keep-finished"},
         {"IRCGD_RETAIN_FINISHED", "retain-finished"},
+        {"IRCGD_TLS_CERT", "tls-cert"}, {"IRCGD_TLS_KEY", "tls-key"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *v = getenv(names[i][0]);
@@ -263,6 +270,10 @@ int srv_config_load(srv_config *c, int argc, char **argv, char *err,
     int rc = load_env(c, err, errlen);
     if (rc == 0)
         rc = load_args(c, argc, argv, err, errlen);
+    if (rc == 0 && !c->tls_cert[0] != !c->tls_key[0]) {
+        snprintf(err, errlen, "--tls-cert and --tls-key go together (HTTPS needs both)");
+        rc = -1;
+    }
     if (rc == 0) {
         char host[256];
         int port = 0;

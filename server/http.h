@@ -40,8 +40,14 @@ typedef struct srv_route {
     const char *allow;          /* "GET, POST"                           */
     srv_handler get, post, del;
     int body;                   /* POST carries a body (limits apply)    */
-    int open;                   /* no authentication needed              */
+    /* the scope each method needs; SRV_SCOPE_NONE: no token needed      */
+    srv_scope need_get, need_post, need_del;
 } srv_route;
+
+/* The scope a request with `method` needs on rt; a method the route does
+ * not serve needs the lowest scope of the ones it does (its 405 tells
+ * which methods exist, nothing more). */
+srv_scope srv_route_need(const srv_route *rt, const char *method);
 
 /* Request data. */
 const char *srv_req_header(srv_req *r, const char *name);

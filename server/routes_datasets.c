@@ -58,7 +58,7 @@ static void copy_to_data_dir(store *st, const char *id)
     char dir[1200], path[1300];
     snprintf(dir, sizeof dir, "%s/datasets", srv.cfg.data_dir);
     snprintf(path, sizeof path, "%s/%s", dir, id);
-    if ((mkdir(dir, 0750) != 0 && errno != EEXIST) ||
+    if ((mkdir(dir, 0700) != 0 && errno != EEXIST) ||
         store_dataset_write_file(st, id, path) != STORE_OK)
         srv_log("could not copy dataset %s to %s", id, path);
 }
