@@ -496,9 +496,9 @@ static ircg_error run_reader(const char *buf, size_t len, const ircg_read_option
     if (!e && head)
         *head = (ircg_ratings_probe){.format = r.fmt, .entries = r.n,
                                      .declared = r.mm_nnz, .complete = !r.stopped,
-                                     .n_rows = r.lim_r > 0 || r.stopped ? r.lim_r
+                                     .n_rows = r.lim_r > 0 || r.stopped || !got ? r.lim_r
                                                                         : got->n_rows,
-                                     .n_cols = r.lim_c > 0 || r.stopped ? r.lim_c
+                                     .n_cols = r.lim_c > 0 || r.stopped || !got ? r.lim_c
                                                                         : got->n_cols};
     if (out)
         *out = got;
