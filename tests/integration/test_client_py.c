@@ -85,6 +85,7 @@ TEST(client_py, unittest_suite)
     REQUIRE(hu_write_tokens(tok.tokens_file, (const char *[]){"py-token-00000001", "admin",
                                                                "py-token-00000002", "admin",
                                                                NULL}) == 0);
+    snprintf(plain.extra, sizeof plain.extra, "--snapshot-keep-finished 3");
     REQUIRE(hu_start(&plain, "client_py", 2) == 0);
     if (hu_start(&tok, "client_py_tokens", 1) != 0) {
         hu_stop(&plain, SIGTERM);
