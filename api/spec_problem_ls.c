@@ -24,7 +24,6 @@ static const char *const OUTERS[] = {"half_norm_sq", "dist_sq", "quadratic", NUL
 static const char *const OUTER_MEMBERS[] = {"type", "c", "Q", "q", NULL};
 
 #define DP "/problem/data"
-#define MAX_DIM 100000000
 
 /* Every row an array of ncol entries?  Checked before allocating, so a
  * long first row and many short ones cannot ask for rows x ncol memory. */
@@ -177,7 +176,7 @@ static void parse_csr(sp_ctx *c, const cJSON *a, sp_ls *ls, int n_given)
 static void check_given_dims(sp_ctx *c, const cJSON *d, const sp_ls *ls)
 {
     int m = 0;
-    sp_int_in(c, d, DP, "m", 1, MAX_DIM, &m);
+    sp_int_in(c, d, DP, "m", 1, SP_MAX_DIM, &m);
     if (m > 0 && ls->m > 0 && m != ls->m)
         sp_err(c, DP "/m", "m is %d but A has %d rows", m, ls->m);
 }
@@ -188,7 +187,7 @@ static void parse_inline(sp_ctx *c, const cJSON *d, sp_ls *ls)
     int n_given = 0;
     if (!sp_members(c, d, DP, INLINE_MEMBERS))
         return;
-    sp_int_in(c, d, DP, "n", 1, MAX_DIM, &n_given);
+    sp_int_in(c, d, DP, "n", 1, SP_MAX_DIM, &n_given);
     if (!a)
         sp_err(c, DP "/A", "missing required member \"A\"");
     else if (cJSON_IsObject(a)) {
@@ -219,13 +218,17 @@ static void parse_file(sp_ctx *c, const cJSON *d, sp_ls *ls)
         return;
     /* optional; checked against the size line (the normalized spec gives
      * the dimensions read) */
-    sp_int_in(c, d, DP, "m", 1, MAX_DIM, &ls->m_given);
-    sp_int_in(c, d, DP, "n", 1, MAX_DIM, &ls->n_given);
+    sp_int_in(c, d, DP, "m", 1, SP_MAX_DIM, &ls->m_given);
+    sp_int_in(c, d, DP, "n", 1, SP_MAX_DIM, &ls->n_given);
     if (sp_string(c, d, DP, "A_path", &a) == 0)
         sp_err(c, DP "/A_path", "missing required member \"A_path\"");
     if (a)
         ls->A_resolved = sp_resolve_path(c, DP "/A_path", a);
     ls->A_path = a ? strdup(a) : NULL;
+    if (ls->A_resolved && ls->A_path && !c->opt->build) {
+        ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, ls->m_given, ls->n_given, 0};
+        sp_probe_file(c, DP "/A_path", ls->A_path, ls->A_resolved, &ro);
+    }
     if (sp_get(d, "b") && sp_get(d, "b_path"))
         sp_err(c, DP "/b_path", "give either \"b\" or \"b_path\", not both");
     else if (sp_get(d, "b"))
@@ -246,8 +249,8 @@ static void parse_synthetic(sp_ctx *c, const cJSON *d, sp_ls *ls)
     ls->n = 80;
     if (!sp_members(c, d, DP, SYNTH_MEMBERS))
         return;
-    sp_int_in(c, d, DP, "m", 1, MAX_DIM, &ls->m);
-    sp_int_in(c, d, DP, "n", 1, MAX_DIM, &ls->n);
+    sp_int_in(c, d, DP, "m", 1, SP_MAX_DIM, &ls->m);
+    sp_int_in(c, d, DP, "n", 1, SP_MAX_DIM, &ls->n);
     sp_number_in(c, d, DP, "noise", 0, 0, SP_MAX_VALUE, 0, &ls->noise);
     if (sp_int64_in(c, d, DP, "seed", 0, INT64_C(1) << 53, &seed) > 0)
         ls->seed = (uint64_t)seed;

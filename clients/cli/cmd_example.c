@@ -189,7 +189,7 @@ static int parse_opts(int argc, char **argv, ex_opts *o)
                             : !strcmp(a, "--projection") ? &o->projection
                             : !strcmp(a, "--size")       ? &o->size
                                                          : NULL;
-        if (!slot && strcmp(a, "--max-iter")) {
+        if (!slot && strcmp(a, "--max-iter") != 0) {
             fprintf(stderr, "ircg: unknown option \"%s\"\n", a);
             return 0;
         }
@@ -215,11 +215,11 @@ static int parse_opts(int argc, char **argv, ex_opts *o)
         return 0;
     }
     const char *alg = o->algorithm ? o->algorithm : "ircg";
-    if (o->step_rule && strcmp(alg, "ircg")) {
+    if (o->step_rule && strcmp(alg, "ircg") != 0) {
         fprintf(stderr, "ircg: --step-rule applies to --algorithm ircg only\n");
         return 0;
     }
-    if (o->projection && strcmp(alg, "irpg") && strcmp(alg, "bisg")) {
+    if (o->projection && strcmp(alg, "irpg") != 0 && strcmp(alg, "bisg") != 0) {
         fprintf(stderr, "ircg: --projection applies to --algorithm irpg and bisg only\n");
         return 0;
     }

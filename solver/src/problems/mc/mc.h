@@ -121,8 +121,7 @@ typedef struct mc_ws {
     struct lmo_gram *gram;  /* the LMO's Lanczos on C'C                    */
     struct lmo_lanczos *lz; /* Golub-Kahan Lanczos for CG-BiO's cut oracle,
                                made on first use (mc_lanczos)              */
-    int use_arpack;         /* internal knob: ARPACK instead of lmo_gram
-                               (measured slower, see arpack.h)          */
+    ircg_lmo_engine engine; /* settings.lmo_engine: which one lmo() calls  */
     double *tn2;            /* n, scratch of the ARPACK path               */
     /* State that a method's own oracle keeps with this workspace (CG-BiO's
      * cut: its pending vertex and scratch, baselines/cgbio/mc_cut.c), NULL

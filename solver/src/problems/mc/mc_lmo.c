@@ -177,7 +177,7 @@ ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir)
     double fro2, cs2, f, rx_dot_x;
     ircg_error err;
 
-    if (w->use_arpack) { /* its first product is on a rescaled vector */
+    if (w->engine == IRCG_LMO_ARPACK) { /* its first product is on a rescaled vector */
         mc_grad_ctx oc = {.w = w, .wf = sigma, .wg = 1};
         err = lmo_arpack_run(d->n, d->p, mc_grad_op, &oc, v0, w->lmo_tol,
                              w->lmo_max_mv, w->tn2, &so);

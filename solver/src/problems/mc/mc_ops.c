@@ -60,6 +60,7 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
         return IRCG_ERR_NOMEM;
     w->d = d;
     w->lmo_tol = s->lmo_tol;
+    w->engine = s->lmo_engine;
     w->lmo_max_mv = s->lmo_max_matvecs;
     w->d0 = 0.01 * d->delta / d->m0;
     /* A product with the atoms reads (n + p) k doubles, one with R about
@@ -200,7 +201,7 @@ ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
         err = mc_compress(w);
     /* a refresh would change R under the product: no plan then */
     int pre = err == IRCG_OK && w->plan_valid && w->have_v && !refresh &&
-              !w->use_arpack && lmo_gram_keeps_start(w->v, w->d->p);
+              w->engine != IRCG_LMO_ARPACK && lmo_gram_keeps_start(w->v, w->d->p);
     if (pre)
         mc_gram_lowrank_in(w, w->plan_sigma, w->v, w->pre_a);
     mc_omega_step(w, alpha, cz, cx_old, cx_new, pre);
