@@ -178,13 +178,24 @@ static void group_chunks(const mc_data *d, int g, int *c0, int *c1)
     *c1 = (g + 1) * d->nchunk / d->ngroup;
 }
 
-/* buf[col_e] += r_e y over one row, in entry order (as mc_spmvt), with
- * r_e = x_e - M_e. */
+/* buf[col_e] += r_e y over one row, with r_e = x_e - M_e; the products
+ * four at a time (a row's columns are distinct, so every buf entry gets
+ * the same additions in the same order as one by one). */
 MC_INLINE void scatter_row(double *restrict buf, const double *restrict xx,
                            const mc_data *d, int64_t e, int64_t end, double y,
                            const int fm)
 {
     const int32_t *restrict col = d->col;
+    v4d xo, mm;
+    for (; e + 4 <= end; e += 4) {
+        SLV_V4D_LOAD(xo, xx + e);
+        LOAD_M(mm, d, e, fm);
+        v4d pr = (xo - mm) * y;
+        buf[col[e]] += pr[0];
+        buf[col[e + 1]] += pr[1];
+        buf[col[e + 2]] += pr[2];
+        buf[col[e + 3]] += pr[3];
+    }
     for (; e < end; e++)
         buf[col[e]] += (xx[e] - M_AT(d, e, fm)) * y;
 }
