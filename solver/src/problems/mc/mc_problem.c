@@ -183,7 +183,8 @@ ircg_error mc_problem_new(const ircg_ratings *R, ircg_outer_kind outer, double d
     d->delta = delta;
     d->rowptr = calloc((size_t)d->n + 1, sizeof *d->rowptr);
     d->col = malloc((size_t)d->nnz * sizeof *d->col);
-    d->m = malloc((size_t)d->nnz * sizeof *d->m);
+    /* build_csr sets every entry; zeroed so that clang-tidy sees it too */
+    d->m = calloc((size_t)d->nnz, sizeof *d->m);
     if (!d->rowptr || !d->col || !d->m)
         goto nomem;
     if ((err = build_csr(d, R, diag)) != IRCG_OK ||

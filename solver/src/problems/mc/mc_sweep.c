@@ -210,7 +210,8 @@ static void reduce_task(void *vc, int t)
 {
     const redctx *k = vc;
     const mc_data *d = k->ex->d;
-    int j0 = (int)((int64_t)t * d->p / d->ngroup), j1 = (int)((int64_t)(t + 1) * d->p / d->ngroup);
+    int j0 = (int)((int64_t)t * d->p / d->ngroup);
+    int j1 = (int)((int64_t)(t + 1) * d->p / d->ngroup);
     double *restrict rtc = k->rtc;
 
     memcpy(rtc + j0, k->ex->colbuf + j0, (size_t)(j1 - j0) * sizeof *rtc);
