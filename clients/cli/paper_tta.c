@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "paper.h"
 
 #define BEGIN_MARK "<!-- time-to-accuracy: begin"
@@ -99,36 +100,15 @@ static int put_section(FILE *f, const paper_opts *o, const paper_run *runs, int 
     return ok && fputs("\n" END_MARK "\n", f) >= 0;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-        buf[n] = '\0';
-        *len = (size_t)n;
-    } else {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    return buf;
-}
-
 /* FILE with its section replaced (or appended), through a temporary file
  * renamed over it. */
 static int update_results(const paper_opts *o, const paper_run *runs, int nrun,
                           const ircg_reference *ref)
 {
     size_t len = 0;
-    char *text = slurp(o->results_md, &len), tmp[4200];
-    if (!text) {
-        fprintf(stderr, "ircg paper: cannot read %s\n", o->results_md);
+    char *text = cli_read_file(o->results_md, &len), tmp[4200];
+    if (!text) /* said why */
         return -1;
-    }
     char *b = strstr(text, BEGIN_MARK), *e = b ? strstr(b, END_MARK) : NULL;
     size_t head = b && e ? (size_t)(b - text) : len;
     const char *tail = b && e ? e + strlen(END_MARK) : "";
