@@ -270,6 +270,7 @@ int cmd_paper(int argc, char **argv)
     }
     if (!(ref = compute_gopt(pb, &o, summary)))
         goto done;
+    o.load_start = paper_load_average();
     for (int m = 0; m < NMETHODS && !g_cancel; m++) {
         if (!selected(o.methods, METHODS[m].key))
             continue;

@@ -23,6 +23,7 @@ typedef struct paper_opts {
     int ntta;
     const char *results_md; /* --results-md: the file whose time-to-accuracy
                                section is written (NULL: none)            */
+    double load_start;      /* the 1-minute load average when it started   */
 } paper_opts;
 
 typedef struct paper_method {
@@ -57,7 +58,9 @@ int paper_run_method(const ircg_problem *pb, const ircg_reference *ref,
 int paper_write_outputs(const paper_opts *opts, const paper_run *runs, int nrun,
                         cJSON *summary);
 
-/* paper_tta.c: tta.md in opts->out and, with opts->results_md, its section
+/* paper_tta.c: the 1-minute load average (NaN when unknown) */
+double paper_load_average(void);
+/* tta.md in opts->out and, with opts->results_md, its section
  * of that file (between its markers, added at the end when absent);
  * 0 on success. */
 int paper_write_tta(const paper_opts *opts, const paper_run *runs, int nrun,

@@ -18,6 +18,17 @@
 #define BEGIN_MARK "<!-- time-to-accuracy: begin"
 #define END_MARK "<!-- time-to-accuracy: end -->"
 
+double paper_load_average(void)
+{
+    double load = NAN;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f && fscanf(f, "%lf", &load) != 1)
+        load = NAN;
+    if (f)
+        fclose(f);
+    return load;
+}
+
 /* The table, one row per method. */
 static int put_table(FILE *f, const paper_opts *o, const paper_run *runs, int nrun)
 {
@@ -91,9 +102,11 @@ static int put_section(FILE *f, const paper_opts *o, const paper_run *runs, int 
                      "the solve, CG-BiO's warm start included; reading the ratings and\n"
                      "computing g_opt are not. A method stops once it reached all, or\n"
                      "after %g s.\n\n", o->budget) > 0;
-    ok &= fprintf(f, "Made on %s (%ld cores online, %d solver threads, the machine\n"
-                     "possibly shared) by\n\n", day, sysconf(_SC_NPROCESSORS_ONLN),
-                  o->threads) > 0;
+    ok &= fprintf(f, "Made on %s (%ld cores online, %d solver threads; the load\n"
+                     "average was %.1f at the start and %.1f at the end: above the\n"
+                     "core count, other work shared the cores and the times are\n"
+                     "longer) by\n\n", day, sysconf(_SC_NPROCESSORS_ONLN), o->threads,
+                  o->load_start, paper_load_average()) > 0;
     ok &= put_command(f, o, runs, nrun);
     ok &= fprintf(f, "\ng_opt = %.17g, certified gap %.2g.\n\n", ri.g_opt, ri.gap) > 0;
     ok &= put_table(f, o, runs, nrun);
