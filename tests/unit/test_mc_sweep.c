@@ -123,6 +123,32 @@ TEST(mc_sweep, gram_lanczos_edge_cases)
 
 /* ------------------------------------------------ the fused passes -- */
 
+/* The instance with its ratings rounded to halves (as MovieLens 10M's),
+ * so that the passes read them as floats (mc_data.mf); 0 on success. */
+static int in_halves(mct_inst *in)
+{
+    for (int64_t e = 0; e < in->R->nnz; e++)
+        in->R->val[e] = 0.5 * round(2 * in->R->val[e]);
+    for (size_t c = 0; c < (size_t)in->n * in->p; c++)
+        in->Md[c] = 0.5 * round(2 * in->Md[c]);
+    ircg_problem_free(in->pb);
+    in->pb = NULL;
+    return ircg_problem_matrix_completion(in->R, IRCG_OUTER_COLUMN_VARIANCE, 5.0,
+                                          &in->pb, NULL) == IRCG_OK &&
+                   mc_data_of(in->pb)->mf != NULL ? 0 : -1;
+}
+
+/* A random instance, with its ratings as they come (doubles: the passes
+ * read them so) or rounded to halves (floats). */
+static int make(mct_inst *in, int n, int p, double frac, uint64_t seed, int halves)
+{
+    if (mct_make(in, n, p, frac, 5.0, IRCG_OUTER_COLUMN_VARIANCE, seed) != 0)
+        return -1;
+    if (!halves)
+        return mc_data_of(in->pb)->mf == NULL ? 0 : -1;
+    return in_halves(in);
+}
+
 /* Long-double sums over Omega of a side's residual r = xo - M (rounded to
  * double, as the library defines it; xo is X on Omega in CSR order):
  * 1/2 ||r||^2 and 1/2 sum (r - q)(r + q), and the magnitude of the
@@ -164,7 +190,7 @@ static double check_sums(const mct_inst *in, void *ws, const double *q)
     return worst;
 }
 
-TEST(mc_sweep, step_sums_match_long_double)
+static void step_sums(int halves)
 {
     /* 400 x 200 at 45%: two chunks, so the chunk order is exercised */
     mct_inst in;
@@ -172,7 +198,7 @@ TEST(mc_sweep, step_sums_match_long_double)
     void *ws = NULL, *wref = NULL;
     double worst = 0, *q = NULL;
 
-    REQUIRE(mct_make(&in, 400, 200, 0.45, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 31) == 0);
+    REQUIRE(make(&in, 400, 200, 0.45, 31, halves) == 0);
     REQUIRE(mc_data_of(in.pb)->nchunk >= 2);
     ircg_settings_default(&s);
     REQUIRE(in.pb->ops->create(in.pb, &s, &ws, NULL) == IRCG_OK);
@@ -202,14 +228,21 @@ TEST(mc_sweep, step_sums_match_long_double)
         REQUIRE(in.pb->ops->step(ws, alpha, 0.3, 0.2, 0.5) == IRCG_OK);
         worst = fmax(worst, check_sums(&in, ws, q));
     }
-    printf("    worst gap error / tolerance %.2f\n", worst);
+    printf("    ratings %s: worst gap error / tolerance %.2f\n",
+           halves ? "in halves" : "doubles", worst);
     free(q);
     in.pb->ops->destroy(ws);
     in.pb->ops->destroy(wref);
     mct_free(&in);
 }
 
-TEST(mc_sweep, planned_lmo_is_bit_identical_and_saves_a_pass)
+TEST(mc_sweep, step_sums_match_long_double)
+{
+    step_sums(0);
+    step_sums(1);
+}
+
+static void planned_lmo(int halves)
 {
     /* Two workspaces, the same steps; A plans each next LMO, so the step
      * pass makes its first product, B does not.  The LMOs must agree bit
@@ -222,7 +255,7 @@ TEST(mc_sweep, planned_lmo_is_bit_identical_and_saves_a_pass)
     double ba, bb;
     int th;
 
-    REQUIRE(mct_make(&in, 300, 120, 0.4, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 41) == 0);
+    REQUIRE(make(&in, 300, 120, 0.4, 41, halves) == 0);
     ircg_settings_default(&s);
     REQUIRE(in.pb->ops->create(in.pb, &s, &wa, NULL) == IRCG_OK);
     REQUIRE(in.pb->ops->create(in.pb, &s, &wb, NULL) == IRCG_OK);
@@ -249,6 +282,12 @@ TEST(mc_sweep, planned_lmo_is_bit_identical_and_saves_a_pass)
     mct_free(&in);
 }
 
+TEST(mc_sweep, planned_lmo_is_bit_identical_and_saves_a_pass)
+{
+    planned_lmo(0);
+    planned_lmo(1);
+}
+
 typedef struct rec {
     int n;
     double v[6][40];
@@ -266,7 +305,7 @@ static int record(void *user, const ircg_iter_info *it)
     return 0;
 }
 
-TEST(mc_sweep, threads_do_not_change_a_bit)
+static void threads_bits(int halves)
 {
     /* 1000 x 300 at 25%: three chunks, three groups; with the reference
      * traced, for every step rule */
@@ -274,7 +313,7 @@ TEST(mc_sweep, threads_do_not_change_a_bit)
     ircg_reference_settings rs;
     ircg_reference *ref = NULL;
 
-    REQUIRE(mct_make(&in, 1000, 300, 0.25, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 3) == 0);
+    REQUIRE(make(&in, 1000, 300, 0.25, 3, halves) == 0);
     REQUIRE(mc_data_of(in.pb)->ngroup >= 3);
     ircg_reference_settings_default(&rs);
     REQUIRE(ircg_reference_compute(in.pb, &rs, &ref, NULL) == IRCG_OK);
@@ -300,4 +339,10 @@ TEST(mc_sweep, threads_do_not_change_a_bit)
     }
     ircg_reference_free(ref);
     mct_free(&in);
+}
+
+TEST(mc_sweep, threads_do_not_change_a_bit)
+{
+    threads_bits(0);
+    threads_bits(1);
 }
