@@ -236,8 +236,11 @@ typedef struct gctx {
     double *cx;
 } gctx;
 
-/* Rows [lo, hi): cx_i = a_i + (R x)_i, then buf += R'_i cx_i (all the
- * dot products first: 10% faster than alternating row by row, measured) */
+/* Rows [lo, hi): cx_i = a_i + (R x)_i, then buf += R'_i cx_i, a batch of
+ * rows at a time: the dot products of the batch first (10% faster than
+ * alternating row by row, measured), then its scatter while its entries
+ * are still in cache (over a whole group they were not: at 10M ratings
+ * that read the group twice from memory). */
 MC_INLINE void gram_body(const gctx *k, int lo, int hi, double *buf, const int fm)
 {
     const mc_data *d = k->w->d;
@@ -246,21 +249,24 @@ MC_INLINE void gram_body(const gctx *k, int lo, int hi, double *buf, const int f
     const int64_t *restrict rp = d->rowptr;
     double *restrict cx = k->cx;
 
-    for (int i = lo; i < hi; i++) {
-        int64_t e = rp[i], end = rp[i + 1];
-        v4d s = {0, 0, 0, 0}, xo, mm;
-        for (; e + 4 <= end; e += 4) {
-            SLV_V4D_LOAD(xo, xx + e);
-            LOAD_M(mm, d, e, fm);
-            s += (xo - mm) * GATHER4(x, col, e);
+    for (int b = lo; b < hi;) {
+        int i = b;
+        for (; i < hi && (i == b || rp[i] - rp[b] < MC_SUM_BATCH); i++) {
+            int64_t e = rp[i], end = rp[i + 1];
+            v4d s = {0, 0, 0, 0}, xo, mm;
+            for (; e + 4 <= end; e += 4) {
+                SLV_V4D_LOAD(xo, xx + e);
+                LOAD_M(mm, d, e, fm);
+                s += (xo - mm) * GATHER4(x, col, e);
+            }
+            double s0 = s[0];
+            for (; e < end; e++)
+                s0 += (xx[e] - M_AT(d, e, fm)) * x[col[e]];
+            cx[i] = a[i] + ROW_TOTAL(s, s0);
         }
-        double s0 = s[0];
-        for (; e < end; e++)
-            s0 += (xx[e] - M_AT(d, e, fm)) * x[col[e]];
-        cx[i] = a[i] + ROW_TOTAL(s, s0);
+        for (; b < i; b++)
+            scatter_row(buf, xx, d, rp[b], rp[b + 1], cx[b], fm);
     }
-    for (int i = lo; i < hi; i++)
-        scatter_row(buf, xx, d, rp[i], rp[i + 1], cx[i], fm);
 }
 
 MC_CLONES
