@@ -204,19 +204,29 @@ TEST(mc_lmo, residual_matches_dense)
     ircg_settings_default(&s);
     REQUIRE(in.pb->ops->create(in.pb, &s, &ws, NULL) == IRCG_OK);
     advance(in.pb, ws, 4, 0.05);
-    REQUIRE(in.pb->ops->iterate(ws, IRCG_X, 1, &it) == IRCG_OK);
-    const double *r = in.pb->ops->residual(ws, IRCG_X);
-    /* the problem's Omega order is by row, then column */
-    int64_t e = 0;
-    double err = 0;
-    for (int i = 0; i < in.n; i++)
-        for (int j = 0; j < in.p; j++)
-            if (in.mask[i + (size_t)j * in.n] != 0) {
-                size_t q = i + (size_t)j * in.n;
-                err = fmax(err, fabs(r[e++] - (it->dense[q] - in.Md[q])));
-            }
-    CHECK_INT(e, in.R->nnz);
-    CHECK(err <= 1e-13);
+    /* a step that makes z differ from x (advance keeps z = x) */
+    slv_dir d = {0};
+    REQUIRE(in.pb->ops->lmo(ws, 0.01, &d) == IRCG_OK);
+    REQUIRE(in.pb->ops->step(ws, 0.3, 0.5, 0.2, 0.3) == IRCG_OK);
+    /* both residuals (z's is made on demand); the problem's Omega order is
+     * by row, then column */
+    for (int side = 1; side >= 0; side--) {
+        ircg_iterate_free(it);
+        it = NULL;
+        REQUIRE(in.pb->ops->iterate(ws, side ? IRCG_Z : IRCG_X, 1, &it) == IRCG_OK);
+        const double *r = in.pb->ops->residual(ws, side ? IRCG_Z : IRCG_X);
+        REQUIRE(r != NULL);
+        int64_t e = 0;
+        double err = 0;
+        for (int i = 0; i < in.n; i++)
+            for (int j = 0; j < in.p; j++)
+                if (in.mask[i + (size_t)j * in.n] != 0) {
+                    size_t q = i + (size_t)j * in.n;
+                    err = fmax(err, fabs(r[e++] - (it->dense[q] - in.Md[q])));
+                }
+        CHECK_INT(e, in.R->nnz);
+        CHECK(err <= 1e-13);
+    }
     /* the exported factors reproduce the dense matrix */
     double maxd = 0;
     for (int j = 0; j < in.p; j++)

@@ -99,7 +99,8 @@ typedef struct slv_oracle_ops {
      * sum 1/2 (r - r*)(r + r*) with compensated summation. */
     void (*values)(void *ws, const double *ref_residual, slv_values *out);
 
-    /* The residual r(x) or r(z), length n_observed, owned by ws. */
+    /* The residual r(x) or r(z), length n_observed, owned by ws (made on
+     * demand by some problems: NULL when out of memory). */
     const double *(*residual)(void *ws, ircg_which which);
 
     ircg_error (*iterate)(void *ws, ircg_which which, int want_dense,

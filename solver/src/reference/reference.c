@@ -176,12 +176,12 @@ ircg_error ircg_reference_compute(const ircg_problem *pb,
     }
     ref->n = pb->info.n_observed;
     ref->residual = malloc((size_t)ref->n * sizeof *ref->residual);
-    if (!ref->residual) {
+    const double *r = pb->ops->residual(ws, IRCG_X);
+    if (!ref->residual || !r) {
         err = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
         goto fail;
     }
-    memcpy(ref->residual, pb->ops->residual(ws, IRCG_X),
-           (size_t)ref->n * sizeof *ref->residual);
+    memcpy(ref->residual, r, (size_t)ref->n * sizeof *ref->residual);
     pb->ops->destroy(ws);
     *out = ref;
     return IRCG_OK;
