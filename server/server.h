@@ -250,6 +250,24 @@ struct api_parse_options;
 ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
                                ircg_diag *diag);
 
+/* ------------------------------------------------------- warm start -- */
+
+struct api_job_source;
+struct api_spec;
+/* warm_start.c: api_job_fn for {"start": {"job": ...}} (user is a store*):
+ * the job's spec and the head of its snapshot's state. */
+ircg_error srv_job_source(void *user, const char *id, int64_t snapshot,
+                          struct api_job_source *out, ircg_diag *diag);
+/* The service's parse options (data directory, size cap, datasets and
+ * jobs resolved in st), at submission and in the worker alike. */
+void srv_parse_options(struct api_parse_options *o, store *st);
+/* When the spec starts from another job: its snapshot's state restored
+ * into sv as the spec says; *iter is where the run goes on (the
+ * snapshot's iteration, or 0 afresh).  1 when restored, 0 when the spec
+ * has no such start, -1 on failure (diag says why). */
+int srv_warm_start(store *st, const struct api_spec *spec, ircg_solver *sv,
+                   int64_t *iter, ircg_diag *diag);
+
 /* ------------------------------------------------------------ daemon -- */
 
 int srv_main(int argc, char **argv);

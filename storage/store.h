@@ -381,6 +381,16 @@ store_rc store_snapshot_latest_state(store *st, const char *job_id,
                                      int64_t *iteration, void **data,
                                      size_t *len);
 
+/* The first bytes of one blob without reading the rest (a state's header,
+ * for a warm start checked before anything is built): the blob of `kind`
+ * at `iteration`, or when iteration is 0 the one with the highest
+ * iteration.  min(cap, its size) bytes go to buf; *len (may be NULL) is
+ * their count, *at (may be NULL) the blob's iteration.  STORE_NOTFOUND
+ * when there is no such blob. */
+store_rc store_snapshot_head(store *st, const char *job_id, int64_t iteration,
+                             store_snap_kind kind, void *buf, size_t cap,
+                             size_t *len, int64_t *at);
+
 /* ------------------------------------------------------ checkpoints -- */
 /* The server's crash checkpoints (solver state only, ircg_solver_save), on
  * a timer rather than per the spec's snapshot_every: at most one per job,

@@ -255,6 +255,11 @@ typedef struct ircg_problem_info {
     ircg_outer_kind outer;
     double L_f, L_g;     /* Lipschitz constants of the gradients           */
     double diameter;     /* Euclidean/Frobenius diameter of X              */
+    uint64_t data_digest;/* XXH64 of the data as the solver holds it (MC:
+                            the dimensions, Omega in CSR order and the
+                            ratings; LS: the dimensions, A and b), so that
+                            a state is restored into the same instance
+                            only; 0 = not computed (never checked)      */
 } ircg_problem_info;
 
 void ircg_problem_get_info(const ircg_problem *pb, ircg_problem_info *info);
@@ -460,10 +465,51 @@ void ircg_iterate_free(ircg_iterate *it);
 
 /* Checkpoints: the complete state (t, S_t, x_t, z_t, warm-start vectors), so
  * that a restored solver continues exactly as the original would have.  The
- * blob is little-endian, versioned, and checked against the problem's shape. */
+ * blob is little-endian, versioned, and checked against the problem: its
+ * kind, dimensions and number of observations, and (blobs of version 3 on,
+ * when both digests are known) the data digest.  A mismatch is
+ * IRCG_ERR_INVALID with diag->field "/checkpoint" (shape) or "/data"
+ * (same shape, other data); the solver is then unchanged. */
 ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len);
 ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
                                ircg_diag *diag);
+
+/* What a restored state starts.  The solver must run the algorithm that
+ * saved it (else IRCG_ERR_INVALID, field "/checkpoint").
+ *  - RESUME: the same run goes on (crash recovery): everything is restored,
+ *    the clock and the oracle totals included.
+ *  - CONTINUE: a new run that goes on from the saved state: x_t, the
+ *    averaged z_t and the schedule (t, S_t, so sigma_t and the steps) as if
+ *    the solve had never stopped, bit for bit; the clock (elapsed), the
+ *    oracle totals and the counters of ircg_info start at zero.  max_iter
+ *    still counts iterations from the schedule's start (t).
+ *  - AFRESH: a new run started at the saved x: z_0 = x_0 = x, t = 0,
+ *    S_0 = 0, the clock and totals at zero; the last LMO vertex stays as
+ *    the oracle's warm start, and CG-BiO makes its warm start again. */
+typedef enum ircg_restore_mode {
+    IRCG_RESTORE_RESUME = 0,
+    IRCG_RESTORE_CONTINUE,
+    IRCG_RESTORE_AFRESH
+} ircg_restore_mode;
+ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
+                                  ircg_restore_mode mode, ircg_diag *diag);
+
+/* The header of a checkpoint blob, read without a solver: a service checks
+ * a warm start against a job before it builds anything.  At least
+ * IRCG_CHECKPOINT_HEAD bytes of the blob (or the whole blob when shorter)
+ * are needed; IRCG_ERR_INVALID ("/checkpoint") when they are not a
+ * checkpoint's.  data_digest is 0 for blobs before version 3. */
+#define IRCG_CHECKPOINT_HEAD 128
+typedef struct ircg_checkpoint_info {
+    int version;
+    ircg_problem_kind kind;
+    ircg_algorithm algorithm;
+    int64_t dim, n_observed;
+    uint64_t data_digest;
+    int64_t iterations;   /* t of the saved state                        */
+} ircg_checkpoint_info;
+ircg_error ircg_checkpoint_peek(const void *head, size_t len,
+                                ircg_checkpoint_info *out, ircg_diag *diag);
 
 /* ------------------------------------------------ inner optimum (g_opt) -- */
 
