@@ -313,9 +313,12 @@ typedef struct store_trace_row {
 } store_trace_row;
 
 /* Inserts n rows of the claimed run in one transaction (all or nothing).
- * Any NaN is stored as NULL.  STORE_NOTFOUND: no such job; STORE_STALE:
- * the claim is gone; STORE_CONFLICT: an iteration is already stored
- * (truncate first when resuming). */
+ * The rows are kept as compressed chunks (store_trace_codec.h), every
+ * value bit for bit; any NaN reads back as NaN (unknown).  They must come
+ * in ascending iteration order after the rows already stored.
+ * STORE_NOTFOUND: no such job; STORE_STALE: the claim is gone;
+ * STORE_CONFLICT: an iteration is not after the stored ones (truncate
+ * first when resuming) or the rows are not ascending. */
 store_rc store_trace_append(store *st, const store_claim *c,
                             const store_trace_row *rows, size_t n);
 
