@@ -238,8 +238,23 @@ char *srv_metrics_render(store *st);
 /* ------------------------------------------------------- iterate I/O -- */
 
 struct ircg_iterate;
-/* Binary form of an iterate (see iterate_io.c): malloc'ed into *out. */
+/* An iterate as a NumPy .npz (see iterate_io.c and api/SPEC.md,
+ * "Snapshots"): malloc'ed into *out.  0, or -1 when out of memory. */
 int srv_iterate_encode(const struct ircg_iterate *it, void **out, size_t *len);
+
+/* npz.c: n arrays of 8-byte values (float64, or int64 when `integer`) of
+ * 0, 1 or 2 dimensions (2: column-major, written in Fortran order) as an
+ * .npz archive, each member deflated: malloc'ed into *out.  0, or -1 when
+ * out of memory or a member exceeds 4 GiB. */
+typedef struct srv_npz_array {
+    const char *name;        /* the member is name + ".npy"             */
+    int integer;
+    int ndim;
+    int64_t shape[2];
+    size_t count;            /* values: the product of the shape        */
+    const void *data;        /* borrowed                                */
+} srv_npz_array;
+int srv_npz_write(const srv_npz_array *arrays, size_t n, void **out, size_t *len);
 
 /* ---------------------------------------------------------- datasets -- */
 
