@@ -161,48 +161,6 @@ ircg_error slv_read_file_head(const char *path, size_t max, char **data, size_t 
     return IRCG_OK;
 }
 
-/* [+-] digits [. digits] [(e|E) [+-] digits], a digit on one side of the
- * point at least; strtod's hexadecimal, "inf" and "nan" forms are not. */
-static int is_decimal(const char *p, size_t n)
-{
-    size_t k = 0, mant = 0;
-    if (k < n && (p[k] == '+' || p[k] == '-'))
-        k++;
-    for (; k < n && p[k] >= '0' && p[k] <= '9'; k++)
-        mant++;
-    if (k < n && p[k] == '.')
-        for (k++; k < n && p[k] >= '0' && p[k] <= '9'; k++)
-            mant++;
-    if (mant == 0)
-        return 0;
-    if (k < n && (p[k] == 'e' || p[k] == 'E')) {
-        size_t exp = 0;
-        k++;
-        if (k < n && (p[k] == '+' || p[k] == '-'))
-            k++;
-        for (; k < n && p[k] >= '0' && p[k] <= '9'; k++)
-            exp++;
-        if (exp == 0)
-            return 0;
-    }
-    return k == n;
-}
-
-int slv_parse_decimal(const char *p, size_t n, double *out)
-{
-    char buf[64];
-    if (n == 1 && p[0] >= '0' && p[0] <= '9') { /* MovieLens fast path */
-        *out = p[0] - '0';
-        return 0;
-    }
-    if (n == 0 || n >= sizeof buf || !is_decimal(p, n))
-        return -1;
-    memcpy(buf, p, n); /* strtod needs a NUL; the input has none */
-    buf[n] = '\0';
-    *out = strtod(buf, NULL);
-    return isfinite(*out) ? 0 : -2;
-}
-
 ircg_error scan_fail(const scan *in, ircg_diag *diag, const char *fmt, ...)
 {
     char msg[224];
