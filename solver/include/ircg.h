@@ -168,13 +168,20 @@ void ircg_ratings_free(ircg_ratings *r);
  * matrix scaled and rounded to the rating scale [min_rating, max_rating]
  * (step 1), observed on n_ratings distinct uniformly chosen entries, with
  * every row and every column rated at least once when n_ratings allows.
- * The same spec (seed included) gives the same ratings on every machine. */
+ * Large instances (at least 2^22 ratings, at most an eighth of the cells,
+ * 64 <= n_cols <= 2^21, n_rows >= 64) are drawn row by row in parallel:
+ * every row gets an equal share of the ratings (+-1) beyond its covering
+ * ones, on distinct uniform columns, and the entries come row-major,
+ * columns ascending.  The same spec (seed included) gives the same
+ * ratings on every machine, whatever the number of threads. */
 typedef struct ircg_synth_ratings_spec {
     int n_rows, n_cols, rank;
     int64_t n_ratings;
     double min_rating, max_rating;
     double noise;   /* std. dev. of Gaussian noise before rounding, >= 0   */
     uint64_t seed;
+    int threads;    /* 0 = the machine's processors (at most 8); the
+                       ratings never depend on it                          */
 } ircg_synth_ratings_spec;
 
 ircg_error ircg_synth_ratings(const ircg_synth_ratings_spec *spec,

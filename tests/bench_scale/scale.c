@@ -63,7 +63,7 @@ sc_shape sc_shape_of(int millions)
 static ircg_synth_ratings_spec synth_spec(int millions)
 {
     sc_shape s = sc_shape_of(millions);
-    return (ircg_synth_ratings_spec){s.rows, s.cols, 10, s.ratings, 1, 5, 0.5, 1};
+    return (ircg_synth_ratings_spec){s.rows, s.cols, 10, s.ratings, 1, 5, 0.5, 1, 0};
 }
 
 /* ------------------------------------------------------------ solver -- */

@@ -118,12 +118,12 @@ TEST(synth, deterministic_and_well_formed)
 TEST(synth, shapes_dense_sparse_and_scales)
 {
     static const ircg_synth_ratings_spec specs[] = {
-        {7, 5, 2, 35, 1, 5, 0, 1},      /* every cell                       */
-        {7, 5, 2, 30, 1, 5, 0.1, 2},    /* dense: selection sampling        */
-        {60, 3, 3, 60, 0, 10, 1, 3},    /* tall, exactly max(n, p) ratings  */
-        {3, 80, 1, 100, 0.5, 5, 0, 4},  /* wide, half-star offset scale     */
-        {50, 50, 5, 20, -2, 2, 2, 5},   /* too few to cover: no coverage    */
-        {1, 1, 1, 1, 1, 5, 0, 6},
+        {7, 5, 2, 35, 1, 5, 0, 1, 0},      /* every cell                       */
+        {7, 5, 2, 30, 1, 5, 0.1, 2, 0},    /* dense: selection sampling        */
+        {60, 3, 3, 60, 0, 10, 1, 3, 0},    /* tall, exactly max(n, p) ratings  */
+        {3, 80, 1, 100, 0.5, 5, 0, 4, 0},  /* wide, half-star offset scale     */
+        {50, 50, 5, 20, -2, 2, 2, 5, 0},   /* too few to cover: no coverage    */
+        {1, 1, 1, 1, 1, 5, 0, 6, 0},
     };
     for (size_t t = 0; t < sizeof specs / sizeof specs[0]; t++) {
         ircg_ratings *r = gen(&specs[t]);
@@ -140,17 +140,17 @@ TEST(synth, validation_names_the_member)
         const char *field;
         ircg_synth_ratings_spec s;
     } bad[] = {
-        {"/n_rows", {0, 5, 1, 3, 1, 5, 0, 1}},
-        {"/n_cols", {5, -1, 1, 3, 1, 5, 0, 1}},
-        {"/rank", {5, 4, 0, 3, 1, 5, 0, 1}},
-        {"/rank", {5, 4, 5, 3, 1, 5, 0, 1}},
-        {"/n_ratings", {5, 4, 1, 0, 1, 5, 0, 1}},
-        {"/n_ratings", {5, 4, 1, 21, 1, 5, 0, 1}},
-        {"/min_rating", {5, 4, 1, 3, NAN, 5, 0, 1}},
-        {"/max_rating", {5, 4, 1, 3, 5, 5, 0, 1}},
-        {"/max_rating", {5, 4, 1, 3, 1, INFINITY, 0, 1}},
-        {"/noise", {5, 4, 1, 3, 1, 5, -1, 1}},
-        {"/noise", {5, 4, 1, 3, 1, 5, NAN, 1}},
+        {"/n_rows", {0, 5, 1, 3, 1, 5, 0, 1, 0}},
+        {"/n_cols", {5, -1, 1, 3, 1, 5, 0, 1, 0}},
+        {"/rank", {5, 4, 0, 3, 1, 5, 0, 1, 0}},
+        {"/rank", {5, 4, 5, 3, 1, 5, 0, 1, 0}},
+        {"/n_ratings", {5, 4, 1, 0, 1, 5, 0, 1, 0}},
+        {"/n_ratings", {5, 4, 1, 21, 1, 5, 0, 1, 0}},
+        {"/min_rating", {5, 4, 1, 3, NAN, 5, 0, 1, 0}},
+        {"/max_rating", {5, 4, 1, 3, 5, 5, 0, 1, 0}},
+        {"/max_rating", {5, 4, 1, 3, 1, INFINITY, 0, 1, 0}},
+        {"/noise", {5, 4, 1, 3, 1, 5, -1, 1, 0}},
+        {"/noise", {5, 4, 1, 3, 1, 5, NAN, 1, 0}},
     };
     for (size_t t = 0; t < sizeof bad / sizeof bad[0]; t++) {
         ircg_ratings *r = NULL;
@@ -192,7 +192,7 @@ TEST(synth, checksum_pins_the_generator)
 
 TEST(synth, movielens_size_is_fast)
 {
-    ircg_synth_ratings_spec s = {6040, 3952, 10, 1000209, 1, 5, 0.5, 1};
+    ircg_synth_ratings_spec s = {6040, 3952, 10, 1000209, 1, 5, 0.5, 1, 0};
     double t0 = (double)clock() / CLOCKS_PER_SEC;
     ircg_ratings *r = gen(&s);
     double secs = (double)clock() / CLOCKS_PER_SEC - t0;

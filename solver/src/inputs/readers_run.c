@@ -294,8 +294,7 @@ static ircg_error check_whole(run *u, int64_t n, int stopped, ircg_diag *diag)
 
 static int threads_of(int asked)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int t = asked > 0 ? asked : cpus > 0 ? (int)cpus : 1;
+    int t = asked > 0 ? asked : slv_processors();
     return t > MAX_THREADS ? MAX_THREADS : t;
 }
 
