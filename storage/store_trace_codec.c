@@ -86,15 +86,7 @@ static uint64_t predict(int pred, const uint64_t *v, size_t i)
     return isfinite(p) ? bits_of(p) : v[i - 1];
 }
 
-static int significant_bits(uint64_t x)
-{
-    int k = 0;
-    while (x) {
-        k++;
-        x >>= 1;
-    }
-    return k;
-}
+static int significant_bits(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
 
 /* The predictor that leaves the fewest significant bits in the XORs. */
 static int best_predictor(const uint64_t *v, size_t n)
@@ -201,7 +193,7 @@ int stc_encode(const store_trace_row *rows, size_t n, unsigned char **out, size_
         wbuf head = {z, 0};
         z[head.len++] = STC_VERSION;
         put_varint(&head, body.len);
-        if (compress2(z + head.len, &zlen, body.p, (uLong)body.len, 9) == Z_OK) {
+        if (compress2(z + head.len, &zlen, body.p, (uLong)body.len, 6) == Z_OK) {
             *out = z;
             *len = head.len + zlen;
             z = NULL;

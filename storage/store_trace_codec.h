@@ -8,7 +8,7 @@
  *
  *   u8      version (1)
  *   varint  length of the body below, before compression
- *   zlib    the body:
+ *   zlib    the body (level 6: 9 saves 0.5% at three times the time):
  *     varint  n, the rows
  *     varint  the first iteration, then n - 1 increments (each >= 1)
  *     5 integer columns (lmo_matvecs, rank, lmo_converged, backtracks,

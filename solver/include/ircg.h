@@ -160,6 +160,13 @@ ircg_error ircg_vector_read_file(const char *path, double **out, int64_t *n,
                                  ircg_diag *diag);
 ircg_error ircg_vector_read_buffer(const char *buf, size_t len, double **out,
                                    int64_t *n, ircg_diag *diag);
+/* The readers' number parser: the decimal number in p[0, n) (not
+ * NUL-terminated, [+-]digits[.digits][(e|E)[+-]digits]) into *out,
+ * exactly what strtod gives (a fast path for short ones).  0; -1 when it
+ * is not of that form (hexadecimal, "inf", "nan", blanks, empty, 64
+ * characters or more); -2 when it overflows. */
+int ircg_parse_decimal(const char *p, size_t n, double *out);
+
 /* Allocate an empty (nnz entries, zero-filled) ratings object. */
 ircg_ratings *ircg_ratings_new(int n_rows, int n_cols, int64_t nnz);
 void ircg_ratings_free(ircg_ratings *r);

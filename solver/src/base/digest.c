@@ -15,10 +15,16 @@ static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
 static uint64_t rd64(const unsigned char *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8); /* one load */
+    return v;
+#else
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--)
         v = (v << 8) | p[i];
     return v;
+#endif
 }
 
 static uint32_t rd32(const unsigned char *p)

@@ -104,3 +104,8 @@ int slv_parse_decimal(const char *p, size_t n, double *out)
     *out = strtod(buf, NULL);
     return isfinite(*out) ? 0 : -2;
 }
+
+int ircg_parse_decimal(const char *p, size_t n, double *out)
+{
+    return slv_parse_decimal(p, n, out);
+}
