@@ -34,7 +34,12 @@ LIB_CURL    := -lcurl
 # Debian packages of the dependencies (`make deps` installs the missing ones).
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
-            libgnutls28-dev libcurl4-openssl-dev gnutls-bin python3
+            libgnutls28-dev libcurl4-openssl-dev gnutls-bin python3 python3-venv \
+            chromium libjs-chart.js
+# node and npm run the browser test's driver and Redocly CLI; nodejs from
+# another source may bring its own npm, so each is installed only when its
+# command is missing.
+NODE_PKGS := nodejs npm
 
 SOLVER_SRC  := $(sort $(shell find solver/src -name '*.c'))
 API_SRC     := $(wildcard api/*.c)
@@ -57,6 +62,11 @@ IRCG_CLI   := $(BUILD)/bin/ircg
 RUN_TESTS  := $(BUILD)/bin/run_tests
 BENCH_BIN  := $(BUILD)/bin/bench
 
+UI_FILES      := $(sort $(shell find server/ui -type f))
+EXAMPLES_JSON := $(BUILD)/gen/examples.json
+GEN_ASSETS    := $(BUILD)/gen/assets.c
+ASSETS_OBJ    := $(BUILD)/obj/gen/assets.o
+
 DATA_DIR   ?= ../shared/data
 DATA_OUT   := $(BUILD)/data
 
@@ -73,7 +83,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test test-kernels asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help \
+.PHONY: deps-node apt-install screenshots all lib test test-kernels asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help \
         deps-unit unit-check deps-image image image-test
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
 
@@ -85,6 +95,8 @@ help:
 	@echo "make asan    the test suite under AddressSanitizer and UBSan (assertions on)"
 	@echo "make debug   the test suite at -O0 with assertions on"
 	@echo "make lint    cppcheck and clang-tidy (.clang-tidy) over the shipped code"
+	@echo "make screenshots  the dashboard in headless chromium, PNGs into docs/"
+	@echo "make deps-node    Redocly CLI (npm ci in tests/node)"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
 	@echo "make run     install, build and start the service"
@@ -122,9 +134,23 @@ $(LIBAPI): $(call obj,$(API_SRC))
 $(LIBSTORE): $(call obj,$(STORAGE_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
-$(LIBSERVER): $(call obj,$(SERVER_SRC))
+$(LIBSERVER): $(call obj,$(SERVER_SRC)) $(ASSETS_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# Files compiled into ircgd (server/assets.h): the dashboard, the OpenAPI
+# document, and the examples of `ircg example` (server/examples.sh).
+$(EXAMPLES_JSON): $(IRCG_CLI) server/examples.sh
+	@mkdir -p $(dir $@)
+	$(Q)server/examples.sh $(IRCG_CLI) $@
+$(GEN_ASSETS): server/embed.sh api/openapi.json $(UI_FILES) $(EXAMPLES_JSON)
+	@mkdir -p $(dir $@)
+	$(Q)server/embed.sh $@ /openapi.json=api/openapi.json /v1/examples=$(EXAMPLES_JSON) \
+	  $(foreach f,$(UI_FILES),/ui/$(patsubst server/ui/%,%,$(f))=$(f))
+$(ASSETS_OBJ): $(GEN_ASSETS)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC    $<")
+	$(Q)$(CC) $(CFLAGS) -Iserver -c $< -o $@
 $(LIBCLIENT): $(call obj,$(CLIENT_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -211,6 +237,25 @@ endef
 
 deps:
 	$(call apt_install,$(DEB_PKGS))
+	@for c in node:nodejs npm:npm; do command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; done; \
+	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory apt-install PKGS="$$missing"; fi
+	$(MAKE) --no-print-directory deps-node
+
+# Debian packages named on the command line (used by deps).
+apt-install:
+	$(call apt_install,$(PKGS))
+
+# The test suite's node tools (tests/node/package.json, pinned by its
+# lock): Redocly CLI.  Into tests/node/node_modules, never committed.
+deps-node:
+	@if [ ! -x tests/node/node_modules/.bin/redocly ] || [ tests/node/package-lock.json -nt tests/node/node_modules ]; then \
+	  cd tests/node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
+	else echo "node tools are installed"; fi
+
+# Screenshots of the dashboard for docs/, by the headless browser against
+# a daemon started for it (tests/browser/screenshots.sh).
+screenshots: all
+	tests/browser/screenshots.sh $(IRCGD) docs
 
 deps-paper:
 	$(call apt_install,$(PAPER_PKGS))

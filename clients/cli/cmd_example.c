@@ -250,6 +250,10 @@ int cmd_example(int argc, char **argv)
 {
     ex_opts o = {0};
     cJSON *spec = NULL;
+    if (argc == 2 && !strcmp(argv[1], "--list")) {
+        puts("paper-movielens\nsynthetic-movielens\nleast-norm");
+        return CLI_OK;
+    }
     if (argc < 2 || !parse_opts(argc, argv, &o)) {
         fputs(EXAMPLE_USAGE, stderr);
         return CLI_USAGE;

@@ -260,6 +260,10 @@ static size_t on_header(char *p, size_t sz, size_t n, void *user)
         {"idempotent-replayed:", offsetof(hu_resp, replayed), sizeof(((hu_resp *)0)->replayed)},
         {"x-next-after:", offsetof(hu_resp, next_after), sizeof(((hu_resp *)0)->next_after)},
         {"link:", offsetof(hu_resp, link), sizeof(((hu_resp *)0)->link)},
+        {"x-request-id:", offsetof(hu_resp, request_id), sizeof(((hu_resp *)0)->request_id)},
+        {"access-control-allow-origin:", offsetof(hu_resp, acao), sizeof(((hu_resp *)0)->acao)},
+        {"content-security-policy:", offsetof(hu_resp, csp), sizeof(((hu_resp *)0)->csp)},
+        {"cache-control:", offsetof(hu_resp, cache), sizeof(((hu_resp *)0)->cache)},
     };
     for (size_t i = 0; i < sizeof h / sizeof h[0]; i++) {
         size_t l = strlen(h[i].name);

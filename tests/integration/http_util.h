@@ -52,7 +52,8 @@ typedef struct hu_resp {
     char *body;          /* NUL-terminated, malloc'ed */
     size_t len;
     char ctype[128], location[256], etag[64], allow[64], www_auth[128],
-        retry_after[16], replayed[16], next_after[32], link[400];
+        retry_after[16], replayed[16], next_after[32], link[400], request_id[160],
+        acao[160], csp[400], cache[80];
 } hu_resp;
 
 /* One request; headers is a NULL-terminated list of "Name: value" (may be

@@ -1,0 +1,115 @@
+/*
+ * test_ui_browser.c -- the dashboard in a real browser, and the OpenAPI
+ * document through Redocly's linter.
+ *
+ * ui.browser runs tests/browser/ui_test.mjs (node, driving Debian's
+ * headless chromium over the DevTools protocol) against a daemon started
+ * here: it submits a job through the form and sees its plot gain points,
+ * cancels a second one, compares them, and fails on any console error or
+ * failed request.  Skipped, saying why, without node or chromium (`make
+ * deps` installs both).  ui.openapi_lint runs Redocly CLI when `make
+ * deps-node` installed it (.ci/run always does).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../harness.h"
+#include "http_util.h"
+
+/* A repository file: from the working directory (make test runs at the
+ * root), else beside the build directory.  0 when found. */
+static int repo_file(const char *rel, char *path, size_t cap)
+{
+    struct stat st;
+    const char *bd = getenv("IRCG_BUILD_DIR");
+    snprintf(path, cap, "%s", rel);
+    if (stat(path, &st) == 0)
+        return 0;
+    if (bd) {
+        snprintf(path, cap, "%s/../%s", bd, rel);
+        if (stat(path, &st) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+static int have_command(const char *name)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", name);
+    return system(cmd) == 0;
+}
+
+/* Runs cmd with its output into log; the exit status, or -1. */
+static int run_logged(const char *cmd, const char *log)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "%s >'%s' 2>&1", cmd, log);
+    int rc = system(full);
+    return rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void show_log(const char *log)
+{
+    char line[1024];
+    FILE *f = fopen(log, "r");
+    while (f && fgets(line, sizeof line, f))
+        printf("    %s", line);
+    if (f)
+        fclose(f);
+}
+
+TEST(ui, browser)
+{
+    hu_daemon d = {0};
+    char script[1024], log[700], cmd[2200];
+    const char *chromium = getenv("IRCG_CHROMIUM");
+    struct stat st;
+    if (!chromium || stat(chromium, &st) != 0)
+        chromium = stat("/usr/bin/chromium", &st) == 0 ? "/usr/bin/chromium"
+                   : stat("/usr/bin/chromium-headless-shell", &st) == 0
+                       ? "/usr/bin/chromium-headless-shell" : NULL;
+    if (!have_command("node"))
+        SKIP("node not found: the dashboard is not tested in a browser (make deps installs nodejs)");
+    if (!chromium)
+        SKIP("chromium not found: the dashboard is not tested in a browser (make deps installs it)");
+    REQUIRE(repo_file("tests/browser/ui_test.mjs", script, sizeof script) == 0);
+    REQUIRE(hu_start(&d, "ui_browser", 2) == 0);
+    snprintf(log, sizeof log, "%s/ui_browser.log", th_tmpdir());
+    snprintf(cmd, sizeof cmd, "IRCG_CHROMIUM='%s' timeout 180 node '%s' '%s'", chromium, script,
+             d.base);
+    int rc = run_logged(cmd, log);
+    show_log(log);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    if (rc == 77)
+        SKIP("the browser test found no chromium");
+    if (rc != 0)
+        th_fail(__FILE__, __LINE__, "tests/browser/ui_test.mjs: exit status %d", rc);
+}
+
+TEST(ui, openapi_lint)
+{
+    char redocly[1024], doc[1024], config[1024], log[700], cmd[3300];
+    if (repo_file("tests/node/node_modules/.bin/redocly", redocly, sizeof redocly) != 0)
+        SKIP("Redocly CLI not installed (make deps-node): api/openapi.json is not linted");
+    REQUIRE(repo_file("api/openapi.json", doc, sizeof doc) == 0);
+    REQUIRE(repo_file("api/redocly.yaml", config, sizeof config) == 0);
+    snprintf(log, sizeof log, "%s/redocly.log", th_tmpdir());
+    snprintf(cmd, sizeof cmd, "REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "
+             "'%s' lint --config '%s' '%s'", redocly, config, doc);
+    int rc = run_logged(cmd, log);
+    char *out = hu_read_file(log);
+    /* lint-clean: valid, and not one warning */
+    int clean = rc == 0 && out && strstr(out, "Your API description is valid") &&
+                !strstr(out, "warning");
+    if (!clean) {
+        show_log(log);
+        th_fail(__FILE__, __LINE__, "redocly lint: exit status %d, or warnings", rc);
+    }
+    free(out);
+}
