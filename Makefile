@@ -23,7 +23,7 @@ INC_API      := $(INC_PUBLIC) -Iapi $(CJSON_INC)
 INC_STORAGE  := -Istorage
 INC_SERVER   := $(INC_PUBLIC) -Iapi -Istorage -Iserver $(CJSON_INC)
 INC_CLIENT   := -Iclients/c $(CJSON_INC)
-INC_CLI      := $(INC_PUBLIC) -Iapi -Iclients/cli $(CJSON_INC)
+INC_CLI      := $(INC_PUBLIC) -Iapi -Iclients/cli -Iclients/c $(CJSON_INC)
 INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli -Itests $(CJSON_INC)
 LIB_SOLVER  := -llapacke -lopenblas -larpack -lm
 LIB_JSON    := -lcjson
@@ -83,7 +83,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: deps-node apt-install screenshots all lib test test-kernels asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help \
+.PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help \
         deps-unit unit-check deps-image image image-test
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
 
@@ -97,6 +97,7 @@ help:
 	@echo "make lint    cppcheck and clang-tidy (.clang-tidy) over the shipped code"
 	@echo "make screenshots  the dashboard in headless chromium, PNGs into docs/"
 	@echo "make deps-node    Redocly CLI (npm ci in tests/node)"
+	@echo "make openapi-lint Redocly CLI over api/openapi.json"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
 	@echo "make run     install, build and start the service"
@@ -161,10 +162,10 @@ $(IRCGD): $(call obj,server/main.c) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
 
-$(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBAPI) $(LIBIRCG)
+$(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBCLIENT) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_JSON) $(LIB_SOLVER)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) $(LIB_SOLVER)
 
 $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
@@ -251,6 +252,12 @@ deps-node:
 	@if [ ! -x tests/node/node_modules/.bin/redocly ] || [ tests/node/package-lock.json -nt tests/node/node_modules ]; then \
 	  cd tests/node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
 	else echo "node tools are installed"; fi
+
+# Redocly CLI over the OpenAPI document (api/redocly.yaml); make test does
+# the same when the tool is installed, CI always.
+openapi-lint: deps-node
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
+	  tests/node/node_modules/.bin/redocly lint --config api/redocly.yaml api/openapi.json
 
 # Screenshots of the dashboard for docs/, by the headless browser against
 # a daemon started for it (tests/browser/screenshots.sh).
