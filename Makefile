@@ -34,7 +34,7 @@ LIB_CURL    := -lcurl
 # Debian packages of the dependencies (`make deps` installs the missing ones).
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
-            libgnutls28-dev libcurl4-openssl-dev gnutls-bin python3 python3-venv \
+            libgnutls28-dev libcurl4-openssl-dev gnutls-bin python3 python3-venv python3-wheel-whl \
             chromium libjs-chart.js
 # node and npm run the browser test's driver and Redocly CLI; nodejs from
 # another source may bring its own npm, so each is installed only when its
