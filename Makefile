@@ -7,8 +7,9 @@ SAN     ?=
 # Release builds compile the assertions out; `make asan` and `make debug`
 # keep them (DEFS=).
 DEFS    ?= -DNDEBUG
+# -fPIC: the solver's and the client's objects also make shared libraries.
 CFLAGS  := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-           -D_DEFAULT_SOURCE $(DEFS) -pthread -MMD -MP $(SAN) $(EXTRA_CFLAGS)
+           -D_DEFAULT_SOURCE $(DEFS) -pthread -fPIC -MMD -MP $(SAN) $(EXTRA_CFLAGS)
 LDFLAGS := -pthread $(SAN) $(EXTRA_LDFLAGS)
 
 # Each layer sees only what it may use (DESIGN.md; tests/tools/layers.py
@@ -57,6 +58,12 @@ LIBAPI     := $(BUILD)/lib/libircgapi.a
 LIBSTORE   := $(BUILD)/lib/libircgstore.a
 LIBSERVER  := $(BUILD)/lib/libircgserver.a
 LIBCLIENT  := $(BUILD)/lib/libircgclient.a
+# Shared libraries: libircg (the solver) and libircgclient (the C client),
+# versioned sonames, exporting only their public API (the .map files).
+VERSION    := 0.1.0
+SOVERSION  := 0
+LIBIRCG_SO   := $(BUILD)/lib/libircg.so.$(VERSION)
+LIBCLIENT_SO := $(BUILD)/lib/libircgclient.so.$(VERSION)
 IRCGD      := $(BUILD)/bin/ircgd
 IRCG_CLI   := $(BUILD)/bin/ircg
 RUN_TESTS  := $(BUILD)/bin/run_tests
@@ -85,7 +92,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 .PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help \
         deps-unit unit-check deps-image image image-test
-all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
+all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI) $(LIBIRCG_SO) $(LIBCLIENT_SO)
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get)"
@@ -104,7 +111,8 @@ help:
 	@echo "make unit-check  systemd-analyze verify + security on deploy/ircgd.service (wants OK or better)"
 	@echo "make image   build deploy/Dockerfile with docker, podman or buildah as IMAGE=$(IMAGE)"
 	@echo "make image-test  build the image and smoke-test it (serve, a job, the volume)"
-	@echo "make install ircgd, ircg and the systemd unit under PREFIX=$(PREFIX)"
+	@echo "make install ircgd, ircg, the systemd unit, libircg.so and libircgclient.so with"
+	@echo "             headers and pkg-config files under PREFIX=$(PREFIX) (DESTDIR stages)"
 	@echo "make uninstall"
 	@echo "make clean   remove $(BUILD)/, build-asan/ and build-debug/"
 
@@ -156,6 +164,19 @@ $(LIBCLIENT): $(call obj,$(CLIENT_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# lib$(1).so.$(VERSION) from objects $(2), linked with $(3), exporting what
+# the version script $(4) lists; soname lib$(1).so.$(SOVERSION).
+define shared_lib
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,lib$(1).so.$(SOVERSION) -Wl,--version-script=$(4) \
+	  -Wl,-z,defs -o $@ $(2) $(3)
+endef
+$(LIBIRCG_SO): $(call obj,$(SOLVER_SRC)) solver/libircg.map
+	$(call shared_lib,ircg,$(call obj,$(SOLVER_SRC)),$(LIB_SOLVER),solver/libircg.map)
+$(LIBCLIENT_SO): $(call obj,$(CLIENT_SRC)) clients/c/libircgclient.map
+	$(call shared_lib,ircgclient,$(call obj,$(CLIENT_SRC)),$(LIB_CURL) $(LIB_JSON) -lm,clients/c/libircgclient.map)
+
 # Each binary links only what it uses; dependents first.
 $(IRCGD): $(call obj,server/main.c) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
@@ -186,8 +207,9 @@ data:
 	  xz -dc $(DATA_DIR)/ml-1m-subset/ratings.dat.xz > $(DATA_OUT)/ratings.dat.tmp && mv $(DATA_OUT)/ratings.dat.tmp $(DATA_OUT)/ratings.dat; fi
 
 # IRCG_BUILD_DIR lets the tests find the daemon, the CLI and build/data.
+# IRCG_SAN: the sanitizer flags, for what the tests compile themselves.
 test: all data
-	IRCG_BUILD_DIR=$(abspath $(BUILD)) OPENBLAS_NUM_THREADS=1 ./$(RUN_TESTS) $(T)
+	IRCG_BUILD_DIR=$(abspath $(BUILD)) IRCG_SAN="$(SAN)" OPENBLAS_NUM_THREADS=1 ./$(RUN_TESTS) $(T)
 
 # The numerical suites again under several OpenBLAS kernel sets
 # (tests/tools/kernels.sh): a tolerance must hold on any CPU's kernels.
@@ -293,14 +315,42 @@ image:
 image-test: deps-image image
 	tests/tools/image_test.sh $(IMAGE)
 
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PCDIR      ?= $(LIBDIR)/pkgconfig
+
+# A pkg-config file: $(1) name, $(2) description, $(3) library, $(4) the
+# pkg-config modules it needs privately, $(5) other private flags.
+define pc_file
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+	  'Name: $(1)' 'Description: $(2)' 'Version: $(VERSION)' \
+	  'Requires.private: $(4)' 'Libs: -L$${libdir} -l$(3)' 'Libs.private: $(5)' \
+	  'Cflags: -I$${includedir}' > $(DESTDIR)$(PCDIR)/$(1).pc
+endef
+
+# The daemon, the CLI, the unit; the shared libraries with their headers
+# and pkg-config files (`cc app.c $$(pkg-config --cflags --libs ircg-client)`).
+# DESTDIR stages it (tests/integration/test_install.c).
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBDIR) \
+	  $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PCDIR)
 	install -m 0755 $(IRCGD) $(IRCG_CLI) $(DESTDIR)$(PREFIX)/bin/
 	sed 's|/usr/local/bin/ircgd|$(PREFIX)/bin/ircgd|' deploy/ircgd.service > $(DESTDIR)$(UNITDIR)/ircgd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/ircgd.service
+	install -m 0755 $(LIBIRCG_SO) $(LIBCLIENT_SO) $(DESTDIR)$(LIBDIR)/
+	for l in ircg ircgclient; do \
+	  ln -sf lib$$l.so.$(VERSION) $(DESTDIR)$(LIBDIR)/lib$$l.so.$(SOVERSION); \
+	  ln -sf lib$$l.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/lib$$l.so; done
+	install -m 0644 solver/include/ircg.h clients/c/ircg_client.h $(DESTDIR)$(INCLUDEDIR)/
+	$(call pc_file,ircg,the IR-CG solver library,ircg,,-llapacke -lopenblas -larpack -lm)
+	$(call pc_file,ircg-client,C client of the ircgd solver service,ircgclient,libcurl libcjson,-pthread -lm)
+	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ircgd $(DESTDIR)$(PREFIX)/bin/ircg $(DESTDIR)$(UNITDIR)/ircgd.service
+	rm -f $(DESTDIR)$(LIBDIR)/libircg.so* $(DESTDIR)$(LIBDIR)/libircgclient.so* \
+	  $(DESTDIR)$(INCLUDEDIR)/ircg.h $(DESTDIR)$(INCLUDEDIR)/ircg_client.h \
+	  $(DESTDIR)$(PCDIR)/ircg.pc $(DESTDIR)$(PCDIR)/ircg-client.pc
 
 clean:
 	rm -rf $(BUILD) build-asan build-debug
