@@ -36,11 +36,13 @@ LIB_CURL    := -lcurl
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
             libgnutls28-dev libcurl4-openssl-dev gnutls-bin python3 python3-venv python3-wheel-whl \
-            chromium libjs-chart.js
-# node and npm run the browser test's driver and Redocly CLI; nodejs from
-# another source may bring its own npm, so each is installed only when its
-# command is missing.
-NODE_PKGS := nodejs npm
+            libjs-chart.js
+# The browser test's chromium; node and npm run its driver and Redocly CLI
+# (nodejs from another source may bring its own npm, so each is installed
+# only when its command is missing).  TEST_TOOLS=0 leaves them out (the
+# container image's build stage): those tests then skip, saying why.
+TEST_TOOLS ?= 1
+TEST_PKGS  := chromium
 
 SOLVER_SRC  := $(sort $(shell find solver/src -name '*.c'))
 API_SRC     := $(wildcard api/*.c)
@@ -259,10 +261,12 @@ define apt_install
 endef
 
 deps:
-	$(call apt_install,$(DEB_PKGS))
+	$(call apt_install,$(DEB_PKGS) $(if $(filter 1,$(TEST_TOOLS)),$(TEST_PKGS)))
+ifeq ($(TEST_TOOLS),1)
 	@for c in node:nodejs npm:npm; do command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; done; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory apt-install PKGS="$$missing"; fi
 	$(MAKE) --no-print-directory deps-node
+endif
 
 # Debian packages named on the command line (used by deps).
 apt-install:

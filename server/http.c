@@ -106,9 +106,10 @@ static int match(const char *pattern, const char *path, srv_req *r)
     const char *p = pattern, *s = path;
     while (*p) {
         if (!strcmp(p, "{*}")) {
-            if (strlen(s) >= sizeof r->params[0] || np >= SRV_MAX_PARAMS)
+            size_t n = strlen(s);
+            if (n >= sizeof r->params[0] || np >= SRV_MAX_PARAMS)
                 return 0;
-            snprintf(r->params[np], sizeof r->params[0], "%s", s);
+            memcpy(r->params[np], s, n + 1);
             return 1;
         }
         if (!*s)

@@ -163,6 +163,7 @@ export class Browser {
     try { await Promise.race([this.send('Browser.close', {}, null), sleep(3000)]); } catch { /* gone */ }
     if (this.proc.exitCode === null) this.proc.kill('SIGKILL');
     await new Promise((r) => (this.proc.exitCode !== null ? r() : this.proc.on('exit', r)));
-    rmSync(this.dir, { recursive: true, force: true });
+    // chromium's helper processes may still be writing its profile
+    try { rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); } catch { /* left in tmp */ }
   }
 }

@@ -51,9 +51,14 @@ async function main(b) {
   step(`the plot went from ${n0} to ${n1} points while the job ran`);
 
   const second = await submitFromForm(b, 60);
-  await b.waitFor('["queued", "running"].includes(document.querySelector(".job-head").dataset.state)');
+  // running: no state change will redraw the button under the click
+  await b.waitFor('document.querySelector(".job-head").dataset.state === "running"', 20000, 'the second job running');
   await b.click('#cancel-job');
-  await b.waitFor('document.querySelector(".job-head").dataset.state === "cancelled"', 20000, 'cancelled');
+  await b.waitFor('document.querySelector(".job-head").dataset.state === "cancelled"', 20000, 'cancelled')
+    .catch(async (err) => {
+      const seen = await b.eval(`fetch('/v1/jobs/${second}').then((r) => r.json()).then((j) => [j.state, j.cancel_requested, document.querySelector('.job-head').dataset.state, document.querySelector('#cancel-job')?.disabled])`);
+      throw new Error(`${err.message} (server state, cancel_requested, page state, button disabled: ${JSON.stringify(seen)})`);
+    });
   step(`cancelled ${second}; its page says so`);
 
   await b.goto(`${base}/ui/#/jobs`);

@@ -138,7 +138,7 @@ TEST(client_py, unittest_suite)
  * given a copy: the source tree gets no build/ or *.egg-info. */
 TEST(client_py, installed_in_a_venv)
 {
-    char venv[600], pkg[1024], cmd[4200], log[700];
+    char venv[600], pkg[1024], cmd[5000], log[700];
     if (!have_python())
         SKIP("python3 >= 3.9 not found: the Python client is not tested");
     if (system("python3 -c 'import ensurepip, venv' >/dev/null 2>&1") != 0)

@@ -56,7 +56,7 @@ TEST(http_conventions, request_id_and_access_log)
     const char *bad[] = {"X-Request-Id: has spaces and \"quotes\"", NULL};
     hu_req(&d, "GET", "/healthz", NULL, NULL, 0, bad, &r);
     CHECK_INT(strlen(r.request_id), 32); /* replaced by one of ours */
-    char made[64];
+    char made[sizeof r.request_id];
     snprintf(made, sizeof made, "%s", r.request_id);
     hu_resp_free(&r);
     hu_get(&d, "/healthz", &r);

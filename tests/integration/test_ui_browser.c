@@ -64,32 +64,75 @@ static void show_log(const char *log)
         fclose(f);
 }
 
+/* Debian's chromium (or its headless shell; IRCG_CHROMIUM overrides), or
+ * NULL. */
+static const char *chromium(void)
+{
+    struct stat st;
+    const char *env = getenv("IRCG_CHROMIUM");
+    if (env && stat(env, &st) == 0)
+        return env;
+    if (stat("/usr/bin/chromium", &st) == 0)
+        return "/usr/bin/chromium";
+    if (stat("/usr/bin/chromium-headless-shell", &st) == 0)
+        return "/usr/bin/chromium-headless-shell";
+    return NULL;
+}
+
+/* Runs tests/browser/<script> against d with args; 0 passed, 77 skipped,
+ * else failed (its output shown). */
+static int run_browser(const hu_daemon *d, const char *script, const char *args)
+{
+    char path[1024], rel[128], log[700], cmd[2600];
+    snprintf(rel, sizeof rel, "tests/browser/%s", script);
+    if (repo_file(rel, path, sizeof path) != 0)
+        return -1;
+    snprintf(log, sizeof log, "%s/%s.log", th_tmpdir(), script);
+    snprintf(cmd, sizeof cmd, "IRCG_CHROMIUM='%s' timeout 180 node '%s' '%s' %s", chromium(),
+             path, d->base, args);
+    int rc = run_logged(cmd, log);
+    show_log(log);
+    return rc;
+}
+
+#define NEED_BROWSER()                                                                      \
+    do {                                                                                    \
+        if (!have_command("node"))                                                          \
+            SKIP("node not found: the dashboard is not tested in a browser (make deps "     \
+                 "installs nodejs)");                                                       \
+        if (!chromium())                                                                    \
+            SKIP("chromium not found: the dashboard is not tested in a browser (make deps " \
+                 "installs it)");                                                           \
+    } while (0)
+
 TEST(ui, browser)
 {
     hu_daemon d = {0};
-    char script[1024], log[700], cmd[2200];
-    const char *chromium = getenv("IRCG_CHROMIUM");
-    struct stat st;
-    if (!chromium || stat(chromium, &st) != 0)
-        chromium = stat("/usr/bin/chromium", &st) == 0 ? "/usr/bin/chromium"
-                   : stat("/usr/bin/chromium-headless-shell", &st) == 0
-                       ? "/usr/bin/chromium-headless-shell" : NULL;
-    if (!have_command("node"))
-        SKIP("node not found: the dashboard is not tested in a browser (make deps installs nodejs)");
-    if (!chromium)
-        SKIP("chromium not found: the dashboard is not tested in a browser (make deps installs it)");
-    REQUIRE(repo_file("tests/browser/ui_test.mjs", script, sizeof script) == 0);
+    NEED_BROWSER();
     REQUIRE(hu_start(&d, "ui_browser", 2) == 0);
-    snprintf(log, sizeof log, "%s/ui_browser.log", th_tmpdir());
-    snprintf(cmd, sizeof cmd, "IRCG_CHROMIUM='%s' timeout 180 node '%s' '%s'", chromium, script,
-             d.base);
-    int rc = run_logged(cmd, log);
-    show_log(log);
+    int rc = run_browser(&d, "ui_test.mjs", "");
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
     if (rc == 77)
         SKIP("the browser test found no chromium");
     if (rc != 0)
         th_fail(__FILE__, __LINE__, "tests/browser/ui_test.mjs: exit status %d", rc);
+}
+
+TEST(ui, browser_with_tokens)
+{
+    hu_daemon d = {0};
+    NEED_BROWSER();
+    snprintf(d.tokens_file, sizeof d.tokens_file, "%s/ui_tokens.txt", th_tmpdir());
+    REQUIRE(hu_write_tokens(d.tokens_file, (const char *[]){"ui-read-token-000001", "read",
+                                                            "ui-submit-token-00001", "submit",
+                                                            NULL}) == 0);
+    REQUIRE(hu_start(&d, "ui_browser_tokens", 1) == 0);
+    int rc = run_browser(&d, "ui_auth_test.mjs", "ui-read-token-000001 ui-submit-token-00001");
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    if (rc == 77)
+        SKIP("the browser test found no chromium");
+    if (rc != 0)
+        th_fail(__FILE__, __LINE__, "tests/browser/ui_auth_test.mjs: exit status %d", rc);
 }
 
 TEST(ui, openapi_lint)

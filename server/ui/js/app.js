@@ -62,6 +62,7 @@ dialog.addEventListener('close', () => {
   input.value = '';
   updateTokenButton();
   route();
+  showVersion();
 });
 
 function updateTokenButton() {

@@ -110,7 +110,9 @@ export function mount(view, params) {
   function onEvent(ev) {
     if (stopped) return;
     if (ev.type === 'progress') conv.add([ev.data]);
-    else if (ev.type === 'state' && job && ev.data?.state !== job.state) refresh();
+    // the stream replays the job's history first: only a newer version
+    // of the job is worth fetching
+    else if (ev.type === 'state' && job && (ev.data?.version ?? 0) > job.version) refresh();
   }
 
   (async () => {

@@ -28,7 +28,7 @@ export function mount(view) {
     h('section', h('h2', 'Upload a dataset'), upload));
 
   examples.addEventListener('change', () => {
-    const ex = list[Number(examples.value)];
+    const ex = examples.value === '' ? null : list[Number(examples.value)];
     if (ex) { editor.value = JSON.stringify(ex.spec, null, 2); check(); }
   });
   editor.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(check, CHECK_DELAY_MS); });
