@@ -167,3 +167,30 @@ export class Browser {
     try { rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); } catch { /* left in tmp */ }
   }
 }
+
+// The end of every browser test: main(browser) in a fresh headless
+// chromium; any exception, console error or failed request fails it.
+// Exits 0 passed, 1 failed, 77 (skipped) without a browser.
+export async function runTest(main) {
+  const exe = findChromium();
+  if (!exe) {
+    console.log('skip: no chromium (make deps installs Debian\'s chromium)');
+    process.exit(77);
+  }
+  const b = await Browser.launch(exe);
+  let failed = false;
+  try {
+    await main(b);
+  } catch (err) {
+    console.log(`FAIL: ${err.message}`);
+    failed = true;
+  }
+  if (b.problems.length) {
+    console.log(`FAIL: the page reported ${b.problems.length} problem(s):`);
+    for (const p of b.problems) console.log(`    ${p}`);
+    failed = true;
+  }
+  await b.close();
+  console.log(failed ? 'browser test failed' : 'browser test passed');
+  process.exit(failed ? 1 : 0);
+}

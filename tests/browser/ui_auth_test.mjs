@@ -5,14 +5,9 @@
 // 403s this provokes are expected; any other problem fails.  Exit 0 on
 // success, 1 on failure, 77 without a browser.
 
-import { Browser, findChromium } from './cdp.mjs';
+import { runTest } from './cdp.mjs';
 
 const [base, readToken, submitToken] = process.argv.slice(2);
-const exe = findChromium();
-if (!exe) {
-  console.log('skip: no chromium');
-  process.exit(77);
-}
 const step = (s) => console.log(`  ${s}`);
 
 // The dialog's close handler stores the token, marks the button and
@@ -57,19 +52,4 @@ async function main(b) {
   step(`no token in any of ${b.urls.size} request URLs`);
 }
 
-const b = await Browser.launch(exe);
-let failed = false;
-try {
-  await main(b);
-} catch (err) {
-  console.log(`FAIL: ${err.message}`);
-  failed = true;
-}
-if (b.problems.length) {
-  console.log(`FAIL: the page reported ${b.problems.length} problem(s):`);
-  for (const p of b.problems) console.log(`    ${p}`);
-  failed = true;
-}
-await b.close();
-console.log(failed ? 'browser test failed' : 'browser test passed');
-process.exit(failed ? 1 : 0);
+await runTest(main);

@@ -5,14 +5,9 @@
 // failed request or 4xx/5xx answer fails the test.  Exit 0 on success,
 // 1 on failure, 77 when no browser is installed (a skip).
 
-import { Browser, findChromium } from './cdp.mjs';
+import { runTest } from './cdp.mjs';
 
 const base = process.argv[2];
-const exe = findChromium();
-if (!exe) {
-  console.log('skip: no chromium (make deps installs Debian\'s chromium)');
-  process.exit(77);
-}
 
 const step = (s) => console.log(`  ${s}`);
 
@@ -71,19 +66,4 @@ async function main(b) {
   step('the compare page overlays both');
 }
 
-const b = await Browser.launch(exe);
-let failed = false;
-try {
-  await main(b);
-} catch (err) {
-  console.log(`FAIL: ${err.message}`);
-  failed = true;
-}
-if (b.problems.length) {
-  console.log(`FAIL: the page reported ${b.problems.length} problem(s):`);
-  for (const p of b.problems) console.log(`    ${p}`);
-  failed = true;
-}
-await b.close();
-console.log(failed ? 'browser test failed' : 'browser test passed');
-process.exit(failed ? 1 : 0);
+await runTest(main);

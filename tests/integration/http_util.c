@@ -171,6 +171,21 @@ int hu_write_tokens(const char *path, const char *const *pairs)
     return 0;
 }
 
+int hu_repo_file(const char *rel, char *path, size_t cap)
+{
+    struct stat st;
+    const char *bd = getenv("IRCG_BUILD_DIR");
+    snprintf(path, cap, "%s", rel);
+    if (stat(path, &st) == 0)
+        return 0;
+    if (bd) {
+        snprintf(path, cap, "%s/../%s", bd, rel);
+        if (stat(path, &st) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 char *hu_read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");

@@ -20,23 +20,6 @@
 
 #define SCRIPT "tests/integration/test_client.py"
 
-/* The script from the source tree: the working directory (make test runs
- * from the repository root), else beside the build directory. */
-static int find_script(char *path, size_t cap)
-{
-    struct stat st;
-    const char *bd = getenv("IRCG_BUILD_DIR");
-    snprintf(path, cap, "%s", SCRIPT);
-    if (stat(path, &st) == 0)
-        return 0;
-    if (bd) {
-        snprintf(path, cap, "%s/../%s", bd, SCRIPT);
-        if (stat(path, &st) == 0)
-            return 0;
-    }
-    return -1;
-}
-
 static int dead_port(void)
 {
     struct sockaddr_in a = {0};
@@ -76,7 +59,7 @@ static void run_suite(const char *python, int installed, const char *tag)
 {
     hu_daemon plain = {0}, tok = {0};
     char script[1024], log[700], cmd[2400], url[3][96], name[64];
-    if (find_script(script, sizeof script) != 0) {
+    if (hu_repo_file(SCRIPT, script, sizeof script) != 0) {
         th_fail(__FILE__, __LINE__, "%s not found (run from the repository root)", SCRIPT);
         return;
     }
@@ -143,7 +126,7 @@ TEST(client_py, installed_in_a_venv)
         SKIP("python3 >= 3.9 not found: the Python client is not tested");
     if (system("python3 -c 'import ensurepip, venv' >/dev/null 2>&1") != 0)
         SKIP("python3 has no venv/ensurepip (make deps installs python3-venv)");
-    REQUIRE(find_script(pkg, sizeof pkg) == 0);
+    REQUIRE(hu_repo_file(SCRIPT, pkg, sizeof pkg) == 0);
     snprintf(pkg + strlen(pkg) - strlen(SCRIPT), sizeof pkg - (strlen(pkg) - strlen(SCRIPT)),
              "clients/python");
     snprintf(venv, sizeof venv, "%s/venv", th_tmpdir());

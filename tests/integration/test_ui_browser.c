@@ -21,23 +21,6 @@
 #include "../harness.h"
 #include "http_util.h"
 
-/* A repository file: from the working directory (make test runs at the
- * root), else beside the build directory.  0 when found. */
-static int repo_file(const char *rel, char *path, size_t cap)
-{
-    struct stat st;
-    const char *bd = getenv("IRCG_BUILD_DIR");
-    snprintf(path, cap, "%s", rel);
-    if (stat(path, &st) == 0)
-        return 0;
-    if (bd) {
-        snprintf(path, cap, "%s/../%s", bd, rel);
-        if (stat(path, &st) == 0)
-            return 0;
-    }
-    return -1;
-}
-
 static int have_command(const char *name)
 {
     char cmd[128];
@@ -85,7 +68,7 @@ static int run_browser(const hu_daemon *d, const char *script, const char *args)
 {
     char path[1024], rel[128], log[700], cmd[2600];
     snprintf(rel, sizeof rel, "tests/browser/%s", script);
-    if (repo_file(rel, path, sizeof path) != 0)
+    if (hu_repo_file(rel, path, sizeof path) != 0)
         return -1;
     snprintf(log, sizeof log, "%s/%s.log", th_tmpdir(), script);
     snprintf(cmd, sizeof cmd, "IRCG_CHROMIUM='%s' timeout 180 node '%s' '%s' %s", chromium(),
@@ -105,43 +88,46 @@ static int run_browser(const hu_daemon *d, const char *script, const char *args)
                  "installs it)");                                                           \
     } while (0)
 
-TEST(ui, browser)
+/* A daemon (with tokens when tokens is not NULL: {token, scope, ...}),
+ * and tests/browser/<script> against it. */
+static void browser_test(const char *script, const char *const *tokens, const char *args)
 {
     hu_daemon d = {0};
-    NEED_BROWSER();
-    REQUIRE(hu_start(&d, "ui_browser", 2) == 0);
-    int rc = run_browser(&d, "ui_test.mjs", "");
+    if (tokens) {
+        snprintf(d.tokens_file, sizeof d.tokens_file, "%s/%s.tokens", th_tmpdir(), script);
+        REQUIRE(hu_write_tokens(d.tokens_file, tokens) == 0);
+    }
+    REQUIRE(hu_start(&d, script, 2) == 0);
+    int rc = run_browser(&d, script, args);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
     if (rc == 77)
         SKIP("the browser test found no chromium");
     if (rc != 0)
-        th_fail(__FILE__, __LINE__, "tests/browser/ui_test.mjs: exit status %d", rc);
+        th_fail(__FILE__, __LINE__, "tests/browser/%s: exit status %d", script, rc);
+}
+
+TEST(ui, browser)
+{
+    NEED_BROWSER();
+    browser_test("ui_test.mjs", NULL, "");
 }
 
 TEST(ui, browser_with_tokens)
 {
-    hu_daemon d = {0};
     NEED_BROWSER();
-    snprintf(d.tokens_file, sizeof d.tokens_file, "%s/ui_tokens.txt", th_tmpdir());
-    REQUIRE(hu_write_tokens(d.tokens_file, (const char *[]){"ui-read-token-000001", "read",
-                                                            "ui-submit-token-00001", "submit",
-                                                            NULL}) == 0);
-    REQUIRE(hu_start(&d, "ui_browser_tokens", 1) == 0);
-    int rc = run_browser(&d, "ui_auth_test.mjs", "ui-read-token-000001 ui-submit-token-00001");
-    CHECK_INT(hu_stop(&d, SIGTERM), 0);
-    if (rc == 77)
-        SKIP("the browser test found no chromium");
-    if (rc != 0)
-        th_fail(__FILE__, __LINE__, "tests/browser/ui_auth_test.mjs: exit status %d", rc);
+    browser_test("ui_auth_test.mjs",
+                 (const char *[]){"ui-read-token-000001", "read", "ui-submit-token-00001",
+                                  "submit", NULL},
+                 "ui-read-token-000001 ui-submit-token-00001");
 }
 
 TEST(ui, openapi_lint)
 {
     char redocly[1024], doc[1024], config[1024], log[700], cmd[3300];
-    if (repo_file("tests/node/node_modules/.bin/redocly", redocly, sizeof redocly) != 0)
+    if (hu_repo_file("tests/node/node_modules/.bin/redocly", redocly, sizeof redocly) != 0)
         SKIP("Redocly CLI not installed (make deps-node): api/openapi.json is not linted");
-    REQUIRE(repo_file("api/openapi.json", doc, sizeof doc) == 0);
-    REQUIRE(repo_file("api/redocly.yaml", config, sizeof config) == 0);
+    REQUIRE(hu_repo_file("api/openapi.json", doc, sizeof doc) == 0);
+    REQUIRE(hu_repo_file("api/redocly.yaml", config, sizeof config) == 0);
     snprintf(log, sizeof log, "%s/redocly.log", th_tmpdir());
     snprintf(cmd, sizeof cmd, "REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "
              "'%s' lint --config '%s' '%s'", redocly, config, doc);
