@@ -29,14 +29,14 @@ INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli
 LIB_SOLVER  := -llapacke -lopenblas -larpack -lm
 LIB_JSON    := -lcjson
 LIB_SQL     := -lsqlite3 -lnettle
-LIB_HTTP    := -lmicrohttpd -lgnutls
+LIB_HTTP    := -lmicrohttpd -lgnutls -lz
 LIB_CURL    := -lcurl
 
 # Debian packages of the dependencies (`make deps` installs the missing ones).
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
-            libgnutls28-dev libcurl4-openssl-dev gnutls-bin python3 python3-venv python3-wheel-whl \
-            libjs-chart.js
+            libgnutls28-dev libcurl4-openssl-dev gnutls-bin zlib1g-dev python3 python3-venv \
+            python3-wheel-whl libjs-chart.js
 # The browser test's chromium; node and npm run its driver and Redocly CLI
 # (nodejs from another source may bring its own npm, so each is installed
 # only when its command is missing).  TEST_TOOLS=0 leaves them out (the
@@ -52,6 +52,7 @@ CLIENT_SRC  := $(wildcard clients/c/*.c)
 CLI_SRC     := $(wildcard clients/cli/*.c)
 TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c)
 BENCH_SRC   := $(wildcard tests/bench/*.c)
+SCALE_SRC   := $(wildcard tests/bench_scale/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -70,6 +71,7 @@ IRCGD      := $(BUILD)/bin/ircgd
 IRCG_CLI   := $(BUILD)/bin/ircg
 RUN_TESTS  := $(BUILD)/bin/run_tests
 BENCH_BIN  := $(BUILD)/bin/bench
+SCALE_BIN  := $(BUILD)/bin/bench_scale
 
 UI_FILES      := $(sort $(shell find server/ui -type f))
 EXAMPLES_JSON := $(BUILD)/gen/examples.json
@@ -92,9 +94,9 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help \
+.PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench bench-scale paper run deps deps-paper data install uninstall clean help \
         deps-unit unit-check deps-image image image-test
-all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI) $(LIBIRCG_SO) $(LIBCLIENT_SO)
+all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(IRCGD) $(IRCG_CLI) $(LIBIRCG_SO) $(LIBCLIENT_SO)
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get)"
@@ -108,6 +110,7 @@ help:
 	@echo "make deps-node    Redocly CLI (npm ci in tests/node)"
 	@echo "make openapi-lint Redocly CLI over api/openapi.json"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
+	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace (SCALE_ARGS=)"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
 	@echo "make run     install, build and start the service"
 	@echo "make unit-check  systemd-analyze verify + security on deploy/ircgd.service (wants OK or better)"
@@ -135,6 +138,7 @@ $(BUILD)/obj/server/%.o:      INC = $(INC_SERVER)
 $(BUILD)/obj/clients/c/%.o:   INC = $(INC_CLIENT)
 $(BUILD)/obj/clients/cli/%.o: INC = $(INC_CLI)
 $(BUILD)/obj/tests/%.o:       INC = $(INC_TESTS)
+$(BUILD)/obj/tests/bench_scale/%.o: INC = $(INC_PUBLIC) -Istorage
 
 $(LIBIRCG): $(call obj,$(SOLVER_SRC))
 	@mkdir -p $(dir $@)
@@ -195,6 +199,13 @@ $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LI
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
 
+# The scale benchmark links the library and the store (it seeds a long
+# trace) and talks to a real daemon through libcurl.
+$(SCALE_BIN): $(call obj,$(SCALE_SRC)) $(LIBSTORE) $(LIBIRCG)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_SQL) $(LIB_SOLVER)
+
 $(BENCH_BIN): $(call obj,$(BENCH_SRC))
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
@@ -236,6 +247,12 @@ debug:
 
 bench: all data
 	OPENBLAS_NUM_THREADS=1 ./$(BENCH_BIN) $(BENCH_ARGS)
+
+# Big instances (issue 12): several GB of memory and minutes of CPU at 100M;
+# SCALE_ARGS="--sizes 1,10" for a quick look.  Scratch files go to
+# $(BUILD)/bench-scale and are removed.
+bench-scale: all
+	OPENBLAS_NUM_THREADS=1 ./$(SCALE_BIN) --bin $(BUILD)/bin --tmp $(BUILD)/bench-scale $(SCALE_ARGS)
 
 # The paper's experiment on both MovieLens files (Table 1, Figure 1).
 paper: all data deps-paper

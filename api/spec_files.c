@@ -123,7 +123,7 @@ static int coo_to_csr(const ircg_ratings *r, sp_ls *ls)
 int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *name, const char *path,
                     sp_ls *ls)
 {
-    ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, 0, 0};
+    ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, 0, 0, 0};
     ircg_ratings *r = NULL;
     ircg_diag d = {0};
     int ok = 0;
@@ -136,6 +136,17 @@ int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *name, const char *pa
         sp_err(c, ptr, "out of memory");
     ircg_ratings_free(r);
     return ok;
+}
+
+int sp_probe_file(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                  const ircg_read_options *ro)
+{
+    ircg_ratings_probe pr;
+    ircg_diag d = {0};
+    if (ircg_ratings_probe_file(path, ro, &pr, &d) == IRCG_OK)
+        return 1;
+    sp_file_diag(c, ptr, name, &d);
+    return 0;
 }
 
 /* b: a vector file, read by the library's reader. */

@@ -85,6 +85,8 @@ static int recover(const srv_config *c)
         srv_log("compacting the events failed: %s", store_errmsg(st));
     else if (trimmed > 0)
         srv_log("compacted the events of finished jobs: %lld removed", (long long)trimmed);
+    if (rc == STORE_OK)
+        srv_maintain(st); /* retention runs at start too, not only as jobs end */
     store_close(st);
     return rc == STORE_OK ? 0 : -1;
 }

@@ -64,6 +64,16 @@ void srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp)
 void srv_reply(srv_req *r, unsigned status, const char *ctype, char *body,
                size_t len)
 {
+    char *gz = NULL;
+    size_t gzlen = 0;
+    int zipped = body && srv_gzip_worth(r, ctype, len) && srv_gzip(body, len, &gz, &gzlen) == 0;
+    if (zipped) {
+        free(body);
+        body = gz;
+        len = gzlen;
+    } else {
+        free(gz);
+    }
     struct MHD_Response *resp = MHD_create_response_from_buffer(
         body ? len : 0, body ? body : (void *)"", body ? MHD_RESPMEM_MUST_FREE
                                                        : MHD_RESPMEM_PERSISTENT);
@@ -73,6 +83,10 @@ void srv_reply(srv_req *r, unsigned status, const char *ctype, char *body,
     }
     if (ctype && body)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    if (ctype && body)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+    if (zipped)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
     srv_reply_response(r, status, resp);
 }
 

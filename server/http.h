@@ -73,6 +73,21 @@ void srv_reply(srv_req *r, unsigned status, const char *ctype, char *body,
 void srv_reply_json(srv_req *r, unsigned status, cJSON *doc); /* frees doc */
 void srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp);
 
+/* stream.c: bodies made piece by piece, and gzip.  A fill function
+ * appends the next piece of the body to out and returns 0 (more follows),
+ * 1 (that was the last piece) or -1 (error: the connection is closed,
+ * and the client sees a truncated chunked body, never a complete-looking
+ * one).  ctx is freed with ctx_free when the response is done. */
+typedef int (*srv_fill_fn)(void *ctx, api_buf *out);
+void srv_reply_stream(srv_req *r, unsigned status, const char *ctype,
+                      srv_fill_fn fill, void *ctx, void (*ctx_free)(void *));
+/* The client accepts gzip (Accept-Encoding, q > 0). */
+int srv_wants_gzip(srv_req *r);
+/* Buffered bodies: srv_reply compresses when this says so. */
+int srv_gzip_worth(srv_req *r, const char *ctype, size_t len);
+/* gzip of n bytes into *out (malloc'ed); 0 on success. */
+int srv_gzip(const char *in, size_t n, char **out, size_t *outlen);
+
 /* problem.c: application/problem+json. type is a slug ("job-not-found");
  * the full type is "urn:ircg:problem:<slug>". */
 cJSON *srv_problem_new(srv_req *r, unsigned status, const char *slug,

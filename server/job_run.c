@@ -257,6 +257,7 @@ static void finish(store *st, const store_job *job, store_state s,
         srv_metrics_finished(s);
     srv_metrics_run(srv_now() - job->started_at);
     srv_log("job %s %s", job->id, store_state_name(s));
+    srv_maintain(st);
     srv_notify_all();
 }
 
@@ -459,4 +460,14 @@ done:
     ircg_reference_free(ref);
     api_spec_free(spec);
     free(c);
+}
+
+void srv_maintain(store *st)
+{
+    store_bounds b = {srv.cfg.snapshot_keep_finished, srv.cfg.retain_finished};
+    int64_t deleted = 0;
+    if (store_maintain(st, &b, &deleted) != STORE_OK)
+        srv_log("storage maintenance failed: %s", store_errmsg(st));
+    else if (deleted > 0)
+        srv_log("retention: %lld finished jobs deleted", (long long)deleted);
 }

@@ -21,7 +21,9 @@ ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
     size_t len = 0;
     ircg_read_options opt = {0};
     ircg_error err = IRCG_ERR_IO;
-    if (store_dataset_get(st, id, &ds) != STORE_OK ||
+    if (!out && store_dataset_get(st, id, &ds) == STORE_OK)
+        return IRCG_OK; /* the cheap check of a submission: it exists */
+    if (!out || store_dataset_get(st, id, &ds) != STORE_OK ||
         store_dataset_bytes(st, id, &data, &len) != STORE_OK) {
         if (diag)
             snprintf(diag->message, sizeof diag->message,

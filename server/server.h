@@ -65,12 +65,19 @@ typedef struct srv_config {
     int64_t max_elements; /* cap on synthetic/inline data (api_parse_options) */
     int max_attempts;
     int snapshot_keep;    /* 0 = keep all                                  */
+    int snapshot_keep_finished; /* once a job is finished; 0 = keep all    */
+    double retain_finished; /* seconds a finished job is kept; 0 = forever */
     int conn_limit, per_ip_limit, conn_timeout;
     double heartbeat_every; /* seconds between job heartbeats             */
     double checkpoint_every; /* seconds of solving between crash
                                 checkpoints; 0 = only the spec's snapshots */
     int healthcheck, help, version;
 } srv_config;
+
+/* The storage bounds of the configuration (snapshots of finished jobs,
+ * retention, free pages): after every finished job and at start-up
+ * (job_run.c).  A failure is logged, never fatal. */
+void srv_maintain(store *st);
 
 /* Defaults, then environment, then argv (flags win).  Returns 0 on
  * success; on a usage error writes a message into err and returns -1. */

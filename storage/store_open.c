@@ -100,7 +100,12 @@ static store_rc set_wal(store *st)
 static store_rc set_pragmas(store *st, int flags)
 {
     int64_t fk = 0;
-    store_rc rc = set_wal(st);
+    /* Takes effect on a new file only (before its first table): deleted
+     * jobs' pages can then be given back by store_maintain.  An older file
+     * keeps auto_vacuum off until a VACUUM (deploy/README.md). */
+    store_rc rc = exec(st, "PRAGMA auto_vacuum=INCREMENTAL", "auto_vacuum");
+    if (rc == STORE_OK)
+        rc = set_wal(st);
     if (rc == STORE_OK)
         rc = exec(st,
                   flags & STORE_OPEN_SYNC_FULL ? "PRAGMA synchronous=FULL"

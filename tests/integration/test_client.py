@@ -366,6 +366,31 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(json.loads(p.stdout)["health"]["status"], "ok")
 
+    def test_whole_trace_of_25000_iterations(self):
+        """trace(), trace_rows(), trace_csv() and the CLI's `trace --csv`
+        all give every row of a long job (no silent cut at 10,000)."""
+        n = 25000
+        A, b, xs = least_norm_problem()
+        job = self.c.submit(ls_spec(A, b, 1.5 * norm(xs), n, {"output": {"trace_every": 1}}))
+        self.assertEqual(self.c.wait(job["id"], timeout=300)["state"], "succeeded")
+        rows = self.c.trace(job["id"], as_frame=False)
+        self.assertEqual([r["t"] for r in rows], list(range(1, n + 1)))
+        doc = self.c.trace_page(job["id"])  # no limit: the whole trace in one answer
+        self.assertEqual(len(doc["rows"]), n)
+        self.assertEqual(doc["next_after"], n)
+        self.assertEqual(sum(1 for _ in self.c.trace_rows(job["id"])), n)
+        csv = self.c.trace_csv(job["id"])
+        self.assertEqual(len(csv.splitlines()), n + 1)
+        env = dict(os.environ, IRCG_URL=URL)
+        if not INSTALLED:
+            env["PYTHONPATH"] = CLIENT_DIR
+        env.pop("IRCG_TOKEN", None)
+        p = subprocess.run([sys.executable, "-m", "ircg_client", "trace", job["id"], "--csv"],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, csv)
+        self.c.delete(job["id"])
+
     def test_cli(self):
         env = dict(os.environ, IRCG_URL=URL)
         if not INSTALLED:

@@ -67,6 +67,7 @@ static void run_suite(const char *python, int installed, const char *tag)
     REQUIRE(hu_write_tokens(tok.tokens_file, (const char *[]){"py-token-00000001", "admin",
                                                                "py-token-00000002", "admin",
                                                                NULL}) == 0);
+    snprintf(plain.extra, sizeof plain.extra, "--snapshot-keep-finished 3");
     snprintf(name, sizeof name, "client_py_%s", tag);
     REQUIRE(hu_start(&plain, name, 2) == 0);
     snprintf(name, sizeof name, "client_py_tokens_%s", tag);

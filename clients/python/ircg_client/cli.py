@@ -64,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("id")
     t.add_argument("--csv", action="store_true")
     t.add_argument("--after", type=int, default=0, help="rows with t > AFTER")
-    t.add_argument("--limit", type=int, help="one page of at most LIMIT rows (default: all)")
+    t.add_argument("--limit", type=int, help="one page of at most LIMIT rows (default: every row)")
     ls = sub.add_parser("list", help="list jobs")
     ls.add_argument("--state", choices=STATES)
     u = sub.add_parser("upload", help="upload a ratings or Matrix Market file")
@@ -84,7 +84,9 @@ def _print_trace(c: Client, a: argparse.Namespace) -> None:
         else:
             _print_json(tr)
     elif a.csv:
-        sys.stdout.write(c.trace_csv(a.id))
+        tr = c.trace_page(a.id, a.after, None, "csv")
+        assert isinstance(tr, str)
+        sys.stdout.write(tr)
     else:
         for row in c.trace_rows(a.id, a.after):
             sys.stdout.write(json.dumps(row) + "\n")

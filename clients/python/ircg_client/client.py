@@ -1,5 +1,6 @@
 """The Client: every operation of the ircgd API over http.client."""
 
+import gzip
 import http.client
 import json
 import ssl
@@ -14,6 +15,13 @@ from .wait import Waiter
 __version__ = "0.1.0"
 
 STATES = ("queued", "running", "succeeded", "failed", "cancelled")
+
+
+def _decoded(resp: http.client.HTTPResponse, data: bytes) -> bytes:
+    """The body as sent before Content-Encoding (we ask for gzip)."""
+    if (resp.getheader("Content-Encoding") or "").lower() == "gzip":
+        return gzip.decompress(data)
+    return data
 
 
 class _Response:
@@ -92,7 +100,8 @@ class Client:
         """Sends a request; returns (connection, socket, response) with the
         body unread.  Raises TransportError when no answer comes, and
         WaitTimeout when deadline (a time.monotonic() value) passes first."""
-        h = {"User-Agent": self.user_agent, "Accept": "application/json"}
+        h = {"User-Agent": self.user_agent, "Accept": "application/json",
+             "Accept-Encoding": "gzip"}
         if self._token:
             h["Authorization"] = "Bearer " + self._token
         if ctype:
@@ -119,7 +128,7 @@ class Client:
               deadline: Optional[float] = None) -> _Response:
         conn, _, resp = self._open(method, path, body, ctype, headers, deadline=deadline)
         try:
-            data = resp.read()
+            data = _decoded(resp, resp.read())
         except (OSError, http.client.HTTPException) as e:
             if deadline is not None and time.monotonic() >= deadline:
                 raise WaitTimeout("the deadline passed") from e
@@ -137,7 +146,7 @@ class Client:
             raise ValueError("path must start with '/'")
         conn, _, resp = self._open(method, path, body, ctype)
         try:
-            return resp.status, resp.read()
+            return resp.status, _decoded(resp, resp.read())
         finally:
             conn.close()
 
@@ -215,7 +224,7 @@ class Client:
                                       headers=headers, timeout=STREAM_IDLE, deadline=deadline)
         try:
             if resp.status != 200:
-                raise http_error(resp.status, resp.read(), resp.headers)
+                raise http_error(resp.status, _decoded(resp, resp.read()), resp.headers)
             yield from read_events(sock, resp, deadline)
         finally:
             conn.close()
@@ -262,7 +271,8 @@ class Client:
     def trace_page(self, id: str, after: int = 0, limit: Optional[int] = None,
                    format: str = "json") -> Union[Dict[str, Any], str]:
         """GET /v1/jobs/{id}/trace once: rows with t > after, at most limit
-        of them.  JSON: {"rows": [...], "next_after": N}; CSV: the text."""
+        of them, or every one (limit None: the server streams the whole
+        trace).  JSON: {"rows": [...], "next_after": N}; CSV: the text."""
         if format not in ("json", "csv"):
             raise ValueError('format must be "json" or "csv"')
         q = {"format": format, "after": str(int(after))}
@@ -288,7 +298,9 @@ class Client:
         g_z, f_z, gap, g_gap_x, ...; None for a value the solver did not
         report): a pandas DataFrame when pandas is installed (as_frame None)
         or asked for (True), else a list of dicts."""
-        rows = list(self.trace_rows(id, after))
+        doc = self.trace_page(id, after)
+        assert isinstance(doc, dict)
+        rows = doc.get("rows", [])
         if as_frame is False:
             return rows
         try:
@@ -301,19 +313,9 @@ class Client:
 
     def trace_csv(self, id: str) -> str:
         """The whole trace as CSV text, one header line."""
-        parts: List[str] = []
-        after = 0
-        while True:
-            text = self.trace_page(id, after, 10000, "csv")
-            assert isinstance(text, str)
-            header, _, body = text.partition("\n")
-            if not parts:
-                parts.append(header + "\n")
-            if not body:
-                return "".join(parts)
-            parts.append(body)
-            last = body.rstrip("\n").rsplit("\n", 1)[-1]
-            after = int(last.split(",", 1)[0])
+        text = self.trace_page(id, 0, None, "csv")
+        assert isinstance(text, str)
+        return text
 
     def result(self, id: str) -> Dict[str, Any]:
         """GET /v1/jobs/{id}/result; 409 (retry_after set) until finished."""
