@@ -121,7 +121,7 @@ int cmd_delete(int argc, char **argv)
 
 /* -------------------------------------------------------------- trace -- */
 
-/* Prints a JSON page's rows, one object a line; the number printed. */
+/* Prints a JSON trace's rows, one object a line; the number printed. */
 static size_t print_rows(const char *page)
 {
     cJSON *doc = cJSON_Parse(page);
@@ -138,31 +138,19 @@ static size_t print_rows(const char *page)
     return n;
 }
 
-/* Every row, page after page from the cursor each page returns: JSON
- * lines, or CSV with one header line. */
+/* Every row (limit 0: the server streams the whole trace): JSON lines,
+ * or CSV with its header line. */
 static ircg_client_code trace(ircg_client *c, const char *id, const remote_opts *o,
                               ircg_client_error *err)
 {
+    char *text = NULL;
     ircg_client_trace_format f = o->csv ? IRCG_CLIENT_TRACE_CSV : IRCG_CLIENT_TRACE_JSON;
-    ircg_client_code rc = IRCG_CLIENT_OK;
-    int64_t after = 0, next = 0;
-    for (int page = 0; rc == IRCG_CLIENT_OK; page++) {
-        char *text = NULL;
-        rc = ircg_client_trace(c, id, f, after, 0, &text, NULL, &next, err);
-        if (rc == IRCG_CLIENT_OK) {
-            const char *body = text;
-            if (o->csv && page > 0) /* the header once */
-                body = strchr(text, '\n') ? strchr(text, '\n') + 1 : "";
-            if (o->csv)
-                fputs(body, stdout);
-            else
-                print_rows(text);
-        }
-        free(text);
-        if (next <= after)
-            break;
-        after = next;
-    }
+    ircg_client_code rc = ircg_client_trace(c, id, f, 0, 0, &text, NULL, NULL, err);
+    if (rc == IRCG_CLIENT_OK && o->csv)
+        fputs(text, stdout);
+    else if (rc == IRCG_CLIENT_OK)
+        print_rows(text);
+    free(text);
     return rc;
 }
 

@@ -23,16 +23,16 @@ async function submitAll() {
   const ex = examples.find((e) => e.name === 'synthetic-movielens' && e.size === 'small');
   // 300 x 200 with 6000 ratings: big enough to take a few seconds
   const data = { ...ex.spec.problem.data, n_rows: 300, n_cols: 200, n_ratings: 6000, rank: 5 };
-  const spec = (alg) => ({ ...ex.spec, problem: { ...ex.spec.problem, data },
-    algorithm: { max_iter: 3000, ...alg, time_limit: alg.time_limit ?? 60, trace_every: undefined },
-    output: { trace_every: alg.trace_every ?? 1 }, reference: { compute: true } });
+  const spec = (alg, maxIter = 3000, every = 1, seconds = 60) => ({ ...ex.spec,
+    problem: { ...ex.spec.problem, data }, algorithm: { ...alg, max_iter: maxIter, time_limit: seconds },
+    output: { trace_every: every }, reference: { compute: true } });
   const base_ = ex.spec.algorithm;
   const ids = [];
   for (const rule of ['open_loop', 'closed_loop', 'line_search']) {
     ids.push((await api('POST', '/v1/jobs', spec({ ...base_, step_rule: rule }))).id);
   }
   ids.push((await api('POST', '/v1/jobs', spec({ name: 'cgbio', start: 'default' }))).id);
-  const lastRun = (await api('POST', '/v1/jobs', spec({ ...base_, max_iter: 100000000, time_limit: 40, trace_every: 10 }))).id;
+  const lastRun = (await api('POST', '/v1/jobs', spec(base_, 100000000, 10, 40))).id;
   const cancelled = (await api('POST', '/v1/jobs', spec({ ...base_ }))).id;
   await api('POST', `/v1/jobs/${cancelled}/cancel`);
   return { ids, lastRun };

@@ -61,10 +61,13 @@ export async function createPlot(canvas, title) {
   });
 }
 
-// Log axes label their powers of ten only, as 1e-6.
+// Log axes label 1, 2 and 5 times the powers of ten (1e-6, 2e-6, 0.05,
+// 3000): enough for an axis within one decade, readable over many.
 function logTick(v) {
-  const e = Math.log10(v);
-  return Math.abs(e - Math.round(e)) < 1e-9 ? `1e${Math.round(e)}` : '';
+  const e = Math.floor(Math.log10(v) + 1e-9);
+  const m = Math.round(v / 10 ** e);
+  if (![1, 2, 5].includes(m) || Math.abs(v / 10 ** e - m) > 1e-6) return '';
+  return Math.abs(e) >= 4 ? `${m}e${e}` : String(Number((m * 10 ** e).toPrecision(1)));
 }
 
 function axis(log, title) {
