@@ -129,15 +129,17 @@ static void flush(run_ctx *c)
 
 static void progress_event(run_ctx *c)
 {
-    char json[512], n[7][32];
+    char json[640], n[9][32];
     const ircg_iter_info *it = &c->last;
+    /* what the dashboard plots live: the objectives, the gaps, the step */
     snprintf(json, sizeof json,
              "{\"id\":\"%s\",\"iteration\":%lld,\"elapsed\":%s,\"g_x\":%s,\"f_x\":%s,"
-             "\"g_z\":%s,\"f_z\":%s,\"gap\":%s}",
+             "\"g_z\":%s,\"f_z\":%s,\"gap\":%s,\"g_gap_x\":%s,\"sigma\":%s,\"alpha\":%s}",
              c->job->id, (long long)it->t, api_fmt_double(n[0], it->elapsed),
              api_fmt_double(n[1], it->g_x), api_fmt_double(n[2], it->f_x),
              api_fmt_double(n[3], it->g_z), api_fmt_double(n[4], it->f_z),
-             api_fmt_double(n[5], it->gap));
+             api_fmt_double(n[5], it->gap), api_fmt_double(n[6], it->g_gap_x),
+             api_fmt_double(n[7], it->sigma), api_fmt_double(n[8], it->alpha));
     store_rc rc = store_event_append(c->st, &c->claim, STORE_EV_PROGRESS, json, NULL);
     if (rc == STORE_OK)
         srv_notify_all();

@@ -11,6 +11,11 @@
  *   auth.c       hashed bearer tokens and their scopes
  *   tls.c        HTTPS certificate and key; the healthcheck's TLS client
  *   routes_*.c   the endpoints
+ *   static.c     the dashboard (/ui), Chart.js from its Debian package, and
+ *                /openapi.json, from files compiled in (assets.h)
+ *   params.c     unknown query parameters -> 400
+ *   cors.c       CORS for the origins an operator allows
+ *   accesslog.c  X-Request-Id and the JSON access log
  *   sse.c        /v1/jobs/{id}/events
  *   workers.c    the solver worker pool
  *   heartbeat.c  job heartbeats on a timer, independent of the solver
@@ -51,6 +56,9 @@ typedef struct srv_config {
     char tokens_file[1024];
     char tls_cert[1024], tls_key[1024]; /* PEM files; both or neither   */
     char hash_token[16];  /* --hash-token SCOPE: print an entry and exit */
+    char cors_origins[1024]; /* comma-separated origins allowed by CORS;
+                                "" = CORS off                            */
+    char ui_chartjs[1024];   /* where Debian's libjs-chart.js put Chart.js */
     int workers;
     int64_t max_body;
     int64_t max_queued;   /* 0 = unlimited                                 */
@@ -80,6 +88,8 @@ void srv_config_usage(void);
 /* -------------------------------------------------------------- util -- */
 
 void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line as is (the access log's JSON), under the same lock. */
+void srv_log_raw(const char *line);
 double srv_now(void);          /* unix seconds */
 double srv_mono(void);         /* monotonic seconds */
 /* Timed waits on CLOCK_MONOTONIC, so a step of the wall clock neither

@@ -179,6 +179,11 @@ typedef struct store_job {
     store_progress progress;
     int64_t version;         /* +1 on every change: ETag, long-poll       */
     int64_t event_seq;       /* seq of the job's last event (0 = none)    */
+    /* from the spec, for listings: its algorithm's name ("" if none) and
+     * limits (max_iter 0, time_limit NaN when absent) */
+    char algorithm[16];
+    int64_t max_iter;
+    double time_limit;
 } store_job;
 
 /* Frees the owned strings and zeroes *j.  NULL-safe. */
