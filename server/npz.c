@@ -30,7 +30,7 @@ typedef struct obuf {
 
 static void put(obuf *b, const void *data, size_t n)
 {
-    if (b->failed)
+    if (b->failed || n == 0)
         return;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
@@ -86,7 +86,8 @@ static int npy_header(const srv_npz_array *a, char *out, size_t cap, size_t *len
     total = (total + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
     if (total > cap || total - 10 > 0xffff)
         return -1;
-    memcpy(out, "\x93NUMPY\x01\x00", 8);
+    static const unsigned char MAGIC[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    memcpy(out, MAGIC, sizeof MAGIC);
     out[8] = (char)((total - 10) & 0xff);
     out[9] = (char)((total - 10) >> 8);
     memcpy(out + 10, dict, (size_t)n);

@@ -47,6 +47,7 @@ static store_rc decode_col(store *st, sqlite3_stmt *s, int i, chunk *k)
 {
     const void *p = sqlite3_column_blob(s, i);
     int len = sqlite3_column_bytes(s, i);
+    k->n = 0;
     if (!p || stc_decode(p, (size_t)len, k->rows, &k->n) != 0)
         return st_err(st, STORE_ERROR, "trace: a chunk is damaged");
     return STORE_OK;
@@ -79,6 +80,7 @@ static store_rc put_chunk(store *st, const char *job_id, sqlite3_int64 rowid,
     size_t len = 0;
     sqlite3_stmt *s;
     int b;
+    assert(rows && n > 0 && n <= STC_CHUNK_ROWS);
     if (stc_encode(rows, n, &data, &len) != 0)
         return st_err(st, STORE_NOMEM, "trace: out of memory");
     store_rc rc = st_prep(st, rowid ? SQL_TC_UPDATE : SQL_TC_INSERT, &s);
@@ -112,6 +114,7 @@ static store_rc trace_put(store *st, const char *job_id, const store_trace_row *
                       size_t n, chunk *k)
 {
     sqlite3_stmt *s;
+    assert(rows && n > 0 && k);
     store_rc rc = st_prep(st, SQL_TC_LAST, &s);
     if (rc == STORE_OK)
         rc = load_chunk(st, s, sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC), k);
@@ -139,11 +142,12 @@ static store_rc append_tx(store *st, const store_claim *c,
                           const store_trace_row *rows, size_t n)
 {
     store_rc rc = st_claim_held(st, c, "append trace");
-    chunk *k = rc == STORE_OK ? malloc(sizeof *k) : NULL;
-    if (rc == STORE_OK && !k)
-        rc = st_err(st, STORE_NOMEM, "trace: out of memory");
-    if (rc == STORE_OK)
-        rc = trace_put(st, c->id, rows, n, k);
+    if (rc != STORE_OK)
+        return rc;
+    chunk *k = malloc(sizeof *k);
+    if (!k)
+        return st_err(st, STORE_NOMEM, "trace: out of memory");
+    rc = trace_put(st, c->id, rows, n, k);
     free(k);
     return rc;
 }
@@ -171,7 +175,9 @@ static store_rc read_chunks(store *st, sqlite3_stmt *s, int b, int64_t after,
 {
     chunk *k = malloc(sizeof *k);
     int r = SQLITE_DONE;
-    store_rc rc = k ? STORE_OK : st_err(st, STORE_NOMEM, "trace: out of memory");
+    store_rc rc = STORE_OK;
+    if (!k)
+        return st_err(st, STORE_NOMEM, "trace: out of memory");
     assert(rows || limit == 0);
     while (rc == STORE_OK && *n < limit && (r = st_step(st, s, b)) == SQLITE_ROW) {
         rc = decode_col(st, s, 0, k);
@@ -221,8 +227,9 @@ static store_rc truncate_tx(store *st, const store_claim *c, int64_t after)
 {
     sqlite3_stmt *s;
     chunk *k = malloc(sizeof *k);
-    store_rc rc = k ? st_claim_held(st, c, "truncate trace")
-                    : st_err(st, STORE_NOMEM, "trace: out of memory");
+    if (!k)
+        return st_err(st, STORE_NOMEM, "trace: out of memory");
+    store_rc rc = st_claim_held(st, c, "truncate trace");
     if (rc == STORE_OK)
         rc = st_prep(st, SQL_TC_DROP, &s);
     if (rc == STORE_OK) {

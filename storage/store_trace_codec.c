@@ -53,7 +53,10 @@ static uint64_t get_varint(rbuf *r)
     return 0;
 }
 
-static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static uint64_t zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (v < 0 ? ~UINT64_C(0) : 0); /* the sign, spread */
+}
 static int64_t unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
 
 static uint64_t bits_of(double x)

@@ -115,7 +115,7 @@ static ircg_error validate_spec(const ircg_synth_ratings_spec *s, ircg_diag *d)
 /* ------------------------------------------------------ cells */
 
 /* A random permutation of 0..n-1 (Fisher-Yates). */
-static int32_t *permutation(slv_rng *g, int n)
+int32_t *synth_permutation(slv_rng *g, int n)
 {
     int32_t *p = malloc((size_t)n * sizeof *p);
     if (!p)
@@ -137,7 +137,7 @@ static int64_t cover(slv_rng *g, int n, int p, cellset *set, int32_t *row,
 {
     int m = n > p ? n : p;
     int64_t k = 0;
-    int32_t *rp = permutation(g, n), *cp = permutation(g, p);
+    int32_t *rp = synth_permutation(g, n), *cp = synth_permutation(g, p);
     if (rp && cp) {
         /* t % n (or t % p) is t itself on the longer side: pairs distinct */
         for (int t = 0; t < m; t++, k++) {

@@ -7,6 +7,7 @@
 #define IRCG_INPUTS_SYNTH_H
 
 #include <math.h>
+#include <stdint.h>
 
 #include "ircg.h"
 
@@ -41,6 +42,10 @@ static inline double synth_rating(const synth_scale *c, const double *u, const d
     k = k < 0 ? 0 : k > c->steps ? c->steps : k;
     return c->lo + k;
 }
+
+/* synth.c: a random permutation of 0..n-1 (Fisher-Yates), malloc'ed. */
+struct slv_rng;
+int32_t *synth_permutation(struct slv_rng *g, int n);
 
 /* synth_rows.c: whether the row-by-row generator draws this spec (it
  * depends on the spec alone), and the generator: R holds n_ratings

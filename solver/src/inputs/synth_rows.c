@@ -51,21 +51,6 @@ typedef struct rows_job {
     int failed;
 } rows_job;
 
-/* A random permutation of 0..n-1 (Fisher-Yates). */
-static int32_t *permutation(slv_rng *g, int n)
-{
-    int32_t *p = malloc((size_t)n * sizeof *p);
-    for (int i = 0; p && i < n; i++)
-        p[i] = i;
-    for (int i = n - 1; p && i > 0; i--) {
-        int j = (int)slv_rng_below(g, (uint64_t)i + 1);
-        int32_t t = p[i];
-        p[i] = p[j];
-        p[j] = t;
-    }
-    return p;
-}
-
 /* Row i: its cover cells and `draw` more distinct columns marked in the
  * bitmap, then written in ascending order with their ratings (the bitmap
  * is clear again after). */
@@ -122,7 +107,8 @@ static int layout(const ircg_synth_ratings_spec *s, int64_t *cstart, int32_t **c
     slv_rng g, ge;
     slv_rng_seed(&g, s->seed, ST_CELLS);
     slv_rng_seed(&ge, s->seed, ST_EXTRA);
-    int32_t *rp = permutation(&g, n), *cp = permutation(&g, p), *xp = permutation(&ge, n);
+    int32_t *rp = synth_permutation(&g, n), *cp = synth_permutation(&g, p);
+    int32_t *xp = synth_permutation(&ge, n);
     int64_t *next = malloc((size_t)n * sizeof *next);
     *ccol = malloc((size_t)m * sizeof **ccol);
     int ok = rp && cp && xp && next && *ccol;
