@@ -28,7 +28,7 @@ INC_CLI      := $(INC_PUBLIC) -Iapi -Iclients/cli -Iclients/c $(CJSON_INC)
 INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli -Itests $(CJSON_INC)
 LIB_SOLVER  := -llapacke -lopenblas -larpack -lm
 LIB_JSON    := -lcjson
-LIB_SQL     := -lsqlite3 -lnettle
+LIB_SQL     := -lsqlite3 -lnettle -lz
 LIB_HTTP    := -lmicrohttpd -lgnutls -lz
 LIB_CURL    := -lcurl
 

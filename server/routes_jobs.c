@@ -210,8 +210,7 @@ void srv_route_jobs_submit(srv_req *r)
     if (dry < 0)
         return;
     api_errors_init(&errs);
-    api_parse_options_service(&opt, srv.cfg.data_dir, srv.cfg.max_elements,
-                              srv_dataset_resolve, r->st);
+    srv_parse_options(&opt, r->st);
     opt.build = dry == 2;
     if (api_spec_parse(r->body.p ? r->body.p : "", r->body.len, &opt, &spec, &errs) > 0) {
         reply_spec_errors(r, &errs);

@@ -16,7 +16,7 @@
 #include "http.h"
 #include "result.h"
 
-#define BATCH 2000
+#define BATCH 2048 /* whole chunks of the store (256 rows each) */
 #define PAGE_MAX 100000
 
 static ircg_iter_info row_to_info(const store_trace_row *row)

@@ -322,7 +322,7 @@ class ClientTest(unittest.TestCase):
         x300 = [s for s in snaps if s["iteration"] == 300 and s["kind"] == "x"][0]
         blob = self.c.snapshot(job["id"], 300, "x")
         self.assertEqual(len(blob), x300["bytes"])
-        self.assertEqual(blob[:8], b"IRCGITR1")
+        self.assertEqual(blob[:4], b"PK\x03\x04")  # an .npz
         with self.assertRaises(IrcgError) as cm:
             self.c.snapshot(job["id"], 301, "x")
         self.assertEqual(cm.exception.type, "urn:ircg:problem:snapshot-not-found")
