@@ -129,5 +129,5 @@ TEST(spec_cli, paper_time_to_accuracy)
         fclose(f);
     CHECK(strstr(text, "# Results\nno section yet\n\n<!-- time-to-accuracy: begin") == text);
     char *bad[] = {(char *)bin, "paper", "--ratings", ratings, "--results-md", md, NULL};
-    CHECK_INT(tcli_run(bad, NULL), 64);
+    CHECK_INT(tcli_run(bad, NULL), 2); /* usage error */
 }

@@ -17,5 +17,7 @@ slv_pool *slv_pool_new(int threads);
 int slv_pool_threads(const slv_pool *pool);
 void slv_pool_run(slv_pool *pool, slv_task_fn fn, void *ctx, int ntask);
 void slv_pool_free(slv_pool *pool);
+/* The processors online (at least 1). */
+int slv_processors(void);
 
 #endif /* IRCG_BASE_POOL_H */

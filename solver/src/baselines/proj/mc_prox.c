@@ -149,4 +149,5 @@ const slv_oracle_ops slv_mc_prox_ops = {
     .save = mp_save,
     .restore = mp_restore,
     .traffic = prox_traffic,
+    .restart = mp_restart,
 };

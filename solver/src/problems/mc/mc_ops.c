@@ -284,4 +284,5 @@ const slv_oracle_ops slv_mc_ops = {
     .set_reference = mc_set_reference,
     .plan_lmo = mc_plan_lmo,
     .traffic = mc_traffic,
+    .restart = mc_restart,
 };
