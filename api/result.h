@@ -68,6 +68,10 @@ extern const char API_TRACE_CSV_HEADER[];
 int api_trace_csv_row(char *buf, size_t n, const ircg_iter_info *it);
 /* One JSON object per line (JSON lines), same members as the CSV columns. */
 int api_trace_json_row(char *buf, size_t n, const ircg_iter_info *it);
+/* The row api_trace_json_row wrote (len bytes, NUL not needed) back into
+ * *it, every double bit for bit; the integers that were NaN-free numbers.
+ * 0, or -1 when the line is not such a row (*it untouched). */
+int api_trace_json_parse(const char *line, size_t len, ircg_iter_info *it);
 
 /* Shortest round-trip text of a double ("null" when not finite) into
  * buf (>= 32 bytes); returns buf. */

@@ -101,6 +101,16 @@ typedef struct api_parse_options {
     void *dataset_user;
     api_job_fn job;        /* NULL: starts from a job are rejected       */
     void *job_user;
+    /* "execution": {"ranks": N} (a solve spread over N processes):      */
+    int distributed;       /* nonzero: the caller solves distributed
+                              (ircg-mpi) whatever the spec says: the
+                              member is accepted and the checks of a
+                              distributed solve are made                */
+    int ranks_allowed;     /* nonzero: the member is accepted (ircgd with
+                              an MPI launcher) and, when given, the
+                              checks are made; otherwise it is refused
+                              with ranks_refusal (NULL: a default text) */
+    const char *ranks_refusal;
 } api_parse_options;
 
 void api_parse_options_default(api_parse_options *o); /* build = 1 */
@@ -171,6 +181,11 @@ typedef struct api_output_spec {
 void api_spec_output(const api_spec *s, api_output_spec *out);
 
 ircg_problem_kind api_spec_kind(const api_spec *s);
+
+/* "execution": {"ranks": N}: N, or 0 when the spec does not ask for a
+ * distributed solve. */
+#define API_MAX_RANKS 65536
+int api_spec_ranks(const api_spec *s);
 
 /* Where a matrix-completion spec's ratings come from, for a caller that
  * loads them itself (a distributed solve parsed with build = 0, each

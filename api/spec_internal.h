@@ -99,6 +99,7 @@ struct api_spec {
     double *x0;                   /* start {"x0": [...]}                     */
     int64_t x0_len;
     sp_start start;               /* start {"job": ...}                      */
+    int ranks;                    /* "execution": {"ranks"}; 0 = absent     */
     api_reference_spec ref;
     api_output_spec output;       /* dense_iterate: resolved on output     */
     sp_dense dense;               /* "dense_iterate": "auto" | false | true */
@@ -209,6 +210,14 @@ int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *pat
 
 /* Map an ircg_diag of a constructor onto the spec: field "/x" under base. */
 void sp_diag(sp_ctx *c, const char *base, const ircg_diag *d);
+
+/* "execution" (spec_execution.c): the member, the checks of a
+ * distributed solve (when it is one: ranks given, or the caller's
+ * options say so) once the sections they read are parsed, and the
+ * member of the normalized spec (added to root when given). */
+void sp_parse_execution(sp_ctx *c, const cJSON *e, api_spec *s);
+void sp_check_execution(sp_ctx *c, const api_spec *s, int problem_ok, int alg_ok);
+void sp_norm_execution(const api_spec *s, cJSON *root);
 
 /* Normalization (spec_normalize.c) */
 cJSON *sp_norm_problem(const api_spec *s, int summarize);

@@ -233,6 +233,7 @@ char *api_spec_normalized_json(const api_spec *s, int flags)
     else
         cJSON_AddBoolToObject(o, "dense_iterate", s->dense == SP_DENSE_YES);
     cJSON_AddItemToObject(root, "reference", norm_reference(s));
+    sp_norm_execution(s, root);
     out = cJSON_Print(root);
     cJSON_Delete(root);
     return out;

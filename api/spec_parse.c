@@ -11,7 +11,7 @@
 #include "spec_internal.h"
 
 static const char *const TOP_MEMBERS[] = {"problem", "algorithm", "output",
-                                          "reference", NULL};
+                                          "reference", "execution", NULL};
 static const char *const OUT_MEMBERS[] = {"trace_every", "snapshot_every",
                                           "dense_iterate", NULL};
 static const char *const REF_MEMBERS[] = {"compute", "tol", "max_iter",
@@ -195,6 +195,8 @@ static void parse_root(sp_ctx *c, const cJSON *root, api_spec *s)
     int out_ok = c->nerr == e0;
     parse_reference(c, sp_get(root, "reference"), s);
     s->ref.settings.threads = s->settings.threads;
+    sp_parse_execution(c, sp_get(root, "execution"), s);
+    sp_check_execution(c, s, problem_ok, alg_ok);
     if (!c->opt->build || !s->typed)
         return;
     int64_t dim = s->kind == IRCG_PROBLEM_MATRIX_COMPLETION ? sp_build_mc(c, s)

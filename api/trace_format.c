@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
 #include "result.h"
 
 /* The storage's traces table has the same columns in the same order. */
@@ -212,4 +214,41 @@ int api_trace_csv_row(char *buf, size_t n, const ircg_iter_info *it)
 int api_trace_json_row(char *buf, size_t n, const ircg_iter_info *it)
 {
     return trace_row(buf, n, it, 0);
+}
+
+/* A member of a JSON row: the number (null: NaN), or *ok cleared when it
+ * is absent or of another type. */
+static double member(const cJSON *o, const char *name, int *ok)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (cJSON_IsNumber(v))
+        return v->valuedouble;
+    if (!cJSON_IsNull(v))
+        *ok = 0;
+    return NAN;
+}
+
+/* The row api_trace_json_row wrote: the numbers were printed so that they
+ * read back to the same doubles, and cJSON reads them with strtod. */
+int api_trace_json_parse(const char *line, size_t len, ircg_iter_info *it)
+{
+    cJSON *o = cJSON_ParseWithLength(line, len);
+    int ok = cJSON_IsObject(o);
+    double v[NCOLS];
+    for (int k = 0; ok && k < NCOLS; k++)
+        v[k] = member(o, NAMES[k], &ok);
+    cJSON_Delete(o);
+    for (int k = 0; ok && k < NCOLS; k++) /* the integer columns: in range */
+        if ((k == 0 || k == 12 || (k >= 14 && k <= 17)) &&
+            !(fabs(v[k]) <= (k == 0 || k == 12 ? 9007199254740992.0 : 2147483647.0)))
+            ok = 0;
+    if (!ok || v[0] < 0)
+        return -1;
+    *it = (ircg_iter_info){
+        .t = (int64_t)v[0], .elapsed = v[1], .sigma = v[2], .alpha = v[3], .g_x = v[4],
+        .f_x = v[5], .g_z = v[6], .f_z = v[7], .gap = v[8], .g_gap_x = v[9],
+        .g_gap_z = v[10], .lmo_seconds = v[11], .lmo_matvecs = (int64_t)v[12],
+        .top_sv = v[13], .rank = (int)v[14], .lmo_converged = (int)v[15],
+        .backtracks = (int)v[16], .proj_full = (int)v[17], .lambda = v[18]};
+    return 0;
 }

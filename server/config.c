@@ -33,6 +33,7 @@ static void defaults(srv_config *c)
     c->conn_timeout = 60;
     c->heartbeat_every = 5.0;
     c->checkpoint_every = 30.0;
+    c->mpi_stop_grace = 30.0;
 }
 
 void srv_config_usage(void)
@@ -98,6 +99,18 @@ void srv_config_usage(void)
            "                       whatever the solver is doing [IRCGD_HEARTBEAT_EVERY,\n"
            "                       default 5]\n"
            "\n"
+           "MPI jobs (\"execution\": {\"ranks\": N}; refused with 422 without a launcher):\n"
+           "  --mpi-launch CMD     the launcher, run by /bin/sh with {ranks} replaced and\n"
+           "                       ircg-mpi and its arguments appended, e.g. 'mpirun -np\n"
+           "                       {ranks} --hostfile /etc/ircg/hosts' [IRCGD_MPI_LAUNCH]\n"
+           "  --mpi-program FILE   ircg-mpi [IRCGD_MPI_PROGRAM, default: beside ircgd]\n"
+           "  --mpi-workdir DIR    each MPI job's spec, result and per-rank checkpoints; on a\n"
+           "                       file system every host sees when ranks run elsewhere\n"
+           "                       [IRCGD_MPI_WORKDIR, default DB.mpi]\n"
+           "  --mpi-stop-grace S   seconds the ranks get to stop together on a cancel, a\n"
+           "                       shutdown or the time limit before the launcher is\n"
+           "                       terminated [IRCGD_MPI_STOP_GRACE, default 30]\n"
+           "\n"
            "other:\n"
            "  --healthcheck        GET /healthz on the listen address; exit 0 if healthy\n"
            "  --hash-token SCOPE   read a token on stdin, print its tokens-file line\n"
@@ -162,6 +175,7 @@ static int apply(srv_config *c, const char *name, const char *v)
     struct { const char *name; double *dst, lo, hi; } reals[] = {
         {"heartbeat-every", &c->heartbeat_every, 0.05, 3600},
         {"checkpoint-every", &c->checkpoint_every, 0, 86400},
+        {"mpi-stop-grace", &c->mpi_stop_grace, 0, 86400},
     };
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
         if (!strcmp(name, reals[i].name))
@@ -178,6 +192,9 @@ static int apply(srv_config *c, const char *name, const char *v)
         {"hash-token", c->hash_token, sizeof c->hash_token},
         {"cors-origins", c->cors_origins, sizeof c->cors_origins},
         {"ui-chartjs", c->ui_chartjs, sizeof c->ui_chartjs},
+        {"mpi-launch", c->mpi_launch, sizeof c->mpi_launch},
+        {"mpi-program", c->mpi_program, sizeof c->mpi_program},
+        {"mpi-workdir", c->mpi_workdir, sizeof c->mpi_workdir},
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (!strcmp(name, strs[i].name)) {
@@ -229,6 +246,8 @@ static int load_env(srv_config *c, char *err, size_t errlen)
         {"IRCGD_RETAIN_FINISHED", "retain-finished"},
         {"IRCGD_TLS_CERT", "tls-cert"}, {"IRCGD_TLS_KEY", "tls-key"},
         {"IRCGD_CORS_ORIGINS", "cors-origins"}, {"IRCGD_UI_CHARTJS", "ui-chartjs"},
+        {"IRCGD_MPI_LAUNCH", "mpi-launch"}, {"IRCGD_MPI_PROGRAM", "mpi-program"},
+        {"IRCGD_MPI_WORKDIR", "mpi-workdir"}, {"IRCGD_MPI_STOP_GRACE", "mpi-stop-grace"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *v = getenv(names[i][0]);
@@ -292,6 +311,11 @@ int srv_config_load(srv_config *c, int argc, char **argv, char *err,
         rc = load_args(c, argc, argv, err, errlen);
     if (rc == 0 && !c->tls_cert[0] != !c->tls_key[0]) {
         snprintf(err, errlen, "--tls-cert and --tls-key go together (HTTPS needs both)");
+        rc = -1;
+    }
+    if (rc == 0 && c->mpi_launch[0] && !strstr(c->mpi_launch, "{ranks}")) {
+        snprintf(err, errlen, "--mpi-launch needs {ranks} where the number of ranks goes "
+                 "(e.g. 'mpirun -np {ranks}')");
         rc = -1;
     }
     if (rc == 0) {

@@ -100,7 +100,7 @@ static int setup(srv_config *c)
         return -1;
     }
     warn_if_shared(c->db);
-    if (prepare_data_dir(c) || recover(c) || srv_pool_init(c->db))
+    if (prepare_data_dir(c) || srv_mpi_prepare(c) || recover(c) || srv_pool_init(c->db))
         return -1;
     return 0;
 }

@@ -222,6 +222,8 @@ static int on_iteration(void *user, const ircg_iter_info *it)
         flush(c);
     if (now - c->last_event >= EVENT_EVERY_S)
         progress_event(c);
+    if (!c->sv) /* the solver runs elsewhere (srv_run_row) */
+        return 0;
     if (c->out.snapshot_every > 0 && it->t % c->out.snapshot_every == 0) {
         flush(c); /* rows first: a resume from here must find them all */
         if (save_snapshot(c, it->t))
@@ -435,6 +437,10 @@ void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
         fail(st, job, "internal", "Out of memory", "the worker is out of memory");
         goto done;
     }
+    if (srv_mpi_ranks(job) > 0) { /* its ranks load the data, not this process */
+        srv_mpi_job_run(ctl, st, job);
+        goto done;
+    }
     *c = (run_ctx){.ctl = ctl, .st = st, .job = job, .claim = store_claim_of(job),
                    .last_flush = srv_mono(), .last_checkpoint = srv_mono()};
     if (!parse_spec(st, job, &spec))
@@ -482,4 +488,82 @@ void srv_maintain(store *st)
         srv_log("storage maintenance failed: %s", store_errmsg(st));
     else if (deleted > 0)
         srv_log("retention: %lld finished jobs deleted", (long long)deleted);
+}
+
+/* ------------------------------------- runs whose solver is elsewhere -- */
+/* mpi_job.c: the rows come from rank 0 of an MPI job; the same buffering,
+ * progress, events, finish and requeue as a solve on this worker. */
+
+srv_run *srv_run_open(srv_worker_ctl *ctl, store *st, const store_job *job,
+                      int64_t trace_every)
+{
+    run_ctx *c = calloc(1, sizeof *c);
+    if (c)
+        *c = (run_ctx){.ctl = ctl, .st = st, .job = job, .claim = store_claim_of(job),
+                       .last_flush = srv_mono(), .last_checkpoint = srv_mono(),
+                       .out = {.trace_every = trace_every > 0 ? trace_every : 1}};
+    return c;
+}
+
+void srv_run_close(srv_run *c) { free(c); }
+
+int srv_run_lost(const srv_run *c) { return lost(c); }
+
+int srv_run_truncate(srv_run *c, int64_t iteration)
+{
+    store_rc rc = store_trace_truncate(c->st, &c->claim, iteration);
+    if (rc != STORE_OK) {
+        write_failed(c, rc, "trace truncate");
+        return -1;
+    }
+    c->last_recorded = iteration;
+    return 0;
+}
+
+void srv_run_row(srv_run *c, const ircg_iter_info *it)
+{
+    if (it->t > c->last.t && it->t > c->last_recorded) /* rows only ever grow */
+        on_iteration(c, it);
+    else
+        srv_log("job %s: row of iteration %lld out of order, ignored", c->job->id,
+                (long long)it->t);
+}
+
+void srv_run_checkpoint(srv_run *c, int64_t iteration, const void *blob, size_t len)
+{
+    store_rc rc;
+    flush(c); /* the rows up to the checkpoint first */
+    if (!lost(c) &&
+        (rc = store_job_checkpoint_put(c->st, &c->claim, iteration, blob, len)) != STORE_OK)
+        write_failed(c, rc, "checkpoint");
+}
+
+void srv_run_requeue(srv_run *c)
+{
+    store_rc rc;
+    flush(c);
+    if (lost(c))
+        return;
+    if ((rc = store_job_requeue(c->st, &c->claim)) != STORE_OK)
+        write_failed(c, rc, "requeue");
+    else
+        srv_log("job %s requeued (shutdown)", c->job->id);
+    srv_notify_all();
+}
+
+void srv_run_finish(srv_run *c, store_state s, const char *result, const char *error)
+{
+    if (lost(c))
+        return;
+    if (c->last.t > 0 && c->last_recorded != c->last.t)
+        c->rows[c->nrows++] = to_row(&c->last); /* the last row, always */
+    flush(c);
+    finish(c->st, c->job, s, result, error);
+}
+
+void srv_run_fail(srv_run *c, const char *slug, const char *title, const char *detail)
+{
+    char *err = problem_json(slug, title, detail, c->job->id);
+    srv_run_finish(c, STORE_FAILED, NULL, err);
+    free(err);
 }

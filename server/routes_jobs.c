@@ -59,6 +59,25 @@ static void add_result_summary(cJSON *o, const char *result_json)
     cJSON_Delete(res);
 }
 
+/* "execution" of a job its spec spreads over MPI ranks: while it runs, the
+ * ranks and hosts its rank 0 reported; once it ended, its result's; else
+ * the ranks the spec asks for. */
+static void add_execution(cJSON *o, const store_job *j)
+{
+    char *live = j->state == STORE_RUNNING ? srv_mpi_execution(j->id) : NULL;
+    cJSON *e = live ? cJSON_Parse(live) : NULL;
+    free(live);
+    if (!e && j->result_json) {
+        cJSON *res = cJSON_Parse(j->result_json);
+        e = cJSON_DetachItemFromObjectCaseSensitive(res, "execution");
+        cJSON_Delete(res);
+    }
+    if (!e && j->spec_json && srv_mpi_ranks(j) > 0 && (e = cJSON_CreateObject()))
+        cJSON_AddNumberToObject(e, "ranks", srv_mpi_ranks(j));
+    if (e)
+        cJSON_AddItemToObject(o, "execution", e);
+}
+
 cJSON *srv_job_json(const store_job *j, int with_result_summary)
 {
     cJSON *o = cJSON_CreateObject();
@@ -88,6 +107,8 @@ cJSON *srv_job_json(const store_job *j, int with_result_summary)
         add_num(p, "max_iter", j->max_iter > 0 ? (double)j->max_iter : NAN);
         add_num(p, "time_limit", j->time_limit);
     }
+    if (with_result_summary)
+        add_execution(o, j);
     add_links(o, j->id);
     if (with_result_summary && j->result_json)
         add_result_summary(o, j->result_json);

@@ -20,6 +20,7 @@
  *   workers.c    the solver worker pool
  *   heartbeat.c  job heartbeats on a timer, independent of the solver
  *   job_run.c    one job on one worker: parse, solve, trace, snapshots
+ *   mpi_job.c    a job solved by MPI ranks: the launcher, rank 0's progress
  *   iterate_io.c binary serialization of iterates for snapshots
  *   metrics.c    Prometheus counters and histograms
  *   shutdown.c   the signal thread
@@ -73,6 +74,14 @@ typedef struct srv_config {
     double heartbeat_every; /* seconds between job heartbeats             */
     double checkpoint_every; /* seconds of solving between crash
                                 checkpoints; 0 = only the spec's snapshots */
+    /* MPI jobs ("execution": {"ranks": N}, mpi_job.c) */
+    char mpi_launch[1024];  /* the launcher, "{ranks}" in it; "" = off     */
+    char mpi_program[1024]; /* ircg-mpi; "" = beside ircgd                 */
+    char mpi_workdir[1024]; /* per-job spec, result and checkpoints; ""
+                               = "<db>.mpi" (a shared file system when
+                               the ranks run on other hosts)            */
+    double mpi_stop_grace;  /* seconds the ranks get to stop on a cancel
+                               before the launcher is terminated          */
     int healthcheck, help, version;
 } srv_config;
 
@@ -226,6 +235,37 @@ enum { SRV_STOP_NONE = 0, SRV_STOP_USER = 1, SRV_STOP_SHUTDOWN = 2,
 /* job_run.c: run one claimed job to its end (finish or requeue). */
 void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job);
 void srv_worker_stop(srv_worker_ctl *ctl, int reason);
+
+/* job_run.c, for a run whose solver is another process (mpi_job.c): the
+ * rows it reports go through the same buffering, progress, events and
+ * store writes as a solve on the worker (trace_every as the spec's).
+ * Every write names the job's claim; srv_run_lost says the claim is gone
+ * (then nothing more is written).  finish/fail/requeue end the run. */
+typedef struct run_ctx srv_run;
+srv_run *srv_run_open(srv_worker_ctl *ctl, store *st, const store_job *job,
+                      int64_t trace_every);
+void srv_run_close(srv_run *c);  /* NULL-safe */
+int srv_run_lost(const srv_run *c);
+/* The trace kept up to `iteration` (0: none), where the run goes on. */
+int srv_run_truncate(srv_run *c, int64_t iteration);
+void srv_run_row(srv_run *c, const ircg_iter_info *it);
+/* The rows so far, then blob as the job's resume point at `iteration`. */
+void srv_run_checkpoint(srv_run *c, int64_t iteration, const void *blob, size_t len);
+void srv_run_requeue(srv_run *c);
+void srv_run_finish(srv_run *c, store_state s, const char *result, const char *error);
+void srv_run_fail(srv_run *c, const char *slug, const char *title, const char *detail);
+
+/* mpi_job.c: the ranks a job's spec asks for ("execution": {"ranks"}),
+ * read from its stored spec; 0 for a job solved on the worker. */
+int srv_mpi_ranks(const store_job *job);
+/* Runs such a job to its end through the operator's launcher. */
+void srv_mpi_job_run(srv_worker_ctl *ctl, store *st, const store_job *job);
+/* At start-up: ircg-mpi and the work directory resolved (when a launcher
+ * is configured); -1 (logged) when unusable. */
+int srv_mpi_prepare(srv_config *c);
+/* "execution": {"ranks", "hosts"} of the running MPI job `id` as JSON text
+ * (malloc'ed), once its rank 0 reported them; else NULL. */
+char *srv_mpi_execution(const char *id);
 
 /* ---------------------------------------------------------- heartbeat -- */
 

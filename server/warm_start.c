@@ -58,6 +58,10 @@ void srv_parse_options(api_parse_options *o, store *st)
                               srv_dataset_resolve, st);
     o->job = srv_job_source;
     o->job_user = st;
+    /* "execution": {"ranks"} only with a launcher to run it */
+    o->ranks_allowed = srv.cfg.mpi_launch[0] != '\0';
+    o->ranks_refusal = "this service runs no MPI jobs: its operator started ircgd "
+                       "without --mpi-launch (IRCGD_MPI_LAUNCH)";
 }
 
 int srv_warm_start(store *st, const api_spec *spec, ircg_solver *sv, int64_t *iter,

@@ -3,12 +3,16 @@
  * [--result F] [--quiet]` solves a matrix-completion spec with IR-CG on N
  * processes, each holding its rows of the ratings (mpi_data.c), and writes
  * the trace and result of `ircg solve` (rank 0), the result with
- * "execution": {"ranks", "hosts"}.  With --progress, rank 0 also prints
- * every trace row as a JSON line on stdout (what the daemon reads).
+ * "execution": {"ranks", "hosts"}.  With --progress, rank 0 also prints on
+ * stdout, one JSON object a line, the execution first, then every trace
+ * row and every checkpoint taken ({"checkpoint": I}): what ircgd reads.
+ * --checkpoint-dir/--checkpoint-every keep per-rank checkpoints
+ * (mpi_ckpt.h), --resume I goes on from those of iteration I.
  *
  * Every rank runs the same solver: the library reduces its sums through
  * the communicator (mpi_comm.c), so the ranks agree on every decision;
- * SIGINT and SIGTERM set the cancel flag, which the solver puts to a vote.
+ * SIGINT, SIGTERM and SIGUSR1 (which mpirun forwards to every rank without
+ * ending the job) set the cancel flag, which the solver puts to a vote.
  * Exit codes as `ircg solve`: 0, 2 invalid input, 3 failure, 130
  * interrupted; a rank that dies makes mpirun end the others, nonzero.
  */
@@ -17,8 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+
+#include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "mpi_ckpt.h"
 #include "mpi_comm.h"
 #include "mpi_data.h"
 #include "result.h"
@@ -36,27 +44,66 @@ typedef struct run {
     int rank, size;
     cli_outputs out;
     int quiet, progress;
+    const char *data_dir;  /* relative paths of the spec; NULL: its folder */
+    int64_t resume;        /* iteration to resume at; 0 = from the start   */
+    mpi_ckpt ckpt;
+    const ircg_solver *sv; /* during the solve, for the checkpoints        */
+    char *hosts;           /* rank 0: every rank's host, MPI_MAX_PROCESSOR_NAME apart */
     mpi_ctx mc;
     ircg_comm comm;
 } run;
 
 static const char USAGE[] =
     "usage: mpirun -np N ircg-mpi SPEC.json [--trace FILE.csv|FILE.jsonl] [--result FILE.json]\n"
-    "                                      [--progress] [--quiet]\n"
+    "         [--progress] [--quiet] [--data-dir DIR]\n"
+    "         [--checkpoint-dir DIR [--checkpoint-every S] [--resume ITERATION]]\n"
     "  solve a matrix-completion spec with ircg on N processes (rows of the ratings\n"
-    "  spread over them); --progress prints trace rows as JSON lines on stdout\n";
+    "  spread over them).  --progress: the execution, trace rows and checkpoints as\n"
+    "  JSON lines on stdout; --data-dir: where the spec's relative paths start (default:\n"
+    "  the spec's folder); --checkpoint-dir: every rank's state there every S seconds\n"
+    "  (default 30) and when cancelled; --resume: go on from those of ITERATION\n";
+
+/* A positive number (integer when `integer`) of an option; -1 if not. */
+static double positive(const char *s, int integer)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    return end != s && !*end && v > 0 && v < 1e15 && (!integer || v == (double)(int64_t)v)
+               ? v : -1;
+}
 
 static int parse_args(int argc, char **argv, run *r, const char **spec)
 {
     static const struct option opts[] = {
         {"trace", required_argument, NULL, 't'}, {"result", required_argument, NULL, 'r'},
         {"quiet", no_argument, NULL, 'q'},       {"progress", no_argument, NULL, 'p'},
+        {"data-dir", required_argument, NULL, 'd'},
+        {"checkpoint-dir", required_argument, NULL, 'c'},
+        {"checkpoint-every", required_argument, NULL, 'e'},
+        {"resume", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},        {0},
     };
     int c;
+    double v = 0;
     opterr = r->rank == 0;
+    r->ckpt.every = 30;
     while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
-        if (c == 't')
+        if ((c == 'e' || c == 'R') && (v = positive(optarg, c == 'R')) < 0) {
+            if (r->rank == 0)
+                fprintf(stderr, "ircg-mpi: --%s wants a positive %s, not \"%s\"\n",
+                        c == 'e' ? "checkpoint-every" : "resume",
+                        c == 'e' ? "number of seconds" : "iteration", optarg);
+            return CLI_USAGE;
+        }
+        if (c == 'd')
+            r->data_dir = optarg;
+        else if (c == 'c')
+            r->ckpt.dir = optarg;
+        else if (c == 'e')
+            r->ckpt.every = v;
+        else if (c == 'R')
+            r->resume = (int64_t)v;
+        else if (c == 't')
             r->out.trace_path = optarg;
         else if (c == 'r')
             r->out.result_path = optarg;
@@ -77,6 +124,12 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
         return CLI_USAGE;
     }
     *spec = argv[optind];
+    if (r->resume > 0 && !r->ckpt.dir) {
+        if (r->rank == 0)
+            fprintf(stderr, "ircg-mpi: --resume needs the --checkpoint-dir it reads\n");
+        return CLI_USAGE;
+    }
+    r->ckpt.progress = r->progress;
     return CLI_OK;
 }
 
@@ -90,8 +143,9 @@ static api_spec *load_spec(const run *r, const char *path)
     char *text = cli_read_file(path, &len), *dir = cli_dirname(path);
     api_errors_init(&errs);
     api_parse_options_default(&opt);
-    opt.base_dir = dir;
+    opt.base_dir = r->data_dir ? r->data_dir : dir;
     opt.build = 0;
+    opt.distributed = 1; /* the checks of a distributed solve, by member */
     if (text && dir && api_spec_parse(text, len, &opt, &s, &errs) != 0 && r->rank == 0)
         for (int i = 0; i < errs.count; i++)
             fprintf(stderr, "ircg-mpi: %s: %s: %s\n", path,
@@ -103,58 +157,61 @@ static api_spec *load_spec(const run *r, const char *path)
     return s;
 }
 
-/* What a distributed solve takes, each refusal naming its member. */
-static const char *refusal(const api_spec *s, const char **ptr)
+/* "execution": {"ranks": N} asks for what mpirun started, or is refused. */
+static int ranks_differ(const run *r, const api_spec *s, const char *path)
 {
-    ircg_settings st;
-    api_reference_spec rs;
-    api_start_job sj;
-    if (api_spec_kind(s) != IRCG_PROBLEM_MATRIX_COMPLETION)
-        return *ptr = "/problem/type", "ircg-mpi solves matrix_completion only";
-    api_spec_settings(s, &st);
-    api_spec_reference(s, &rs);
-    if (st.algorithm != IRCG_ALG_IRCG)
-        return *ptr = "/algorithm/name", "ircg-mpi runs ircg only";
-    if (st.lmo_engine != IRCG_LMO_LANCZOS)
-        return *ptr = "/algorithm/lmo/engine",
-               "ircg-mpi runs the lanczos engine only (arpack is not distributed)";
-    if (st.start != IRCG_START_DEFAULT || api_spec_start_job(s, &sj))
-        return *ptr = "/algorithm/start", "ircg-mpi starts from the default start only";
-    if (rs.compute)
-        return *ptr = "/reference/compute",
-               "ircg-mpi does not compute g_opt (give a known \"g_opt\" instead)";
-    return NULL;
+    int want = api_spec_ranks(s);
+    if (want == 0 || want == r->size)
+        return 0;
+    if (r->rank == 0)
+        fprintf(stderr, "ircg-mpi: %s: /execution/ranks: the spec asks for %d ranks, "
+                "this run has %d\n", path, want, r->size);
+    return 1;
 }
 
 static int on_iter(void *user, const ircg_iter_info *it)
 {
     run *r = user;
-    if (r->rank != 0)
-        return 0;
-    if (it->t == 1 || it->t % r->out.every == 0)
+    if (r->rank == 0 && (it->t == 1 || it->t % r->out.every == 0))
         cli_outputs_trace(&r->out, it);
-    if (r->progress) {
+    if (r->rank == 0 && r->progress) {
         char row[API_TRACE_ROW_MAX + 1];
         api_trace_json_row(row, sizeof row, it);
         fputs(row, stdout);
         fflush(stdout);
     }
-    if (!r->quiet && (it->t == 1 || it->t % 100 == 0))
+    if (r->rank == 0 && !r->quiet && (it->t == 1 || it->t % 100 == 0))
         fprintf(stderr, "ircg-mpi iter %8lld  time %9.3fs  g %.9e  f %.9e  gap %.3e\n",
                 (long long)it->t, it->elapsed, it->g_x, it->f_x, it->gap);
+    /* collective; after the row, so a reader has every row up to the
+     * checkpoint it announces */
+    mpi_ckpt_tick(&r->ckpt, r->sv, it->t, 0, MPI_COMM_WORLD);
     return 0;
 }
 
-/* Every rank's host name, in rank order, on rank 0 (NULL elsewhere). */
-static char *gather_hosts(const run *r)
+/* Every rank's host name, in rank order, into r->hosts on rank 0; with
+ * --progress, rank 0 prints them as the first line. */
+static void gather_hosts(run *r)
 {
     char name[MPI_MAX_PROCESSOR_NAME] = "";
     int len = 0;
-    char *all = r->rank == 0 ? calloc((size_t)r->size, MPI_MAX_PROCESSOR_NAME) : NULL;
+    r->hosts = r->rank == 0 ? calloc((size_t)r->size, MPI_MAX_PROCESSOR_NAME) : NULL;
     MPI_Get_processor_name(name, &len);
-    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
-               0, MPI_COMM_WORLD);
-    return all;
+    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, r->hosts, MPI_MAX_PROCESSOR_NAME,
+               MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (r->rank != 0 || !r->progress || !r->hosts)
+        return;
+    cJSON *o = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(o, "execution");
+    cJSON *h = e ? cJSON_AddArrayToObject(e, "hosts") : NULL;
+    cJSON_AddNumberToObject(e, "ranks", r->size);
+    for (int i = 0; h && i < r->size; i++)
+        cJSON_AddItemToArray(h, cJSON_CreateString(r->hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME));
+    char *text = cJSON_PrintUnformatted(o);
+    if (text)
+        printf("%s\n", text);
+    fflush(stdout);
+    free(text);
+    cJSON_Delete(o);
 }
 
 /* The result on rank 0; the iterates are gathered by every rank. */
@@ -171,12 +228,11 @@ static int write_result(run *r, const api_spec *s, const ircg_solver *sv,
         ircg_solver_iterate(sv, IRCG_X, o.dense_iterate, &x);
         ircg_solver_iterate(sv, IRCG_Z, o.dense_iterate, &z);
     }
-    char *hosts = gather_hosts(r);
     int rc = 0;
     if (r->rank == 0 && r->out.result) {
         const char **names = calloc((size_t)r->size, sizeof *names);
         for (int i = 0; names && i < r->size; i++)
-            names[i] = hosts ? hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME : "";
+            names[i] = r->hosts ? r->hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME : "";
         api_execution ex = {r->size, names};
         api_result res = {info, err, msg, NULL, rs.g_opt, x, z, st, names ? &ex : NULL};
         char *text = api_result_json(&res);
@@ -184,10 +240,55 @@ static int write_result(run *r, const api_spec *s, const ircg_solver *sv,
         free(text);
         free(names);
     }
-    free(hosts);
     ircg_iterate_free(x);
     ircg_iterate_free(z);
     return rc;
+}
+
+/* The peak resident set of every rank, in MB, on rank 0's stderr; and the
+ * time spent in the sums.  What make bench-mpi reads. */
+static void report(const run *r, const ircg_info *info)
+{
+    struct rusage ru;
+    double mine = 0, *all = r->rank == 0 ? calloc((size_t)r->size, sizeof *all) : NULL;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        mine = (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
+    MPI_Gather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (r->rank == 0 && !r->quiet) {
+        fprintf(stderr, "ircg-mpi: %s after %lld iterations on %d ranks in %.3fs: g(x) %.12g "
+                "f(x) %.12g  (%.3fs in %lld sums on rank 0)\nircg-mpi: peak RSS per rank (MB):",
+                ircg_status_string(info->status), (long long)info->iterations, r->size,
+                info->solve_seconds, info->g_x, info->f_x, r->mc.comm_seconds,
+                (long long)r->mc.calls);
+        for (int i = 0; all && i < r->size; i++)
+            fprintf(stderr, " %.1f", all[i]);
+        fputc('\n', stderr);
+    }
+    free(all);
+}
+
+/* The solver on the part's problem, resumed when asked, run to its end
+ * (then a last checkpoint when cancelled: the daemon's shutdown).  Collective. */
+static ircg_error run_solver(run *r, const ircg_problem *pb, const ircg_settings *st,
+                             ircg_solver **sv, ircg_info *info, ircg_diag *d)
+{
+    ircg_error err = ircg_solver_new(pb, st, sv, d);
+    if (mpi_any_failed(MPI_COMM_WORLD, err == IRCG_OK))
+        return err != IRCG_OK ? err : IRCG_ERR_INVALID;
+    r->sv = *sv;
+    r->ckpt.last = MPI_Wtime();
+    if (r->resume > 0) {
+        if (mpi_ckpt_restore(r->ckpt.dir, r->resume, pb, *sv, MPI_COMM_WORLD) != 0) {
+            snprintf(d->message, sizeof d->message, "cannot resume from the checkpoint of "
+                     "iteration %lld", (long long)r->resume);
+            return IRCG_ERR_INVALID;
+        }
+        r->ckpt.kept[0] = r->resume;
+    }
+    err = ircg_solve(*sv, info);
+    if (err == IRCG_OK && info->status == IRCG_STATUS_CANCELLED)
+        mpi_ckpt_tick(&r->ckpt, *sv, info->iterations, 1, MPI_COMM_WORLD);
+    return err;
 }
 
 /* The part's problem, the solver, the outputs.  Collective. */
@@ -214,18 +315,14 @@ static int solve(run *r, const api_spec *s, const mpi_part *part)
     st.callback = on_iter;
     st.callback_data = r;
     st.cancel = (const volatile int *)&g_cancel;
-    err = ircg_solver_new(pb, &st, &sv, &d);
-    if (err == IRCG_OK)
-        err = ircg_solve(sv, &info);
+    err = run_solver(r, pb, &st, &sv, &info, &d);
     if (err != IRCG_OK && r->rank == 0)
         fprintf(stderr, "ircg-mpi: the solver failed: %s\n",
                 d.message[0] ? d.message : ircg_error_string(err));
-    else if (!r->quiet && r->rank == 0)
-        fprintf(stderr, "ircg-mpi: %s after %lld iterations on %d ranks in %.3fs: g(x) %.12g "
-                "f(x) %.12g  (%.3fs in %lld sums)\n", ircg_status_string(info.status),
-                (long long)info.iterations, r->size, info.solve_seconds, info.g_x, info.f_x,
-                r->mc.comm_seconds, (long long)r->mc.calls);
-    int wrc = write_result(r, s, sv, &st, &info, err, d.message);
+    if (err == IRCG_OK)
+        report(r, &info);
+    int wrc = write_result(r, s, err == IRCG_OK ? sv : NULL, &st, &info, err, d.message);
+    r->sv = NULL;
     ircg_solver_free(sv);
     ircg_problem_free(pb);
     return err != IRCG_OK || wrc ? CLI_FAILED
@@ -235,20 +332,17 @@ static int solve(run *r, const api_spec *s, const mpi_part *part)
 static int run_spec(run *r, const char *path)
 {
     api_spec *s = load_spec(r, path);
-    const char *ptr = NULL, *why = s ? refusal(s, &ptr) : NULL;
     mpi_part part = {0};
     api_mc_source src;
     int code = CLI_INVALID;
-    if (!s || why) {
-        if (why && r->rank == 0)
-            fprintf(stderr, "ircg-mpi: %s: %s: %s\n", path, ptr, why);
+    if (!s || ranks_differ(r, s, path))
         goto done;
-    }
     api_output_spec o;
     api_spec_output(s, &o);
     r->out.every = o.trace_every;
     if (mpi_any_failed(MPI_COMM_WORLD, r->rank != 0 || cli_outputs_open(&r->out) == CLI_OK))
         goto done;
+    gather_hosts(r);
     api_spec_mc_source(s, &src);
     if ((code = mpi_load(&src, MPI_COMM_WORLD, &part)) == 0)
         code = solve(r, s, &part);
@@ -257,6 +351,8 @@ done:
         code = CLI_FAILED;
     mpi_part_free(&part);
     api_spec_free(s);
+    free(r->hosts);
+    r->hosts = NULL;
     return code;
 }
 
@@ -276,6 +372,7 @@ int main(int argc, char **argv)
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGUSR1, &sa, NULL);
         code = run_spec(&r, spec);
     }
     /* the worst outcome of any rank */

@@ -26,41 +26,10 @@
 
 #include "../harness.h"
 #include "../unit/test_cli_util.h"
-
-static const char *mpi_bin(void)
-{
-    static char path[PATH_MAX];
-    const char *b = getenv("IRCG_BUILD_DIR");
-    if (!b)
-        return NULL;
-    snprintf(path, sizeof path, "%s/bin/ircg-mpi", b);
-    return access(path, X_OK) == 0 ? path : NULL;
-}
-
-static const char *mpirun(void)
-{
-    static const char *const where[] = {"/usr/bin/mpirun", "/usr/local/bin/mpirun", NULL};
-    for (int i = 0; where[i]; i++)
-        if (access(where[i], X_OK) == 0)
-            return where[i];
-    return NULL;
-}
-
-/* Open MPI's own allocations (its plugins, never freed) would fail every
- * rank of a sanitizer build at exit: leak detection is off for the ranks
- * (the library's leaks are still found by the single-process suites; the
- * ranks keep AddressSanitizer's other checks).  Read by the children at
- * their start only. */
-static void quiet_mpi_leaks(int on)
-{
-    if (on)
-        setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
-    else
-        unsetenv("ASAN_OPTIONS"); /* the suite runs with none */
-}
+#include "mpi_util.h"
 
 #define NEED_MPI()                                                          \
-    const char *bin = tcli_path(), *mbin = mpi_bin(), *mrun = mpirun();       \
+    const char *bin = tcli_path(), *mbin = mu_mpi_bin(), *mrun = mu_mpirun();       \
     if (!bin || !mbin)                                                      \
         SKIP("no ircg or ircg-mpi binary (IRCG_BUILD_DIR unset, or built "   \
              "without mpicc)");                                             \
@@ -89,33 +58,10 @@ static int run_mpi(const char *mrun, const char *mbin, int n, const char *spec,
         args[a++] = (char *)trace;
     }
     args[a] = NULL;
-    quiet_mpi_leaks(1);
+    mu_quiet_mpi_leaks(1);
     int rc = tcli_run_err(args, NULL, err, errn);
-    quiet_mpi_leaks(0);
+    mu_quiet_mpi_leaks(0);
     return rc;
-}
-
-/* The g and f columns of a CSV trace (t, ..., g_x, f_x, g_z, f_z at
- * columns 4..7); the rows read. */
-static int read_trace(const char *path, double (*v)[4], int max)
-{
-    FILE *f = fopen(path, "r");
-    char line[1024];
-    int n = 0;
-    if (!f)
-        return -1;
-    if (!fgets(line, sizeof line, f)) {
-        fclose(f);
-        return -1;
-    }
-    while (n < max && fgets(line, sizeof line, f)) {
-        double t, el, s, al;
-        if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &t, &el, &s, &al, &v[n][0],
-                   &v[n][1], &v[n][2], &v[n][3]) == 8)
-            n++;
-    }
-    fclose(f);
-    return n;
 }
 
 #define MAX_ROWS 400
@@ -135,20 +81,16 @@ static void agree(const char *data, int iters)
         REQUIRE(tcli_write(spec, text) == 0);
         char *args[] = {(char *)bin, "solve", spec, "--quiet", "--trace", t1, NULL};
         REQUIRE(tcli_run(args, NULL) == 0);
-        int rows = read_trace(t1, one, MAX_ROWS);
+        int rows = mu_read_trace(t1, one, MAX_ROWS);
         REQUIRE(rows == iters);
         for (int n = 1; n <= 4; n++) {
             int rc = run_mpi(mrun, mbin, n, spec, tn, err, sizeof err);
             if (rc != 0)
                 fprintf(stderr, "ircg-mpi -np %d: exit %d: %s\n", n, rc, err);
             REQUIRE(rc == 0);
-            REQUIRE(read_trace(tn, got, MAX_ROWS) == rows);
-            double worst = 0;
-            for (int i = 0; i < rows; i++)
-                for (int k = 0; k < 4; k++) {
-                    double rel = fabs(got[i][k] - one[i][k]) / fabs(one[i][k]);
-                    worst = rel > worst || rel != rel ? rel : worst;
-                }
+            REQUIRE(mu_read_trace(tn, got, MAX_ROWS) == rows);
+            double worst = mu_worst_relative((const double (*)[4])one,
+                                             (const double (*)[4])got, rows);
             if (!(worst <= 1e-10))
                 fprintf(stderr, "%s, %d ranks: worst relative difference %.3g\n", rules[r],
                         n, worst);
@@ -244,9 +186,9 @@ TEST(mpi, killed_rank_fails_the_run)
     args[a++] = spec;
     args[a] = NULL;
     int fd = -1, st = 0;
-    quiet_mpi_leaks(1);
+    mu_quiet_mpi_leaks(1);
     pid_t pid = tcli_spawn(args, NULL, &fd);
-    quiet_mpi_leaks(0);
+    mu_quiet_mpi_leaks(0);
     REQUIRE(pid > 0);
     int seen = tcli_wait_for(fd, "ircg-mpi iter", err, sizeof err);
     pid_t victim = child_of(pid);

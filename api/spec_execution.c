@@ -1,0 +1,94 @@
+/*
+ * spec_execution.c -- "execution": {"ranks": N}: a job solved by N
+ * processes (ircg-mpi under an MPI launcher), and what such a solve takes.
+ *
+ * Who may run it is the caller's to say (api_parse_options): ircg-mpi is
+ * always distributed; ircgd accepts the member only when its operator gave
+ * it a launcher; any other program (ircg solve) refuses it, naming the
+ * member.  The checks of a distributed solve -- each naming the member that
+ * asks for what the distributed solver does not do -- run whenever the
+ * solve is distributed, here at validation rather than in the processes,
+ * so that a service refuses such a job when it is submitted.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_internal.h"
+
+static const char *const EXEC_MEMBERS[] = {"ranks", NULL};
+
+#define DEFAULT_REFUSAL \
+    "this program solves on one process: run the spec with mpirun -np N ircg-mpi"
+
+void sp_parse_execution(sp_ctx *c, const cJSON *e, api_spec *s)
+{
+    if (!e || !sp_members(c, e, "/execution", EXEC_MEMBERS))
+        return;
+    if (!sp_get(e, "ranks")) {
+        sp_err(c, "/execution/ranks", "missing required member \"ranks\"");
+        return;
+    }
+    if (sp_int_in(c, e, "/execution", "ranks", 1, API_MAX_RANKS, &s->ranks) <= 0)
+        return;
+    if (!c->opt->ranks_allowed && !c->opt->distributed)
+        sp_err(c, "/execution/ranks", "%s",
+               c->opt->ranks_refusal ? c->opt->ranks_refusal : DEFAULT_REFUSAL);
+}
+
+static int is_distributed(const sp_ctx *c, const api_spec *s)
+{
+    return s->ranks > 0 || c->opt->distributed;
+}
+
+/* The problem: matrix completion whose ratings each rank reads (its byte
+ * range of a file) or generates (its rows). */
+static void check_problem(sp_ctx *c, const api_spec *s)
+{
+    if (s->kind != IRCG_PROBLEM_MATRIX_COMPLETION) {
+        sp_err(c, "/problem/type", "a distributed solve is for matrix_completion only");
+        return;
+    }
+    if (s->mc.source == SP_SRC_INLINE || s->mc.source == SP_SRC_DATASET)
+        sp_err(c, "/problem/data/source", "a distributed solve reads a file or generates "
+               "a synthetic instance (each rank its own rows), not %s data%s",
+               s->mc.source == SP_SRC_INLINE ? "inline" : "dataset",
+               s->mc.source == SP_SRC_DATASET
+                   ? " (the service keeps an uploaded dataset as the file "
+                     "datasets/ID of its data directory: name that path)" : "");
+}
+
+/* The algorithm, the start, the reference and the output. */
+static void check_solve(sp_ctx *c, const api_spec *s, int alg_ok)
+{
+    if (alg_ok && s->settings.algorithm != IRCG_ALG_IRCG)
+        sp_err(c, "/algorithm/name", "a distributed solve runs ircg only");
+    if (alg_ok && s->settings.lmo_engine != IRCG_LMO_LANCZOS)
+        sp_err(c, "/algorithm/lmo/engine",
+               "a distributed solve runs the lanczos engine only (arpack is not distributed)");
+    if (alg_ok && (s->settings.start != IRCG_START_DEFAULT || s->start.job))
+        sp_err(c, "/algorithm/start", "a distributed solve starts from the default start only");
+    if (s->ref.compute)
+        sp_err(c, "/reference/compute",
+               "a distributed solve does not compute g_opt (give a known \"g_opt\" instead)");
+    if (s->ranks > 0 && s->output.snapshot_every > 0)
+        sp_err(c, "/output/snapshot_every", "the iterate snapshots of a distributed job are "
+               "not kept (its result holds the last iterates): use 0");
+}
+
+void sp_check_execution(sp_ctx *c, const api_spec *s, int problem_ok, int alg_ok)
+{
+    if (!is_distributed(c, s))
+        return;
+    if (problem_ok && s->typed)
+        check_problem(c, s);
+    check_solve(c, s, alg_ok);
+}
+
+void sp_norm_execution(const api_spec *s, cJSON *root)
+{
+    cJSON *e = s->ranks > 0 ? cJSON_AddObjectToObject(root, "execution") : NULL;
+    if (e)
+        cJSON_AddNumberToObject(e, "ranks", s->ranks);
+}
+
+int api_spec_ranks(const api_spec *s) { return s ? s->ranks : 0; }

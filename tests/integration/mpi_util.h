@@ -1,0 +1,30 @@
+/*
+ * mpi_util.h -- what the tests of ircg-mpi (test_mpi.c) and of MPI jobs
+ * through ircgd (test_http_mpi.c) share: the programs, Open MPI's leak
+ * reports kept out of sanitizer runs, and traces compared with `ircg
+ * solve`'s.
+ */
+#ifndef IRCG_TEST_MPI_UTIL_H
+#define IRCG_TEST_MPI_UTIL_H
+
+/* build/bin/ircg-mpi, or NULL when it was not built (no mpicc). */
+const char *mu_mpi_bin(void);
+/* mpirun, or NULL when Open MPI is not installed. */
+const char *mu_mpirun(void);
+
+/* Open MPI's own allocations (its plugins, never freed) would fail every
+ * rank of a sanitizer build at exit: leak detection is off for the ranks
+ * (the library's leaks are still found by the single-process suites; the
+ * ranks keep AddressSanitizer's other checks).  Read by children at their
+ * start only. */
+void mu_quiet_mpi_leaks(int on);
+
+/* The g and f columns (g_x, f_x, g_z, f_z) of a CSV trace; the rows read,
+ * -1 when the file cannot be read. */
+int mu_read_trace(const char *path, double (*v)[4], int max);
+
+/* The largest relative difference of the g and f columns of two traces
+ * of n rows (NaN when any value is). */
+double mu_worst_relative(const double (*a)[4], const double (*b)[4], int n);
+
+#endif /* IRCG_TEST_MPI_UTIL_H */
