@@ -96,7 +96,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench bench-scale paper tta run deps deps-paper data install uninstall clean help \
+.PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench bench-scale bench-mpi paper tta run deps deps-paper data install uninstall clean help \
         deps-unit unit-check deps-image image image-test
 # ircg-mpi (clients/mpi/) is the one program built with MPI (Open MPI's
 # flags, from mpicc); libircg and ircgd know nothing of it.  Without mpicc
@@ -119,6 +119,7 @@ help:
 	@echo "make deps-node    Redocly CLI (npm ci in tests/node)"
 	@echo "make openapi-lint Redocly CLI over api/openapi.json"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
+	@echo "make bench-mpi    ircg-mpi on 1, 2, 4 ranks: s/iteration, RSS per rank, comm vs compute (BENCH_MPI_ARGS=)"
 	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace (SCALE_ARGS=)"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
 	@echo "make tta     time to g - g_opt <= 1e-4, 1e-6 per method on ML-1M (TTA_BUDGET=600 s each),"
@@ -273,6 +274,12 @@ bench: all data
 bench-scale: all
 	OPENBLAS_NUM_THREADS=1 ./$(SCALE_BIN) --bin $(BUILD)/bin --tmp $(BUILD)/bench-scale $(SCALE_ARGS)
 
+# ircg-mpi on 1, 2 and 4 ranks (issue 14): seconds per iteration, peak
+# RSS per rank, communication against computation.  BENCH_MPI_ARGS="--sizes
+# 10,100" adds the 100M instance (~6 GB over the ranks, minutes).
+bench-mpi: all
+	python3 tests/bench_mpi/bench_mpi.py --bin $(BUILD)/bin $(BENCH_MPI_ARGS)
+
 # The paper's experiment on both MovieLens files (Table 1, Figure 1).
 paper: all data deps-paper
 	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/ratings.dat --out $(PAPER_OUT)/ml-1m --budget $(PAPER_BUDGET) $(PAPER_ARGS)
@@ -384,7 +391,7 @@ endef
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBDIR) \
 	  $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PCDIR)
-	install -m 0755 $(IRCGD) $(IRCG_CLI) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(IRCGD) $(IRCG_CLI) $(MPI_BIN) $(DESTDIR)$(PREFIX)/bin/
 	sed 's|/usr/local/bin/ircgd|$(PREFIX)/bin/ircgd|' deploy/ircgd.service > $(DESTDIR)$(UNITDIR)/ircgd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/ircgd.service
 	install -m 0755 $(LIBIRCG_SO) $(LIBCLIENT_SO) $(DESTDIR)$(LIBDIR)/

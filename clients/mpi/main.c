@@ -57,11 +57,13 @@ static const char USAGE[] =
     "usage: mpirun -np N ircg-mpi SPEC.json [--trace FILE.csv|FILE.jsonl] [--result FILE.json]\n"
     "         [--progress] [--quiet] [--data-dir DIR]\n"
     "         [--checkpoint-dir DIR [--checkpoint-every S] [--resume ITERATION]]\n"
+    "         [--profile-comm]\n"
     "  solve a matrix-completion spec with ircg on N processes (rows of the ratings\n"
     "  spread over them).  --progress: the execution, trace rows and checkpoints as\n"
     "  JSON lines on stdout; --data-dir: where the spec's relative paths start (default:\n"
     "  the spec's folder); --checkpoint-dir: every rank's state there every S seconds\n"
-    "  (default 30) and when cancelled; --resume: go on from those of ITERATION\n";
+    "  (default 30) and when cancelled; --resume: go on from those of ITERATION;\n"
+    "  --profile-comm: a timed barrier before each sum, to split waits from transfers\n";
 
 /* A positive number (integer when `integer`) of an option; -1 if not. */
 static double positive(const char *s, int integer)
@@ -81,6 +83,7 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
         {"checkpoint-dir", required_argument, NULL, 'c'},
         {"checkpoint-every", required_argument, NULL, 'e'},
         {"resume", required_argument, NULL, 'R'},
+        {"profile-comm", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},        {0},
     };
     int c;
@@ -103,6 +106,8 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
             r->ckpt.every = v;
         else if (c == 'R')
             r->resume = (int64_t)v;
+        else if (c == 'P')
+            r->mc.profile = 1;
         else if (c == 't')
             r->out.trace_path = optarg;
         else if (c == 'r')
@@ -245,24 +250,30 @@ static int write_result(run *r, const api_spec *s, const ircg_solver *sv,
     return rc;
 }
 
-/* The peak resident set of every rank, in MB, on rank 0's stderr; and the
- * time spent in the sums.  What make bench-mpi reads. */
+/* Per rank: peak resident set (MB), CPU seconds, seconds in the sums and
+ * in the profile's barriers; on rank 0's stderr, one "ircg-mpi: rank R:"
+ * line each, after the outcome.  What make bench-mpi reads. */
 static void report(const run *r, const ircg_info *info)
 {
     struct rusage ru;
-    double mine = 0, *all = r->rank == 0 ? calloc((size_t)r->size, sizeof *all) : NULL;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        mine = (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
-    MPI_Gather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    double mine[4] = {0, 0, r->mc.comm_seconds, r->mc.wait_seconds};
+    double *all = r->rank == 0 ? calloc((size_t)r->size * 4, sizeof *all) : NULL;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        mine[0] = (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
+        mine[1] = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                  (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    }
+    MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (r->rank == 0 && !r->quiet) {
         fprintf(stderr, "ircg-mpi: %s after %lld iterations on %d ranks in %.3fs: g(x) %.12g "
-                "f(x) %.12g  (%.3fs in %lld sums on rank 0)\nircg-mpi: peak RSS per rank (MB):",
+                "f(x) %.12g; %lld sums of %lld numbers, %lld products\n",
                 ircg_status_string(info->status), (long long)info->iterations, r->size,
-                info->solve_seconds, info->g_x, info->f_x, r->mc.comm_seconds,
-                (long long)r->mc.calls);
+                info->solve_seconds, info->g_x, info->f_x, (long long)r->mc.calls,
+                (long long)r->mc.doubles, (long long)info->lmo_matvecs);
         for (int i = 0; all && i < r->size; i++)
-            fprintf(stderr, " %.1f", all[i]);
-        fputc('\n', stderr);
+            fprintf(stderr, "ircg-mpi: rank %d: peak RSS %.1f MB, cpu %.3f s, sums %.3f s, "
+                    "waits %.3f s\n", i, all[4 * i], all[4 * i + 1], all[4 * i + 2],
+                    all[4 * i + 3]);
     }
     free(all);
 }

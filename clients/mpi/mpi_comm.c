@@ -81,6 +81,11 @@ static void mpi_sum(void *ctx, double *buf, int64_t len)
 {
     mpi_ctx *c = ctx;
     double t0 = MPI_Wtime();
+    if (c->profile && c->size > 1) {
+        MPI_Barrier(c->comm);
+        c->wait_seconds += MPI_Wtime() - t0;
+        t0 = MPI_Wtime();
+    }
     if (c->size > 1 && len > 0) {
         if (len <= SMALL_LEN)
             sum_small(c, buf, (int)len);
@@ -93,6 +98,7 @@ static void mpi_sum(void *ctx, double *buf, int64_t len)
     }
     c->comm_seconds += MPI_Wtime() - t0;
     c->calls++;
+    c->doubles += len;
 }
 
 void mpi_ctx_init(mpi_ctx *c, MPI_Comm comm, ircg_comm *out)

@@ -15,8 +15,14 @@ typedef struct mpi_ctx {
     int rank, size;
     double *scratch;     /* size * (the longest slice so far)              */
     size_t scratch_len;
-    double comm_seconds; /* time spent inside the sums                     */
+    double comm_seconds; /* time spent inside the sums (waits included)    */
     int64_t calls;
+    int64_t doubles;     /* numbers summed (each rank sends and receives
+                            about 2 of them per number above SMALL_LEN)   */
+    int profile;         /* a timed barrier before each sum: splits the
+                            ranks' waits for each other (imbalance) from
+                            the transfers (make bench-mpi)               */
+    double wait_seconds; /* in those barriers                            */
 } mpi_ctx;
 
 /* c's ircg_comm over comm; free with mpi_ctx_free. */
