@@ -234,7 +234,7 @@ int api_trace_json_parse(const char *line, size_t len, ircg_iter_info *it)
 {
     cJSON *o = cJSON_ParseWithLength(line, len);
     int ok = cJSON_IsObject(o);
-    double v[NCOLS];
+    double v[NCOLS] = {0};
     for (int k = 0; ok && k < NCOLS; k++)
         v[k] = member(o, NAMES[k], &ok);
     cJSON_Delete(o);

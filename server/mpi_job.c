@@ -95,7 +95,10 @@ char *srv_mpi_execution(const char *id)
 
 int srv_mpi_ranks(const store_job *job)
 {
-    cJSON *spec = job->spec_json ? cJSON_Parse(job->spec_json) : NULL;
+    /* a spec may hold megabytes of inline data: parsed only when the
+     * member may be there */
+    int maybe = job->spec_json && strstr(job->spec_json, "\"execution\"");
+    cJSON *spec = maybe ? cJSON_Parse(job->spec_json) : NULL;
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(spec, "execution");
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "ranks");
     int ranks = cJSON_IsNumber(r) && r->valuedouble >= 1 && r->valuedouble <= API_MAX_RANKS

@@ -98,7 +98,7 @@ static void split_lines(mpi_proc *p, const char *b, size_t n, mpi_line_fn fn, vo
         }
         if (p->overlong)
             continue;
-        if (p->len + 1 >= p->cap) {
+        if (!p->line || p->len + 1 >= p->cap) {
             size_t cap = p->cap ? 2 * p->cap : 1024;
             char *l = p->len + 1 < MPI_PROC_LINE_MAX ? realloc(p->line, cap) : NULL;
             if (!l) {

@@ -58,14 +58,17 @@ static void sum_sliced(mpi_ctx *c, double *buf, int64_t len)
 {
     int n = c->size;
     int *cnt = malloc(4 * (size_t)n * sizeof *cnt);
-    if (!cnt)
+    if (!cnt) {
+        fprintf(stderr, "ircg-mpi: rank %d: out of memory for a sum\n", c->rank);
         MPI_Abort(c->comm, 3);
+        return; /* not reached: MPI_Abort ends every rank */
+    }
     int *off = cnt + n, *rcnt = cnt + 2 * n, *roff = cnt + 3 * n;
     for (int r = 0; r < n; r++) {
         off[r] = (int)(len * r / n);
         cnt[r] = (int)(len * (r + 1) / n) - off[r];
     }
-    int mine = cnt[c->rank];
+    int mine = (int)(len * (c->rank + 1) / n) - (int)(len * c->rank / n); /* cnt[rank] */
     double *all = scratch(c, (size_t)n * (size_t)(mine > 0 ? mine : 1));
     for (int r = 0; r < n; r++) {
         rcnt[r] = mine;

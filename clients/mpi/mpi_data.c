@@ -89,7 +89,7 @@ static int exchange(MPI_Comm comm, const ircg_ratings *R, const int *cut, int si
     MPI_Type_contiguous((int)sizeof(entry), MPI_BYTE, &et);
     MPI_Type_commit(&et);
     int fine = sc && send;
-    if (mpi_any_failed(comm, fine))
+    if (mpi_any_failed(comm, fine) || !fine) /* (the second: for the analyzers) */
         goto done;
     int *so = sc + size, *rc = sc + 2 * size, *ro = sc + 3 * size;
     for (int64_t e = 0; e < R->nnz; e++)
@@ -108,7 +108,7 @@ static int exchange(MPI_Comm comm, const ircg_ratings *R, const int *cut, int si
     }
     recv = malloc((size_t)(total ? total : 1) * sizeof *recv);
     *out = recv ? ircg_ratings_new(R->n_rows, R->n_cols, total) : NULL;
-    if (mpi_any_failed(comm, *out != NULL))
+    if (mpi_any_failed(comm, *out != NULL) || !*out || !recv)
         goto done;
     MPI_Alltoallv(send, sc, so, et, recv, rc, ro, et, comm);
     for (int64_t e = 0; e < total; e++) {
@@ -130,7 +130,7 @@ done:
 static int64_t *file_counts(MPI_Comm comm, const ircg_ratings *R)
 {
     int64_t *counts = calloc((size_t)R->n_rows, sizeof *counts);
-    if (mpi_any_failed(comm, counts != NULL)) {
+    if (mpi_any_failed(comm, counts != NULL) || !counts) {
         free(counts);
         return NULL;
     }
@@ -183,7 +183,7 @@ static int load_file(const api_mc_source *src, MPI_Comm comm, mpi_part *out)
         !(counts = file_counts(comm, R)))
         goto done;
     cut = malloc(((size_t)size + 1) * sizeof *cut);
-    if (mpi_any_failed(comm, cut != NULL))
+    if (mpi_any_failed(comm, cut != NULL) || !cut)
         goto done;
     cut_rows(counts, R->n_rows, size, cut);
     if (!exchange(comm, R, cut, size, &out->R))
@@ -212,7 +212,7 @@ static int load_synthetic(const api_mc_source *src, MPI_Comm comm, mpi_part *out
     int *cut = malloc(((size_t)size + 1) * sizeof *cut);
     ircg_error e = counts && cut ? ircg_synth_row_counts(&src->synth, counts, &d)
                                  : IRCG_ERR_NOMEM;
-    if (!agree(comm, e == IRCG_OK, DP, &d, NULL)) {
+    if (!agree(comm, e == IRCG_OK, DP, &d, NULL) && counts && cut) {
         cut_rows(counts, n, size, cut);
         out->row0 = cut[rank];
         out->n_local = cut[rank + 1] - cut[rank];

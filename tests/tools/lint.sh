@@ -6,6 +6,8 @@
 # tools must report nothing.  Ends with one line: "lint: N files, clean"
 # or the number of findings.
 set -u
+# ircg-mpi: the CLI's include path, its own folder and Open MPI's flags
+INC_MPI=${INC_MPI:-"$INC_CLI -Iclients/mpi $(mpicc --showme:compile 2>/dev/null)"}
 cd "$(dirname "$0")/../.."
 jobs=${LINT_JOBS:-2}
 fail=0
@@ -26,11 +28,12 @@ tidy_one() {
         server/*) inc=$INC_SERVER ;;
         clients/c/*) inc=$INC_CLIENT ;;
         clients/cli/*) inc=$INC_CLI ;;
+        clients/mpi/*) inc=$INC_MPI ;;
     esac
     clang-tidy --quiet "$f" -- -std=c11 -D_DEFAULT_SOURCE $inc 2>/dev/null
 }
 export -f tidy_one
-export INC_SOLVER INC_API INC_STORAGE INC_SERVER INC_CLIENT INC_CLI
+export INC_SOLVER INC_API INC_STORAGE INC_SERVER INC_CLIENT INC_CLI INC_MPI
 files=$(find solver api storage server clients -name '*.c' | sort)
 n=$(echo "$files" | wc -l)
 echo "clang-tidy $(clang-tidy --version | sed -n 's/.*version \([0-9.]*\).*/\1/p' | head -1) on $n files"
