@@ -1,0 +1,258 @@
+/*
+ * store_trace_doubles.c -- the double columns of version-2 trace chunks:
+ * extrapolation by stride and order, or clock ticks as nanoseconds (the
+ * format is described in store_trace_codec.h).  Encoder and decoder make
+ * their predictions with the same functions, so they agree bit for bit.
+ */
+#include "store_trace_bits.h"
+
+#if !defined(FLT_EVAL_METHOD) && defined(__FLT_EVAL_METHOD__)
+#define FLT_EVAL_METHOD __FLT_EVAL_METHOD__
+#endif
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != -1
+#error "the trace codec's predictions need IEEE double evaluation (no excess precision)"
+#endif
+
+#define MAX_STRIDE 2
+#define MAX_ORDER 8
+#define NPOLY (MAX_STRIDE * MAX_ORDER)
+#define M_TICKS NPOLY
+
+/* ------------------------------------------------------ extrapolation -- */
+
+/* Zero, or finite with a magnitude in [2^-900, 2^900]: sums and
+ * differences of such values are multiples of 2^-952 and below 2^910,
+ * never subnormal or infinite, so flush-to-zero modes cannot change them. */
+static int tame(uint64_t u)
+{
+    unsigned ef = (unsigned)(u >> 52) & 0x7ff;
+    return (u << 1) == 0 || (ef >= 1023 - 900 && ef <= 1023 + 900);
+}
+
+/* pred[j], j < o: the prediction of v[i] by stride s and order j + 1.
+ * Order j + 1 reads v[i-s], ..., v[i-(j+1)s] only, so the encoder's
+ * pass over every order and the decoder's over one agree. */
+static void extrapolate(const uint64_t *v, size_t i, int s, int o, uint64_t pred[MAX_ORDER])
+{
+    double d[MAX_ORDER];
+    int avail = (int)(i / (size_t)s), k = 0, tamed = 0;
+    if (avail == 0) {
+        for (int j = 0; j < o; j++)
+            pred[j] = i ? v[i - 1] : 0;
+        return;
+    }
+    for (; k < o && k < avail; k++) {
+        uint64_t u = v[i - (size_t)(k + 1) * (size_t)s];
+        tamed += tamed == k && tame(u); /* the leading tame inputs */
+        d[k] = stc_double_of(u);
+    }
+    /* Newton's backward form: level j of the table replaces d[0..k-j)
+     * by its differences; their first entries add up. */
+    double sum = d[0];
+    pred[0] = v[i - (size_t)s];
+    for (int j = 1; j < o; j++) {
+        if (j >= k) {
+            pred[j] = pred[j - 1]; /* no further value: the order is capped */
+            continue;
+        }
+        for (int q = 0; q < k - j; q++)
+            d[q] = d[q] - d[q + 1];
+        sum = sum + d[0];
+        pred[j] = j < tamed ? stc_bits_of(sum) : v[i - (size_t)s];
+    }
+}
+
+static uint64_t residual(uint64_t x, uint64_t pred) { return stc_zigzag(x - pred); }
+
+/* The method among 0..NPOLY-1 whose residuals have the fewest bits, and
+ * that number. */
+static int best_poly(const uint64_t *v, size_t n, long *bits_out)
+{
+    long bits[NPOLY] = {0};
+    uint64_t pred[MAX_ORDER];
+    for (int s = 1; s <= MAX_STRIDE; s++)
+        for (size_t i = 1; i < n; i++) {
+            extrapolate(v, i, s, MAX_ORDER, pred);
+            for (int o = 0; o < MAX_ORDER; o++)
+                bits[(s - 1) * MAX_ORDER + o] += stc_bit_length(residual(v[i], pred[o]));
+        }
+    int best = 0;
+    for (int m = 1; m < NPOLY; m++)
+        if (bits[m] < bits[best])
+            best = m;
+    *bits_out = bits[best];
+    return best;
+}
+
+static void put_poly(stc_wbuf *w, const uint64_t *v, size_t n, int m)
+{
+    int s = 1 + m / MAX_ORDER, o = 1 + m % MAX_ORDER, k = 0;
+    uint64_t pred[MAX_ORDER];
+    unsigned char *first = w->p + w->len;
+    for (int b = 0; b < 8; b++)
+        first[b] = (unsigned char)(v[0] >> (8 * b));
+    w->len += 8;
+    unsigned char *planes = w->p + w->len + 1;
+    uint64_t all = 0;
+    for (size_t i = 1; i < n; i++) {
+        extrapolate(v, i, s, o, pred);
+        uint64_t z = residual(v[i], pred[o - 1]);
+        all |= z;
+        for (int b = 0; b < 8; b++)
+            planes[(size_t)b * (n - 1) + i - 1] = (unsigned char)(z >> (8 * b));
+    }
+    k = (stc_bit_length(all) + 7) / 8; /* planes kept: the rest are zero */
+    w->p[w->len++] = (unsigned char)k;
+    w->len += (size_t)k * (n - 1);
+}
+
+static void get_poly(stc_rbuf *r, uint64_t *v, size_t n, int m)
+{
+    int s = 1 + m / MAX_ORDER, o = 1 + m % MAX_ORDER;
+    uint64_t pred[MAX_ORDER];
+    if (r->pos + 9 > r->len || r->p[r->pos + 8] > 8 ||
+        r->len - r->pos - 9 < (size_t)r->p[r->pos + 8] * (n - 1)) {
+        r->bad = 1;
+        return;
+    }
+    const unsigned char *p = r->p + r->pos;
+    int k = p[8];
+    v[0] = 0;
+    for (int b = 0; b < 8; b++)
+        v[0] |= (uint64_t)p[b] << (8 * b);
+    for (size_t i = 1; i < n; i++) {
+        uint64_t z = 0;
+        for (int b = 0; b < k; b++)
+            z |= (uint64_t)p[9 + (size_t)b * (n - 1) + i - 1] << (8 * b);
+        extrapolate(v, i, s, o, pred);
+        v[i] = pred[o - 1] + stc_unzigzag(z);
+    }
+    r->pos += 9 + (size_t)k * (n - 1);
+}
+
+/* ---------------------------------------------------------- clock ticks -- */
+
+/* x = m 2^e: the exponent of x's lowest set bit (x finite, not zero). */
+static int low_exponent(uint64_t u)
+{
+    int ef = (int)((u >> 52) & 0x7ff);
+    uint64_t mant = u & ((UINT64_C(1) << 52) - 1);
+    if (ef)
+        mant |= UINT64_C(1) << 52;
+    return (ef ? ef : 1) - 1075 + __builtin_ctzll(mant);
+}
+
+/* The common exponent e of the column and each value's m; 0, or -1 when
+ * a value is not finite, is -0.0 or has an m beyond 62 bits. */
+static int ticks_of(const uint64_t *v, size_t n, int *e_out, int64_t *m)
+{
+    int e = 2000;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] == (UINT64_C(1) << 63) || !isfinite(stc_double_of(v[i])))
+            return -1;
+        if (v[i] && low_exponent(v[i]) < e)
+            e = low_exponent(v[i]);
+    }
+    e = e == 2000 ? 0 : e;
+    for (size_t i = 0; i < n; i++) {
+        double y = ldexp(fabs(stc_double_of(v[i])), -e); /* exact: an integer */
+        if (!(y < 0x1p62))
+            return -1;
+        m[i] = (int64_t)y * (v[i] >> 63 ? -1 : 1);
+    }
+    *e_out = e;
+    return 0;
+}
+
+/* Ticks of 2^e seconds in k nanoseconds, rounded (any integer: the
+ * corrections make up the difference); 0 when out of range. */
+static uint64_t ticks_in(uint64_t k, int e)
+{
+    double t = ldexp((double)(int64_t)k, -e) / 1e9;
+    return fabs(t) < 0x1p62 ? (uint64_t)llround(t) : 0;
+}
+
+static int ns_mode(int e) { return e <= -30; } /* 2^e < 1 ns */
+
+/* The nanoseconds k of each tick difference (the differences themselves
+ * when a tick is a nanosecond or more). */
+static void tick_steps(const int64_t *m, size_t n, int e, uint64_t *dm, uint64_t *k)
+{
+    for (size_t i = 0; i < n; i++) {
+        dm[i] = (uint64_t)m[i] - (i ? (uint64_t)m[i - 1] : 0);
+        k[i] = ns_mode(e) ? (uint64_t)llround(ldexp((double)(int64_t)dm[i], e) * 1e9) : dm[i];
+    }
+}
+
+static long ticks_bits(const int64_t *m, size_t n, int e, uint64_t *dm, uint64_t *k)
+{
+    long bits = 0;
+    tick_steps(m, n, e, dm, k);
+    for (size_t i = 0; i < n; i++) {
+        bits += stc_bit_length(stc_zigzag(k[i]));
+        if (ns_mode(e))
+            bits += stc_bit_length(stc_zigzag(dm[i] - ticks_in(k[i], e)));
+    }
+    return bits;
+}
+
+static void put_ticks(stc_wbuf *w, size_t n, int e, const uint64_t *dm, const uint64_t *k)
+{
+    stc_put_varint(w, stc_zigzag((uint64_t)(int64_t)e));
+    for (size_t i = 0; i < n; i++)
+        stc_put_varint(w, stc_zigzag(k[i]));
+    for (size_t i = 0; ns_mode(e) && i < n; i++)
+        stc_put_varint(w, stc_zigzag(dm[i] - ticks_in(k[i], e)));
+}
+
+static void get_ticks(stc_rbuf *r, uint64_t *v, size_t n)
+{
+    int64_t e = (int64_t)stc_unzigzag(stc_get_varint(r));
+    uint64_t m = 0;
+    if (e < -1074 || e > 1023) {
+        r->bad = 1;
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = stc_unzigzag(stc_get_varint(r)); /* k, for now */
+    for (size_t i = 0; i < n && !r->bad; i++) {
+        uint64_t dm = v[i];
+        if (ns_mode((int)e))
+            dm = ticks_in(v[i], (int)e) + stc_unzigzag(stc_get_varint(r));
+        m += dm;
+        double x = ldexp((double)(int64_t)m, (int)e);
+        v[i] = stc_bits_of(x);
+    }
+}
+
+/* -------------------------------------------------------------- column -- */
+
+void stc_put_doubles(stc_wbuf *w, const uint64_t *v, size_t n, int ticks)
+{
+    long poly_bits, tick_bits = -1;
+    int m = best_poly(v, n, &poly_bits), e = 0;
+    int64_t tm[256];
+    uint64_t dm[256], k[256];
+    if (ticks && n <= 256 && ticks_of(v, n, &e, tm) == 0)
+        tick_bits = ticks_bits(tm, n, e, dm, k);
+    if (tick_bits >= 0 && tick_bits < poly_bits) {
+        w->p[w->len++] = M_TICKS;
+        put_ticks(w, n, e, dm, k);
+    } else {
+        w->p[w->len++] = (unsigned char)m;
+        put_poly(w, v, n, m);
+    }
+}
+
+void stc_get_doubles(stc_rbuf *r, uint64_t *v, size_t n)
+{
+    if (r->pos >= r->len || n == 0 || r->p[r->pos] > M_TICKS) {
+        r->bad = 1;
+        return;
+    }
+    int m = r->p[r->pos++];
+    if (m == M_TICKS)
+        get_ticks(r, v, n);
+    else
+        get_poly(r, v, n, m);
+}
