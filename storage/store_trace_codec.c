@@ -172,7 +172,6 @@ static int decode_body(stc_rbuf *r, int version, store_trace_row *rows, size_t *
     size_t m = stc_get_varint(r);
     if (r->bad || m < 1 || m > STC_CHUNK_ROWS)
         return -1;
-    memset(rows, 0, m * sizeof *rows);
     rows[0].iteration = (int64_t)(stc_get_varint(r) & (uint64_t)INT64_MAX);
     for (size_t i = 1; i < m; i++) {
         uint64_t step = stc_get_varint(r);

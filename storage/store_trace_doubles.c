@@ -29,37 +29,83 @@ static int tame(uint64_t u)
     return (u << 1) == 0 || (ef >= 1023 - 900 && ef <= 1023 + 900);
 }
 
-/* pred[j], j < o: the prediction of v[i] by stride s and order j + 1.
- * Order j + 1 reads v[i-s], ..., v[i-(j+1)s] only, so the encoder's
- * pass over every order and the decoder's over one agree. */
-static void extrapolate(const uint64_t *v, size_t i, int s, int o, uint64_t pred[MAX_ORDER])
+/* The extrapolation's state for one stride: per phase (the rows i with
+ * the same i mod s), the backward differences at its latest value
+ * (diag[j] = D^j, each the difference of two of level j - 1, so they do
+ * not depend on the order they were made in), how many values it has
+ * had and how many of the latest were tame. */
+typedef struct phase {
+    double diag[MAX_ORDER];
+    size_t count;
+    int run;
+} phase;
+
+typedef struct xstate {
+    int s, levels; /* stride; the differences kept (the order wanted) */
+    phase ph[MAX_STRIDE];
+} xstate;
+
+static void xs_init(xstate *x, int s, int levels)
 {
-    double d[MAX_ORDER];
-    int avail = (int)(i / (size_t)s), k = 0, tamed = 0;
+    memset(x, 0, sizeof *x);
+    x->s = s;
+    x->levels = levels;
+}
+
+/* pred[j], j < x->levels: the prediction of row i by order j + 1 from the
+ * values before it: the polynomial through x[i-s], ..., x[i-o's]
+ * (o' = min(j + 1, i / s)) in Newton's backward form, D^0 + D^1 + ...
+ * + D^(o'-1) at i - s, summed in that order. */
+static void xs_predict(const xstate *x, const uint64_t *v, size_t i, uint64_t *pred)
+{
+    const phase *p = &x->ph[i % (size_t)x->s];
+    size_t avail = p->count;
     if (avail == 0) {
-        for (int j = 0; j < o; j++)
+        for (int j = 0; j < x->levels; j++)
             pred[j] = i ? v[i - 1] : 0;
         return;
     }
-    for (; k < o && k < avail; k++) {
-        uint64_t u = v[i - (size_t)(k + 1) * (size_t)s];
-        tamed += tamed == k && tame(u); /* the leading tame inputs */
-        d[k] = stc_double_of(u);
-    }
-    /* Newton's backward form: level j of the table replaces d[0..k-j)
-     * by its differences; their first entries add up. */
-    double sum = d[0];
-    pred[0] = v[i - (size_t)s];
-    for (int j = 1; j < o; j++) {
-        if (j >= k) {
+    uint64_t last = v[i - (size_t)x->s];
+    double sum = p->diag[0];
+    pred[0] = last;
+    for (int j = 1; j < x->levels; j++) {
+        if ((size_t)j >= avail) {
             pred[j] = pred[j - 1]; /* no further value: the order is capped */
             continue;
         }
-        for (int q = 0; q < k - j; q++)
-            d[q] = d[q] - d[q + 1];
-        sum = sum + d[0];
-        pred[j] = j < tamed ? stc_bits_of(sum) : v[i - (size_t)s];
+        sum = sum + p->diag[j];
+        pred[j] = j < p->run ? stc_bits_of(sum) : last; /* inputs all tame */
     }
+}
+
+/* xs_predict's pred[x->levels - 1] alone (the decoder's one order). */
+static uint64_t xs_predict_one(const xstate *x, const uint64_t *v, size_t i)
+{
+    const phase *p = &x->ph[i % (size_t)x->s];
+    if (p->count == 0)
+        return i ? v[i - 1] : 0;
+    int k = p->count < (size_t)x->levels ? (int)p->count : x->levels;
+    if (k < 2 || k - 1 >= p->run)
+        return v[i - (size_t)x->s];
+    double sum = p->diag[0];
+    for (int j = 1; j < k; j++)
+        sum = sum + p->diag[j];
+    return stc_bits_of(sum);
+}
+
+/* Row i's value joins its phase. */
+static void xs_push(xstate *x, uint64_t u, size_t i)
+{
+    phase *p = &x->ph[i % (size_t)x->s];
+    size_t levels = ++p->count < (size_t)x->levels ? p->count : (size_t)x->levels;
+    double old = p->diag[0];
+    p->diag[0] = stc_double_of(u);
+    for (size_t j = 1; j < levels; j++) {
+        double t = p->diag[j];
+        p->diag[j] = p->diag[j - 1] - old;
+        old = t;
+    }
+    p->run = tame(u) ? p->run + (p->run < MAX_ORDER) : 0;
 }
 
 static uint64_t residual(uint64_t x, uint64_t pred) { return stc_zigzag(x - pred); }
@@ -70,12 +116,17 @@ static int best_poly(const uint64_t *v, size_t n, long *bits_out)
 {
     long bits[NPOLY] = {0};
     uint64_t pred[MAX_ORDER];
-    for (int s = 1; s <= MAX_STRIDE; s++)
+    xstate x;
+    for (int s = 1; s <= MAX_STRIDE; s++) {
+        xs_init(&x, s, MAX_ORDER);
+        xs_push(&x, v[0], 0);
         for (size_t i = 1; i < n; i++) {
-            extrapolate(v, i, s, MAX_ORDER, pred);
+            xs_predict(&x, v, i, pred);
             for (int o = 0; o < MAX_ORDER; o++)
                 bits[(s - 1) * MAX_ORDER + o] += stc_bit_length(residual(v[i], pred[o]));
+            xs_push(&x, v[i], i);
         }
+    }
     int best = 0;
     for (int m = 1; m < NPOLY; m++)
         if (bits[m] < bits[best])
@@ -86,8 +137,11 @@ static int best_poly(const uint64_t *v, size_t n, long *bits_out)
 
 static void put_poly(stc_wbuf *w, const uint64_t *v, size_t n, int m)
 {
-    int s = 1 + m / MAX_ORDER, o = 1 + m % MAX_ORDER, k = 0;
+    int o = 1 + m % MAX_ORDER, k = 0;
     uint64_t pred[MAX_ORDER];
+    xstate x;
+    xs_init(&x, 1 + m / MAX_ORDER, o);
+    xs_push(&x, v[0], 0);
     unsigned char *first = w->p + w->len;
     for (int b = 0; b < 8; b++)
         first[b] = (unsigned char)(v[0] >> (8 * b));
@@ -95,7 +149,8 @@ static void put_poly(stc_wbuf *w, const uint64_t *v, size_t n, int m)
     unsigned char *planes = w->p + w->len + 1;
     uint64_t all = 0;
     for (size_t i = 1; i < n; i++) {
-        extrapolate(v, i, s, o, pred);
+        xs_predict(&x, v, i, pred);
+        xs_push(&x, v[i], i);
         uint64_t z = residual(v[i], pred[o - 1]);
         all |= z;
         for (int b = 0; b < 8; b++)
@@ -108,8 +163,8 @@ static void put_poly(stc_wbuf *w, const uint64_t *v, size_t n, int m)
 
 static void get_poly(stc_rbuf *r, uint64_t *v, size_t n, int m)
 {
-    int s = 1 + m / MAX_ORDER, o = 1 + m % MAX_ORDER;
-    uint64_t pred[MAX_ORDER];
+    int o = 1 + m % MAX_ORDER;
+    xstate x;
     if (r->pos + 9 > r->len || r->p[r->pos + 8] > 8 ||
         r->len - r->pos - 9 < (size_t)r->p[r->pos + 8] * (n - 1)) {
         r->bad = 1;
@@ -120,12 +175,14 @@ static void get_poly(stc_rbuf *r, uint64_t *v, size_t n, int m)
     v[0] = 0;
     for (int b = 0; b < 8; b++)
         v[0] |= (uint64_t)p[b] << (8 * b);
+    xs_init(&x, 1 + m / MAX_ORDER, o);
+    xs_push(&x, v[0], 0);
     for (size_t i = 1; i < n; i++) {
         uint64_t z = 0;
         for (int b = 0; b < k; b++)
             z |= (uint64_t)p[9 + (size_t)b * (n - 1) + i - 1] << (8 * b);
-        extrapolate(v, i, s, o, pred);
-        v[i] = pred[o - 1] + stc_unzigzag(z);
+        v[i] = xs_predict_one(&x, v, i) + stc_unzigzag(z);
+        xs_push(&x, v[i], i);
     }
     r->pos += 9 + (size_t)k * (n - 1);
 }
