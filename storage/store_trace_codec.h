@@ -20,11 +20,13 @@
  *       method, then what the method stores (store_trace_doubles.c):
  *
  *   method 0..15, extrapolation (any column): stride s = 1 + method / 8,
- *     order o = 1 + method % 8.  u64 (little-endian) the first value's
- *     bits, u8 k, then rows 1..n-1 as the k low byte planes (the lowest
- *     bytes of all rows first) of zigzag(bits(x) - bits(prediction)), the
- *     difference of the 64-bit patterns modulo 2^64, so that the leading
- *     bytes the prediction zeroes are not stored at all.  The prediction
+ *     order o = 1 + method % 8.  Each row's residual is
+ *     zigzag(bits(x) - bits(prediction)), the difference of the 64-bit
+ *     patterns modulo 2^64.  The first w = min(n, s o) rows (whose
+ *     prediction has fewer than o values to go on) as w varints; then u8
+ *     k and the other rows as the k low byte planes of their residuals
+ *     (the lowest bytes of all rows first), so that the leading bytes the
+ *     prediction zeroes are not stored at all.  The prediction
  *     of row i is the polynomial of degree o' - 1 through the o' values
  *     x[i-s], x[i-2s], ..., x[i-o's] (o' = min(o, i / s)), extrapolated to
  *     i in Newton's backward form: x[i-s] + D1 + D2 + ... + D(o'-1), the

@@ -135,56 +135,64 @@ static int best_poly(const uint64_t *v, size_t n, long *bits_out)
     return best;
 }
 
+/* The rows whose prediction has fewer than o values to go on (the first
+ * s * o): their residuals are large, stored as varints so that they do
+ * not widen the planes of the rest. */
+static size_t warmup(size_t n, int m)
+{
+    size_t w = (size_t)(1 + m / MAX_ORDER) * (size_t)(1 + m % MAX_ORDER);
+    return w < n ? w : n;
+}
+
 static void put_poly(stc_wbuf *w, const uint64_t *v, size_t n, int m)
 {
     int o = 1 + m % MAX_ORDER, k = 0;
-    uint64_t pred[MAX_ORDER];
+    size_t w0 = warmup(n, m), rest = n - w0;
     xstate x;
     xs_init(&x, 1 + m / MAX_ORDER, o);
-    xs_push(&x, v[0], 0);
-    unsigned char *first = w->p + w->len;
-    for (int b = 0; b < 8; b++)
-        first[b] = (unsigned char)(v[0] >> (8 * b));
-    w->len += 8;
-    unsigned char *planes = w->p + w->len + 1;
+    unsigned char *planes = NULL;
     uint64_t all = 0;
-    for (size_t i = 1; i < n; i++) {
-        xs_predict(&x, v, i, pred);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t z = residual(v[i], xs_predict_one(&x, v, i));
         xs_push(&x, v[i], i);
-        uint64_t z = residual(v[i], pred[o - 1]);
+        if (i < w0) {
+            stc_put_varint(w, z);
+            continue;
+        }
+        planes = planes ? planes : w->p + w->len + 1;
         all |= z;
         for (int b = 0; b < 8; b++)
-            planes[(size_t)b * (n - 1) + i - 1] = (unsigned char)(z >> (8 * b));
+            planes[(size_t)b * rest + i - w0] = (unsigned char)(z >> (8 * b));
     }
     k = (stc_bit_length(all) + 7) / 8; /* planes kept: the rest are zero */
     w->p[w->len++] = (unsigned char)k;
-    w->len += (size_t)k * (n - 1);
+    w->len += (size_t)k * rest;
 }
 
 static void get_poly(stc_rbuf *r, uint64_t *v, size_t n, int m)
 {
-    int o = 1 + m % MAX_ORDER;
+    size_t w0 = warmup(n, m), rest = n - w0;
     xstate x;
-    if (r->pos + 9 > r->len || r->p[r->pos + 8] > 8 ||
-        r->len - r->pos - 9 < (size_t)r->p[r->pos + 8] * (n - 1)) {
+    xs_init(&x, 1 + m / MAX_ORDER, 1 + m % MAX_ORDER);
+    for (size_t i = 0; i < w0; i++) {
+        v[i] = xs_predict_one(&x, v, i) + stc_unzigzag(stc_get_varint(r));
+        xs_push(&x, v[i], i);
+    }
+    if (r->bad || r->pos >= r->len || r->p[r->pos] > 8 ||
+        r->len - r->pos - 1 < (size_t)r->p[r->pos] * rest) {
         r->bad = 1;
         return;
     }
+    int k = r->p[r->pos++];
     const unsigned char *p = r->p + r->pos;
-    int k = p[8];
-    v[0] = 0;
-    for (int b = 0; b < 8; b++)
-        v[0] |= (uint64_t)p[b] << (8 * b);
-    xs_init(&x, 1 + m / MAX_ORDER, o);
-    xs_push(&x, v[0], 0);
-    for (size_t i = 1; i < n; i++) {
+    for (size_t i = w0; i < n; i++) {
         uint64_t z = 0;
         for (int b = 0; b < k; b++)
-            z |= (uint64_t)p[9 + (size_t)b * (n - 1) + i - 1] << (8 * b);
+            z |= (uint64_t)p[(size_t)b * rest + i - w0] << (8 * b);
         v[i] = xs_predict_one(&x, v, i) + stc_unzigzag(z);
         xs_push(&x, v[i], i);
     }
-    r->pos += 9 + (size_t)k * (n - 1);
+    r->pos += (size_t)k * rest;
 }
 
 /* ---------------------------------------------------------- clock ticks -- */
