@@ -77,7 +77,8 @@ typedef struct mc_sums {
     double g_x, g_z;     /* 1/2 ||r||^2 of both sides                       */
     double rx_x;         /* <R, X_Omega> of the x side                      */
     double gap_x, gap_z; /* sum 1/2 (r - q)(r + q) against the reference
-                            residual q = ref, valid when ref != NULL       */
+                            residual q = ref, valid when ref != NULL (made
+                            from q~, mc_sweep.c)                           */
     const double *ref;   /* the reference they were made with (or NULL)    */
     int valid;
 } mc_sums;
@@ -98,7 +99,11 @@ typedef struct mc_ws {
     mc_side x, z;
     mc_sums sums;           /* of the current x and z                      */
     const double *ref;      /* reference residual the step passes sum
-                               against (set_reference), NULL: none        */
+                               against (mc_reference_set), NULL: none;
+                               must not change while set                   */
+    float *qf;              /* ref rounded to floats, what the passes read
+                               (NULL when there was no memory: q~ = 0)     */
+    double qcorr;           /* 1/2 sum (q~ - q)(q~ + q), the gaps' constant */
     /* the last LMO: vertex -delta u v', kept for step() and warm starts */
     double *u, *v;          /* n, p                                        */
     double *Pu, *Qv;        /* P'u, Q'v (cap)                              */
@@ -179,6 +184,10 @@ void mc_gram_product(mc_ws *w, double sigma, const double *x, double *cx,
                      double *ctcx);
 /* <R, X_Omega> of the current x (from the last pass's sums, or a pass). */
 double mc_rx_dot_x(mc_ws *w);
+/* The reference residual q (NULL: none) whose gaps g - g_ref the passes
+ * sum from now on: q~ and its constant made once (a pass), nothing when q
+ * is already the one set. */
+void mc_reference_set(mc_ws *w, const double *q);
 
 /* mc_refresh.c: both sides on Omega (and the residuals, g) recomputed from
  * the factors, every MC_REFRESH_EVERY steps, against the drift of the
