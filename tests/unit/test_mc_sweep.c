@@ -162,7 +162,7 @@ static void exact_sums(const mc_data *d, const double *xo, const double *q, doub
 {
     long double sg = 0, sd = 0, sm = 0;
     for (int64_t e = 0; e < d->nnz; e++) {
-        long double r = xo[e] - d->m[e], t = (r - q[e]) * (r + q[e]);
+        long double r = xo[e] - mc_rating(d, e), t = (r - q[e]) * (r + q[e]);
         double qt = fabs(q[e]) <= FLT_MAX ? (double)(float)q[e] : 0.0;
         sg += r * r / 2;
         sd += t / 2;

@@ -262,7 +262,7 @@ static const double *mc_residual(void *ws, ircg_which which)
     if (!w->z.r && !(w->z.r = malloc((size_t)d->nnz * sizeof(double))))
         return NULL;
     for (int64_t e = 0; e < d->nnz; e++)
-        w->z.r[e] = w->z.xo[e] - d->m[e];
+        w->z.r[e] = w->z.xo[e] - mc_rating(d, e);
     return w->z.r;
 }
 

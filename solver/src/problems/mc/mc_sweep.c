@@ -594,7 +594,7 @@ static void residual_task(void *vc, int c)
     mc_ws *w = vc;
     const mc_data *d = w->d;
     for (int64_t e = d->rowptr[d->chunk_row[c]]; e < d->rowptr[d->chunk_row[c + 1]]; e++)
-        w->x.r[e] = w->x.xo[e] - d->m[e];
+        w->x.r[e] = w->x.xo[e] - mc_rating(d, e);
 }
 
 const double *mc_x_residual(mc_ws *w)
