@@ -21,8 +21,11 @@
  * from X_Omega and the ratings as it reads them (the same bits), and reads
  * the ratings as floats when they all are (MovieLens: 4 bytes an entry,
  * not 8).  A step then moves 40 bytes an entry (it moved 76), and X, Z,
- * the ratings and Omega of MovieLens 1M (24 MB) stay in a 32 MB L3.
- * mc_x_residual makes R when a plain product needs it.
+ * the ratings and Omega of MovieLens 1M (24 MB) stay in a 32 MB L3.  A
+ * traced reference adds its residual as floats, 4 bytes an entry (as
+ * doubles it added 8 and pushed MovieLens 1M's 32 MB out of that L3: the
+ * trace cost 12-38% of a solve).  mc_x_residual makes R when a plain
+ * product needs it.
  */
 #include <float.h>
 #include <math.h>
