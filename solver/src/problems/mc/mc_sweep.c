@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "base/ksum.h"
 #include "problems/mc/mc.h"
 
@@ -222,19 +223,25 @@ static double chunk_total(const mc_ws *w, int slot)
     return slv_ksum_value(&k);
 }
 
-/* The totals; the gaps with the reference's constant (without q~, when
- * there was no memory for it, the terms are those of g: q~ = 0). */
+/* The chunks' sums in chunk order, the gaps with the reference's constant
+ * (without q~, when there was no memory for it, the terms are those of g:
+ * q~ = 0); distributed, the ranks' totals then in rank order. */
 static void finish_sums(mc_ws *w)
 {
     const double *q = w->ref;
-    double g_x = chunk_total(w, MC_S_GX), g_z = chunk_total(w, MC_S_GZ);
-    double dx = w->qf ? chunk_total(w, MC_S_DX) : g_x;
-    double dz = w->qf ? chunk_total(w, MC_S_DZ) : g_z;
-
-    w->sums = (mc_sums){.g_x = g_x, .g_z = g_z, .rx_x = chunk_total(w, MC_S_RX),
-                        .ref = q, .valid = 1,
-                        .gap_x = q ? dx + w->qcorr : 0.0,
-                        .gap_z = q ? dz + w->qcorr : 0.0};
+    double t[MC_NSUM];
+    for (int s = 0; s < MC_NSUM; s++)
+        t[s] = chunk_total(w, s);
+    if (!w->qf) {
+        t[MC_S_DX] = t[MC_S_GX];
+        t[MC_S_DZ] = t[MC_S_GZ];
+    }
+    t[MC_S_DX] = q ? t[MC_S_DX] + w->qcorr : 0.0;
+    t[MC_S_DZ] = q ? t[MC_S_DZ] + w->qcorr : 0.0;
+    slv_comm_sum(w->d->comm, t, MC_NSUM);
+    w->sums = (mc_sums){
+        .g_x = t[MC_S_GX], .g_z = t[MC_S_GZ], .rx_x = t[MC_S_RX], .ref = q, .valid = 1,
+        .gap_x = t[MC_S_DX], .gap_z = t[MC_S_DZ]};
 }
 
 /* --------------------------------------------------- the Gram products -- */
