@@ -115,7 +115,7 @@ static uint64_t residual(uint64_t x, uint64_t pred) { return stc_zigzag(x - pred
 static int best_poly(const uint64_t *v, size_t n, long *bits_out)
 {
     long bits[NPOLY] = {0};
-    uint64_t pred[MAX_ORDER];
+    uint64_t pred[MAX_ORDER] = {0}; /* xs_predict fills every order */
     xstate x;
     for (int s = 1; s <= MAX_STRIDE; s++) {
         xs_init(&x, s, MAX_ORDER);
