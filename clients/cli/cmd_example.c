@@ -63,10 +63,41 @@ static cJSON *algorithm(const ex_opts *o, long long max_iter, double time_limit)
     return a;
 }
 
+/* The spec's name of the format of the ratings file, read off its first
+ * bytes by the reader's own rule; "auto" (detected when the spec is
+ * solved) when the file cannot be read now; NULL after a message when its
+ * content names no format. */
+static const char *ratings_format(const char *path)
+{
+    static const char *const NAMES[] = {"auto", "movielens", "udata", "csv",
+                                        "matrix_market"};
+    char head[65536];
+    ircg_ratings_format fmt = IRCG_FORMAT_AUTO;
+    ircg_diag diag = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "ircg: note: %s cannot be read now; its format is left to "
+                "\"auto\" (detected when the spec is solved)\n", path);
+        return "auto";
+    }
+    size_t len = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (ircg_ratings_detect_format(head, len, &fmt, &diag) != IRCG_OK) {
+        fprintf(stderr, "ircg: %s: %s\n", path, diag.message);
+        return NULL;
+    }
+    return NAMES[fmt];
+}
+
 /* The paper's experiment (Section 4): MovieLens 1M, delta 5, varsigma
  * 0.05, p 1/2, its X0, 600 s, with g_opt computed first for the gaps. */
-static cJSON *paper_movielens(const ex_opts *o)
+static cJSON *paper_movielens(const ex_opts *o, int *invalid)
 {
+    const char *fmt = ratings_format(o->ratings ? o->ratings : DEFAULT_RATINGS);
+    if (!fmt) {
+        *invalid = 1;
+        return NULL;
+    }
     cJSON *root = cJSON_CreateObject();
     cJSON *pb = cJSON_AddObjectToObject(root, "problem");
     cJSON_AddStringToObject(pb, "type", "matrix_completion");
@@ -74,7 +105,7 @@ static cJSON *paper_movielens(const ex_opts *o)
     char *path = absolute(o->ratings ? o->ratings : DEFAULT_RATINGS);
     cJSON_AddStringToObject(d, "source", "file");
     cJSON_AddStringToObject(d, "path", path ? path : "ratings.dat");
-    cJSON_AddStringToObject(d, "format", "movielens");
+    cJSON_AddStringToObject(d, "format", fmt);
     free(path);
     cJSON_AddNumberToObject(pb, "delta", 5);
     cJSON_AddStringToObject(pb, "outer", "column_variance");
@@ -254,8 +285,9 @@ int cmd_example(int argc, char **argv)
         fputs(EXAMPLE_USAGE, stderr);
         return CLI_USAGE;
     }
+    int invalid = 0;
     if (!strcmp(argv[1], "paper-movielens"))
-        spec = paper_movielens(&o);
+        spec = paper_movielens(&o, &invalid);
     else if (!strcmp(argv[1], "synthetic-movielens"))
         spec = synthetic_movielens(&o);
     else if (!strcmp(argv[1], "least-norm"))
@@ -265,6 +297,8 @@ int cmd_example(int argc, char **argv)
         fputs(EXAMPLE_USAGE, stderr);
         return CLI_USAGE;
     }
+    if (invalid)
+        return CLI_INVALID;
     warn_ignored(argv[1], &o);
     char *text = spec ? cJSON_Print(spec) : NULL;
     int code = text ? CLI_OK : CLI_FAILED;

@@ -119,6 +119,13 @@ ircg_error ircg_ratings_read_file(const char *path, const ircg_read_options *opt
 ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
                                     const ircg_read_options *opt,
                                     ircg_ratings **out, ircg_diag *diag);
+/* The format that IRCG_FORMAT_AUTO would pick for a file starting with
+ * buf (its first lines suffice): the %%MatrixMarket banner, else the
+ * separator of the first non-blank line.  IRCG_ERR_PARSE when the first
+ * non-blank line has none ("line N: cannot detect the format ...") or
+ * there is none ("no ratings found"). */
+ircg_error ircg_ratings_detect_format(const char *buf, size_t len,
+                                      ircg_ratings_format *fmt, ircg_diag *diag);
 /* Allocate an empty (nnz entries, zero-filled) ratings object. */
 ircg_ratings *ircg_ratings_new(int n_rows, int n_cols, int64_t nnz);
 void ircg_ratings_free(ircg_ratings *r);

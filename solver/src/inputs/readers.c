@@ -590,6 +590,25 @@ ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
     return e;
 }
 
+ircg_error ircg_ratings_detect_format(const char *buf, size_t len,
+                                      ircg_ratings_format *fmt, ircg_diag *diag)
+{
+    if (diag)
+        diag->line = 0;
+    if (!fmt || (!buf && len > 0))
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL buffer or output");
+    buf = buf ? buf : "";
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+        buf += 3, len -= 3;
+    rd r = {.cur = buf, .end = buf + len, .fmt = IRCG_FORMAT_AUTO, .diag = diag};
+    ircg_error e = detect(&r); /* the same rule as a read with AUTO */
+    if (e == IRCG_OK && r.fmt == IRCG_FORMAT_AUTO)
+        return slv_fail(diag, IRCG_ERR_PARSE, "", "no ratings found");
+    if (e == IRCG_OK)
+        *fmt = r.fmt;
+    return e;
+}
+
 ircg_error ircg_ratings_read_file(const char *path, const ircg_read_options *opt,
                                   ircg_ratings **out, ircg_diag *diag)
 {
