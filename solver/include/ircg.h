@@ -308,7 +308,9 @@ typedef struct ircg_reference ircg_reference;
 typedef struct ircg_settings {
     ircg_algorithm algorithm;
     ircg_step_rule step_rule;
-    double varsigma;      /* sigma_t = varsigma (t+1)^(-p); > 0            */
+    double varsigma;      /* sigma_t = varsigma (t+1)^(-p); >= 0.  0 makes
+                             IR-CG conditional gradient on g alone (z = x)
+                             and IR-PG projected gradient on g            */
     double p;             /* in (0, 1)                                     */
     int64_t max_iter;     /* >= 1                                          */
     double time_limit;    /* seconds; <= 0 means none                      */

@@ -27,7 +27,7 @@ static const bad_spec BAD[] = {
     {"{" LS_OK ",'algorithm':{'p':1}}", "/algorithm/p", "out of range: must be in (0, 1)"},
     {"{" LS_OK ",'algorithm':{'p':0}}", "/algorithm/p", "out of range"},
     {"{" LS_OK ",'algorithm':{'p':'half'}}", "/algorithm/p", "wrong type: expected a number"},
-    {"{" LS_OK ",'algorithm':{'varsigma':0}}", "/algorithm/varsigma", "must be in (0, 1e+12]"},
+    {"{" LS_OK ",'algorithm':{'varsigma':-1e-300}}", "/algorithm/varsigma", "must be in [0, 1e+12]"},
     {"{" LS_OK ",'algorithm':{'varsigma':-1}}", "/algorithm/varsigma", "out of range"},
     {"{" LS_OK ",'algorithm':{'varsigma':1e999}}", "/algorithm/varsigma", "not a finite number"},
     {"{" LS_OK ",'algorithm':{'max_iter':0}}", "/algorithm/max_iter", "out of range"},
@@ -148,7 +148,7 @@ static const bad_spec BAD[] = {
     {"{" MC_PB("{'source':'inline','ratings':[[1,1,-1e300]]}") "}", "/problem/data/ratings/0/2", "|rating| must be <= 1e+30"},
     {"{" MC_PB("{'source':'file','path':'ratings_huge.dat'}") "}", "/problem/data/path", "rating of user 2, item 2 is 1e+300"},
     {"{'problem':{'type':'matrix_completion','delta':1e308,'data':{'source':'inline','ratings':[[1,1,5]]}}}", "/problem/delta", "in (0, 1e+12]"},
-    {"{" LS_OK ",'algorithm':{'varsigma':1e308}}", "/algorithm/varsigma", "in (0, 1e+12]"},
+    {"{" LS_OK ",'algorithm':{'varsigma':1e308}}", "/algorithm/varsigma", "in [0, 1e+12]"},
     {"{" MC_PB("{'source':'synthetic','max_rating':1e308}") "}", "/problem/data/max_rating", "1e+30"},
     {"{" MC_PB("{'source':'synthetic','noise':1e308}") "}", "/problem/data/noise", "in [0, 1e+30]"},
     {"{" MC_PB("{'source':'synthetic','min_rating':-1e31}") "}", "/problem/data/min_rating", "in [-1e+30, 1e+30]"},
@@ -229,7 +229,7 @@ TEST(spec, all_errors_reported)
     api_spec *s = NULL;
     api_errors_init(&e);
     int n = parse("{" LS_PB("{'source':'inline','A':[[1,2],[3]],'b':[1,2],'x':1}")
-                  ",'algorithm':{'p':2,'varsigma':0,'threads':100,'bogus':1},"
+                  ",'algorithm':{'p':2,'varsigma':-2,'threads':100,'bogus':1},"
                   "'output':{'trace_every':-1},'extra':true}", &e, &s);
     CHECK_INT(n, 8);
     CHECK(has_error(&e, "/problem/data/A/1", "ragged"));
@@ -280,7 +280,7 @@ TEST(spec, problem_json_422)
     api_errors e;
     api_spec *s = NULL;
     api_errors_init(&e);
-    parse("{" LS_OK ",'algorithm':{'p':2,'varsigma':0}}", &e, &s);
+    parse("{" LS_OK ",'algorithm':{'p':2,'varsigma':-2}}", &e, &s);
     char *pj = api_errors_problem_json(&e, NULL);
     REQUIRE(pj != NULL);
     CHECK(strstr(pj, "\"status\":422") != NULL);

@@ -1,13 +1,23 @@
 /*
  * oracle.h -- what a problem class implements for the algorithms.
  *
- * Every problem here has g(x) = 1/2 ||r(x)||^2 with the residual
- * r(x) = A x - b linear in x (A a matrix, or P_Omega for matrix completion)
- * and a quadratic f, so Phi_sigma = sigma f + g is quadratic along any
- * segment: Phi(x + a d) = Phi(x) + a <grad Phi(x), d> + a^2/2 (sigma d'H_f d
- * + ||A d||^2).  The algorithms only ever ask for these scalars, so they
- * never see how an iterate is stored (a dense vector for least squares, a
- * factored low-rank-plus-diagonal matrix for matrix completion).
+ * Two kinds of families.  The quadratic ones (least squares, matrix
+ * completion) have g(x) = 1/2 ||r(x)||^2 with the residual r(x) = A x - b
+ * affine in x (A a matrix, or P_Omega for matrix completion) and a
+ * quadratic f, so Phi_sigma = sigma f + g is quadratic along any segment:
+ * Phi(x + a d) = Phi(x) + a <grad Phi(x), d> + a^2/2 (sigma d'H_f d
+ * + ||A d||^2), and the direction's curvatures give the exact step in
+ * closed form.  The curved ones (logistic regression) have a g (and maybe
+ * an f) that is convex and smooth but not quadratic: their direction says
+ * so (slv_dir.curved) and the exact step is a 1-D minimization of the
+ * convex Phi(x + a d) through the oracle's slope() (core/linesearch.c).
+ * Every family keeps an affine "observation" vector of its iterate (the
+ * residual r(x) = A x - b, or the margins A x of logistic regression),
+ * updated along the segment at no extra product, from which g and
+ * g - g(x*) are computed termwise.  The algorithms only ever ask for these
+ * scalars, so they never see how an iterate is stored (a dense vector for
+ * least squares and logistic regression, a factored
+ * low-rank-plus-diagonal matrix for matrix completion).
  *
  * A workspace holds the current x_t, the averaged z_t, and the last LMO
  * vertex v_t.  It is created at the start point with z = x.
@@ -36,6 +46,8 @@ typedef struct slv_dir {
     double top_sv;   /* nuclear ball: sigma_max(grad Phi); NaN otherwise     */
     int64_t matvecs; /* operator applications spent by this LMO              */
     int converged;   /* the singular pair met lmo_tol (always 1 for vectors) */
+    int curved;      /* Phi is not quadratic along d: d_hf_d and d_hg_d are
+                        not given (0) and the exact step asks ops->slope  */
 } slv_dir;
 
 /* A move d = x+ - x of the projection methods (grad_step below). */
@@ -97,8 +109,15 @@ typedef struct slv_oracle_ops {
      * sum 1/2 (r - r*)(r + r*) with compensated summation. */
     void (*values)(void *ws, const double *ref_residual, slv_values *out);
 
-    /* The residual r(x) or r(z), length n_observed, owned by ws. */
+    /* The observation vector of x or z, length n_observed, owned by ws:
+     * the residual r(x) = A x - b of the quadratic families, the margins
+     * A x of logistic regression.  values() takes the reference's. */
     const double *(*residual)(void *ws, ircg_which which);
+
+    /* d/da Phi_sigma(x + a (v - x)) for the last LMO's v, a in [0, 1]:
+     * the exact step along a curved direction.  NULL for the quadratic
+     * families (their directions are never curved). */
+    double (*slope)(void *ws, double sigma, double a);
 
     ircg_error (*iterate)(void *ws, ircg_which which, int want_dense,
                           ircg_iterate **out);
@@ -159,5 +178,6 @@ extern const slv_cut_ops slv_ls_cut_ops;     /* baselines/cgbio/ls_cut.c      */
 extern const slv_oracle_ops slv_mc_prox_ops; /* baselines/proj/mc_prox.c      */
 extern const slv_proj_ops slv_mc_proj_ops;   /* baselines/proj/mc_prox_step.c */
 extern const slv_proj_ops slv_ls_proj_ops;   /* baselines/proj/ls_prox.c      */
+extern const slv_oracle_ops slv_lr_ops;      /* problems/logreg/lr_oracle.c   */
 
 #endif /* IRCG_ORACLE_H */

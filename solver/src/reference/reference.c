@@ -1,7 +1,8 @@
 /*
  * reference.c -- the inner optimum g_opt = min_X g, as the paper computes
  * its reference values (Section 4): conditional gradient on g alone.  We use
- * the exact line search (g is quadratic), which reaches the paper's 1e-12
+ * the exact line search (closed form for the quadratic families, a 1-D
+ * minimization for the curved ones), which reaches the paper's 1e-12
  * gap far sooner than the open-loop step, and stop on the Frank-Wolfe gap
  *   gap(x) = <grad g(x), x - v> >= g(x) - g_opt,
  * which certifies the result, up to its rounding floor (ircg.h says how the
@@ -127,8 +128,8 @@ static ircg_error run_cg(const ircg_problem *pb, const ircg_reference_settings *
             info->status = IRCG_STATUS_TIME_LIMIT;
             break;
         }
-        double alpha = slv_step_size(IRCG_STEP_LINE_SEARCH, t, 0.0, &dir,
-                                      pb->info.L_f, pb->info.L_g);
+        double alpha = slv_step(ops, ws, IRCG_STEP_LINE_SEARCH, t, 0.0, &dir,
+                                pb->info.L_f, pb->info.L_g);
         if ((err = ops->step(ws, alpha, 0.0, 0.0, 1.0)) != IRCG_OK)
             return err;
     }
