@@ -39,7 +39,11 @@ STORAGE_SRC := $(wildcard storage/*.c)
 SERVER_SRC  := $(filter-out server/main.c,$(wildcard server/*.c))
 CLIENT_SRC  := $(wildcard clients/c/*.c)
 CLI_SRC     := $(wildcard clients/cli/*.c)
-TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c)
+# tests/study: measurements shared by the unit tests (assertions) and the
+# study program (the tables of tests/paper/RESULTS.md)
+STUDY_LIB   := $(filter-out tests/study/study_main.c,$(wildcard tests/study/*.c))
+TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c) \
+               $(STUDY_LIB)
 BENCH_SRC   := $(wildcard tests/bench/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -53,6 +57,7 @@ IRCGD      := $(BUILD)/bin/ircgd
 IRCG_CLI   := $(BUILD)/bin/ircg
 RUN_TESTS  := $(BUILD)/bin/run_tests
 BENCH_BIN  := $(BUILD)/bin/bench
+STUDY_BIN  := $(BUILD)/bin/study
 
 DATA_DIR   ?= ../shared/data
 DATA_OUT   := $(BUILD)/data
@@ -68,7 +73,7 @@ DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 .PHONY: all lib test test-kernels asan bench paper run deps deps-paper data install uninstall clean help
-all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
+all: lib $(RUN_TESTS) $(BENCH_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI)
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get)"
@@ -133,6 +138,11 @@ $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LI
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
 
+$(STUDY_BIN): $(call obj,tests/study/study_main.c $(STUDY_LIB)) $(LIBIRCG)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_JSON) $(LIB_SOLVER)
+
 $(BENCH_BIN): $(call obj,$(BENCH_SRC))
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
@@ -153,7 +163,7 @@ test: all data
 # The numerical suites again under several OpenBLAS kernel sets
 # (tests/tools/kernels.sh): a tolerance must hold on any CPU's kernels.
 NUMERIC_SUITES := cgbio. core. cut_ls. cut_mc. ls. ls_domain. ls_leastnorm. ls_norm. \
-                  ls_oracle. ls_rates. mc_dense. mc_lmo. mc_proj. mc_prox. mc_prox_dense. \
+                  ls_oracle. ls_rates. rates_qg. mc_dense. mc_lmo. mc_proj. mc_prox. mc_prox_dense. \
                   mc_state. prox_ls. reference. synth.
 test-kernels: all data
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) tests/tools/kernels.sh ./$(RUN_TESTS) $(NUMERIC_SUITES)
