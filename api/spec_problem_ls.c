@@ -497,7 +497,7 @@ int64_t sp_build_ls(sp_ctx *c, api_spec *s)
             data.A_colind = NULL;
             data.A_val = NULL;
         }
-        ircg_outer outer = {ls->outer, ls->c, ls->Q, ls->q};
+        ircg_outer outer = {ls->outer, ls->c, ls->Q, ls->q, NULL};
         memset(&d, 0, sizeof d);
         if (ircg_problem_least_squares(&data, &outer, &ls->domain, &s->problem, &d) != IRCG_OK)
             problem_diag(c, &d);

@@ -4,10 +4,11 @@
  *
  *     min f(x)  s.t.  x in argmin { g(z) : z in X }.
  *
- * Every problem class here is quadratic: g(x) = 1/2 ||A x - b||^2 with A a
- * dense or sparse matrix or the sampling operator P_Omega of matrix
- * completion, and f a convex quadratic.  X is compact with a linear
- * minimization oracle (LMO).
+ * The problem classes: least squares g(x) = 1/2 ||A x - b||^2 with A a
+ * dense or sparse matrix, matrix completion (A the sampling operator
+ * P_Omega), each with a convex quadratic f; and logistic regression, whose
+ * g (and validation f) is convex and smooth but not quadratic.  X is
+ * compact with a linear minimization oracle (LMO).
  *
  * Conventions (OSQP/SCS style):
  *  - functions that can fail return an ircg_error (0 = IRCG_OK) and, when the
@@ -172,18 +173,16 @@ typedef enum ircg_outer_kind {
     IRCG_OUTER_COLUMN_VARIANCE = 0, /* 1/2 ||U X||_F^2, U = I - 11'/n (MC)  */
     IRCG_OUTER_HALF_NORM_SQ,        /* 1/2 ||x||^2                          */
     IRCG_OUTER_DIST_SQ,             /* 1/2 ||x - c||^2                      */
-    IRCG_OUTER_QUADRATIC            /* 1/2 x'Qx + q'x, Q symmetric PSD      */
+    IRCG_OUTER_QUADRATIC,           /* 1/2 x'Qx + q'x, Q symmetric PSD      */
+    IRCG_OUTER_VALIDATION           /* the inner loss on held-out data:
+                                       least squares 1/2 ||A_v x - b_v||^2,
+                                       logistic sum log(1 + e^(-y_v a_v'x)) */
 } ircg_outer_kind;
 
-typedef struct ircg_outer {
-    ircg_outer_kind kind;
-    const double *c; /* DIST_SQ: length n (borrowed, copied by the problem) */
-    const double *Q; /* QUADRATIC: n x n row-major (borrowed, copied)       */
-    const double *q; /* QUADRATIC: length n, NULL = 0 (borrowed, copied)    */
-} ircg_outer;
-
 /* Least squares data: A is m x n, either dense (row-major, A_dense) or CSR
- * (A_rowptr[m+1], A_colind[nnz], A_val[nnz]); exactly one of the two. */
+ * (A_rowptr[m+1], A_colind[nnz], A_val[nnz]); exactly one of the two.  b
+ * holds the targets (least squares) or the labels (logistic regression:
+ * -1/+1, or 0/1 read as -1/+1). */
 typedef struct ircg_ls_data {
     int m, n;
     const double *A_dense;
@@ -192,6 +191,17 @@ typedef struct ircg_ls_data {
     const double *A_val;
     const double *b;
 } ircg_ls_data;
+
+typedef struct ircg_outer {
+    ircg_outer_kind kind;
+    const double *c; /* DIST_SQ: length n (borrowed, copied by the problem) */
+    const double *Q; /* QUADRATIC: n x n row-major (borrowed, copied)       */
+    const double *q; /* QUADRATIC: length n, NULL = 0 (borrowed, copied)    */
+    const ircg_ls_data *val; /* VALIDATION: the held-out rows, n columns
+                                (borrowed, copied).  Never formed as
+                                A_v'A_v: f and its gradient go through
+                                products with A_v and A_v'              */
+} ircg_outer;
 
 typedef struct ircg_problem ircg_problem;
 
@@ -205,18 +215,30 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
                                       const ircg_outer *outer,
                                       const ircg_domain *domain,
                                       ircg_problem **out, ircg_diag *diag);
+/* Logistic regression: g(x) = sum_k log(1 + exp(-y_k a_k'x)) with the
+ * labels y = data->b, all -1/+1 or all 0/1 (0 read as -1), over an l2/l1
+ * ball, a simplex or a box; outer HALF_NORM_SQ, DIST_SQ or VALIDATION (the
+ * logistic loss on outer->val, labels likewise).  g is convex and smooth
+ * but not quadratic: L_g = ||A||_2^2 / 4, the exact line search is a 1-D
+ * minimization, and g - g_opt is summed termwise over the margins.  Solved
+ * by IR-CG (and g_opt by ircg_reference_compute); CG-BiO, IR-PG and Bi-SG
+ * are not available for it (ircg_solver_new: "/algorithm"). */
+ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *outer,
+                                 const ircg_domain *domain, ircg_problem **out,
+                                 ircg_diag *diag);
 void ircg_problem_free(ircg_problem *pb);
 
 typedef enum ircg_problem_kind {
     IRCG_PROBLEM_MATRIX_COMPLETION = 0,
-    IRCG_PROBLEM_LEAST_SQUARES = 1
+    IRCG_PROBLEM_LEAST_SQUARES = 1,
+    IRCG_PROBLEM_LOGISTIC = 2
 } ircg_problem_kind;
 
 typedef struct ircg_problem_info {
     ircg_problem_kind kind;
-    int n_rows, n_cols;  /* MC: matrix shape; LS: m x n of A               */
+    int n_rows, n_cols;  /* MC: matrix shape; LS, logistic: m x n of A     */
     int64_t dim;         /* number of variables                            */
-    int64_t n_observed;  /* MC: |Omega|; LS: rows of A                     */
+    int64_t n_observed;  /* MC: |Omega|; LS, logistic: rows of A           */
     ircg_domain domain;
     ircg_outer_kind outer;
     double L_f, L_g;     /* Lipschitz constants of the gradients           */

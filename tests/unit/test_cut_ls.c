@@ -85,7 +85,7 @@ static ircg_error run_oracle(const lcase *k, double slack, lres *out)
     } else {
         d.A_dense = I;
     }
-    ircg_outer o = {k->quad ? IRCG_OUTER_QUADRATIC : IRCG_OUTER_DIST_SQ, c0, Q, q};
+    ircg_outer o = {k->quad ? IRCG_OUTER_QUADRATIC : IRCG_OUTER_DIST_SQ, c0, Q, q, NULL};
     if ((err = ircg_problem_least_squares(&d, &o, &k->dom, &pb, NULL)) != IRCG_OK)
         return err;
     ircg_settings_default(&s);

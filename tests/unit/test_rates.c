@@ -326,7 +326,7 @@ static int check_bounds(void *user, const ircg_iter_info *it)
 static void check_instance(const rinst *R)
 {
     ircg_ls_data d = {.m = R->m, .n = R->n, .A_dense = R->A, .b = R->b};
-    ircg_outer o = {R->outer, R->c, NULL, NULL};
+    ircg_outer o = {R->outer, R->c, NULL, NULL, NULL};
     ircg_problem *pb = NULL;
     ircg_problem_info in;
     REQUIRE(ircg_problem_least_squares(&d, &o, &R->dom, &pb, NULL) == IRCG_OK);

@@ -5,6 +5,7 @@
  * on a method.
  */
 #include "core/oracle.h"
+#include "problems/logreg/lr.h"
 #include "problems/ls/ls.h"
 #include "problems/mc/mc.h"
 
@@ -33,4 +34,13 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
         (*out)->proj = &slv_ls_proj_ops;
     }
     return err;
+}
+
+/* No method oracle of the baselines is built on logistic regression: CG-BiO,
+ * IR-PG and Bi-SG are refused by ircg_solver_new. */
+ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *outer,
+                                 const ircg_domain *domain, ircg_problem **out,
+                                 ircg_diag *diag)
+{
+    return lr_problem_new(data, outer, domain, out, diag);
 }

@@ -55,6 +55,13 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
         return err;
     if ((err = check_reference(pb, s->reference, diag)) != IRCG_OK)
         return err;
+    if ((s->algorithm == IRCG_ALG_CGBIO && !pb->cut) ||
+        (is_projection_method(s->algorithm) && (!pb->prox_ops || !pb->proj)))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                         "%s is not available for %s problems (IR-CG is)",
+                         s->algorithm == IRCG_ALG_CGBIO ? "CG-BiO"
+                         : s->algorithm == IRCG_ALG_IRPG ? "IR-PG" : "Bi-SG",
+                         pb->ops->name);
     if (s->algorithm == IRCG_ALG_BISG && s->bisg_step == 0 && !(pb->info.L_g > 0))
         return slv_fail(diag, IRCG_ERR_INVALID, "/bisg_step",
                          "L_g = 0 (g is constant), so the default inner step 1/L_g "
