@@ -120,7 +120,7 @@ static void sb_iterate(sb *b, const char *name, const ircg_iterate *it)
     if (!it)
         return;
     sb_printf(b, ",\"%s\":{", name);
-    if (it->kind == IRCG_PROBLEM_LEAST_SQUARES) {
+    if (it->kind != IRCG_PROBLEM_MATRIX_COMPLETION) { /* a vector */
         sb_printf(b, "\"kind\":\"vector\",\"n\":%lld,\"values\":", (long long)it->dim);
         sb_array(b, it->dense, it->dense ? it->dim : 0, 1);
         sb_put(b, "}", 1);

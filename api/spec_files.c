@@ -1,7 +1,8 @@
 /*
  * spec_files.c -- files named by a spec: resolution against a base
- * directory (optionally confined to it), the Matrix Market matrix A of a
- * least squares problem, and its right-hand side b.
+ * directory (optionally confined to it), the matrix A of a least squares or
+ * logistic regression problem (Matrix Market or CSV), and its right-hand
+ * side b (targets or labels).
  */
 #include <errno.h>
 #include <limits.h>
@@ -101,7 +102,7 @@ static long mtx_header(FILE *f, char *kind, size_t kn, long dims[3], char *msg,
 }
 
 /* COO (0-based) -> CSR by a counting sort on the rows. */
-static int coo_to_csr(const ircg_ratings *r, sp_ls *ls)
+static int coo_to_csr(const ircg_ratings *r, sp_mat *ls)
 {
     ls->m = r->n_rows;
     ls->n = r->n_cols;
@@ -125,8 +126,8 @@ static int coo_to_csr(const ircg_ratings *r, sp_ls *ls)
     return ok;
 }
 
-int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *name, const char *path,
-                    sp_ls *ls)
+static int read_mtx(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                    sp_mat *ls)
 {
     char kind[64], msg[200];
     long dims[3];
@@ -158,6 +159,132 @@ int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *name, const char *pa
     }
     ircg_ratings_free(r);
     return ok;
+}
+
+/* One CSV row of numbers into row (capacity cap, grown); *k = the count.
+ * 0 with msg set when a field is not a finite number. */
+static int csv_row(char *line, double **row, int64_t *cap, int64_t *k, char *msg, size_t mn)
+{
+    char *s = line, *end;
+    *k = 0;
+    for (;;) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s || *s == '\r' || *s == '\n')
+            break;
+        double v = strtod(s, &end);
+        if (end == s || !isfinite(v)) {
+            int tok = (int)strcspn(s, ",\r\n");
+            snprintf(msg, mn, "not a finite number: \"%.*s\"", tok < 20 ? tok : 20, s);
+            return 0;
+        }
+        if (*k == *cap) {
+            int64_t nc = *cap ? 2 * *cap : 64;
+            double *p = realloc(*row, (size_t)nc * sizeof *p);
+            if (!p) {
+                snprintf(msg, mn, "out of memory");
+                return 0;
+            }
+            *row = p;
+            *cap = nc;
+        }
+        (*row)[(*k)++] = v;
+        for (s = end; *s == ' ' || *s == '\t'; s++)
+            ;
+        if (*s == ',')
+            s++;
+    }
+    return 1;
+}
+
+/* Is the first field of line a number?  (If not, it is a header.) */
+static int starts_with_number(const char *line)
+{
+    char *end;
+    while (*line == ' ' || *line == '\t')
+        line++;
+    strtod(line, &end);
+    return end != line;
+}
+
+/* A dense CSV matrix: every non-blank line a row of the same length. */
+static int read_csv(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                    sp_mat *mat)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL, msg[200] = "";
+    size_t lcap = 0;
+    double *row = NULL, *A = NULL;
+    int64_t rcap = 0, k = 0, m = 0, n = -1, acap = 0;
+    long ln = 0;
+    int ok = 1;
+    if (!f) {
+        sp_err(c, ptr, "cannot open %s: %s", name, strerror(errno));
+        return 0;
+    }
+    while (ok && getline(&line, &lcap, f) >= 0) {
+        ln++;
+        if (strspn(line, " \t\r\n") == strlen(line) || (m == 0 && n < 0 && ln == 1 &&
+                                                        !starts_with_number(line)))
+            continue; /* blank, or the header */
+        if (!(ok = csv_row(line, &row, &rcap, &k, msg, sizeof msg)))
+            break;
+        if (n >= 0 && k != n) {
+            snprintf(msg, sizeof msg, "%lld fields, the first row has %lld", (long long)k,
+                     (long long)n);
+            ok = 0;
+            break;
+        }
+        n = k;
+        if ((m + 1) * n > acap) {
+            int64_t nc = acap ? 2 * acap : 64 * n;
+            double *p = realloc(A, (size_t)nc * sizeof *p);
+            if (!(ok = p != NULL)) {
+                snprintf(msg, sizeof msg, "out of memory");
+                break;
+            }
+            A = p;
+            acap = nc;
+        }
+        memcpy(A + m * n, row, (size_t)n * sizeof *row);
+        m++;
+    }
+    fclose(f);
+    free(line);
+    free(row);
+    if (ok && (m == 0 || n < 1 || m > 100000000 || n > 100000000)) {
+        snprintf(msg, sizeof msg, m == 0 ? "no rows of numbers" : "too large");
+        ok = 0;
+        ln = 0;
+    }
+    if (!ok) {
+        if (ln)
+            sp_err(c, ptr, "%s: line %ld: %s", name, ln, msg);
+        else
+            sp_err(c, ptr, "%s: %s", name, msg);
+        free(A);
+        return 0;
+    }
+    mat->A = A;
+    mat->m = (int)m;
+    mat->n = (int)n;
+    return 1;
+}
+
+int sp_read_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                   sp_mat *mat)
+{
+    char head[16] = "";
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        sp_err(c, ptr, "cannot open %s: %s", name, strerror(errno));
+        return 0;
+    }
+    size_t n = fread(head, 1, 14, f);
+    fclose(f);
+    if (n == 14 && memcmp(head, "%%MatrixMarket", 14) == 0)
+        return read_mtx(c, ptr, name, path, mat);
+    return read_csv(c, ptr, name, path, mat);
 }
 
 /* Append v to the growable array (*b, *n, *cap). */
@@ -253,6 +380,9 @@ int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *pat
         ln++;
         if (line[0] == '%' || line[0] == '#')
             continue;
+        if (ln == 1 && !size_line && !starts_with_number(line) &&
+            strspn(line, " \t\r\n") < strlen(line))
+            continue; /* a CSV header */
         ok = vector_line(line, coord, b, n, &cap, msg, sizeof msg);
     }
     fclose(f);

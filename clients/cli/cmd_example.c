@@ -12,20 +12,11 @@
 #include <lapacke.h>
 
 #include "cli.h"
+#include "example.h"
 #include "ircg.h"
 
 /* Where `make data` puts the decompressed MovieLens 1M ratings. */
 #define DEFAULT_RATINGS "build/data/ratings.dat"
-
-typedef struct ex_opts {
-    const char *ratings;    /* paper-movielens; NULL = DEFAULT_RATINGS      */
-    const char *algorithm;  /* NULL = ircg                                  */
-    const char *step_rule;  /* NULL = open_loop (ircg only)                 */
-    const char *projection; /* NULL = the library's default (irpg, bisg)    */
-    long long max_iter;     /* 0 = the example's own                        */
-    const char *size;       /* "small" | "full" | NULL (= full)             */
-    int small;
-} ex_opts;
 
 /* A relative ratings path is made absolute against the current directory,
  * so the printed spec works wherever it is saved. */
@@ -43,7 +34,7 @@ static char *absolute(const char *path)
 
 /* Only the members that apply to the chosen algorithm (the others are
  * errors in a spec). */
-static cJSON *algorithm(const ex_opts *o, long long max_iter, double time_limit)
+cJSON *ex_algorithm(const ex_opts *o, long long max_iter, double time_limit)
 {
     const char *name = o->algorithm ? o->algorithm : "ircg";
     int ircg = !strcmp(name, "ircg"), irpg = !strcmp(name, "irpg");
@@ -109,7 +100,7 @@ static cJSON *paper_movielens(const ex_opts *o, int *invalid)
     free(path);
     cJSON_AddNumberToObject(pb, "delta", 5);
     cJSON_AddStringToObject(pb, "outer", "column_variance");
-    cJSON_AddItemToObject(root, "algorithm", algorithm(o, 1000000, 600));
+    cJSON_AddItemToObject(root, "algorithm", ex_algorithm(o, 1000000, 600));
     cJSON *r = cJSON_AddObjectToObject(root, "reference");
     cJSON_AddBoolToObject(r, "compute", 1);
     cJSON_AddNumberToObject(r, "tol", 1e-9);
@@ -134,40 +125,43 @@ static cJSON *synthetic_movielens(const ex_opts *o)
     cJSON_AddNumberToObject(d, "seed", 1);
     cJSON_AddNumberToObject(pb, "delta", 5);
     cJSON_AddStringToObject(pb, "outer", "column_variance");
-    cJSON_AddItemToObject(root, "algorithm", algorithm(o, o->small ? 200 : 1000000,
+    cJSON_AddItemToObject(root, "algorithm", ex_algorithm(o, o->small ? 200 : 1000000,
                                                        o->small ? 60 : 600));
     return root;
 }
 
-/* ||A^+ b|| of the synthetic instance: x = A'(AA')^{-1} b (A has full row
- * rank with probability one).  NaN when it cannot be computed. */
-static double min_norm(int m, int n, uint64_t seed)
+int ex_min_norm(int m, int n, double noise, uint64_t seed, double *l2, double *l1)
 {
-    double *A = NULL, *b = NULL, nrm = NAN;
+    double *A = NULL, *b = NULL;
     double *G = malloc((size_t)m * (size_t)m * sizeof *G);
-    if (G && ircg_synth_least_squares(m, n, 0, seed, &A, &b, NULL) == IRCG_OK) {
-        for (int i = 0; i < m; i++)
-            for (int j = 0; j < m; j++) {
-                double s = 0;
-                for (int k = 0; k < n; k++)
-                    s += A[(size_t)i * n + k] * A[(size_t)j * n + k];
-                G[(size_t)i * m + j] = s;
-            }
-        if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', m, 1, G, m, b, 1) == 0) {
-            nrm = 0; /* b now holds y = (AA')^{-1} b: ||A'y|| */
-            for (int k = 0; k < n; k++) {
-                double s = 0;
-                for (int i = 0; i < m; i++)
-                    s += A[(size_t)i * n + k] * b[i];
-                nrm += s * s;
-            }
-            nrm = sqrt(nrm);
+    int ok = G && ircg_synth_least_squares(m, n, noise, seed, &A, &b, NULL) == IRCG_OK;
+    for (int i = 0; ok && i < m; i++)
+        for (int j = 0; j < m; j++) {
+            double s = 0;
+            for (int k = 0; k < n; k++)
+                s += A[(size_t)i * n + k] * A[(size_t)j * n + k];
+            G[(size_t)i * m + j] = s;
         }
+    ok = ok && LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', m, 1, G, m, b, 1) == 0;
+    *l2 = *l1 = 0; /* b now holds y = (AA')^{-1} b: the norms of A'y */
+    for (int k = 0; ok && k < n; k++) {
+        double s = 0;
+        for (int i = 0; i < m; i++)
+            s += A[(size_t)i * n + k] * b[i];
+        *l2 += s * s;
+        *l1 += fabs(s);
     }
+    *l2 = sqrt(*l2);
     free(G);
     free(A);
     free(b);
-    return nrm;
+    return ok;
+}
+
+double ex_round_up(double x)
+{
+    double scale = pow(10, floor(log10(x)) - 1);
+    return ceil(x / scale) * scale;
 }
 
 /* Underdetermined least squares with f = 1/2||x||^2: the solution is the
@@ -175,7 +169,9 @@ static double min_norm(int m, int n, uint64_t seed)
 static cJSON *least_norm(const ex_opts *o)
 {
     int m = o->small ? 10 : 30, n = o->small ? 25 : 80;
-    double r = min_norm(m, n, 1);
+    double r = NAN, r1;
+    if (!ex_min_norm(m, n, 0, 1, &r, &r1))
+        r = NAN;
     cJSON *root = cJSON_CreateObject();
     cJSON *pb = cJSON_AddObjectToObject(root, "problem");
     cJSON_AddStringToObject(pb, "type", "least_squares");
@@ -188,12 +184,10 @@ static cJSON *least_norm(const ex_opts *o)
     cJSON *dm = cJSON_AddObjectToObject(pb, "domain");
     cJSON_AddStringToObject(dm, "type", "l2_ball");
     /* a radius of about 1.5 ||A^+ b||, rounded up to 2 significant digits */
-    double rad = isfinite(r) && r > 0 ? 1.5 * r : 10;
-    double scale = pow(10, floor(log10(rad)) - 1);
-    cJSON_AddNumberToObject(dm, "radius", ceil(rad / scale) * scale);
+    cJSON_AddNumberToObject(dm, "radius", ex_round_up(isfinite(r) && r > 0 ? 1.5 * r : 10));
     cJSON *of = cJSON_AddObjectToObject(pb, "outer");
     cJSON_AddStringToObject(of, "type", "half_norm_sq");
-    cJSON_AddItemToObject(root, "algorithm", algorithm(o, 2000, 60));
+    cJSON_AddItemToObject(root, "algorithm", ex_algorithm(o, 2000, 60));
     return root;
 }
 
@@ -258,12 +252,23 @@ static int parse_opts(int argc, char **argv, ex_opts *o)
     return 1;
 }
 
+/* The logistic family is solved by IR-CG only. */
+static int logistic_only_ircg(const ex_opts *o)
+{
+    if (!o->algorithm || !strcmp(o->algorithm, "ircg"))
+        return 1;
+    fprintf(stderr, "ircg: the logistic example is solved by --algorithm ircg only "
+            "(CG-BiO, IR-PG and Bi-SG are not available for logistic regression)\n");
+    return 0;
+}
+
 static const char EXAMPLE_USAGE[] =
     "usage: ircg example NAME [--ratings PATH] [--algorithm ircg|cgbio|irpg|bisg]\n"
     "         [--step-rule open_loop|closed_loop|line_search] [--projection partial|full]\n"
     "         [--max-iter N] [--size small|full]\n"
     "NAME: paper-movielens (ratings from --ratings PATH, default " DEFAULT_RATINGS
-    ",\n      which `make data` creates), synthetic-movielens, least-norm\n";
+    ",\n      which `make data` creates), synthetic-movielens, least-norm,\n"
+    "      overparam-regression, logistic, portfolio\n";
 
 /* --ratings and --size are read by some examples only: say so. */
 static void warn_ignored(const char *name, const ex_opts *o)
@@ -292,13 +297,19 @@ int cmd_example(int argc, char **argv)
         spec = synthetic_movielens(&o);
     else if (!strcmp(argv[1], "least-norm"))
         spec = least_norm(&o);
+    else if (!strcmp(argv[1], "overparam-regression"))
+        spec = ex_overparam(&o);
+    else if (!strcmp(argv[1], "logistic"))
+        spec = logistic_only_ircg(&o) ? ex_logistic(&o) : (invalid = 2, NULL);
+    else if (!strcmp(argv[1], "portfolio"))
+        spec = ex_portfolio(&o);
     else {
         fprintf(stderr, "ircg: unknown example \"%s\"\n", argv[1]);
         fputs(EXAMPLE_USAGE, stderr);
         return CLI_USAGE;
     }
     if (invalid)
-        return CLI_INVALID;
+        return invalid == 2 ? CLI_USAGE : CLI_INVALID;
     warn_ignored(argv[1], &o);
     char *text = spec ? cJSON_Print(spec) : NULL;
     int code = text ? CLI_OK : CLI_FAILED;
