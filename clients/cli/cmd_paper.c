@@ -178,6 +178,7 @@ static ircg_reference *compute_gopt(const ircg_problem *pb, const paper_opts *o,
     rs.tol = o->gopt_tol;
     rs.threads = o->threads;
     rs.cancel = (const volatile int *)&g_cancel;
+    rs.certify_unique = 1;
     printf("g_opt: conditional gradient on g with exact line search, tol %g ...\n", rs.tol);
     fflush(stdout);
     if (ircg_reference_compute(pb, &rs, &ref, &diag) != IRCG_OK) {
@@ -186,14 +187,20 @@ static ircg_reference *compute_gopt(const ircg_problem *pb, const paper_opts *o,
     }
     ircg_reference_get_info(ref, &ri);
     printf("g_opt = %.17g  certified gap %.3g (rounding floor %.3g; %s, %lld "
-           "iterations, %.1f s)\n"
-           "sigma_1 = %.12g, sigma_2 = %.12g of grad g at the optimum: %s\n",
+           "iterations, %.1f s); f there %.9g\n"
+           "sigma_1 = %.12g, sigma_2 = %.12g of grad g at the last iterate; every inner\n"
+           "solution's gradient is within %.3g of it (distance %.3g, rounding %.3g), so\n"
+           "sigma_1 - sigma_2 - 2 x %.3g = %.9g: %s\n"
+           "f at that solution -delta u_1 v_1' (the top singular pair there): %.9g\n",
            ri.g_opt, ri.gap, ri.gap_floor, ircg_status_string(ri.status),
-           (long long)ri.iterations, ri.seconds, ri.top_sv, ri.second_sv,
-           ri.top_sv > ri.second_sv ? "simple, so the inner solution set is one point"
-                                    : "NOT simple: the inner solution set may be larger");
+           (long long)ri.iterations, ri.seconds, ri.f_x, ri.cert_sv1, ri.cert_sv2, ri.unique_bound,
+           ri.unique_dist, ri.unique_rounding, ri.unique_bound, ri.unique_margin,
+           ri.unique == 1 ? "> 0, the inner solution set is one point (certified)"
+           : ri.unique == 0 ? "not > 0, uniqueness is NOT certified"
+                            : "not computed", ri.f_vertex);
     cJSON *g = cJSON_AddObjectToObject(summary, "g_opt");
     cJSON_AddNumberToObject(g, "value", ri.g_opt);
+    cJSON_AddNumberToObject(g, "f_at_solution", ri.f_x);
     cJSON_AddNumberToObject(g, "certified_gap", ri.gap);
     cJSON_AddNumberToObject(g, "gap_floor", ri.gap_floor);
     cJSON_AddStringToObject(g, "status", ircg_status_string(ri.status));
@@ -201,6 +208,15 @@ static ircg_reference *compute_gopt(const ircg_problem *pb, const paper_opts *o,
     cJSON_AddNumberToObject(g, "seconds", ri.seconds);
     cJSON_AddNumberToObject(g, "sigma_1", ri.top_sv);
     cJSON_AddNumberToObject(g, "sigma_2", ri.second_sv);
+    cJSON *u = cJSON_AddObjectToObject(g, "uniqueness");
+    cJSON_AddNumberToObject(u, "certified", ri.unique);
+    cJSON_AddNumberToObject(u, "sigma_1", ri.cert_sv1);
+    cJSON_AddNumberToObject(u, "sigma_2", ri.cert_sv2);
+    cJSON_AddNumberToObject(u, "bound", ri.unique_bound);
+    cJSON_AddNumberToObject(u, "distance", ri.unique_dist);
+    cJSON_AddNumberToObject(u, "rounding", ri.unique_rounding);
+    cJSON_AddNumberToObject(u, "margin", ri.unique_margin);
+    cJSON_AddNumberToObject(u, "f_at_the_solution", ri.f_vertex);
     return ref;
 }
 

@@ -479,6 +479,11 @@ typedef struct ircg_reference_settings {
     double lmo_tol;
     int threads;
     const volatile int *cancel;
+    int certify_unique;   /* matrix completion: prove (or fail to prove)
+                             that the inner solution set is a single point,
+                             see ircg_reference_info.unique; costs a dense
+                             p x p eigensolve (seconds at p = 3449), refused
+                             (unique = -1) above p = 16000; 0 = skip     */
 } ircg_reference_settings;
 
 void ircg_reference_settings_default(ircg_reference_settings *s);
@@ -488,6 +493,9 @@ ircg_error ircg_reference_compute(const ircg_problem *pb,
 
 typedef struct ircg_reference_info {
     double g_opt;         /* g at the final iterate                        */
+    double f_x;           /* f at that iterate: f of the inner solution
+                             when it is unique, up to the iterate's
+                             distance to it                                */
     double gap;           /* its certificate max(raw, 0) + gap_floor:
                              g_opt - gap <= true min (see above)           */
     double gap_floor;     /* rounding floor of the final gap, see above    */
@@ -499,6 +507,25 @@ typedef struct ircg_reference_info {
     int lmo_converged;    /* 1 when the final gap's LMO met lmo_tol        */
     double top_sv, second_sv; /* MC: sigma_1, sigma_2 of grad g at the end
                                  (NaN when not computed)                   */
+    /* MC with certify_unique.  Every inner solution x* has the same
+     * gradient G*, and the solution set is a single point when
+     * sigma_1(G*) > sigma_2(G*).  From the final iterate x^: the top
+     * singular values cert_sv1 >= cert_sv2 of the gradient computed there
+     * (dense eigensolve), and a rigorous bound |sigma_i(G*) - cert_sv_i| <=
+     * unique_bound that adds the rounding of that gradient and of the
+     * eigensolve to ||P_Omega(x^ - x*)||, bounded from the recomputed
+     * Frank-Wolfe gap (problems/mc/mc_certify.c derives each term); by
+     * Weyl's inequality sigma_1(G*) - sigma_2(G*) >= unique_margin =
+     * cert_sv1 - cert_sv2 - 2 unique_bound.  unique = 1 when that margin is
+     * positive (certified), 0 when it is not, -1 when not computed. */
+    int unique;
+    double unique_margin, unique_bound;
+    double cert_sv1, cert_sv2;
+    double unique_dist;       /* its part ||P_Omega(x^ - x*)||_F <= this   */
+    double unique_rounding;   /* its rounding part (gradient + eigensolve) */
+    double f_vertex;          /* f(-delta u v') with (u, v) the top singular
+                                 pair of grad g at the end: f of the unique
+                                 solution, as far as that pair is exact    */
 } ircg_reference_info;
 
 void ircg_reference_get_info(const ircg_reference *ref, ircg_reference_info *info);

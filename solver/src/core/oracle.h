@@ -76,6 +76,25 @@ typedef struct slv_cut_info {
     double top_sv;   /* nuclear ball: sigma_max(C + lambda A); NaN otherwise */
 } slv_cut_info;
 
+/* The certificate that the inner solution set is a single point
+ * (matrix completion: problems/mc/mc_certify.c says how each bound is
+ * derived).  With G* the gradient shared by every inner solution and R the
+ * gradient computed at the final iterate x^ of g_opt's computation:
+ * |sigma_i(G*) - sv_i| <= bound, so sigma_1(G*) - sigma_2(G*) >= margin. */
+typedef struct slv_unique {
+    double sv1, sv2;        /* top singular values of R (dense eigensolve) */
+    double sv_error;        /* |sigma_i(R) - sv_i|, i = 1, 2              */
+    double grad_rounding;   /* ||G(x^) - R||_F                            */
+    double gap;             /* g(x^) - g* <= gap, recomputed, rounding in */
+    double nuc_excess;      /* max(0, ||x^||_* - delta)                    */
+    double dist;            /* ||P_Omega(x^ - x*)||_F                      */
+    double bound;           /* sv_error + grad_rounding + dist             */
+    double margin;          /* sv1 - sv2 - 2 bound: > 0 proves uniqueness  */
+    double f_vertex;        /* f(-delta u v') for the last LMO's top pair
+                               (u, v) of R: f of the unique solution up to
+                               the turn of that pair (NaN without an LMO) */
+} slv_unique;
+
 /* Slots of grad_step / accept. */
 #define IRCG_SLOT_X 1u
 #define IRCG_SLOT_Z 2u
@@ -124,6 +143,9 @@ typedef struct slv_oracle_ops {
 
     /* Top k (<= 4) singular values of grad g at x; NULL for vector domains.*/
     ircg_error (*grad_singular_values)(void *ws, int k, double *sv);
+    /* The certificate of a single inner solution at x (slv_unique); NULL
+     * where the family has none.  IRCG_ERR_INVALID when too large. */
+    ircg_error (*certify_unique)(void *ws, slv_unique *out);
 
     /* The whole workspace state (x, z, warm starts) for checkpoints. */
     ircg_error (*save)(void *ws, slv_buf *out);
