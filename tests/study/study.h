@@ -29,5 +29,6 @@ typedef struct study_entry {
 extern const study_entry study_entries[]; /* NULL-terminated */
 
 int study_rates(cJSON *out, study_doc *doc);
+int study_selection(cJSON *out, study_doc *doc);
 
 #endif /* IRCG_STUDY_H */

@@ -6,6 +6,8 @@
  *
  *   rates      the accelerated rates of Section 5 on Example 1 (rates.c,
  *              rates_study.c)
+ *   selection  the outer objective selecting among many inner solutions
+ *              (select.c, select_study.c)
  */
 #include <cJSON.h>
 #include <stdio.h>
@@ -16,7 +18,7 @@
 
 static int usage(void)
 {
-    fputs("usage: study rates|all --out DIR\n", stderr);
+    fputs("usage: study rates|selection|overparam|all --out DIR\n", stderr);
     return 64;
 }
 

@@ -10,6 +10,7 @@
 
 const study_entry study_entries[] = {
     {"rates", study_rates},
+    {"selection", study_selection},
     {NULL, NULL},
 };
 
