@@ -71,8 +71,9 @@ static void row(study_doc *d, const char *inst, const rq_result *r, int qg)
                  RULES[r->rule], r->slope_g, r->g_rate, r->slope_f, r->f_rate, bounds);
 }
 
-int study_rates(cJSON *out, study_doc *doc)
+int study_rates(cJSON *out, study_doc *doc, const char *dir)
 {
+    (void)dir;
     static const double PS[3] = {1.0 / 3, 0.5, 2.0 / 3};
     static const char *const SHORT[2] = {"quadratic growth", "no quadratic growth"};
     cJSON *insts = cJSON_AddArrayToObject(out, "instances");

@@ -26,8 +26,9 @@ static double f_at_g(const sel_run_out *o, double g_target, int64_t *t_at)
     return NAN;
 }
 
-int study_selection(cJSON *out, study_doc *doc)
+int study_selection(cJSON *out, study_doc *doc, const char *dir)
 {
+    (void)dir;
     static const char *const NAMES[4] = {"IR-CG, open loop", "IR-CG, line search",
                                          "CG on g, open loop", "CG on g, line search"};
     sel_inst s;

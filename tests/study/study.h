@@ -23,12 +23,16 @@ int study_write(const char *dir, const char *name, const cJSON *j, const study_d
 
 typedef struct study_entry {
     const char *name;
-    int (*run)(cJSON *out, study_doc *doc); /* 0 on success */
+    /* 0 on success; dir (created) may receive more files */
+    int (*run)(cJSON *out, study_doc *doc, const char *dir);
 } study_entry;
 
 extern const study_entry study_entries[]; /* NULL-terminated */
 
-int study_rates(cJSON *out, study_doc *doc);
-int study_selection(cJSON *out, study_doc *doc);
+int study_rates(cJSON *out, study_doc *doc, const char *dir);
+int study_selection(cJSON *out, study_doc *doc, const char *dir);
+int study_overparam(cJSON *out, study_doc *doc, const char *dir);
+/* mkdir dir (an existing one is fine); 0 on success */
+int study_mkdir(const char *dir);
 
 #endif /* IRCG_STUDY_H */

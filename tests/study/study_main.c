@@ -8,6 +8,8 @@
  *              rates_study.c)
  *   selection  the outer objective selecting among many inner solutions
  *              (select.c, select_study.c)
+ *   overparam  the trade-off curves of over-parameterized regression for
+ *              IR-CG and CG-BiO (overparam.c, overparam_study.c)
  */
 #include <cJSON.h>
 #include <stdio.h>
@@ -38,7 +40,8 @@ int main(int argc, char **argv)
         fflush(stdout);
         cJSON *j = cJSON_CreateObject();
         study_doc doc = {0};
-        if (!j || e->run(j, &doc) != 0 || study_write(out, e->name, j, &doc) != 0) {
+        if (!j || study_mkdir(out) != 0 || e->run(j, &doc, out) != 0 ||
+            study_write(out, e->name, j, &doc) != 0) {
             fprintf(stderr, "study %s failed\n", e->name);
             rc = 1;
         }

@@ -11,6 +11,7 @@
 const study_entry study_entries[] = {
     {"rates", study_rates},
     {"selection", study_selection},
+    {"overparam", study_overparam},
     {NULL, NULL},
 };
 
@@ -57,12 +58,19 @@ static int write_file(const char *dir, const char *name, const char *ext, const 
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
-int study_write(const char *dir, const char *name, const cJSON *j, const study_doc *d)
+int study_mkdir(const char *dir)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "study: cannot create %s: %s\n", dir, strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+int study_write(const char *dir, const char *name, const cJSON *j, const study_doc *d)
+{
+    if (study_mkdir(dir) != 0)
+        return -1;
     char *text = cJSON_Print(j);
     int rc = text && !d->failed ? 0 : -1;
     if (rc == 0)

@@ -6,104 +6,17 @@
  * model.  The training loss has a whole affine set of minimizers
  * {x : A x = b}; the validation loss selects one.
  *
- * The reference is closed form (LAPACK here, not the library): with
- * x_p = A^+ b and N an orthonormal basis of null(A) (the last n - m right
- * singular vectors of A), x* = x_p + N z* with z* the least-squares
- * solution of (A_v N) z = b_v - A_v x_p (A_v N has full column rank: more
- * validation rows than null directions); the l2 ball is chosen to contain
- * x*, so X_opt = {A x = b} n X, g* = 0 and f* = f(x*).  L_f = ||A_v||_2^2
- * against LAPACK's singular values.
+ * The instance and its closed-form reference: tests/study/overparam.h
+ * (m = 10 training rows, n = 30 unknowns, 40 validation rows).
  */
-#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../harness.h"
 #include "ircg.h"
+#include "study/overparam.h"
 
-enum { M = 10, N = 30, MV = 40, NN = N - M };
-
-typedef struct op_inst {
-    double A[M * N], b[M], Av[MV * N], bv[MV];
-    double xs[N], f_opt, radius, Lf;
-    double f_pinv; /* f(A^+ b): another minimizer of g, for scale */
-    ircg_problem *pb;
-} op_inst;
-
-/* The generator's rows: the first M train, the next MV validate (one model). */
-static int op_make(op_inst *P, ircg_domain_kind kind)
-{
-    double *A = NULL, *b = NULL, S[N], U[1], Vt[N * N], sup[N], W[M * N];
-    if (ircg_synth_least_squares(M + MV, N, 0.1, 7, &A, &b, NULL) != IRCG_OK)
-        return 0;
-    memcpy(P->A, A, sizeof P->A);
-    memcpy(P->b, b, sizeof P->b);
-    memcpy(P->Av, A + M * N, sizeof P->Av);
-    memcpy(P->bv, b + M, sizeof P->bv);
-    free(A);
-    free(b);
-    memcpy(W, P->A, sizeof W); /* A = U S V': null(A) = the last NN rows of V' */
-    if (LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'A', M, N, W, N, S, U, 1, Vt, N, sup))
-        return 0;
-    double xp[N] = {0}, sv[N];
-    lapack_int rank;
-    memcpy(W, P->A, sizeof W);
-    memcpy(xp, P->b, sizeof P->b);
-    if (LAPACKE_dgelsd(LAPACK_ROW_MAJOR, M, N, 1, W, N, xp, 1, sv, -1, &rank) || rank != M)
-        return 0;
-    /* (A_v N) z = b_v - A_v x_p */
-    double AN[MV * NN], rhs[MV];
-    for (int i = 0; i < MV; i++) {
-        rhs[i] = P->bv[i];
-        for (int j = 0; j < N; j++)
-            rhs[i] -= P->Av[i * N + j] * xp[j];
-        for (int k = 0; k < NN; k++) {
-            AN[i * NN + k] = 0;
-            for (int j = 0; j < N; j++)
-                AN[i * NN + k] += P->Av[i * N + j] * Vt[(M + k) * N + j];
-        }
-    }
-    if (LAPACKE_dgelsd(LAPACK_ROW_MAJOR, MV, NN, 1, AN, NN, rhs, 1, sv, -1, &rank) ||
-        rank != NN)
-        return 0;
-    double n2 = 0, n1 = 0, f = 0;
-    for (int j = 0; j < N; j++) {
-        P->xs[j] = xp[j];
-        for (int k = 0; k < NN; k++)
-            P->xs[j] += Vt[(M + k) * N + j] * rhs[k];
-        n2 += P->xs[j] * P->xs[j];
-        n1 += fabs(P->xs[j]);
-    }
-    for (int i = 0; i < MV; i++) {
-        double r = -P->bv[i];
-        for (int j = 0; j < N; j++)
-            r += P->Av[i * N + j] * P->xs[j];
-        f += 0.5 * r * r;
-    }
-    P->f_opt = f;
-    f = 0;
-    for (int i = 0; i < MV; i++) {
-        double r = -P->bv[i];
-        for (int j = 0; j < N; j++)
-            r += P->Av[i * N + j] * xp[j];
-        f += 0.5 * r * r;
-    }
-    P->f_pinv = f;
-    P->radius = kind == IRCG_DOMAIN_L1_BALL ? 1.25 * n1 : 1.25 * sqrt(n2);
-    double Wv[MV * N]; /* ||A_v||_2 */
-    memcpy(Wv, P->Av, sizeof Wv);
-    if (LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'N', MV, N, Wv, N, sv, U, 1, U, 1, sup))
-        return 0;
-    P->Lf = sv[0] * sv[0];
-    ircg_ls_data tr = {.m = M, .n = N, .A_dense = P->A, .b = P->b};
-    ircg_ls_data va = {.m = MV, .n = N, .A_dense = P->Av, .b = P->bv};
-    ircg_outer o = {.kind = IRCG_OUTER_VALIDATION, .val = &va};
-    ircg_domain dom = {kind, P->radius, 0, 0};
-    P->pb = NULL;
-    return ircg_problem_least_squares(&tr, &o, &dom, &P->pb, NULL) == IRCG_OK;
-}
+enum { M = 10, N = 30, MV = 40 };
 
 static void run(const op_inst *P, ircg_algorithm alg, ircg_step_rule rule, int T,
                 ircg_info *info)
@@ -129,7 +42,7 @@ TEST(ls_overparam, validation_loss_selects_the_closed_form_solution)
         op_inst P;
         ircg_problem_info pi;
         ircg_info in;
-        REQUIRE(op_make(&P, DOMS[k]));
+        REQUIRE(op_make(&P, M, N, MV, 0.1, 7, DOMS[k], 1.0));
         ircg_problem_get_info(P.pb, &pi);
         CHECK_REL(pi.L_f, P.Lf, 1e-12, 0);
         double spread = P.f_pinv - P.f_opt;
@@ -166,6 +79,6 @@ TEST(ls_overparam, validation_loss_selects_the_closed_form_solution)
                in.g_x, in.f_x - P.f_opt);
         CHECK(in.g_x <= 2e-2);
         CHECK(fabs(in.f_x - P.f_opt) <= 0.1 * spread);
-        ircg_problem_free(P.pb);
+        op_free(&P);
     }
 }
