@@ -4,8 +4,11 @@ CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
+# Release builds compile the assertions out; `make asan` and `make debug`
+# keep them (DEFS=).
+DEFS    ?= -DNDEBUG
 CFLAGS  := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-           -D_DEFAULT_SOURCE -pthread -MMD -MP $(SAN) $(EXTRA_CFLAGS)
+           -D_DEFAULT_SOURCE $(DEFS) -pthread -MMD -MP $(SAN) $(EXTRA_CFLAGS)
 LDFLAGS := -pthread $(SAN) $(EXTRA_LDFLAGS)
 
 # Each layer sees only what it may use (DESIGN.md; tests/tools/layers.py
@@ -24,14 +27,14 @@ INC_CLI      := $(INC_PUBLIC) -Iapi -Iclients/cli $(CJSON_INC)
 INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli -Itests $(CJSON_INC)
 LIB_SOLVER  := -llapacke -lopenblas -larpack -lm
 LIB_JSON    := -lcjson
-LIB_SQL     := -lsqlite3
-LIB_HTTP    := -lmicrohttpd
+LIB_SQL     := -lsqlite3 -lnettle
+LIB_HTTP    := -lmicrohttpd -lgnutls -lz
 LIB_CURL    := -lcurl
 
 # Debian packages of the dependencies (`make deps` installs the missing ones).
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
-            libarpack2-dev libcjson-dev libsqlite3-dev libmicrohttpd-dev \
-            libcurl4-openssl-dev python3
+            libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
+            libgnutls28-dev libcurl4-openssl-dev gnutls-bin zlib1g-dev python3
 
 SOLVER_SRC  := $(sort $(shell find solver/src -name '*.c'))
 API_SRC     := $(wildcard api/*.c)
@@ -45,6 +48,7 @@ STUDY_LIB   := $(filter-out tests/study/study_main.c,$(wildcard tests/study/*.c)
 TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c) \
                $(STUDY_LIB)
 BENCH_SRC   := $(wildcard tests/bench/*.c)
+SCALE_SRC   := $(wildcard tests/bench_scale/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -58,9 +62,13 @@ IRCG_CLI   := $(BUILD)/bin/ircg
 RUN_TESTS  := $(BUILD)/bin/run_tests
 BENCH_BIN  := $(BUILD)/bin/bench
 STUDY_BIN  := $(BUILD)/bin/study
+SCALE_BIN  := $(BUILD)/bin/bench_scale
 
 DATA_DIR   ?= ../shared/data
 DATA_OUT   := $(BUILD)/data
+
+# `make lint` needs the two analyzers.
+LINT_PKGS := cppcheck clang-tidy
 
 # `make paper` also needs gnuplot for Figure 1.
 PAPER_PKGS := gnuplot-nox
@@ -72,21 +80,28 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test test-kernels asan bench paper run deps deps-paper data install uninstall clean help
-all: lib $(RUN_TESTS) $(BENCH_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI)
+.PHONY: all lib test test-kernels asan debug lint deps-lint bench bench-scale paper study results run deps deps-paper data install uninstall clean help \
+        deps-unit unit-check deps-image image image-test
+all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI)
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get)"
 	@echo "make         build the library, tools and tests into $(BUILD)/"
 	@echo "make test    build and run the whole test suite"
 	@echo "make test-kernels  the numerical suites under several OpenBLAS kernel sets"
-	@echo "make asan    the test suite under AddressSanitizer and UBSan"
+	@echo "make asan    the test suite under AddressSanitizer and UBSan (assertions on)"
+	@echo "make debug   the test suite at -O0 with assertions on"
+	@echo "make lint    cppcheck and clang-tidy (.clang-tidy) over the shipped code"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
+	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace (SCALE_ARGS=)"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
 	@echo "make run     install, build and start the service"
+	@echo "make unit-check  systemd-analyze verify + security on deploy/ircgd.service (wants OK or better)"
+	@echo "make image   build deploy/Dockerfile with docker, podman or buildah as IMAGE=$(IMAGE)"
+	@echo "make image-test  build the image and smoke-test it (serve, a job, the volume)"
 	@echo "make install ircgd, ircg and the systemd unit under PREFIX=$(PREFIX)"
 	@echo "make uninstall"
-	@echo "make clean   remove $(BUILD)/ and build-asan/"
+	@echo "make clean   remove $(BUILD)/, build-asan/ and build-debug/"
 
 lib: $(LIBIRCG)
 
@@ -105,6 +120,7 @@ $(BUILD)/obj/server/%.o:      INC = $(INC_SERVER)
 $(BUILD)/obj/clients/c/%.o:   INC = $(INC_CLIENT)
 $(BUILD)/obj/clients/cli/%.o: INC = $(INC_CLI)
 $(BUILD)/obj/tests/%.o:       INC = $(INC_TESTS)
+$(BUILD)/obj/tests/bench_scale/%.o: INC = $(INC_PUBLIC) -Istorage
 
 $(LIBIRCG): $(call obj,$(SOLVER_SRC))
 	@mkdir -p $(dir $@)
@@ -143,6 +159,13 @@ $(STUDY_BIN): $(call obj,tests/study/study_main.c $(STUDY_LIB)) $(LIBIRCG)
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_JSON) $(LIB_SOLVER)
 
+# The scale benchmark links the library and the store (it seeds a long
+# trace) and talks to a real daemon through libcurl.
+$(SCALE_BIN): $(call obj,$(SCALE_SRC)) $(LIBSTORE) $(LIBIRCG)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_SQL) $(LIB_SOLVER)
+
 $(BENCH_BIN): $(call obj,$(BENCH_SRC))
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
@@ -169,10 +192,26 @@ test-kernels: all data
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) tests/tools/kernels.sh ./$(RUN_TESTS) $(NUMERIC_SUITES)
 
 asan:
-	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test
+	$(MAKE) BUILD=build-asan OPT=-O1 DEFS= SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test
+
+# cppcheck and clang-tidy (.clang-tidy at the root) over the code we ship.
+lint: deps-lint
+	INC_SOLVER="$(INC_SOLVER)" INC_API="$(INC_API)" INC_STORAGE="$(INC_STORAGE)" \
+	INC_SERVER="$(INC_SERVER)" INC_CLIENT="$(INC_CLIENT)" INC_CLI="$(INC_CLI)" \
+	tests/tools/lint.sh
+
+# The suite with assertions on and no optimization.
+debug:
+	$(MAKE) BUILD=build-debug OPT=-O0 DEFS= test
 
 bench: all data
 	OPENBLAS_NUM_THREADS=1 ./$(BENCH_BIN) $(BENCH_ARGS)
+
+# Big instances (issue 12): several GB of memory and minutes of CPU at 100M;
+# SCALE_ARGS="--sizes 1,10" for a quick look.  Scratch files go to
+# $(BUILD)/bench-scale and are removed.
+bench-scale: all
+	OPENBLAS_NUM_THREADS=1 ./$(SCALE_BIN) --bin $(BUILD)/bin --tmp $(BUILD)/bench-scale $(SCALE_ARGS)
 
 # The paper's experiment on both MovieLens files (Table 1, Figure 1).
 paper: all data deps-paper
@@ -203,6 +242,32 @@ deps:
 deps-paper:
 	$(call apt_install,$(PAPER_PKGS))
 
+deps-lint:
+	$(call apt_install,$(LINT_PKGS))
+
+# The systemd unit, checked offline by systemd's own analyzer.
+UNIT_PKGS := systemd
+deps-unit:
+	$(call apt_install,$(UNIT_PKGS))
+unit-check: deps-unit $(IRCGD)
+	tests/tools/unit_check.sh deploy/ircgd.service $(IRCGD)
+
+# The container image.  `make image` uses the engine that is there
+# (docker, podman, buildah) and, without a registry, a debootstrap base
+# (deploy/build-image.sh); `make image-test` installs podman and
+# debootstrap, builds, and smoke-tests the image (tests/tools/image_test.sh:
+# `podman run`, or the image's files under chroot where containers cannot
+# run).  IMAGE_RUN_TESTS=0 skips `make test` inside the build.
+IMAGE_PKGS := podman buildah uidmap fuse-overlayfs slirp4netns debootstrap curl util-linux
+IMAGE ?= localhost/ircgd:latest
+IMAGE_RUN_TESTS ?= 1
+deps-image:
+	$(call apt_install,$(IMAGE_PKGS))
+image:
+	IMAGE=$(IMAGE) RUN_TESTS=$(IMAGE_RUN_TESTS) deploy/build-image.sh
+image-test: deps-image image
+	tests/tools/image_test.sh $(IMAGE)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR)
 	install -m 0755 $(IRCGD) $(IRCG_CLI) $(DESTDIR)$(PREFIX)/bin/
@@ -213,6 +278,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ircgd $(DESTDIR)$(PREFIX)/bin/ircg $(DESTDIR)$(UNITDIR)/ircgd.service
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-debug
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -9,162 +9,125 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "result.h"
 #include "spec.h"
 
-typedef struct sb {
-    char *s;
-    size_t len, cap;
-    int failed; /* an allocation failed: later appends are ignored */
-} sb;
-
-static void sb_put(sb *b, const char *t, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, t, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_printf(sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sb *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    sb_put(b, tmp, n < (int)sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
 /* "name": value, with the leading comma handled by the caller's first. */
-static void sb_num(sb *b, const char *name, double v)
+static void sb_num(api_buf *b, const char *name, double v)
 {
     char num[32];
-    sb_printf(b, ",\"%s\":%s", name, api_fmt_double(num, v));
+    api_buf_printf(b, ",\"%s\":%s", name, api_fmt_double(num, v));
 }
 
 /* A JSON string with the escapes JSON requires. */
-static void sb_str(sb *b, const char *s)
+static void sb_str(api_buf *b, const char *s)
 {
-    sb_put(b, "\"", 1);
+    api_buf_add(b, "\"", 1);
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
         if (ch == '"' || ch == '\\')
-            sb_printf(b, "\\%c", ch);
+            api_buf_printf(b, "\\%c", ch);
         else if (ch < 0x20)
-            sb_printf(b, "\\u%04x", ch);
+            api_buf_printf(b, "\\u%04x", ch);
         else
-            sb_put(b, s, 1);
+            api_buf_add(b, s, 1);
     }
-    sb_put(b, "\"", 1);
+    api_buf_add(b, "\"", 1);
 }
 
 /* [v0, v1, ...] with a stride (column-major access of row arrays). */
-static void sb_array(sb *b, const double *v, int64_t n, int64_t stride)
+static void sb_array(api_buf *b, const double *v, int64_t n, int64_t stride)
 {
     char num[32];
-    sb_put(b, "[", 1);
-    for (int64_t i = 0; i < n && !b->failed; i++) {
+    api_buf_add(b, "[", 1);
+    for (int64_t i = 0; i < n && !b->nomem; i++) {
         if (i)
-            sb_put(b, ",", 1);
+            api_buf_add(b, ",", 1);
         api_fmt_double(num, v[i * stride]);
-        sb_put(b, num, strlen(num));
+        api_buf_add(b, num, strlen(num));
     }
-    sb_put(b, "]", 1);
+    api_buf_add(b, "]", 1);
 }
 
 /* k column vectors of length n stored column-major. */
-static void sb_columns(sb *b, const double *m, int64_t n, int k)
+static void sb_columns(api_buf *b, const double *m, int64_t n, int k)
 {
-    sb_put(b, "[", 1);
+    api_buf_add(b, "[", 1);
     for (int j = 0; j < k; j++) {
         if (j)
-            sb_put(b, ",", 1);
+            api_buf_add(b, ",", 1);
         sb_array(b, m + (size_t)j * (size_t)n, n, 1);
     }
-    sb_put(b, "]", 1);
+    api_buf_add(b, "]", 1);
 }
 
 /* The diagonal of X0: one value when constant (the paper's X0). */
-static void sb_x0_diag(sb *b, const double *d, int64_t n)
+static void sb_x0_diag(api_buf *b, const double *d, int64_t n)
 {
     int constant = 1;
     for (int64_t i = 1; i < n && constant; i++)
         constant = d[i] == d[0];
-    sb_printf(b, ",\"x0_diag\":{\"length\":%lld", (long long)n);
+    api_buf_printf(b, ",\"x0_diag\":{\"length\":%lld", (long long)n);
     if (constant && n > 0)
         sb_num(b, "value", d[0]);
     else {
-        sb_put(b, ",\"values\":", 10);
+        api_buf_add(b, ",\"values\":", 10);
         sb_array(b, d, n, 1);
     }
-    sb_put(b, "}", 1);
+    api_buf_add(b, "}", 1);
 }
 
-static void sb_iterate(sb *b, const char *name, const ircg_iterate *it)
+static void sb_iterate(api_buf *b, const char *name, const ircg_iterate *it)
 {
     if (!it)
         return;
-    sb_printf(b, ",\"%s\":{", name);
+    api_buf_printf(b, ",\"%s\":{", name);
     if (it->kind != IRCG_PROBLEM_MATRIX_COMPLETION) { /* a vector */
-        sb_printf(b, "\"kind\":\"vector\",\"n\":%lld,\"values\":", (long long)it->dim);
+        api_buf_printf(b, "\"kind\":\"vector\",\"n\":%lld,\"values\":", (long long)it->dim);
         sb_array(b, it->dense, it->dense ? it->dim : 0, 1);
-        sb_put(b, "}", 1);
+        api_buf_add(b, "}", 1);
         return;
     }
     int nr = it->n_rows, nc = it->n_cols;
-    sb_printf(b, "\"kind\":\"factored\",\"n_rows\":%d,\"n_cols\":%d", nr, nc);
+    api_buf_printf(b, "\"kind\":\"factored\",\"n_rows\":%d,\"n_cols\":%d", nr, nc);
     sb_num(b, "a0", it->a0);
     if (it->x0_diag)
         sb_x0_diag(b, it->x0_diag, nr < nc ? nr : nc);
-    sb_printf(b, ",\"rank\":%d,\"w\":", it->rank);
+    api_buf_printf(b, ",\"rank\":%d,\"w\":", it->rank);
     sb_array(b, it->w, it->w ? it->rank : 0, 1);
-    sb_put(b, ",\"P\":", 5);
+    api_buf_add(b, ",\"P\":", 5);
     sb_columns(b, it->P, nr, it->P ? it->rank : 0);
-    sb_put(b, ",\"Q\":", 5);
+    api_buf_add(b, ",\"Q\":", 5);
     sb_columns(b, it->Q, nc, it->Q ? it->rank : 0);
     if (it->dense) { /* column-major n x p -> rows */
-        sb_put(b, ",\"dense\":[", 10);
+        api_buf_add(b, ",\"dense\":[", 10);
         for (int i = 0; i < nr; i++) {
             if (i)
-                sb_put(b, ",", 1);
+                api_buf_add(b, ",", 1);
             sb_array(b, it->dense + i, nc, nr);
         }
-        sb_put(b, "]", 1);
+        api_buf_add(b, "]", 1);
     }
-    sb_put(b, "}", 1);
+    api_buf_add(b, "}", 1);
 }
 
-static void sb_reference(sb *b, const ircg_reference_info *r)
+static void sb_reference(api_buf *b, const ircg_reference_info *r)
 {
     if (!r)
         return;
-    sb_put(b, ",\"reference\":{\"status\":", 23);
+    api_buf_add(b, ",\"reference\":{\"status\":", 23);
     sb_str(b, ircg_status_string(r->status));
     sb_num(b, "g_opt", r->g_opt);
     sb_num(b, "gap", r->gap);
     sb_num(b, "gap_floor", r->gap_floor);
-    sb_printf(b, ",\"lmo_converged\":%s", r->lmo_converged ? "true" : "false");
+    api_buf_printf(b, ",\"lmo_converged\":%s", r->lmo_converged ? "true" : "false");
     sb_num(b, "lower_bound", r->lower_bound);
-    sb_printf(b, ",\"iterations\":%lld", (long long)r->iterations);
+    api_buf_printf(b, ",\"iterations\":%lld", (long long)r->iterations);
     sb_num(b, "seconds", r->seconds);
     sb_num(b, "top_sv", r->top_sv);
     sb_num(b, "second_sv", r->second_sv);
-    sb_put(b, "}", 1);
+    api_buf_add(b, "}", 1);
 }
 
 /* Why the solve failed, when the caller has no message: never empty. */
@@ -180,67 +143,67 @@ static void default_message(char *buf, size_t n, ircg_error e, int64_t iteration
     snprintf(buf, n, "%s after %lld iterations", why, (long long)iterations);
 }
 
-static void sb_error(sb *b, const api_result *r)
+static void sb_error(api_buf *b, const api_result *r)
 {
     char msg[200];
     if (r->error == IRCG_OK) {
-        sb_put(b, ",\"error\":null", 13);
+        api_buf_add(b, ",\"error\":null", 13);
         return;
     }
     if (!r->error_message || !r->error_message[0])
         default_message(msg, sizeof msg, r->error, r->info->iterations);
-    sb_put(b, ",\"error\":{\"code\":", 17);
+    api_buf_add(b, ",\"error\":{\"code\":", 17);
     sb_str(b, ircg_error_string(r->error));
-    sb_put(b, ",\"message\":", 11);
+    api_buf_add(b, ",\"message\":", 11);
     sb_str(b, r->error_message && r->error_message[0] ? r->error_message : msg);
-    sb_put(b, "}", 1);
+    api_buf_add(b, "}", 1);
 }
 
 /* What only some algorithms report. */
-static void sb_algorithm_extras(sb *b, const api_result *r)
+static void sb_algorithm_extras(api_buf *b, const api_result *r)
 {
     const ircg_info *in = r->info;
     ircg_algorithm a = r->settings ? r->settings->algorithm : IRCG_ALG_IRCG;
     if (!r->settings)
         return;
     if (a == IRCG_ALG_IRPG || a == IRCG_ALG_BISG) {
-        sb_put(b, ",\"projections\":{\"mode\":", 23);
+        api_buf_add(b, ",\"projections\":{\"mode\":", 23);
         sb_str(b, api_projection_name(r->settings->projection));
-        sb_printf(b, ",\"partial\":%lld,\"full\":%lld}", (long long)in->proj_partial,
+        api_buf_printf(b, ",\"partial\":%lld,\"full\":%lld}", (long long)in->proj_partial,
                   (long long)in->proj_full);
     }
     if (a == IRCG_ALG_CGBIO) {
-        sb_printf(b, ",\"warmup_iterations\":%lld", (long long)in->warmup_iterations);
+        api_buf_printf(b, ",\"warmup_iterations\":%lld", (long long)in->warmup_iterations);
         sb_num(b, "warmup_seconds", in->warmup_seconds);
     }
 }
 
 char *api_result_json(const api_result *r)
 {
-    sb b = {0};
+    api_buf b = {0};
     const ircg_info *in = r->info;
-    sb_put(&b, "{\"status\":", 10);
+    api_buf_add(&b, "{\"status\":", 10);
     sb_str(&b, ircg_status_string(in->status));
     sb_error(&b, r);
     if (r->settings) {
-        sb_put(&b, ",\"algorithm\":", 13);
+        api_buf_add(&b, ",\"algorithm\":", 13);
         sb_str(&b, api_algorithm_name(r->settings->algorithm));
     } else {
-        sb_put(&b, ",\"algorithm\":null", 17);
+        api_buf_add(&b, ",\"algorithm\":null", 17);
     }
-    sb_printf(&b, ",\"iterations\":%lld", (long long)in->iterations);
+    api_buf_printf(&b, ",\"iterations\":%lld", (long long)in->iterations);
     sb_num(&b, "setup_seconds", in->setup_seconds);
     sb_num(&b, "solve_seconds", in->solve_seconds);
     sb_num(&b, "lmo_seconds", in->lmo_seconds);
-    sb_printf(&b, ",\"lmo_matvecs\":%lld", (long long)in->lmo_matvecs);
-    sb_printf(&b, ",\"lmo_unconverged\":%lld", (long long)in->lmo_unconverged);
+    api_buf_printf(&b, ",\"lmo_matvecs\":%lld", (long long)in->lmo_matvecs);
+    api_buf_printf(&b, ",\"lmo_unconverged\":%lld", (long long)in->lmo_unconverged);
     sb_num(&b, "g_x", in->g_x);
     sb_num(&b, "f_x", in->f_x);
     sb_num(&b, "g_z", in->g_z);
     sb_num(&b, "f_z", in->f_z);
     sb_num(&b, "gap", in->gap);
     sb_num(&b, "sigma", in->sigma);
-    sb_printf(&b, ",\"rank\":%d", in->rank);
+    api_buf_printf(&b, ",\"rank\":%d", in->rank);
     sb_num(&b, "g_opt", r->g_opt);
     sb_num(&b, "g_gap_x", in->g_gap_x);
     sb_num(&b, "g_gap_z", in->g_gap_z);
@@ -248,10 +211,6 @@ char *api_result_json(const api_result *r)
     sb_reference(&b, r->reference);
     sb_iterate(&b, "x", r->x);
     sb_iterate(&b, "z", r->z);
-    sb_put(&b, "}\n", 2);
-    if (b.failed) {
-        free(b.s);
-        b.s = NULL;
-    }
-    return b.s;
+    api_buf_add(&b, "}\n", 2);
+    return api_buf_take(&b);
 }

@@ -58,19 +58,27 @@ char *api_errors_problem_json(const api_errors *e, const char *instance);
 
 /* Resolves {"source":"dataset","id":...} for the daemon: fill *out (owned
  * by the caller of the callback, i.e. the spec) or return an error and a
- * message in diag->message. */
+ * message in diag->message.  out == NULL asks only whether the dataset
+ * exists (the cheap checks of build = 0). */
 typedef ircg_error (*api_dataset_fn)(void *user, const char *id,
                                      ircg_ratings **out, ircg_diag *diag);
 
 typedef struct api_parse_options {
     const char *base_dir;  /* relative file paths are resolved here;
                               NULL = the current directory               */
-    int confine_paths;     /* nonzero: every file must resolve (realpath,
-                              symlinks followed) inside base_dir; "..",
-                              and absolute paths outside are rejected    */
+    int confine_paths;     /* nonzero: every file must lie inside
+                              base_dir, both after lexical normalisation
+                              ("..", absolute paths) and after realpath
+                              (symlinks followed)                         */
     int build;             /* nonzero (default): load data, build the
-                              problem and trial the solver.  0 = check
-                              the document's shape and ranges only       */
+                              problem and trial the solver.  0 = the
+                              cheap checks a service makes before it
+                              accepts a job: the document's shape and
+                              ranges, files resolved (and confined) and
+                              their heads parsed (ircg_ratings_probe_file:
+                              format, header, first lines, size line),
+                              datasets known.  Nothing is loaded or
+                              generated; the job's worker builds it     */
     int64_t max_elements;  /* 0 = none; otherwise a cap on ratings
                               (MC) and on m*n (LS) of synthetic/inline
                               data, to protect a shared service          */
@@ -79,6 +87,12 @@ typedef struct api_parse_options {
 } api_parse_options;
 
 void api_parse_options_default(api_parse_options *o); /* build = 1 */
+/* The options of the service: files confined to data_dir (realpath),
+ * synthetic and inline data capped at max_elements (0 = none), datasets
+ * resolved by `dataset` (may be NULL: then refused). */
+void api_parse_options_service(api_parse_options *o, const char *data_dir,
+                               int64_t max_elements, api_dataset_fn dataset,
+                               void *dataset_user);
 
 typedef struct api_spec api_spec;
 
@@ -145,6 +159,10 @@ const char *api_outer_name(ircg_outer_kind k);
 const char *api_domain_name(ircg_domain_kind k);
 /* "matrix_completion", "least_squares", "logistic_regression" */
 const char *api_problem_type_name(ircg_problem_kind k);
+/* "auto", "movielens", "udata", "csv", "matrix_market" */
+const char *api_format_name(ircg_ratings_format f);
+/* 1 and *out set when name is one of the format names, else 0. */
+int api_format_parse(const char *name, ircg_ratings_format *out);
 
 #ifdef __cplusplus
 }

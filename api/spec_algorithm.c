@@ -18,6 +18,7 @@ static const char *const STEP_NAMES[] = {"open_loop", "closed_loop",
                                          "line_search", NULL};
 static const char *const START_NAMES[] = {"default", "zero", NULL};
 static const char *const PROJ_NAMES[] = {"partial", "full", NULL};
+static const char *const ENGINE_NAMES[] = {"lanczos", "arpack", NULL};
 
 /* Bit i stands for ALG_NAMES[i] (= the ircg_algorithm value). */
 enum { A_IRCG = 1, A_CGBIO = 2, A_IRPG = 4, A_BISG = 8, A_ALL = 15 };
@@ -39,6 +40,7 @@ static const alg_member MEMBERS[] = {
     {"gap_tol", A_ALL},
     {"lmo_tol", A_ALL},
     {"lmo_max_matvecs", A_ALL},
+    {"lmo", A_IRCG | A_CGBIO},
     {"threads", A_ALL},
     {"projection", A_IRPG | A_BISG},
     {"irpg_theta", A_IRPG},
@@ -122,6 +124,18 @@ static void parse_start(sp_ctx *c, const cJSON *alg, api_spec *s)
     }
 }
 
+/* "lmo": {"engine": "lanczos" | "arpack"} */
+static void parse_lmo(sp_ctx *c, const cJSON *alg, ircg_settings *st)
+{
+    static const char *const LMO_MEMBERS[] = {"engine", NULL};
+    const cJSON *v = sp_get(alg, "lmo");
+    int k = 0;
+    if (!v || !sp_members(c, v, AP "/lmo", LMO_MEMBERS))
+        return;
+    if (sp_enum(c, v, AP "/lmo", "engine", ENGINE_NAMES, &k) > 0)
+        st->lmo_engine = (ircg_lmo_engine)k;
+}
+
 /* The baselines' members, with the library's ranges (settings.c). */
 static void parse_baselines(sp_ctx *c, const cJSON *alg, ircg_settings *st)
 {
@@ -163,6 +177,7 @@ void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s)
     sp_number_in(c, alg, AP, "lmo_tol", 0, 1, 1, 1, &st->lmo_tol);
     sp_int_in(c, alg, AP, "lmo_max_matvecs", 2, 1000000000, &st->lmo_max_matvecs);
     sp_int_in(c, alg, AP, "threads", 1, 64, &st->threads);
+    parse_lmo(c, alg, st);
     parse_baselines(c, alg, st);
 }
 
@@ -173,6 +188,8 @@ static void settings_diag(sp_ctx *c, const ircg_diag *d)
     ircg_diag m = *d;
     if (!strcmp(d->field, "/algorithm"))
         snprintf(m.field, sizeof m.field, "/name");
+    else if (!strcmp(d->field, "/lmo_engine"))
+        snprintf(m.field, sizeof m.field, "/lmo/engine");
     sp_diag(c, strcmp(d->field, "/x0") == 0 ? AP "/start" : AP, &m);
 }
 
@@ -239,6 +256,9 @@ static void add_member(cJSON *a, const api_spec *s, const char *name)
         cJSON_AddStringToObject(a, name, api_algorithm_name(st->algorithm));
     } else if (!strcmp(name, "step_rule")) {
         cJSON_AddStringToObject(a, name, api_step_rule_name(st->step_rule));
+    } else if (!strcmp(name, "lmo")) {
+        cJSON *l = cJSON_AddObjectToObject(a, "lmo");
+        cJSON_AddStringToObject(l, "engine", ENGINE_NAMES[st->lmo_engine == IRCG_LMO_ARPACK]);
     } else if (!strcmp(name, "projection")) {
         cJSON_AddStringToObject(a, name, api_projection_name(st->projection));
     } else if (!strcmp(name, "start")) {

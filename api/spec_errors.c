@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
-
+#include "problem.h"
 #include "spec.h"
 
 void api_errors_init(api_errors *e)
@@ -57,55 +56,30 @@ int api_errors_add(api_errors *e, const char *pointer, const char *fmt, ...)
     return e->count;
 }
 
-/* The members every problem document has. */
-static void problem_head(cJSON *o, const api_errors *e, const char *instance)
+char *api_errors_problem_json(const api_errors *e, const char *instance)
 {
-    int syntax = e && e->syntax;
-    int n = e ? e->count : 0;
+    int syntax = e && e->syntax, n = e ? e->count : 0;
     char detail[160];
-    cJSON_AddStringToObject(o, "type", syntax ? "urn:ircg:problem:malformed-json"
-                                              : "urn:ircg:problem:invalid-spec");
-    cJSON_AddStringToObject(o, "title", syntax ? "Malformed JSON"
-                                               : "Invalid job specification");
-    cJSON_AddNumberToObject(o, "status", syntax ? 400 : 422);
     if (syntax)
         snprintf(detail, sizeof detail,
-                 "the request body is not JSON (line %ld, column %ld)",
-                 e->line, e->column);
+                 "the request body is not JSON (line %ld, column %ld)", e->line,
+                 e->column);
     else
-        snprintf(detail, sizeof detail, "%d problem%s in the job specification",
-                 n, n == 1 ? "" : "s");
-    cJSON_AddStringToObject(o, "detail", detail);
-    if (instance)
-        cJSON_AddStringToObject(o, "instance", instance);
-    if (syntax) {
+        snprintf(detail, sizeof detail, "%d problem%s in the job specification", n,
+                 n == 1 ? "" : "s");
+    cJSON *o = syntax ? api_problem_new(400, "malformed-json", "Malformed JSON", detail,
+                                        instance)
+                      : api_problem_new(422, "invalid-spec", "Invalid job specification",
+                                        detail, instance);
+    if (o && syntax) {
         cJSON_AddNumberToObject(o, "offset", (double)e->offset);
         cJSON_AddNumberToObject(o, "line", (double)e->line);
         cJSON_AddNumberToObject(o, "column", (double)e->column);
     }
-}
-
-char *api_errors_problem_json(const api_errors *e, const char *instance)
-{
-    char *out = NULL;
-    cJSON *o = cJSON_CreateObject();
-    cJSON *list = o ? cJSON_CreateArray() : NULL;
-    if (!list)
-        goto done;
-    problem_head(o, e, instance);
-    for (int i = 0; e && i < e->count; i++) {
-        cJSON *it = cJSON_CreateObject();
-        if (!it)
-            goto done;
-        cJSON_AddItemToArray(list, it);
-        cJSON_AddStringToObject(it, "pointer", e->items[i].pointer);
-        cJSON_AddStringToObject(it, "reason", e->items[i].reason);
-    }
-    cJSON_AddItemToObject(o, "errors", list);
-    list = NULL;
-    out = cJSON_PrintUnformatted(o);
-done:
-    cJSON_Delete(list);
-    cJSON_Delete(o);
-    return out;
+    for (int i = 0; o && i < n; i++)
+        if (!api_problem_add_member(o, e->items[i].pointer, e->items[i].reason)) {
+            cJSON_Delete(o);
+            o = NULL;
+        }
+    return api_problem_text(o);
 }

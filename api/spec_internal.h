@@ -31,6 +31,11 @@ typedef enum sp_source {
 } sp_source;
 
 /* Matrix completion data and model. */
+extern const char *const API_FORMAT_NAMES[]; /* spec_normalize.c */
+
+/* Largest row or column count a spec may name or a file may declare. */
+#define SP_MAX_DIM 100000000
+
 typedef struct sp_mc {
     sp_source source;
     char *path, *resolved;        /* file                                  */
@@ -196,8 +201,15 @@ char *sp_resolve_path(sp_ctx *c, const char *ptr, const char *path);
  * it (for messages), path the resolved one. */
 int sp_read_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
                    sp_mat *mat);
+/* The cheap check of a ratings or matrix file (build = 0): its head
+ * parses (ircg_ratings_probe_file); the error, if any, at ptr. */
+int sp_probe_file(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                  const ircg_read_options *ro);
+/* The cheap check of a matrix file (Matrix Market or CSV, build = 0). */
+int sp_probe_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                    int m_given, int n_given);
 /* b from Matrix Market (array or coordinate) or plain numbers (comma or
- * space separated, one column of CSV with an optional header line). */
+ * space separated; one column of CSV with an optional header line). */
 int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *path,
                    double **b, int64_t *n);
 

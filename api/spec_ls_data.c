@@ -23,7 +23,6 @@ static const char *const SYNTH_MEMBERS[] = {"source", "m", "n", "noise", "seed",
                                             NULL};
 
 #define DP "/problem/data"
-#define MAX_DIM 100000000
 
 /* The member names of one matrix: training or validation rows. */
 typedef struct mat_names {
@@ -244,9 +243,9 @@ static void parse_inline(sp_ctx *c, const cJSON *d, sp_ls *ls)
     int n_given = 0, m = 0;
     if (!sp_members(c, d, DP, INLINE_MEMBERS))
         return;
-    sp_int_in(c, d, DP, "n", 1, MAX_DIM, &n_given);
+    sp_int_in(c, d, DP, "n", 1, SP_MAX_DIM, &n_given);
     parse_inline_mat(c, d, &ls->tr, &TRAIN, n_given);
-    sp_int_in(c, d, DP, "m", 1, MAX_DIM, &m);
+    sp_int_in(c, d, DP, "m", 1, SP_MAX_DIM, &m);
     if (m > 0 && ls->tr.m > 0 && m != ls->tr.m)
         sp_err(c, DP "/m", "m is %d but A has %d rows", m, ls->tr.m);
     /* CSR validation rows have A's columns; dense ones are checked at load */
@@ -269,6 +268,8 @@ static void parse_file_mat(sp_ctx *c, const cJSON *d, sp_mat *mt, const mat_name
     if (a)
         mt->A_resolved = sp_resolve_path(c, pa, a);
     mt->A_path = a ? strdup(a) : NULL;
+    if (mt->A_resolved && mt->A_path && !c->opt->build) /* not read: its head checked */
+        sp_probe_matrix(c, pa, mt->A_path, mt->A_resolved, mt->m_given, mt->n_given);
     if (sp_get(d, nm->b) && sp_get(d, nm->b_path))
         sp_err(c, pbp, "give either \"%s\" or \"%s\", not both", nm->b, nm->b_path);
     else if (sp_get(d, nm->b))
@@ -288,8 +289,8 @@ static void parse_file(sp_ctx *c, const cJSON *d, sp_ls *ls)
         return;
     /* optional; checked against the file (the normalized spec gives the
      * dimensions read) */
-    sp_int_in(c, d, DP, "m", 1, MAX_DIM, &ls->tr.m_given);
-    sp_int_in(c, d, DP, "n", 1, MAX_DIM, &ls->tr.n_given);
+    sp_int_in(c, d, DP, "m", 1, SP_MAX_DIM, &ls->tr.m_given);
+    sp_int_in(c, d, DP, "n", 1, SP_MAX_DIM, &ls->tr.n_given);
     parse_file_mat(c, d, &ls->tr, &TRAIN);
     if ((ls->has_val = val_given(c, d, "A_val_path", "b_val", "b_val_path")))
         parse_file_mat(c, d, &ls->va, &VALID);
@@ -302,9 +303,9 @@ static void parse_synthetic(sp_ctx *c, const cJSON *d, sp_ls *ls)
     ls->tr.n = 80;
     if (!sp_members(c, d, DP, SYNTH_MEMBERS))
         return;
-    sp_int_in(c, d, DP, "m", 1, MAX_DIM, &ls->tr.m);
-    sp_int_in(c, d, DP, "n", 1, MAX_DIM, &ls->tr.n);
-    sp_int_in(c, d, DP, "m_val", 0, MAX_DIM, &ls->m_val);
+    sp_int_in(c, d, DP, "m", 1, SP_MAX_DIM, &ls->tr.m);
+    sp_int_in(c, d, DP, "n", 1, SP_MAX_DIM, &ls->tr.n);
+    sp_int_in(c, d, DP, "m_val", 0, SP_MAX_DIM, &ls->m_val);
     sp_number_in(c, d, DP, "noise", 0, 0, SP_MAX_VALUE, 0, &ls->noise);
     if (sp_int64_in(c, d, DP, "seed", 0, INT64_C(1) << 53, &seed) > 0)
         ls->seed = (uint64_t)seed;

@@ -11,8 +11,24 @@
 
 #define SUMMARY_LIMIT 1000 /* numbers of inline data echoed when summarizing */
 
-static const char *const FORMAT_NAMES[] = {"auto", "movielens", "udata", "csv",
-                                           "matrix_market"};
+/* By ircg_ratings_format; NULL-terminated for sp_enum. */
+const char *const API_FORMAT_NAMES[] = {"auto", "movielens", "udata", "csv",
+                                        "matrix_market", NULL};
+
+const char *api_format_name(ircg_ratings_format f)
+{
+    return (unsigned)f <= IRCG_FORMAT_MATRIX_MARKET ? API_FORMAT_NAMES[f] : "unknown";
+}
+
+int api_format_parse(const char *name, ircg_ratings_format *out)
+{
+    for (int i = 0; name && API_FORMAT_NAMES[i]; i++)
+        if (!strcmp(name, API_FORMAT_NAMES[i])) {
+            *out = (ircg_ratings_format)i;
+            return 1;
+        }
+    return 0;
+}
 
 const char *api_outer_name(ircg_outer_kind k)
 {
@@ -60,7 +76,7 @@ static cJSON *mc_data(const sp_mc *mc, int summarize)
     cJSON_AddStringToObject(d, "source", SRC[mc->source]);
     if (mc->source == SP_SRC_FILE) {
         cJSON_AddStringToObject(d, "path", mc->path);
-        cJSON_AddStringToObject(d, "format", FORMAT_NAMES[mc->format]);
+        cJSON_AddStringToObject(d, "format", api_format_name(mc->format));
         cJSON_AddNumberToObject(d, "n_rows", mc->n_rows);
         cJSON_AddNumberToObject(d, "n_cols", mc->n_cols);
     } else if (mc->source == SP_SRC_INLINE) {

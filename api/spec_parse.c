@@ -28,6 +28,18 @@ void api_parse_options_default(api_parse_options *o)
     o->build = 1;
 }
 
+void api_parse_options_service(api_parse_options *o, const char *data_dir,
+                               int64_t max_elements, api_dataset_fn dataset,
+                               void *dataset_user)
+{
+    api_parse_options_default(o);
+    o->base_dir = data_dir;
+    o->confine_paths = 1;
+    o->max_elements = max_elements;
+    o->dataset = dataset;
+    o->dataset_user = dataset_user;
+}
+
 static void parse_output(sp_ctx *c, const cJSON *o, api_spec *s)
 {
     if (!o || !sp_members(c, o, "/output", OUT_MEMBERS))

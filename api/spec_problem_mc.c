@@ -19,12 +19,9 @@ static const char *const SYNTH_MEMBERS[] = {
     "source", "n_rows", "n_cols", "rank", "n_ratings", "min_rating",
     "max_rating", "noise", "seed", NULL};
 static const char *const DATASET_MEMBERS[] = {"source", "id", NULL};
-static const char *const FORMATS[] = {"auto", "movielens", "udata", "csv",
-                                      "matrix_market", NULL};
 static const char *const MC_OUTERS[] = {"column_variance", "half_norm_sq", NULL};
 
 #define DP "/problem/data"
-#define MAX_DIM 100000000
 
 static char *dup_str(const char *s)
 {
@@ -43,13 +40,17 @@ static void parse_file(sp_ctx *c, const cJSON *d, sp_mc *mc)
         return;
     if (sp_string(c, d, DP, "path", &path) == 0)
         sp_err(c, DP "/path", "missing required member \"path\"");
-    if (sp_enum(c, d, DP, "format", FORMATS, &k) > 0)
+    if (sp_enum(c, d, DP, "format", API_FORMAT_NAMES, &k) > 0)
         mc->format = (ircg_ratings_format)k;
-    sp_int_in(c, d, DP, "n_rows", 0, MAX_DIM, &mc->n_rows);
-    sp_int_in(c, d, DP, "n_cols", 0, MAX_DIM, &mc->n_cols);
+    sp_int_in(c, d, DP, "n_rows", 0, SP_MAX_DIM, &mc->n_rows);
+    sp_int_in(c, d, DP, "n_cols", 0, SP_MAX_DIM, &mc->n_cols);
     if (path) {
         mc->path = dup_str(path);
         mc->resolved = sp_resolve_path(c, DP "/path", path);
+    }
+    if (mc->resolved && !c->opt->build) {
+        ircg_read_options ro = {mc->format, mc->n_rows, mc->n_cols, 0};
+        sp_probe_file(c, DP "/path", mc->path, mc->resolved, &ro);
     }
 }
 
@@ -146,8 +147,8 @@ static void parse_inline(sp_ctx *c, const cJSON *d, sp_mc *mc)
 {
     if (!sp_members(c, d, DP, INLINE_MEMBERS))
         return;
-    sp_int_in(c, d, DP, "n_rows", 0, MAX_DIM, &mc->n_rows);
-    sp_int_in(c, d, DP, "n_cols", 0, MAX_DIM, &mc->n_cols);
+    sp_int_in(c, d, DP, "n_rows", 0, SP_MAX_DIM, &mc->n_rows);
+    sp_int_in(c, d, DP, "n_cols", 0, SP_MAX_DIM, &mc->n_cols);
     const cJSON *a = sp_get(d, "ratings");
     if (!a) {
         sp_err(c, DP "/ratings", "missing required member \"ratings\"");
@@ -187,8 +188,8 @@ static void parse_synthetic(sp_ctx *c, const cJSON *d, sp_mc *mc)
     int64_t seed = (int64_t)y->seed;
     if (!sp_members(c, d, DP, SYNTH_MEMBERS))
         return;
-    sp_int_in(c, d, DP, "n_rows", 1, MAX_DIM, &y->n_rows);
-    sp_int_in(c, d, DP, "n_cols", 1, MAX_DIM, &y->n_cols);
+    sp_int_in(c, d, DP, "n_rows", 1, SP_MAX_DIM, &y->n_rows);
+    sp_int_in(c, d, DP, "n_cols", 1, SP_MAX_DIM, &y->n_cols);
     int64_t cells = (int64_t)y->n_rows * y->n_cols;
     int64_t cap = c->opt->max_elements > 0 && c->opt->max_elements < cells
                       ? c->opt->max_elements : cells;
@@ -218,6 +219,12 @@ static void parse_dataset(sp_ctx *c, const cJSON *d, sp_mc *mc)
         sp_err(c, DP "/source", "datasets are only available through the service");
     if (id)
         mc->dataset_id = dup_str(id);
+    if (id && c->opt->dataset && !c->opt->build) {
+        ircg_diag dd = {0};
+        if (c->opt->dataset(c->opt->dataset_user, id, NULL, &dd) != IRCG_OK)
+            sp_err(c, DP "/id", "dataset %s: %s", id,
+                   dd.message[0] ? dd.message : ircg_error_string(dd.code));
+    }
 }
 
 /* Defaults: a MovieLens-1M-shaped synthetic instance. */
@@ -290,7 +297,7 @@ static ircg_ratings *load_ratings(sp_ctx *c, sp_mc *mc, int *owned)
 {
     ircg_ratings *r = NULL;
     ircg_diag d = {0};
-    ircg_read_options ro = {mc->format, mc->n_rows, mc->n_cols};
+    ircg_read_options ro = {mc->format, mc->n_rows, mc->n_cols, 0};
     *owned = 1;
     if (mc->source == SP_SRC_INLINE) {
         *owned = 0;

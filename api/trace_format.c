@@ -67,7 +67,7 @@ int api_trace_csv_row(char *buf, size_t n, const ircg_iter_info *it)
     len += (size_t)snprintf(tmp + len, sizeof tmp - len, "%lld", (long long)it->t);
     for (int i = 0; i < 11; i++)
         len += (size_t)snprintf(tmp + len, sizeof tmp - len, ",%s", csv_num(num, v[i]));
-    len += (size_t)snprintf(tmp + len, sizeof tmp - len, ",%lld,%s,%d,%d,%d,%d,%s\n",
+    snprintf(tmp + len, sizeof tmp - len, ",%lld,%s,%d,%d,%d,%d,%s\n",
                             (long long)it->lmo_matvecs, csv_num(num, it->top_sv),
                             it->rank, it->lmo_converged, it->backtracks, it->proj_full,
                             csv_num(lam, it->lambda));
@@ -84,7 +84,7 @@ int api_trace_json_row(char *buf, size_t n, const ircg_iter_info *it)
     for (int i = 0; i < 11; i++)
         len += (size_t)snprintf(tmp + len, sizeof tmp - len, ",\"%s\":%s", JSON_NAMES[i],
                                 api_fmt_double(num, v[i]));
-    len += (size_t)snprintf(tmp + len, sizeof tmp - len,
+    snprintf(tmp + len, sizeof tmp - len,
                             ",\"lmo_matvecs\":%lld,\"top_sv\":%s,\"rank\":%d,"
                             "\"lmo_converged\":%d,\"backtracks\":%d,\"proj_full\":%d,"
                             "\"lambda\":%s}\n",

@@ -24,6 +24,7 @@
  * the worker stops at the next iteration and writes nothing more: the
  * job belongs to another run now.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "problem.h"
 #include "result.h"
 #include "spec.h"
 #include "server.h"
@@ -208,6 +210,8 @@ static int on_iteration(void *user, const ircg_iter_info *it)
     c->last = *it;
     c->iters_unreported++;
     if (it->t == 1 || it->t % c->out.trace_every == 0) {
+        /* the trace's cursor: iterations only ever grow */
+        assert(it->t > c->last_recorded);
         c->rows[c->nrows++] = to_row(it);
         c->last_recorded = it->t;
     }
@@ -233,18 +237,9 @@ static int on_iteration(void *user, const ircg_iter_info *it)
 static char *problem_json(const char *slug, const char *title, const char *detail,
                           const char *id)
 {
-    char type[96], inst[64];
-    cJSON *o = cJSON_CreateObject();
-    snprintf(type, sizeof type, "urn:ircg:problem:%s", slug);
+    char inst[64];
     snprintf(inst, sizeof inst, "/v1/jobs/%s", id);
-    cJSON_AddStringToObject(o, "type", type);
-    cJSON_AddStringToObject(o, "title", title);
-    cJSON_AddNumberToObject(o, "status", 500);
-    cJSON_AddStringToObject(o, "detail", detail);
-    cJSON_AddStringToObject(o, "instance", inst);
-    char *text = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    return text;
+    return api_problem_text(api_problem_new(500, slug, title, detail, inst));
 }
 
 static void finish(store *st, const store_job *job, store_state s,
@@ -260,6 +255,7 @@ static void finish(store *st, const store_job *job, store_state s,
         srv_metrics_finished(s);
     srv_metrics_run(srv_now() - job->started_at);
     srv_log("job %s %s", job->id, store_state_name(s));
+    srv_maintain(st);
     srv_notify_all();
 }
 
@@ -379,7 +375,8 @@ static int parse_spec(store *st, const store_job *job, api_spec **spec)
     api_parse_options opt;
     api_errors errs;
     api_errors_init(&errs);
-    srv_spec_options(&opt, st);
+    api_parse_options_service(&opt, srv.cfg.data_dir, srv.cfg.max_elements,
+                              srv_dataset_resolve, st);
     const char *text = job->spec_json ? job->spec_json : "";
     int n = api_spec_parse(text, strlen(text), &opt, spec, &errs);
     if (n > 0) {
@@ -461,4 +458,14 @@ done:
     ircg_reference_free(ref);
     api_spec_free(spec);
     free(c);
+}
+
+void srv_maintain(store *st)
+{
+    store_bounds b = {srv.cfg.snapshot_keep_finished, srv.cfg.retain_finished};
+    int64_t deleted = 0;
+    if (store_maintain(st, &b, &deleted) != STORE_OK)
+        srv_log("storage maintenance failed: %s", store_errmsg(st));
+    else if (deleted > 0)
+        srv_log("retention: %lld finished jobs deleted", (long long)deleted);
 }

@@ -89,38 +89,38 @@ void srv_metrics_iterations(int64_t n)
     pthread_mutex_unlock(&m_mu);
 }
 
-static void head(srv_buf *b, const char *name, const char *type, const char *help)
+static void head(api_buf *b, const char *name, const char *type, const char *help)
 {
-    srv_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+    api_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void render_hist(srv_buf *b, const char *name, const char *help,
+static void render_hist(api_buf *b, const char *name, const char *help,
                         const histogram *h)
 {
     head(b, name, "histogram", help);
     for (int i = 0; i < NBUCKETS; i++)
-        srv_buf_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name, BUCKETS[i],
+        api_buf_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name, BUCKETS[i],
                        (unsigned long long)h->bucket[i]);
-    srv_buf_printf(b, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n",
+    api_buf_printf(b, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n",
                    name, (unsigned long long)h->count, name, h->sum, name,
                    (unsigned long long)h->count);
 }
 
 /* Everything kept in memory, rendered under the lock. */
-static void render_memory(srv_buf *b)
+static void render_memory(api_buf *b)
 {
     pthread_mutex_lock(&m_mu);
     head(b, "ircgd_http_requests_total", "counter", "HTTP requests by route template, method and status.");
     for (int i = 0; i < n_series; i++)
-        srv_buf_printf(b, "ircgd_http_requests_total{route=\"%s\",method=\"%s\",code=\"%u\"} %llu\n",
+        api_buf_printf(b, "ircgd_http_requests_total{route=\"%s\",method=\"%s\",code=\"%u\"} %llu\n",
                        series[i].route, series[i].method, series[i].code,
                        (unsigned long long)series[i].count);
     head(b, "ircgd_jobs_finished_total", "counter", "Jobs that reached a terminal state since start.");
     for (int s = STORE_SUCCEEDED; s < STORE_NSTATES; s++)
-        srv_buf_printf(b, "ircgd_jobs_finished_total{state=\"%s\"} %llu\n",
+        api_buf_printf(b, "ircgd_jobs_finished_total{state=\"%s\"} %llu\n",
                        store_state_name((store_state)s), (unsigned long long)finished[s]);
     head(b, "ircgd_solver_iterations_total", "counter", "Solver iterations run since start.");
-    srv_buf_printf(b, "ircgd_solver_iterations_total %llu\n", (unsigned long long)iterations);
+    api_buf_printf(b, "ircgd_solver_iterations_total %llu\n", (unsigned long long)iterations);
     render_hist(b, "ircgd_queue_wait_seconds", "Time from submission to a worker claiming the job.", &queue_wait);
     render_hist(b, "ircgd_job_run_seconds", "Time from claim to finish of one run of a job.", &run_time);
     pthread_mutex_unlock(&m_mu);
@@ -128,22 +128,22 @@ static void render_memory(srv_buf *b)
 
 char *srv_metrics_render(store *st)
 {
-    srv_buf b = {0};
+    api_buf b = {0};
     int64_t counts[STORE_NSTATES] = {0};
     render_memory(&b);
     head(&b, "ircgd_jobs", "gauge", "Jobs in the store by state.");
     if (store_job_counts(st, counts) == STORE_OK)
         for (int s = 0; s < STORE_NSTATES; s++)
-            srv_buf_printf(&b, "ircgd_jobs{state=\"%s\"} %lld\n",
+            api_buf_printf(&b, "ircgd_jobs{state=\"%s\"} %lld\n",
                            store_state_name((store_state)s), (long long)counts[s]);
     head(&b, "ircgd_workers_busy", "gauge", "Workers running a job.");
-    srv_buf_printf(&b, "ircgd_workers_busy %d\n", srv_workers_busy());
+    api_buf_printf(&b, "ircgd_workers_busy %d\n", srv_workers_busy());
     head(&b, "ircgd_workers", "gauge", "Size of the worker pool.");
-    srv_buf_printf(&b, "ircgd_workers %d\n", srv.cfg.workers);
+    api_buf_printf(&b, "ircgd_workers %d\n", srv.cfg.workers);
     head(&b, "ircgd_build_info", "gauge", "Versions of ircgd and its libraries.");
-    srv_buf_printf(&b, "ircgd_build_info{version=\"%s\",mhd=\"%s\",sqlite=\"%s\"} 1\n",
+    api_buf_printf(&b, "ircgd_build_info{version=\"%s\",mhd=\"%s\",sqlite=\"%s\"} 1\n",
                    IRCG_VERSION, MHD_get_version(), sqlite3_libversion());
     head(&b, "process_start_time_seconds", "gauge", "Start time of the process (unix seconds).");
-    srv_buf_printf(&b, "process_start_time_seconds %.3f\n", srv.started_at);
-    return srv_buf_take(&b);
+    api_buf_printf(&b, "process_start_time_seconds %.3f\n", srv.started_at);
+    return api_buf_take(&b);
 }

@@ -7,28 +7,17 @@
 #include <string.h>
 
 #include "http.h"
+#include "problem.h"
 
 cJSON *srv_problem_new(srv_req *r, unsigned status, const char *slug,
                        const char *title, const char *detail)
 {
-    char type[128];
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    snprintf(type, sizeof type, "urn:ircg:problem:%s", slug);
-    cJSON_AddStringToObject(o, "type", type);
-    cJSON_AddStringToObject(o, "title", title);
-    cJSON_AddNumberToObject(o, "status", status);
-    if (detail)
-        cJSON_AddStringToObject(o, "detail", detail);
-    cJSON_AddStringToObject(o, "instance", r->path);
-    return o;
+    return api_problem_new(status, slug, title, detail, r->path);
 }
 
 void srv_problem_send(srv_req *r, unsigned status, cJSON *doc)
 {
-    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
-    cJSON_Delete(doc);
+    char *text = api_problem_text(doc);
     if (text)
         srv_reply(r, status, "application/problem+json", text, strlen(text));
     else
@@ -51,12 +40,9 @@ void srv_problem_member(srv_req *r, unsigned status, const char *slug,
                         const char *reason)
 {
     cJSON *o = srv_problem_new(r, status, slug, title, reason);
-    cJSON *list = o ? cJSON_AddArrayToObject(o, "errors") : NULL;
-    cJSON *e = list ? cJSON_CreateObject() : NULL;
-    if (e) {
-        cJSON_AddStringToObject(e, "pointer", pointer);
-        cJSON_AddStringToObject(e, "reason", reason);
-        cJSON_AddItemToArray(list, e);
+    if (o && !api_problem_add_member(o, pointer, reason)) {
+        cJSON_Delete(o);
+        o = NULL;
     }
     srv_problem_send(r, status, o);
 }

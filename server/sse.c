@@ -11,6 +11,7 @@
  * if the job is terminal and nothing is left to send, when the job is
  * deleted, and at shutdown.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static double heartbeat_s(void)
 typedef struct sse_stream {
     char id[STORE_JOB_ID_LEN + 1];
     int64_t after;     /* last event seq sent */
-    srv_buf out;       /* formatted, not yet handed to MHD */
+    api_buf out;       /* formatted, not yet handed to MHD */
     size_t out_pos;
     int done;          /* end after `out` drains */
     double next_beat;  /* monotonic time of the next heartbeat */
@@ -38,13 +39,14 @@ typedef struct sse_stream {
 static void format_events(sse_stream *s, const store_event *ev, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        srv_buf_printf(&s->out, "id: %lld\nevent: %s\ndata: ", (long long)ev[i].seq,
+        assert(ev[i].seq > s->after); /* Last-Event-ID resumes after it */
+        api_buf_printf(&s->out, "id: %lld\nevent: %s\ndata: ", (long long)ev[i].seq,
                        store_event_type_name(ev[i].type));
         /* data is one-line JSON; a newline would need a data: per line */
         for (const char *p = ev[i].data ? ev[i].data : "null"; *p; p++)
             if (*p != '\n' && *p != '\r')
-                srv_buf_add(&s->out, p, 1);
-        srv_buf_add(&s->out, "\n\n", 2);
+                api_buf_add(&s->out, p, 1);
+        api_buf_add(&s->out, "\n\n", 2);
         s->after = ev[i].seq;
         if (ev[i].type == STORE_EV_END)
             s->done = 1;
@@ -106,7 +108,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
             break;
         double now = srv_mono();
         if (now >= s->next_beat) {
-            srv_buf_add(&s->out, ": ping\n\n", 8);
+            api_buf_add(&s->out, ": ping\n\n", 8);
             s->next_beat = now + heartbeat_s();
             break;
         }
@@ -123,7 +125,7 @@ static void stream_free(void *cls)
 {
     sse_stream *s = cls;
     if (s) {
-        srv_buf_free(&s->out);
+        api_buf_free(&s->out);
         free(s);
     }
 }
@@ -162,7 +164,7 @@ void srv_route_job_events(srv_req *r)
         snprintf(s->id, sizeof s->id, "%s", j.id);
         s->after = after;
         s->next_beat = srv_mono() + heartbeat_s();
-        srv_buf_add(&s->out, "retry: 2000\n\n", 13);
+        api_buf_add(&s->out, "retry: 2000\n\n", 13);
         struct MHD_Response *resp =
             MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, s,
                                               stream_free);

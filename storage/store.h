@@ -51,7 +51,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sha256.h"
+/* SHA-256 (store_digest.c, by Nettle): dataset ids and request hashes. */
+#define STORE_SHA256_LEN 32
+void store_sha256(const void *data, size_t len, uint8_t out[STORE_SHA256_LEN]);
+/* 64 lowercase hex digits + NUL into hex[65]. */
+void store_sha256_hex(const uint8_t d[STORE_SHA256_LEN], char hex[65]);
+
 
 #ifdef __cplusplus
 extern "C" {
@@ -112,6 +117,20 @@ store_rc store_integrity_check(store *st, int *ok);
  * and then from a maintenance thread: long readers otherwise let the WAL
  * grow).  STORE_BUSY when readers kept it from completing; harmless. */
 store_rc store_checkpoint(store *st);
+
+/* Storage bounds, for a maintenance pass (store_maintain):
+ *  - the snapshots of every finished job are pruned to the keep_snapshots
+ *    highest iterations (0 = all kept);
+ *  - finished jobs whose finished_at is older than retain_seconds (<= 0 =
+ *    kept forever) are deleted with their traces, snapshots and events;
+ *  - the free pages go back to the file system (PRAGMA incremental_vacuum,
+ *    on files created with auto_vacuum=INCREMENTAL, i.e. by this build).
+ * *deleted (may be NULL) counts the jobs deleted. */
+typedef struct store_bounds {
+    int keep_snapshots;
+    double retain_seconds;
+} store_bounds;
+store_rc store_maintain(store *st, const store_bounds *b, int64_t *deleted);
 
 /* A counter bumped by every change to any job row (insert, update,
  * delete).  Long-polling: remember it, sleep, compare.  Cheap (one row). */
@@ -267,12 +286,12 @@ store_rc store_job_requeue(store *st, const store_claim *c);
 /* Startup recovery, to run before the workers start and while no other
  * process uses the file: every job left 'running' by a crash goes back to
  * queued (attempt kept: the crash counts; it resumes from its latest
- * checkpoint) or, when attempt >= max_attempts, to failed with an
- * "interrupted" problem as error_json; a job whose cancel was requested
- * becomes cancelled.  *requeued and *failed (either may be NULL) count the
- * two outcomes. */
-store_rc store_recover(store *st, int max_attempts, int *requeued,
-                       int *failed);
+ * checkpoint) or, when attempt >= max_attempts, to failed with error_json
+ * (the caller's problem document) as its error; a job whose cancel was
+ * requested becomes cancelled.  *requeued and *failed (either may be NULL)
+ * count the two outcomes. */
+store_rc store_recover(store *st, int max_attempts, const char *error_json,
+                       int *requeued, int *failed);
 
 /* ----------------------------------------------------------- traces -- */
 

@@ -4,7 +4,7 @@
  * iteration are committed before it (the worker flushes first), so a
  * resume from it truncates the trace there and continues without a gap.
  */
-#include "store_jobs.h"
+#include "store_int.h"
 
 #include <stdlib.h>
 

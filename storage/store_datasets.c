@@ -5,7 +5,7 @@
  * The store also writes a dataset back to a file (store_dataset_write_file)
  * because the solver's readers take paths; the server picks the path.
  */
-#include "store_jobs.h"
+#include "store_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +18,7 @@ static const char SQL_DS_INSERT[] =
 static const char SQL_DS_META[] =
     "SELECT id, format, filename, bytes, created_at FROM datasets"
     " WHERE id = ?1";
+enum { DS_ID, DS_FORMAT, DS_FILENAME, DS_BYTES, DS_CREATED_AT }; /* its columns */
 static const char SQL_DS_DATA[] = "SELECT data FROM datasets WHERE id = ?1";
 
 static store_rc check_ds_id(store *st, const char *id)
@@ -38,12 +39,11 @@ static store_rc meta_row(store *st, const char *id, store_dataset *out)
     r = st_step(st, s, b);
     if (r == SQLITE_ROW) {
         memset(out, 0, sizeof *out);
-        snprintf(out->id, sizeof out->id, "%s", st_col_str(s, 0));
-        snprintf(out->format, sizeof out->format, "%s", st_col_str(s, 1));
-        snprintf(out->filename, sizeof out->filename, "%s",
-                 st_col_str(s, 2));
-        out->bytes = sqlite3_column_int64(s, 3);
-        out->created_at = st_col_real(s, 4);
+        snprintf(out->id, sizeof out->id, "%s", st_col_str(s, DS_ID));
+        snprintf(out->format, sizeof out->format, "%s", st_col_str(s, DS_FORMAT));
+        snprintf(out->filename, sizeof out->filename, "%s", st_col_str(s, DS_FILENAME));
+        out->bytes = sqlite3_column_int64(s, DS_BYTES);
+        out->created_at = st_col_real(s, DS_CREATED_AT);
     } else {
         rc = r == SQLITE_DONE ? st_err(st, STORE_NOTFOUND, "no dataset %s", id)
                               : st_sql(st, r, "dataset");

@@ -7,7 +7,9 @@
  * transaction that appends one or that ends the job, so the table's size
  * is bounded per job whatever the run's length.
  */
-#include "store_jobs.h"
+#include <assert.h>
+
+#include "store_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,17 +236,19 @@ void store_events_free(store_event *ev, size_t n)
 static const char SQL_EV_READ[] =
     "SELECT seq, type, data, created_at FROM events"
     " WHERE job_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3";
+enum { EV_SEQ, EV_TYPE, EV_DATA, EV_CREATED_AT }; /* its columns */
 
 static store_rc read_events(store *st, sqlite3_stmt *s, int b, size_t limit,
                             store_event *ev, size_t *n)
 {
     int r = SQLITE_DONE;
     while (*n < limit && (r = st_step(st, s, b)) == SQLITE_ROW) {
+        assert(ev); /* limit > 0 entries, allocated by the caller */
         store_event *e = &ev[*n];
-        e->seq = sqlite3_column_int64(s, 0);
-        e->type = parse_type((const char *)sqlite3_column_text(s, 1));
-        e->created_at = st_col_real(s, 3);
-        if (st_col_strdup(s, 2, &e->data) != 0 || !e->data)
+        e->seq = sqlite3_column_int64(s, EV_SEQ);
+        e->type = parse_type((const char *)sqlite3_column_text(s, EV_TYPE));
+        e->created_at = st_col_real(s, EV_CREATED_AT);
+        if (st_col_strdup(s, EV_DATA, &e->data) != 0 || !e->data)
             return st_err(st, STORE_NOMEM, "events: out of memory");
         (*n)++;
     }

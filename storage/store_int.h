@@ -71,7 +71,17 @@ int st_col_blobdup(sqlite3_stmt *s, int i, void **out, size_t *len);
  * bits).  Returns 0, or -1 when no randomness is available. */
 int st_new_job_id(char id[STORE_JOB_ID_LEN + 1]);
 
-/* Inside a transaction: appends an event, bumping jobs.event_seq. */
+/* store_claims.c: checks a job id argument (non-NULL, short) and a claim
+ * argument (non-NULL, id checked), recording the message; and, inside a
+ * transaction, whether the job still runs under the claim's run: STORE_OK,
+ * STORE_STALE (explained) once it does not, STORE_NOTFOUND if it is gone.
+ * `op` names the operation in the message. */
+store_rc st_check_id(store *st, const char *id);
+store_rc st_check_claim(store *st, const store_claim *c);
+store_rc st_claim_held(store *st, const store_claim *c, const char *op);
+
+/* store_events.c.  Inside a transaction: appends an event, bumping
+ * jobs.event_seq. */
 store_rc st_event_append_tx(store *st, const char *job_id, const char *type,
                             const char *data, int64_t *seq);
 /* Inside a transaction: appends a 'state' event describing the job as it

@@ -1,48 +1,50 @@
 /*
- * store_jobs.c -- job rows: states, create (with idempotency keys), get,
- * paged listing and counts.  State transitions are in store_lifecycle.c.
+ * store_jobs.c -- job rows: create (with idempotency keys), get, paged
+ * listing and counts.  State transitions are in store_lifecycle.c, state
+ * names in store_states.c, claim checks in store_claims.c.
  */
 #include "store_jobs.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ----------------------------------------------------------- states -- */
-
-static const char *const STATE_NAMES[STORE_NSTATES] = {
-    "queued", "running", "succeeded", "failed", "cancelled"};
-
-const char *store_state_name(store_state s)
-{
-    return (unsigned)s < STORE_NSTATES ? STATE_NAMES[s] : "unknown";
-}
-
-store_rc store_state_parse(const char *name, store_state *out)
-{
-    for (int i = 0; name && i < STORE_NSTATES; i++) {
-        if (strcmp(name, STATE_NAMES[i]) == 0) {
-            *out = (store_state)i;
-            return STORE_OK;
-        }
-    }
-    return STORE_INVALID;
-}
-
-int store_state_terminal(store_state s)
-{
-    return s == STORE_SUCCEEDED || s == STORE_FAILED || s == STORE_CANCELLED;
-}
-
 /* ------------------------------------------------------- row reading -- */
 
+/* The columns every job query reads, and their positions in the row; the
+ * two lists go together (checked by job_cols_match in debug builds). */
 #define JOB_COLS                                                          \
     "seq, id, state, problem_type, idempotency_key, request_sha256,"      \
     " created_at, started_at, finished_at, heartbeat_at, attempt,"        \
     " cancel_requested, prog_iteration, prog_elapsed, prog_g_x, prog_f_x," \
     " prog_g_z, prog_f_z, prog_gap, version, event_seq, run,"             \
     " spec_json, result_json, error_json"
-enum { C_BODIES = 22 }; /* index of spec_json: bodies come last */
+enum job_col {
+    JC_SEQ, JC_ID, JC_STATE, JC_PROBLEM_TYPE, JC_IDEMPOTENCY_KEY, JC_REQUEST_SHA256,
+    JC_CREATED_AT, JC_STARTED_AT, JC_FINISHED_AT, JC_HEARTBEAT_AT, JC_ATTEMPT,
+    JC_CANCEL_REQUESTED, JC_PROG_ITERATION, JC_PROG_ELAPSED, JC_PROG_G_X, JC_PROG_F_X,
+    JC_PROG_G_Z, JC_PROG_F_Z, JC_PROG_GAP, JC_VERSION, JC_EVENT_SEQ, JC_RUN,
+    JC_SPEC_JSON, JC_RESULT_JSON, JC_ERROR_JSON, JC_COUNT
+};
+
+#ifndef NDEBUG
+static int job_cols_match(sqlite3_stmt *s)
+{
+    static const char *const names[JC_COUNT] = {
+        "seq", "id", "state", "problem_type", "idempotency_key", "request_sha256",
+        "created_at", "started_at", "finished_at", "heartbeat_at", "attempt",
+        "cancel_requested", "prog_iteration", "prog_elapsed", "prog_g_x", "prog_f_x",
+        "prog_g_z", "prog_f_z", "prog_gap", "version", "event_seq", "run",
+        "spec_json", "result_json", "error_json"};
+    if (sqlite3_column_count(s) != JC_COUNT)
+        return 0;
+    for (int i = 0; i < JC_COUNT; i++)
+        if (strcmp(sqlite3_column_name(s, i), names[i]) != 0)
+            return 0;
+    return 1;
+}
+#endif
 
 void store_job_clear(store_job *j)
 {
@@ -58,102 +60,52 @@ void store_job_clear(store_job *j)
 
 static void read_numbers(sqlite3_stmt *s, store_job *j)
 {
-    j->created_at = st_col_real(s, 6);
-    j->started_at = st_col_real(s, 7);
-    j->finished_at = st_col_real(s, 8);
-    j->heartbeat_at = st_col_real(s, 9);
-    j->attempt = sqlite3_column_int(s, 10);
-    j->cancel_requested = sqlite3_column_int(s, 11);
-    j->progress.iteration = sqlite3_column_int64(s, 12);
-    j->progress.elapsed = st_col_real(s, 13);
-    j->progress.g_x = st_col_real(s, 14);
-    j->progress.f_x = st_col_real(s, 15);
-    j->progress.g_z = st_col_real(s, 16);
-    j->progress.f_z = st_col_real(s, 17);
-    j->progress.gap = st_col_real(s, 18);
-    j->version = sqlite3_column_int64(s, 19);
-    j->event_seq = sqlite3_column_int64(s, 20);
-    j->run = sqlite3_column_int64(s, 21);
+    j->created_at = st_col_real(s, JC_CREATED_AT);
+    j->started_at = st_col_real(s, JC_STARTED_AT);
+    j->finished_at = st_col_real(s, JC_FINISHED_AT);
+    j->heartbeat_at = st_col_real(s, JC_HEARTBEAT_AT);
+    j->attempt = sqlite3_column_int(s, JC_ATTEMPT);
+    j->cancel_requested = sqlite3_column_int(s, JC_CANCEL_REQUESTED);
+    j->progress.iteration = sqlite3_column_int64(s, JC_PROG_ITERATION);
+    j->progress.elapsed = st_col_real(s, JC_PROG_ELAPSED);
+    j->progress.g_x = st_col_real(s, JC_PROG_G_X);
+    j->progress.f_x = st_col_real(s, JC_PROG_F_X);
+    j->progress.g_z = st_col_real(s, JC_PROG_G_Z);
+    j->progress.f_z = st_col_real(s, JC_PROG_F_Z);
+    j->progress.gap = st_col_real(s, JC_PROG_GAP);
+    j->version = sqlite3_column_int64(s, JC_VERSION);
+    j->event_seq = sqlite3_column_int64(s, JC_EVENT_SEQ);
+    j->run = sqlite3_column_int64(s, JC_RUN);
 }
 
 /* Fills *j from the current row; -1 on allocation failure (j cleared). */
 static int read_job(sqlite3_stmt *s, store_job *j, int with_bodies)
 {
-    const char *id = st_col_str(s, 1);
-    const void *h = sqlite3_column_blob(s, 5);
+    const char *id = st_col_str(s, JC_ID);
+    const void *h = sqlite3_column_blob(s, JC_REQUEST_SHA256);
     store_state state = STORE_QUEUED;
     int bad = 0;
+    assert(job_cols_match(s));
     memset(j, 0, sizeof *j);
-    j->seq = sqlite3_column_int64(s, 0);
+    j->seq = sqlite3_column_int64(s, JC_SEQ);
     snprintf(j->id, sizeof j->id, "%s", id);
-    store_state_parse((const char *)sqlite3_column_text(s, 2), &state);
+    store_state_parse((const char *)sqlite3_column_text(s, JC_STATE), &state);
     j->state = state; /* the CHECK constraint admits only known names */
-    if (h && sqlite3_column_bytes(s, 5) == 32) {
+    if (h && sqlite3_column_bytes(s, JC_REQUEST_SHA256) == 32) {
         memcpy(j->request_sha256, h, 32);
         j->has_request_sha256 = 1;
     }
     read_numbers(s, j);
-    bad |= st_col_strdup(s, 3, &j->problem_type);
-    bad |= st_col_strdup(s, 4, &j->idempotency_key);
+    bad |= st_col_strdup(s, JC_PROBLEM_TYPE, &j->problem_type);
+    bad |= st_col_strdup(s, JC_IDEMPOTENCY_KEY, &j->idempotency_key);
     if (with_bodies) {
-        bad |= st_col_strdup(s, C_BODIES, &j->spec_json);
-        bad |= st_col_strdup(s, C_BODIES + 1, &j->result_json);
-        bad |= st_col_strdup(s, C_BODIES + 2, &j->error_json);
+        bad |= st_col_strdup(s, JC_SPEC_JSON, &j->spec_json);
+        bad |= st_col_strdup(s, JC_RESULT_JSON, &j->result_json);
+        bad |= st_col_strdup(s, JC_ERROR_JSON, &j->error_json);
     }
     if (bad)
         store_job_clear(j);
     return bad ? -1 : 0;
-}
-
-store_rc st_check_id(store *st, const char *id)
-{
-    if (!id || strlen(id) > 64)
-        return st_err(st, STORE_INVALID, "job id missing or too long");
-    return STORE_OK;
-}
-
-store_claim store_claim_of(const store_job *j)
-{
-    store_claim c = {.run = j ? j->run : 0};
-    if (j)
-        memcpy(c.id, j->id, sizeof c.id);
-    return c;
-}
-
-store_rc st_check_claim(store *st, const store_claim *c)
-{
-    if (!c)
-        return st_err(st, STORE_INVALID, "claim missing");
-    return st_check_id(st, c->id);
-}
-
-static const char SQL_CLAIM_STATE[] =
-    "SELECT state, run FROM jobs WHERE id = ?1";
-
-store_rc st_claim_held(store *st, const store_claim *c, const char *op)
-{
-    sqlite3_stmt *s;
-    store_rc rc = st_prep(st, SQL_CLAIM_STATE, &s);
-    int r, b = SQLITE_OK;
-    if (rc != STORE_OK)
-        return rc;
-    b |= sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
-    r = st_step(st, s, b);
-    if (r == SQLITE_ROW) {
-        const char *state = st_col_str(s, 0);
-        int64_t run = sqlite3_column_int64(s, 1);
-        if (strcmp(state, "running") != 0 || run != c->run)
-            rc = st_err(st, STORE_STALE,
-                        "%s: job %s is no longer held by run %lld (it is %s,"
-                        " run %lld)",
-                        op, c->id, (long long)c->run, state, (long long)run);
-    } else if (r == SQLITE_DONE) {
-        rc = st_err(st, STORE_NOTFOUND, "%s: no job %s", op, c->id);
-    } else {
-        rc = st_sql(st, r, op);
-    }
-    st_reset(s);
-    return rc;
 }
 
 static const char SQL_GET[] = "SELECT " JOB_COLS " FROM jobs WHERE id = ?1";
@@ -394,7 +346,7 @@ store_rc store_job_list_page(store *st, const store_list_opts *o,
     rc = st_prep(st, o->oldest_first ? SQL_LIST_OLD : SQL_LIST_NEW, &s);
     if (rc == STORE_OK) {
         if (o->state >= 0)
-            b |= sqlite3_bind_text(s, 1, STATE_NAMES[o->state], -1,
+            b |= sqlite3_bind_text(s, 1, store_state_name(o->state), -1,
                                    SQLITE_STATIC);
         b |= sqlite3_bind_int64(s, 2, o->cursor);
         b |= sqlite3_bind_int(s, 3, page + 1);

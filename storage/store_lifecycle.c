@@ -331,15 +331,11 @@ static const char SQL_SETTLE[] =
     " WHERE id = ?1 AND state = 'running' AND (?6 < 0 OR run = ?6)"
     " RETURNING state";
 
-static const char INTERRUPTED_JSON[] =
-    "{\"type\":\"urn:ircg:problem:interrupted\",\"title\":\"Job "
-    "interrupted\",\"status\":500,\"detail\":\"the service stopped while "
-    "the job was running, and the job has no attempts left\"}";
-
 /* clean: a shutdown requeue of the claim's run (c->run); else a crash
- * recovery of whatever run c->id was left in. */
+ * recovery of whatever run c->id was left in, failing it with error_json
+ * when it has no attempts left. */
 static store_rc settle_tx(store *st, const store_claim *c, int clean,
-                          int max_attempts, store_state *now)
+                          int max_attempts, const char *error_json, store_state *now)
 {
     sqlite3_stmt *s;
     store_rc rc = st_prep(st, SQL_SETTLE, &s);
@@ -349,7 +345,8 @@ static store_rc settle_tx(store *st, const store_claim *c, int clean,
     b |= sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
     b |= sqlite3_bind_int(s, 2, max_attempts);
     b |= sqlite3_bind_double(s, 3, store_now());
-    b |= sqlite3_bind_text(s, 4, INTERRUPTED_JSON, -1, SQLITE_STATIC);
+    b |= error_json ? sqlite3_bind_text(s, 4, error_json, -1, SQLITE_STATIC)
+                    : sqlite3_bind_null(s, 4);
     b |= sqlite3_bind_int(s, 5, clean);
     b |= sqlite3_bind_int64(s, 6, clean ? c->run : -1);
     r = st_step(st, s, b);
@@ -379,7 +376,7 @@ store_rc store_job_requeue(store *st, const store_claim *c)
         rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    return st_end(st, settle_tx(st, c, 1, INT_MAX, &now));
+    return st_end(st, settle_tx(st, c, 1, INT_MAX, NULL, &now));
 }
 
 static const char SQL_RUNNING_IDS[] =
@@ -414,8 +411,8 @@ static store_rc running_ids(store *st, char (**ids)[STORE_JOB_ID_LEN + 1],
     return rc;
 }
 
-static store_rc recover_tx(store *st, int max_attempts, int *requeued,
-                           int *failed)
+static store_rc recover_tx(store *st, int max_attempts, const char *error_json,
+                           int *requeued, int *failed)
 {
     char(*ids)[STORE_JOB_ID_LEN + 1] = NULL;
     size_t n = 0;
@@ -424,7 +421,7 @@ static store_rc recover_tx(store *st, int max_attempts, int *requeued,
         store_state now = STORE_RUNNING;
         store_claim c = {.run = -1};
         memcpy(c.id, ids[i], sizeof c.id);
-        rc = settle_tx(st, &c, 0, max_attempts, &now);
+        rc = settle_tx(st, &c, 0, max_attempts, error_json, &now);
         *requeued += now == STORE_QUEUED;
         *failed += now == STORE_FAILED;
     }
@@ -432,8 +429,8 @@ static store_rc recover_tx(store *st, int max_attempts, int *requeued,
     return rc;
 }
 
-store_rc store_recover(store *st, int max_attempts, int *requeued,
-                       int *failed)
+store_rc store_recover(store *st, int max_attempts, const char *error_json,
+                       int *requeued, int *failed)
 {
     int rq = 0, fl = 0;
     store_rc rc;
@@ -444,7 +441,7 @@ store_rc store_recover(store *st, int max_attempts, int *requeued,
     rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    rc = st_end(st, recover_tx(st, max_attempts, &rq, &fl));
+    rc = st_end(st, recover_tx(st, max_attempts, error_json, &rq, &fl));
     if (requeued)
         *requeued = rc == STORE_OK ? rq : 0;
     if (failed)

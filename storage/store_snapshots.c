@@ -3,7 +3,9 @@
  * pruned to the last K snapshot iterations of each job in the same
  * transaction as the insert (the table never holds more than K + 1).
  */
-#include "store_jobs.h"
+#include <assert.h>
+
+#include "store_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,7 @@ static const char SQL_SN_PRUNE[] =
 static const char SQL_SN_LIST[] =
     "SELECT iteration, kind, bytes, created_at FROM snapshots"
     " WHERE job_id = ?1 ORDER BY iteration, kind";
+enum { SL_ITERATION, SL_KIND, SL_BYTES, SL_CREATED_AT }; /* its columns */
 static const char SQL_SN_GET[] =
     "SELECT data, bytes, created_at FROM snapshots"
     " WHERE job_id = ?1 AND iteration = ?2 AND kind = ?3";
@@ -89,6 +92,7 @@ static store_rc put_tx(store *st, const store_claim *c, int64_t iteration,
     store_rc rc = st_claim_held(st, c, "put snapshot");
     if (rc == STORE_OK)
         rc = st_prep(st, SQL_SN_PUT, &s);
+    assert(blobs && n > 0); /* store_snapshot_put refuses none */
     for (size_t i = 0; rc == STORE_OK && i < n; i++)
         rc = put_one(st, s, c->id, iteration, &blobs[i]);
     if (rc == STORE_OK && keep_last > 0)
@@ -127,12 +131,11 @@ static store_rc list_rows(store *st, sqlite3_stmt *s, int b,
             *out = p;
         }
         e = &(*out)[(*n)++];
-        e->iteration = sqlite3_column_int64(s, 0);
+        e->iteration = sqlite3_column_int64(s, SL_ITERATION);
         e->kind = STORE_SNAP_STATE;
-        store_snap_kind_parse((const char *)sqlite3_column_text(s, 1),
-                              &e->kind);
-        e->bytes = sqlite3_column_int64(s, 2);
-        e->created_at = st_col_real(s, 3);
+        store_snap_kind_parse((const char *)sqlite3_column_text(s, SL_KIND), &e->kind);
+        e->bytes = sqlite3_column_int64(s, SL_BYTES);
+        e->created_at = st_col_real(s, SL_CREATED_AT);
     }
     return r == SQLITE_DONE ? STORE_OK : st_sql(st, r, "list snapshots");
 }

@@ -3,10 +3,20 @@
  * appends them in batches (one transaction per batch bounds the commit
  * rate); readers page with an iteration cursor.
  */
-#include "store_jobs.h"
+#include "store_int.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The trace's columns in the order of SQL_TR_READ; SQL_TR_INSERT binds
+ * job_id as ?1 and column c as ?(c + 2). */
+enum trace_col {
+    TC_ITERATION, TC_ELAPSED, TC_SIGMA, TC_ALPHA, TC_G_X, TC_F_X, TC_G_Z, TC_F_Z,
+    TC_GAP, TC_G_GAP_X, TC_G_GAP_Z, TC_LMO_SECONDS, TC_LMO_MATVECS, TC_TOP_SV,
+    TC_RANK, TC_LMO_CONVERGED, TC_BACKTRACKS, TC_PROJ_FULL, TC_LAMBDA, TC_COUNT
+};
+#define TC_PARAM(c) ((c) + 2)
 
 static const char SQL_TR_INSERT[] =
     "INSERT INTO traces(job_id, iteration, elapsed, sigma, alpha, g_x, f_x,"
@@ -36,20 +46,21 @@ static int col_count(sqlite3_stmt *s, int i)
 
 static int bind_row(sqlite3_stmt *s, const store_trace_row *r)
 {
-    /* Every double goes through st_bind_real: NaN becomes NULL. */
+    /* Every double goes through st_bind_real: NaN becomes NULL.  These are
+     * the columns TC_ELAPSED .. TC_LMO_SECONDS, in order. */
     const double v[] = {r->elapsed, r->sigma, r->alpha, r->g_x,
                         r->f_x,     r->g_z,   r->f_z,   r->gap,
                         r->g_gap_x, r->g_gap_z, r->lmo_seconds};
-    int b = sqlite3_bind_int64(s, 2, r->iteration);
+    int b = sqlite3_bind_int64(s, TC_PARAM(TC_ITERATION), r->iteration);
     for (int i = 0; i < (int)(sizeof v / sizeof v[0]); i++)
-        b |= st_bind_real(s, 3 + i, v[i]);
-    b |= sqlite3_bind_int64(s, 14, r->lmo_matvecs);
-    b |= st_bind_real(s, 15, r->top_sv);
-    b |= sqlite3_bind_int(s, 16, r->rank);
-    b |= bind_count(s, 17, r->lmo_converged);
-    b |= bind_count(s, 18, r->backtracks);
-    b |= bind_count(s, 19, r->proj_full);
-    b |= st_bind_real(s, 20, r->lambda);
+        b |= st_bind_real(s, TC_PARAM(TC_ELAPSED + i), v[i]);
+    b |= sqlite3_bind_int64(s, TC_PARAM(TC_LMO_MATVECS), r->lmo_matvecs);
+    b |= st_bind_real(s, TC_PARAM(TC_TOP_SV), r->top_sv);
+    b |= sqlite3_bind_int(s, TC_PARAM(TC_RANK), r->rank);
+    b |= bind_count(s, TC_PARAM(TC_LMO_CONVERGED), r->lmo_converged);
+    b |= bind_count(s, TC_PARAM(TC_BACKTRACKS), r->backtracks);
+    b |= bind_count(s, TC_PARAM(TC_PROJ_FULL), r->proj_full);
+    b |= st_bind_real(s, TC_PARAM(TC_LAMBDA), r->lambda);
     return b;
 }
 
@@ -93,22 +104,24 @@ static void read_row(sqlite3_stmt *s, store_trace_row *r)
     double *v[] = {&r->elapsed, &r->sigma, &r->alpha, &r->g_x,
                    &r->f_x,     &r->g_z,   &r->f_z,   &r->gap,
                    &r->g_gap_x, &r->g_gap_z, &r->lmo_seconds};
-    r->iteration = sqlite3_column_int64(s, 0);
+    assert(sqlite3_column_count(s) == TC_COUNT);
+    r->iteration = sqlite3_column_int64(s, TC_ITERATION);
     for (int i = 0; i < (int)(sizeof v / sizeof v[0]); i++)
-        *v[i] = st_col_real(s, 1 + i);
-    r->lmo_matvecs = sqlite3_column_int64(s, 12);
-    r->top_sv = st_col_real(s, 13);
-    r->rank = sqlite3_column_int(s, 14);
-    r->lmo_converged = col_count(s, 15);
-    r->backtracks = col_count(s, 16);
-    r->proj_full = col_count(s, 17);
-    r->lambda = st_col_real(s, 18);
+        *v[i] = st_col_real(s, TC_ELAPSED + i);
+    r->lmo_matvecs = sqlite3_column_int64(s, TC_LMO_MATVECS);
+    r->top_sv = st_col_real(s, TC_TOP_SV);
+    r->rank = sqlite3_column_int(s, TC_RANK);
+    r->lmo_converged = col_count(s, TC_LMO_CONVERGED);
+    r->backtracks = col_count(s, TC_BACKTRACKS);
+    r->proj_full = col_count(s, TC_PROJ_FULL);
+    r->lambda = st_col_real(s, TC_LAMBDA);
 }
 
 static store_rc read_rows(store *st, sqlite3_stmt *s, int b, size_t limit,
                           store_trace_row *rows, size_t *n)
 {
     int r = SQLITE_DONE;
+    assert(rows || limit == 0);
     while (*n < limit && (r = st_step(st, s, b)) == SQLITE_ROW)
         read_row(s, &rows[(*n)++]);
     return *n == limit || r == SQLITE_DONE ? STORE_OK

@@ -2,6 +2,7 @@
  * client_data.c -- what a job produced (trace, result, snapshots), the
  * datasets, and the service endpoints (health, readiness, version, metrics).
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -149,6 +150,7 @@ ircg_client_code ircg_client_snapshots(ircg_client *c, const char *id,
         goto done;
     }
     cJSON_ArrayForEach(it, list) {
+        assert(*snaps && *n < (size_t)k); /* k items: calloc'ed above */
         ircg_client_snapshot *s = &(*snaps)[(*n)++];
         s->iteration = cl_json_int(it, "iteration");
         s->bytes = cl_json_int(it, "bytes");

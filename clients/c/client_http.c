@@ -2,6 +2,7 @@
  * client_http.c -- the handle and one HTTP exchange on libcurl: options,
  * body and header capture, streaming, and the error record (problem+json).
  */
+#include <assert.h>
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
@@ -190,7 +191,8 @@ ircg_client_code ircg_client_new(const char *base_url, const ircg_client_options
         ircg_client_options_default(&def);
         opt = &def;
     }
-    if (!base_url || (strncasecmp(base_url, "http://", 7) && strncasecmp(base_url, "https://", 8)))
+    if (!base_url || (strncasecmp(base_url, "http://", 7) != 0 &&
+                      strncasecmp(base_url, "https://", 8) != 0))
         return cl_fail(err, IRCG_CLIENT_ERR_INVALID, 0,
                        "the base URL must start with http:// or https://");
     if (!(opt->connect_timeout > 0) || !(opt->timeout > 0))
@@ -276,24 +278,22 @@ typedef struct xfer {
     int nomem;
 } xfer;
 
-static int grow_append(xfer *x, const char *p, size_t n)
+int cl_append(char **buf, size_t *len, size_t *cap, const void *p, size_t n)
 {
-    cl_resp *r = x->r;
-    if (r->len + n + 1 > x->cap) {
-        size_t cap = x->cap ? x->cap : 4096;
-        while (cap < r->len + n + 1)
-            cap *= 2;
-        char *b = realloc(r->body, cap);
-        if (!b) {
-            x->nomem = 1;
+    if (*len + n + 1 > *cap) {
+        size_t c = *cap ? *cap : 256;
+        while (c < *len + n + 1)
+            c *= 2;
+        char *b = realloc(*buf, c);
+        if (!b)
             return 0;
-        }
-        r->body = b;
-        x->cap = cap;
+        *buf = b;
+        *cap = c;
     }
-    memcpy(r->body + r->len, p, n);
-    r->len += n;
-    r->body[r->len] = '\0';
+    assert(*buf); /* *cap > 0 only once a buffer exists */
+    memcpy(*buf + *len, p, n);
+    *len += n;
+    (*buf)[*len] = '\0';
     return 1;
 }
 
@@ -306,7 +306,11 @@ static size_t on_body(char *p, size_t sz, size_t nm, void *user)
     /* an error answer to a stream is a normal body: it carries the problem */
     if (x->rq->sink && status >= 200 && status < 300)
         return x->rq->sink(x->rq->user, p, n) ? n : 0;
-    return grow_append(x, p, n) ? n : 0;
+    if (!cl_append(&x->r->body, &x->r->len, &x->cap, p, n)) {
+        x->nomem = 1;
+        return 0;
+    }
+    return n;
 }
 
 static void copy_value(char *dst, size_t cap, const char *v, size_t n)
@@ -393,6 +397,8 @@ static void set_options(ircg_client *c, const cl_req *rq, xfer *x, const char *u
     curl_easy_setopt(h, CURLOPT_USERAGENT, c->user_agent);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_ms);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
+    /* "": every encoding libcurl decodes (gzip); bodies arrive decoded */
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
@@ -448,7 +454,7 @@ ircg_client_code cl_send(ircg_client *c, const cl_req *rq, cl_resp *r,
     } else if (cc != CURLE_OK && !(rq->sink && r->status > 0)) {
         rc = cl_fail(err, IRCG_CLIENT_ERR_TRANSPORT, 0, "%s %s: %s", rq->method, url,
                      c->errbuf[0] ? c->errbuf : curl_easy_strerror(cc));
-    } else if (!r->body && !grow_append(&x, "", 0)) {
+    } else if (!r->body && !cl_append(&r->body, &r->len, &x.cap, "", 0)) {
         rc = cl_fail(err, IRCG_CLIENT_ERR_NOMEM, r->status, "out of memory");
     }
     /* a stream that ended early (reset, abort by tick/sink) still had an
@@ -533,7 +539,7 @@ ircg_client_code ircg_client_request(ircg_client *c, const char *method, const c
                                      size_t body_len, long *status, char **resp,
                                      size_t *resp_len, ircg_client_error *err)
 {
-    cl_resp r;
+    cl_resp r = {0};
     cl_error_reset(err);
     if (resp)
         *resp = NULL;

@@ -88,6 +88,10 @@ int64_t cl_json_int(const cJSON *o, const char *name); /* 0 when absent */
 /* Fills j from a job resource (json member left alone). */
 void cl_job_from_json(const cJSON *o, ircg_client_job *j);
 
+/* Appends n bytes to the growable, NUL-terminated (*buf, *len, *cap);
+ * 0 when out of memory (the buffer is then unchanged). */
+int cl_append(char **buf, size_t *len, size_t *cap, const void *p, size_t n);
+
 /* Takes the body out of r (r->body becomes NULL). */
 char *cl_take_body(cl_resp *r, size_t *len);
 

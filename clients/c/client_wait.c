@@ -122,24 +122,6 @@ static void dispatch(waiter *w)
     cJSON_Delete(o);
 }
 
-static int append(char **buf, size_t *n, size_t *cap, const char *p, size_t k)
-{
-    if (*n + k + 1 > *cap) {
-        size_t c = *cap ? *cap : 256;
-        while (c < *n + k + 1)
-            c *= 2;
-        char *b = realloc(*buf, c);
-        if (!b)
-            return 0;
-        *buf = b;
-        *cap = c;
-    }
-    memcpy(*buf + *n, p, k);
-    *n += k;
-    (*buf)[*n] = '\0';
-    return 1;
-}
-
 /* One line of the stream, without its end of line. */
 static void on_line(waiter *w, char *l, size_t n)
 {
@@ -160,8 +142,8 @@ static void on_line(waiter *w, char *l, size_t n)
     if (!strcmp(l, "event")) {
         snprintf(w->type, sizeof w->type, "%s", value);
     } else if (!strcmp(l, "data")) {
-        if (!append(&w->data, &w->ndata, &w->dcap, value, strlen(value)) ||
-            !append(&w->data, &w->ndata, &w->dcap, "\n", 1))
+        if (!cl_append(&w->data, &w->ndata, &w->dcap, value, strlen(value)) ||
+            !cl_append(&w->data, &w->ndata, &w->dcap, "\n", 1))
             w->broken = 1;
     } else if (!strcmp(l, "id")) {
         char *end = NULL;
@@ -186,7 +168,7 @@ static int sse_sink(void *user, const char *p, size_t n)
             w->nline = 0;
         } else if (w->nline + 1 >= MAX_LINE) {
             w->broken = 1;
-        } else if (!append(&w->line, &w->nline, &w->cap, p + i, 1)) {
+        } else if (!cl_append(&w->line, &w->nline, &w->cap, p + i, 1)) {
             w->broken = 1;
         }
     }

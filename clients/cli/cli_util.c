@@ -6,47 +6,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "cli.h"
 #include "spec.h"
 
 char *cli_read_file(const char *path, size_t *len)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
+    api_buf b = {0};
+    char chunk[65536];
+    size_t got;
     if (!f) {
         fprintf(stderr, "ircg: cannot open %s: %s\n", path, strerror(errno));
         return NULL;
     }
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *p = realloc(buf, cap);
-            if (!p) {
-                free(buf);
-                buf = NULL;
-                fprintf(stderr, "ircg: out of memory reading %s\n", path);
-                break;
-            }
-            buf = p;
-        }
-        size_t got = fread(buf + n, 1, 4096, f);
-        n += got;
-        if (got < 4096)
-            break;
-    }
-    if (buf && ferror(f)) {
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && !b.nomem)
+        api_buf_add(&b, chunk, got);
+    if (ferror(f))
         fprintf(stderr, "ircg: cannot read %s: %s\n", path, strerror(errno));
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) {
-        buf[n] = '\0';
-        *len = n;
-    }
+    else if (b.nomem)
+        fprintf(stderr, "ircg: out of memory reading %s\n", path);
+    size_t n = b.len;
+    char *text = ferror(f) ? NULL : api_buf_take(&b);
+    api_buf_free(&b);
     if (f != stdin)
         fclose(f);
-    return buf;
+    if (text)
+        *len = n;
+    return text;
 }
 
 char *cli_dirname(const char *path)

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "example.h"
 #include "ircg.h"
+#include "spec.h"
 
 /* Where `make data` puts the decompressed MovieLens 1M ratings. */
 #define DEFAULT_RATINGS "build/data/ratings.dat"
@@ -54,30 +55,25 @@ cJSON *ex_algorithm(const ex_opts *o, long long max_iter, double time_limit)
     return a;
 }
 
-/* The spec's name of the format of the ratings file, read off its first
- * bytes by the reader's own rule; "auto" (detected when the spec is
- * solved) when the file cannot be read now; NULL after a message when its
- * content names no format. */
+/* The spec's name of the format of the ratings file, read off its head by
+ * the reader's own probe; "auto" (detected when the spec is solved) when
+ * the file cannot be read now; NULL after a message when its head does
+ * not parse. */
 static const char *ratings_format(const char *path)
 {
-    static const char *const NAMES[] = {"auto", "movielens", "udata", "csv",
-                                        "matrix_market"};
-    char head[65536];
-    ircg_ratings_format fmt = IRCG_FORMAT_AUTO;
+    ircg_ratings_probe pr;
     ircg_diag diag = {0};
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    ircg_error e = ircg_ratings_probe_file(path, NULL, &pr, &diag);
+    if (e == IRCG_ERR_IO) {
         fprintf(stderr, "ircg: note: %s cannot be read now; its format is left to "
                 "\"auto\" (detected when the spec is solved)\n", path);
         return "auto";
     }
-    size_t len = fread(head, 1, sizeof head, f);
-    fclose(f);
-    if (ircg_ratings_detect_format(head, len, &fmt, &diag) != IRCG_OK) {
+    if (e != IRCG_OK) {
         fprintf(stderr, "ircg: %s: %s\n", path, diag.message);
         return NULL;
     }
-    return NAMES[fmt];
+    return api_format_name(pr.format);
 }
 
 /* The paper's experiment (Section 4): MovieLens 1M, delta 5, varsigma
@@ -214,7 +210,7 @@ static int parse_opts(int argc, char **argv, ex_opts *o)
                             : !strcmp(a, "--projection") ? &o->projection
                             : !strcmp(a, "--size")       ? &o->size
                                                          : NULL;
-        if (!slot && strcmp(a, "--max-iter")) {
+        if (!slot && strcmp(a, "--max-iter") != 0) {
             fprintf(stderr, "ircg: unknown option \"%s\"\n", a);
             return 0;
         }
@@ -240,11 +236,11 @@ static int parse_opts(int argc, char **argv, ex_opts *o)
         return 0;
     }
     const char *alg = o->algorithm ? o->algorithm : "ircg";
-    if (o->step_rule && strcmp(alg, "ircg")) {
+    if (o->step_rule && strcmp(alg, "ircg") != 0) {
         fprintf(stderr, "ircg: --step-rule applies to --algorithm ircg only\n");
         return 0;
     }
-    if (o->projection && strcmp(alg, "irpg") && strcmp(alg, "bisg")) {
+    if (o->projection && strcmp(alg, "irpg") != 0 && strcmp(alg, "bisg") != 0) {
         fprintf(stderr, "ircg: --projection applies to --algorithm irpg and bisg only\n");
         return 0;
     }

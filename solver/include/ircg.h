@@ -74,14 +74,6 @@ typedef struct ircg_diag {
 /* ------------------------------------------------------------- ratings -- */
 
 /* Observed entries of an n_rows x n_cols matrix, 0-based indices. */
-typedef struct ircg_ratings {
-    int n_rows, n_cols;
-    int64_t nnz;
-    int32_t *row;
-    int32_t *col;
-    double *val;
-} ircg_ratings;
-
 typedef enum ircg_ratings_format {
     IRCG_FORMAT_AUTO = 0,    /* by content: "::" -> MovieLens, tab -> u.data,
                                 comma -> CSV, "%%MatrixMarket" -> mtx       */
@@ -90,6 +82,16 @@ typedef enum ircg_ratings_format {
     IRCG_FORMAT_CSV,         /* user,item,rating[,timestamp], optional header */
     IRCG_FORMAT_MATRIX_MARKET /* coordinate real general, 1-based           */
 } ircg_ratings_format;
+
+typedef struct ircg_ratings {
+    int n_rows, n_cols;
+    int64_t nnz;
+    int32_t *row;
+    int32_t *col;
+    double *val;
+    ircg_ratings_format format; /* what a reader read (AUTO resolved); AUTO
+                                   for ratings made otherwise          */
+} ircg_ratings;
 
 /* Ids in the files are 1-based positive decimal integers; ratings and
  * values are decimal numbers ([+-]digits[.digits][(e|E)[+-]digits]: no
@@ -113,6 +115,9 @@ typedef enum ircg_ratings_format {
 typedef struct ircg_read_options {
     ircg_ratings_format format;
     int n_rows, n_cols; /* 0 = from the data */
+    int threads;        /* parsing threads; 0 = the machine's processors
+                           (at most 8).  The result, errors included, never
+                           depends on it */
 } ircg_read_options;
 
 ircg_error ircg_ratings_read_file(const char *path, const ircg_read_options *opt,
@@ -120,13 +125,53 @@ ircg_error ircg_ratings_read_file(const char *path, const ircg_read_options *opt
 ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
                                     const ircg_read_options *opt,
                                     ircg_ratings **out, ircg_diag *diag);
-/* The format that IRCG_FORMAT_AUTO would pick for a file starting with
- * buf (its first lines suffice): the %%MatrixMarket banner, else the
- * separator of the first non-blank line.  IRCG_ERR_PARSE when the first
- * non-blank line has none ("line N: cannot detect the format ...") or
- * there is none ("no ratings found"). */
-ircg_error ircg_ratings_detect_format(const char *buf, size_t len,
-                                      ircg_ratings_format *fmt, ircg_diag *diag);
+/* A cheap look at the head of a ratings file, for a service that must
+ * accept or refuse a job without reading gigabytes: the first
+ * IRCG_PROBE_BYTES bytes (cut after their last newline) and at most
+ * IRCG_PROBE_ENTRIES entries are parsed with the rules above, so a bad
+ * header, a wrong separator or a malformed first line fails here with the
+ * reader's own message ("line N: ..."); what lies further in the file is
+ * checked only by a full read.  out->bytes is the file's (buffer's) size,
+ * out->complete is 1 when the whole input was read. */
+#define IRCG_PROBE_BYTES 65536
+#define IRCG_PROBE_ENTRIES 1000
+typedef struct ircg_ratings_probe {
+    ircg_ratings_format format; /* detected or given                      */
+    int64_t bytes;              /* size of the file or buffer             */
+    int64_t entries;            /* entries read                           */
+    int64_t declared;           /* Matrix Market: entries of the size line;
+                                   -1 for the other formats               */
+    int n_rows, n_cols;         /* Matrix Market: the size line; else the
+                                   given dimensions, or the largest ids of
+                                   a complete read, 0 otherwise           */
+    int complete;
+} ircg_ratings_probe;
+ircg_error ircg_ratings_probe_file(const char *path, const ircg_read_options *opt,
+                                   ircg_ratings_probe *out, ircg_diag *diag);
+ircg_error ircg_ratings_probe_buffer(const char *buf, size_t len,
+                                     const ircg_read_options *opt,
+                                     ircg_ratings_probe *out, ircg_diag *diag);
+/* A dense vector (length *n, malloc'ed into *out, owned by the caller):
+ * a Matrix Market "array" file or a one-column "coordinate" file (entries
+ * not listed are 0; field real or integer, symmetry general), or plain
+ * decimal numbers separated by blanks or commas, any number per line, with
+ * '#' and '%' lines as comments and, as in CSV, a first line whose first
+ * field is not a number read as a header.  Numbers and errors follow the
+ * rules of the ratings readers above ("line N: ..."; "no numbers found"). */
+ircg_error ircg_vector_read_file(const char *path, double **out, int64_t *n,
+                                 ircg_diag *diag);
+ircg_error ircg_vector_read_buffer(const char *buf, size_t len, double **out,
+                                   int64_t *n, ircg_diag *diag);
+/* A dense matrix (m x n row-major, malloc'ed into *A, owned by the caller)
+ * from a CSV file: every non-blank line a row of decimal numbers separated
+ * by commas, all rows of the same length; a first line whose first field
+ * is not a number is a header; '#' and '%' lines are comments.  Numbers and
+ * errors follow the rules of the readers above ("line N: ..."; "no rows of
+ * numbers found").  The probe parses the first IRCG_PROBE_BYTES bytes (at
+ * most IRCG_PROBE_ENTRIES rows) the same way and reports the row length. */
+ircg_error ircg_dense_read_file(const char *path, double **A, int *m, int *n,
+                                ircg_diag *diag);
+ircg_error ircg_dense_probe_file(const char *path, int *n, ircg_diag *diag);
 /* Allocate an empty (nnz entries, zero-filled) ratings object. */
 ircg_ratings *ircg_ratings_new(int n_rows, int n_cols, int64_t nnz);
 void ircg_ratings_free(ircg_ratings *r);
@@ -274,6 +319,19 @@ typedef enum ircg_projection {
                               simplex: the paper's way                      */
 } ircg_projection;
 
+/* The singular-value engine of the conditional-gradient LMO on the nuclear
+ * ball (IR-CG, and CG-BiO's warm start); the other singular-value
+ * computations (CG-BiO's cut, the projections, g_opt) always use Lanczos.
+ * Problems over vector domains have no such LMO: ircg_solver_new refuses
+ * ARPACK for them. */
+typedef enum ircg_lmo_engine {
+    IRCG_LMO_LANCZOS = 0,  /* the library's reentrant Golub-Kahan-Lanczos,
+                              warm-started; threads solve in parallel      */
+    IRCG_LMO_ARPACK        /* ARPACK-ng's implicitly restarted Lanczos on
+                              C'C; ARPACK keeps Fortran state, so its calls
+                              are serialized by one process-wide lock      */
+} ircg_lmo_engine;
+
 typedef enum ircg_step_rule {
     IRCG_STEP_OPEN_LOOP = 0, /* alpha_t = 2/(t+2)                            */
     IRCG_STEP_CLOSED_LOOP,   /* min{1, -<grad Phi_t, d>/((s L_f + L_g)|d|^2)}*/
@@ -344,6 +402,7 @@ typedef struct ircg_settings {
                              borrowed for the duration of ircg_solver_new  */
     double lmo_tol;       /* relative tolerance of the top singular pair   */
     int lmo_max_matvecs;  /* per LMO call                                  */
+    ircg_lmo_engine lmo_engine; /* nuclear ball; default LANCZOS           */
     int threads;          /* threads for the sparse kernels, >= 1          */
     ircg_callback callback;
     void *callback_data;

@@ -13,6 +13,9 @@
 #include "../harness.h"
 #include "http_check.h"
 
+/* the problem document a job failed by recovery records */
+#define INTERRUPTED "{\"type\":\"urn:ircg:problem:interrupted\"}"
+
 static char *owner_spec(long long iters)
 {
     return hu_ls_spec(200, 400, 7, 100, iters, 0, "\"output\":{\"trace_every\":1}");
@@ -130,7 +133,7 @@ TEST(http_owner, lost_claim_stops_the_worker)
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
     REQUIRE(hu_wait_iteration(&d, id, 3000, 20) == 0);
     REQUIRE(store_open(d.db, &st, NULL) == STORE_OK);
-    CHECK(store_recover(st, 5, &requeued, NULL) == STORE_OK);
+    CHECK(store_recover(st, 5, INTERRUPTED, &requeued, NULL) == STORE_OK);
     CHECK_INT(requeued, 1);
     store_close(st);
 

@@ -64,7 +64,7 @@ static void check_lmo_at(mct_inst *in, ircg_outer_kind outer, double sigma,
     s.lmo_tol = 1e-13;
     REQUIRE(in->pb->ops->create(in->pb, &s, &ws, NULL) == IRCG_OK);
     advance(in->pb, ws, steps);
-    ((mc_ws *)ws)->use_arpack = arpack;
+    ((mc_ws *)ws)->engine = arpack ? IRCG_LMO_ARPACK : IRCG_LMO_LANCZOS;
     REQUIRE(in->pb->ops->iterate(ws, IRCG_X, 1, &it) == IRCG_OK);
     mct_grad(in, outer, sigma, it->dense, G);
     REQUIRE(mct_svd(n, p, G, sv, u1, v1) == 0);
@@ -134,6 +134,59 @@ TEST(mc_lmo, arpack_path_matches_brute_force)
     REQUIRE(mct_make(&in, 30, 20, 0.4, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 7) == 0);
     check_lmo_at(&in, IRCG_OUTER_COLUMN_VARIANCE, 0.3, 5.0, 0, 1);
     check_lmo_at(&in, IRCG_OUTER_COLUMN_VARIANCE, 2.0, 5.0, 7, 1);
+    mct_free(&in);
+}
+
+/*
+ * The ARPACK engine against the Lanczos one, in lockstep along 20 IR-CG
+ * steps: both LMOs run at the same iterate (the ARPACK workspace steps with
+ * the Lanczos vertex), and at each the dense SVD of the explicit gradient
+ * bounds what they may differ by.  Each engine's pair has a residual of at
+ * most lmo_tol sv_1, so each value is within that of sv_1 and each vertex
+ * u v' within 2 residual / (sv_1 - sv_2) of the top one, entrywise (Wedin);
+ * the two engines, twice that of each other.
+ */
+TEST(mc_lmo, arpack_engine_follows_lanczos)
+{
+    mct_inst in;
+    ircg_settings s;
+    void *wl = NULL, *wa = NULL;
+    REQUIRE(mct_make(&in, 30, 20, 0.4, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 11) == 0);
+    int n = in.n, p = in.p;
+    size_t np = (size_t)n * p;
+    double *G = malloc(np * sizeof *G), sv[20], u1[30], v1[20];
+    ircg_settings_default(&s);
+    s.lmo_tol = 1e-12;
+    REQUIRE(in.pb->ops->create(in.pb, &s, &wl, NULL) == IRCG_OK);
+    s.lmo_engine = IRCG_LMO_ARPACK;
+    REQUIRE(in.pb->ops->create(in.pb, &s, &wa, NULL) == IRCG_OK);
+    for (int t = 0; t < 20 && !th_failed(); t++) {
+        ircg_iterate *it = NULL;
+        slv_dir dl, da;
+        double sigma = ircg_sigma(0.05, 0.5, t);
+        REQUIRE(in.pb->ops->iterate(wl, IRCG_X, 1, &it) == IRCG_OK);
+        mct_grad(&in, IRCG_OUTER_COLUMN_VARIANCE, sigma, it->dense, G);
+        ircg_iterate_free(it);
+        REQUIRE(mct_svd(n, p, G, sv, u1, v1) == 0);
+        REQUIRE(in.pb->ops->lmo(wl, sigma, &dl) == IRCG_OK);
+        REQUIRE(in.pb->ops->lmo(wa, sigma, &da) == IRCG_OK);
+        const double res = s.lmo_tol * sv[0] + 16.0 * (n + p) * DBL_EPSILON * mct_norm(G, np);
+        REQUIRE(sv[0] - sv[1] > 1e3 * res);
+        CHECK_INT(da.converged, 1);
+        CHECK_NEAR(da.top_sv, dl.top_sv, 2 * res);
+        const mc_ws *l = wl, *a = wa;
+        double err = 0;
+        for (int j = 0; j < p; j++)
+            for (int i = 0; i < n; i++)
+                err = fmax(err, fabs(l->u[i] * l->v[j] - a->u[i] * a->v[j]));
+        CHECK(err <= 8 * res / (sv[0] - sv[1]));
+        mc_set_vertex(wa, l->u, l->v); /* the same step on both sides */
+        REQUIRE(in.pb->ops->step(wl, 2.0 / (t + 2.0), 0.0, 0.0, 1.0) == IRCG_OK);
+        REQUIRE(in.pb->ops->step(wa, 2.0 / (t + 2.0), 0.0, 0.0, 1.0) == IRCG_OK);
+    }
+    in.pb->ops->destroy(wl);
+    in.pb->ops->destroy(wa);
+    free(G);
     mct_free(&in);
 }
 

@@ -138,6 +138,7 @@ TEST(spec_families, csv_and_matrix_market_files)
     write_file("Av.mtx", "%%MatrixMarket matrix coordinate real general\n1 3 2\n1 1 3\n1 2 4\n");
     write_file("ragged.csv", "1,2,3\n4,5\n");
     write_file("text.csv", "1,2,3\n4,five,6\n");
+    write_file("bad_b.csv", "y\n1\nx\n");
     api_spec *s = parse_ok(LSV "{'source':'file','A_path':'A.csv','b_path':'b.csv',"
                            "'A_val_path':'Av.mtx','b_val':[1]}}}");
     REQUIRE(s != NULL);
@@ -152,11 +153,34 @@ TEST(spec_families, csv_and_matrix_market_files)
                  "'A_path':'ragged.csv','b':[1,2]}}}", "/problem/data/A_path",
                  "ragged.csv: line 2: 2 fields, the first row has 3");
     expect_error("{'problem':{'type':'least_squares','data':{'source':'file',"
+                 "'A_path':'A.csv','b_path':'bad_b.csv'}}}", "/problem/data/b_path",
+                 "bad_b.csv: line 3: 'x' is not a decimal number");
+    expect_error("{'problem':{'type':'least_squares','data':{'source':'file',"
                  "'A_path':'text.csv','b':[1,2]}}}", "/problem/data/A_path",
-                 "line 2: not a finite number: \"five\"");
+                 "text.csv: line 2: 'five' is not a decimal number (field 2)");
     expect_error(LSV "{'source':'file','A_path':'A.csv','b_path':'b.csv',"
                  "'A_val_path':'A.csv','b_val':[1]}}}", "/problem/data/b_val",
                  "length 1 does not match the 2 rows");
+}
+
+/* Without a build (the service's submit), a file's head is still checked. */
+TEST(spec_families, unbuilt_specs_probe_csv_files)
+{
+    write_file("ragged2.csv", "1,2,3\n4,5\n");
+    api_parse_options opt;
+    api_parse_options_default(&opt);
+    opt.base_dir = th_tmpdir();
+    opt.build = 0;
+    api_errors e;
+    api_spec *s = NULL;
+    char *t = dq("{'problem':{'type':'least_squares','data':{'source':'file',"
+                 "'A_path':'ragged2.csv','b':[1,2]}}}");
+    api_errors_init(&e);
+    CHECK_INT(api_spec_parse(t, strlen(t), &opt, &s, &e), 1);
+    CHECK(e.count == 1 && !strcmp(e.items[0].pointer, "/problem/data/A_path") &&
+          strstr(e.items[0].reason, "line 2: 2 fields"));
+    api_errors_clear(&e);
+    free(t);
 }
 
 #define LR "{'problem':{'type':'logistic_regression','data':"

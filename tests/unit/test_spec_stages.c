@@ -136,8 +136,8 @@ TEST(spec_stages, file_messages_read_well)
         "{'problem':{'type':'matrix_completion','data':{'source':'file','path':'ratings_bad.dat'}}}",
         "{'problem':{'type':'least_squares','data':{'source':'file','A_path':'A_small.mtx',"
         "'b_path':'b_bad.mtx'}}}"};
-    const char *starts[] = {"ratings_bad.dat: line 3: ", "b_bad.mtx: line 4: not a finite "
-                                                         "number: \"abc\""};
+    const char *starts[] = {"ratings_bad.dat: line 3: ",
+                            "b_bad.mtx: line 4: 'abc' is not a decimal number"};
     for (int i = 0; i < 2; i++) {
         api_errors e;
         api_spec *s = NULL;

@@ -14,6 +14,9 @@
 
 #include "test_store_util.h"
 
+/* the problem document a job failed by recovery records */
+#define INTERRUPTED "{\"type\":\"urn:ircg:problem:interrupted\"}"
+
 enum { NJOBS = 50, NTHREADS = 4 };
 
 typedef struct claimer {
@@ -150,7 +153,7 @@ TEST(store_conc, crash_recovery_requeues_then_fails)
     CHECK(store_integrity_check(st, &ok) == STORE_OK && ok);
     REQUIRE(store_job_counts(st, counts) == STORE_OK);
     CHECK_INT(counts[STORE_RUNNING], 2);
-    REQUIRE(store_recover(st, 2, &requeued, &failed) == STORE_OK);
+    REQUIRE(store_recover(st, 2, INTERRUPTED, &requeued, &failed) == STORE_OK);
     CHECK_INT(requeued, 2);
     CHECK_INT(failed, 0);
     REQUIRE(store_job_get(st, a, &j) == STORE_OK);
@@ -165,7 +168,7 @@ TEST(store_conc, crash_recovery_requeues_then_fails)
     /* a "dies" again (closed while running) with attempt 2 = max_attempts:
      * failed; b, still queued with attempt 1, is untouched. */
     REQUIRE(store_open(path, &st, err) == STORE_OK);
-    REQUIRE(store_recover(st, 2, &requeued, &failed) == STORE_OK);
+    REQUIRE(store_recover(st, 2, INTERRUPTED, &requeued, &failed) == STORE_OK);
     CHECK_INT(requeued, 0);
     CHECK_INT(failed, 1);
     REQUIRE(store_job_get(st, b, &j) == STORE_OK);
@@ -175,9 +178,9 @@ TEST(store_conc, crash_recovery_requeues_then_fails)
     CHECK_INT(j.state, STORE_FAILED);
     CHECK(j.error_json && strstr(j.error_json, "interrupted") != NULL);
     CHECK(!isnan(j.finished_at));
-    REQUIRE(store_recover(st, 2, &requeued, &failed) == STORE_OK);
+    REQUIRE(store_recover(st, 2, INTERRUPTED, &requeued, &failed) == STORE_OK);
     CHECK_INT(requeued + failed, 0); /* idempotent */
-    CHECK(store_recover(st, 0, NULL, NULL) == STORE_INVALID);
+    CHECK(store_recover(st, 0, INTERRUPTED, NULL, NULL) == STORE_INVALID);
     CHECK(store_integrity_check(st, &ok) == STORE_OK && ok);
     store_job_clear(&j);
     store_close(st);
@@ -245,7 +248,7 @@ TEST(store_conc, recover_honours_cancel_requests)
     REQUIRE(store_job_request_cancel(st, a, NULL) == STORE_OK);
     store_close(st); /* the process dies with the cancel pending */
     REQUIRE(store_open(path, &st, NULL) == STORE_OK);
-    REQUIRE(store_recover(st, 5, &requeued, &failed) == STORE_OK);
+    REQUIRE(store_recover(st, 5, INTERRUPTED, &requeued, &failed) == STORE_OK);
     CHECK_INT(requeued + failed, 0);
     REQUIRE(store_job_get(st, a, &j) == STORE_OK);
     CHECK_INT(j.state, STORE_CANCELLED);
@@ -288,7 +291,7 @@ TEST(store_conc, stale_claim_is_refused_everywhere)
     store_claim old = store_claim_of(&j);
     REQUIRE(store_trace_append(st, &old, &row, 1) == STORE_OK);
     /* what a second daemon's recovery did to the live job */
-    REQUIRE(store_recover(st, 3, &requeued, NULL) == STORE_OK);
+    REQUIRE(store_recover(st, 3, INTERRUPTED, &requeued, NULL) == STORE_OK);
     CHECK_INT(requeued, 1);
     CHECK(store_trace_append(st, &old, &row, 1) == STORE_STALE); /* queued */
     REQUIRE(store_job_claim_next(st, &j) == STORE_OK);

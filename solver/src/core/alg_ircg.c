@@ -13,6 +13,10 @@
  * only sees scalars from the problem's
  * oracle (oracle.h); how x and z are stored is the oracle's business.
  */
+#include <assert.h>
+#include <float.h>
+#include <math.h>
+
 #include "core/solver_internal.h"
 
 double slv_step_size(ircg_step_rule rule, int64_t t, double sigma,
@@ -69,6 +73,8 @@ static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *conver
         cx_old = -tp1 * (double)t * sigma / S_next;
         cx_new = (tp1 + 1.0) * tp1 * sigma / S_next;
     }
+    /* z_{t+1} is an affine combination: its weights sum to 1 (Remark 1) */
+    assert(fabs(cz + cx_old + cx_new - 1.0) <= 64 * DBL_EPSILON * (cz + cx_new - cx_old));
     if ((err = sv->ops->step(sv->ws, alpha, cz, cx_old, cx_new)) != IRCG_OK)
         return err;
     sv->S = S_next;

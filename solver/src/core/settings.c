@@ -39,6 +39,9 @@ static ircg_error validate_baselines(const ircg_settings *s, ircg_diag *diag)
         return slv_fail(diag, IRCG_ERR_INVALID, "/step_rule",
                          "step rules apply to IR-CG only; CG-BiO steps are "
                          "2/(k+2) and IR-PG and Bi-SG have their own rules");
+    if (s->lmo_engine < IRCG_LMO_LANCZOS || s->lmo_engine > IRCG_LMO_ARPACK)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",
+                         "unknown LMO engine %d", (int)s->lmo_engine);
     if (s->projection < IRCG_PROJ_PARTIAL || s->projection > IRCG_PROJ_FULL)
         return slv_fail(diag, IRCG_ERR_INVALID, "/projection",
                          "unknown projection %d", (int)s->projection);

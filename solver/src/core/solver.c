@@ -62,6 +62,11 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
                          s->algorithm == IRCG_ALG_CGBIO ? "CG-BiO"
                          : s->algorithm == IRCG_ALG_IRPG ? "IR-PG" : "Bi-SG",
                          pb->ops->name);
+    if (s->lmo_engine == IRCG_LMO_ARPACK &&
+        pb->info.domain.kind != IRCG_DOMAIN_NUCLEAR_BALL)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",
+                         "the ARPACK engine computes singular pairs: it applies to "
+                         "the nuclear ball (matrix completion) only");
     if (s->algorithm == IRCG_ALG_BISG && s->bisg_step == 0 && !(pb->info.L_g > 0))
         return slv_fail(diag, IRCG_ERR_INVALID, "/bisg_step",
                          "L_g = 0 (g is constant), so the default inner step 1/L_g "

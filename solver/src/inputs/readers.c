@@ -7,6 +7,7 @@
  * keep the order of the file; dimensions and duplicates are settled after
  * the pass (duplicates by a radix sort of (row, col) keys, readers_util.c).
  */
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,19 +15,14 @@
 #include <string.h>
 
 #include "inputs/readers.h"
+#include "inputs/scan.h"
 #include "base/util.h"
 
-typedef struct span {
-    const char *p;
-    size_t n;
-} span;
-
-enum { MAX_FIELDS = 5, SHOW = 40, MM_REAL = 0, MM_INTEGER = 1, MM_PATTERN = 2 };
+enum { MM_REAL = 0, MM_INTEGER = 1, MM_PATTERN = 2 };
 
 /* Reader state: the unread input, the current line and the growing arrays. */
 typedef struct rd {
-    const char *cur, *end;
-    long line;                /* 1-based number of the last line read      */
+    scan in;                  /* the unread input and the line number      */
     ircg_ratings_format fmt;
     int lim_r, lim_c;         /* > 0: ids beyond are errors                */
     int max_r, max_c;         /* largest ids seen                          */
@@ -41,94 +37,13 @@ typedef struct rd {
     double *val;
     long *lines;              /* file line of every entry, for duplicates  */
     int64_t n, cap;
+    int64_t max_entries;      /* > 0: stop after this many (a probe)       */
+    int stopped;              /* stopped at max_entries: the rest unread   */
     ircg_diag *diag;
 } rd;
 
 /* A parse error at the current line: "line N: ..." in diag->message. */
-__attribute__((format(printf, 2, 3)))
-static ircg_error perr(rd *r, const char *fmt, ...)
-{
-    char msg[224];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    slv_fail(r->diag, IRCG_ERR_PARSE, "", "line %ld: %s", r->line, msg);
-    if (r->diag)
-        r->diag->line = r->line;
-    return IRCG_ERR_PARSE;
-}
-
-static int shown(span s) { return s.n > SHOW ? SHOW : (int)s.n; }
-
-static int is_blank_char(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-static span trim(span s)
-{
-    while (s.n && is_blank_char(s.p[0]))
-        s.p++, s.n--;
-    while (s.n && is_blank_char(s.p[s.n - 1]))
-        s.n--;
-    return s;
-}
-
-/* Next line without its "\n" (and "\r"); 0 at the end of the input. */
-static int next_line(rd *r, span *out)
-{
-    if (r->cur >= r->end)
-        return 0;
-    const char *nl = memchr(r->cur, '\n', (size_t)(r->end - r->cur));
-    const char *stop = nl ? nl : r->end;
-    out->p = r->cur;
-    out->n = (size_t)(stop - r->cur);
-    if (out->n && out->p[out->n - 1] == '\r')
-        out->n--;
-    r->cur = nl ? nl + 1 : r->end;
-    r->line++;
-    return 1;
-}
-
-/* Split line into fields; returns the number of fields (all of them, even
- * beyond MAX_FIELDS, of which only the first are stored). */
-static int split_delim(span line, const char *sep, size_t seplen, span *f)
-{
-    int nf = 0;
-    const char *p = line.p, *end = line.p + line.n, *start = p;
-    while (p + seplen <= end) {
-        if (memcmp(p, sep, seplen) == 0) {
-            if (nf < MAX_FIELDS)
-                f[nf] = trim((span){start, (size_t)(p - start)});
-            nf++;
-            p += seplen;
-            start = p;
-        } else {
-            p++;
-        }
-    }
-    if (nf < MAX_FIELDS)
-        f[nf] = trim((span){start, (size_t)(end - start)});
-    return nf + 1;
-}
-
-/* Matrix Market: fields are runs of non-blank characters. */
-static int split_ws(span line, span *f)
-{
-    int nf = 0;
-    const char *p = line.p, *end = line.p + line.n;
-    while (p < end) {
-        while (p < end && is_blank_char(*p))
-            p++;
-        if (p == end)
-            break;
-        const char *start = p;
-        while (p < end && !is_blank_char(*p))
-            p++;
-        if (nf < MAX_FIELDS)
-            f[nf] = (span){start, (size_t)(p - start)};
-        nf++;
-    }
-    return nf;
-}
+#define perr(r, ...) scan_fail(&(r)->in, (r)->diag, __VA_ARGS__)
 
 static int split(const rd *r, span line, span *f)
 {
@@ -167,14 +82,14 @@ static ircg_error parse_id(rd *r, span s, const char *what, int32_t *out)
     if (s.n == 0)
         return perr(r, "%s is empty", what);
     if (rc == -2)
-        return perr(r, "%s '%.*s' is too large (max %ld)", what, shown(s),
+        return perr(r, "%s '%.*s' is too large (max %ld)", what, span_shown(s),
                     s.p, (long)INT32_MAX);
     if (rc != 0 && is_quoted(s))
         return perr(r, "%s '%.*s' is quoted; quoted fields are not supported",
-                    what, shown(s), s.p);
+                    what, span_shown(s), s.p);
     if (rc != 0 || v == 0)
         return perr(r, "%s '%.*s' is not a positive integer", what,
-                    shown(s), s.p);
+                    span_shown(s), s.p);
     *out = (int32_t)v;
     return IRCG_OK;
 }
@@ -185,15 +100,15 @@ static ircg_error parse_value(rd *r, span s, const char *what, double *out)
     if (s.n == 0)
         return perr(r, "%s is empty", what);
     if (rc == -2)
-        return perr(r, "%s '%.*s' is not a finite number", what, shown(s), s.p);
+        return perr(r, "%s '%.*s' is not a finite number", what, span_shown(s), s.p);
     if (rc != 0 && is_quoted(s))
         return perr(r, "%s '%.*s' is quoted; quoted fields are not supported",
-                    what, shown(s), s.p);
+                    what, span_shown(s), s.p);
     if (rc != 0)
-        return perr(r, "%s '%.*s' is not a decimal number", what, shown(s), s.p);
+        return perr(r, "%s '%.*s' is not a decimal number", what, span_shown(s), s.p);
     if (r->mm_field == MM_INTEGER && floor(*out) != *out)
         return perr(r, "%s '%.*s' is not an integer (the banner says integer)",
-                    what, shown(s), s.p);
+                    what, span_shown(s), s.p);
     return IRCG_OK;
 }
 
@@ -235,7 +150,7 @@ static ircg_error add_entry(rd *r, int32_t i, int32_t j, double v)
     r->row[r->n] = i - 1;
     r->col[r->n] = j - 1;
     r->val[r->n] = v;
-    r->lines[r->n] = r->line;
+    r->lines[r->n] = r->in.line;
     r->n++;
     return IRCG_OK;
 }
@@ -276,36 +191,16 @@ static ircg_error parse_entry(rd *r, span line)
         int64_t ts = 0;
         if (parse_uint(f[3], INT64_MAX, &ts) != 0)
             e = perr(r, "timestamp '%.*s' is not a non-negative integer",
-                     shown(f[3]), f[3].p);
+                     span_shown(f[3]), f[3].p);
     }
     return e ? e : add_entry(r, i, j, v);
-}
-
-static int ieq(span s, const char *word)
-{
-    size_t n = strlen(word);
-    if (s.n != n)
-        return 0;
-    for (size_t k = 0; k < n; k++) {
-        char c = s.p[k];
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
-        if (c != word[k])
-            return 0;
-    }
-    return 1;
-}
-
-static int is_banner(span line)
-{
-    return line.n >= 14 && ieq((span){line.p, 14}, "%%matrixmarket");
 }
 
 /* "%%MatrixMarket matrix coordinate real|integer|pattern general". */
 static ircg_error parse_banner(rd *r)
 {
     span line = {0}, f[MAX_FIELDS];
-    if (!next_line(r, &line) || !is_banner(line))
+    if (!scan_line(&r->in, &line) || !is_banner(line))
         return perr(r, "expected the banner '%%%%MatrixMarket matrix coordinate "
                        "real general'");
     int nf = split_ws(line, f);
@@ -314,7 +209,7 @@ static ircg_error parse_banner(rd *r)
                        "coordinate <field> general'");
     if (!ieq(f[2], "coordinate"))
         return perr(r, "format '%.*s' is not supported (only coordinate)",
-                    shown(f[2]), f[2].p);
+                    span_shown(f[2]), f[2].p);
     if (ieq(f[3], "real") || ieq(f[3], "double"))
         r->mm_field = MM_REAL;
     else if (ieq(f[3], "integer"))
@@ -323,10 +218,10 @@ static ircg_error parse_banner(rd *r)
         r->mm_field = MM_PATTERN;
     else
         return perr(r, "field '%.*s' is not supported (real, integer or "
-                       "pattern)", shown(f[3]), f[3].p);
+                       "pattern)", span_shown(f[3]), f[3].p);
     if (!ieq(f[4], "general"))
         return perr(r, "symmetry '%.*s' is not supported (only general)",
-                    shown(f[4]), f[4].p);
+                    span_shown(f[4]), f[4].p);
     return IRCG_OK;
 }
 
@@ -337,11 +232,11 @@ static ircg_error parse_size(rd *r)
     int32_t rows = 0, cols = 0;
     int64_t nnz = 0;
     do {
-        if (!next_line(r, &line))
+        if (!scan_line(&r->in, &line))
             return perr(r, "missing the size line 'rows columns entries'");
         line = trim(line);
     } while (line.n == 0 || line.p[0] == '%');
-    r->size_line = r->line;
+    r->size_line = r->in.line;
     if (split_ws(line, f) != 3)
         return perr(r, "expected the size line 'rows columns entries'");
     ircg_error e = parse_id(r, f[0], "row count", &rows);
@@ -349,7 +244,7 @@ static ircg_error parse_size(rd *r)
         e = parse_id(r, f[1], "column count", &cols);
     if (!e && parse_uint(f[2], INT64_MAX, &nnz) != 0)
         e = perr(r, "entry count '%.*s' is not a non-negative integer",
-                 shown(f[2]), f[2].p);
+                 span_shown(f[2]), f[2].p);
     if (!e && nnz > (int64_t)rows * cols)
         e = perr(r, "%lld entries do not fit in a %d x %d matrix",
                  (long long)nnz, (int)rows, (int)cols);
@@ -389,7 +284,7 @@ static int looks_like_names(span line)
  * a rating line says what is wrong with it. */
 static ircg_error csv_only_header(rd *r, span header, long line)
 {
-    r->line = line;
+    r->in.line = line;
     if (looks_like_names(header))
         return perr(r, "a header line and no ratings after it");
     return parse_entry(r, header);
@@ -401,28 +296,32 @@ static ircg_error parse_body(rd *r)
     span line = {0}, header = {0};
     long header_line = 0;
     int first = 1;
-    while (next_line(r, &line)) {
+    while (scan_line(&r->in, &line)) {
         span t = trim(line);
         if (t.n == 0) {
-            r->blank_line = r->blank_line ? r->blank_line : r->line;
+            r->blank_line = r->blank_line ? r->blank_line : r->in.line;
             continue;
         }
         if (r->fmt == IRCG_FORMAT_MATRIX_MARKET && t.p[0] == '%')
             continue;
         if (r->blank_line) {
-            r->line = r->blank_line;
+            r->in.line = r->blank_line;
             return perr(r, "empty line in the middle of the data");
         }
         if (first && r->fmt == IRCG_FORMAT_CSV && csv_is_header(line)) {
             first = 0;
             header = line;
-            header_line = r->line;
+            header_line = r->in.line;
             continue;
         }
         first = 0;
         ircg_error e = parse_entry(r, line);
         if (e)
             return e;
+        if (r->max_entries > 0 && r->n >= r->max_entries) {
+            r->stopped = 1;
+            break;
+        }
     }
     if (r->n == 0 && header_line > 0)
         return csv_only_header(r, header, header_line);
@@ -434,12 +333,16 @@ static ircg_error detect(rd *r)
 {
     rd probe = *r;
     span line = {0};
-    while (next_line(&probe, &line) && trim(line).n == 0)
+    while (scan_line(&probe.in, &line) && trim(line).n == 0)
         ;
-    r->line = probe.line;
-    if (trim(line).n == 0)
+    r->in.line = probe.in.line;
+    if (trim(line).n == 0) {
         r->fmt = IRCG_FORMAT_AUTO; /* empty input: reported by the caller */
-    else if (is_banner(line))
+        r->in.line = 0;
+        return IRCG_OK;
+    }
+    assert(line.p); /* a non-blank line points into the buffer */
+    if (is_banner(line))
         r->fmt = IRCG_FORMAT_MATRIX_MARKET;
     else if (split_delim(line, "::", 2, (span[MAX_FIELDS]){{0}}) > 1)
         r->fmt = IRCG_FORMAT_MOVIELENS;
@@ -450,7 +353,7 @@ static ircg_error detect(rd *r)
     else
         return perr(r, "cannot detect the format: no '::', tab or ',' between "
                        "fields and no %%%%MatrixMarket banner");
-    r->line = 0;
+    r->in.line = 0;
     return IRCG_OK;
 }
 
@@ -463,7 +366,7 @@ static ircg_error check_duplicates(rd *r)
         return slv_fail(r->diag, IRCG_ERR_NOMEM, "", "out of memory");
     if (second < 0)
         return IRCG_OK;
-    r->line = r->lines[second];
+    r->in.line = r->lines[second];
     return perr(r, "duplicate entry (%s %d, %s %d) first seen on line %ld",
                 r->rname, (int)r->row[second] + 1, r->cname,
                 (int)r->col[second] + 1, r->lines[first]);
@@ -517,12 +420,14 @@ static ircg_error finish(rd *r, ircg_ratings **out)
     R->row = row ? row : r->row;
     R->col = col ? col : r->col;
     R->val = val ? val : r->val;
-    r->row = r->col = NULL;
+    r->row = r->col = NULL; /* now owned by R */
     r->val = NULL;
     R->n_rows = r->lim_r > 0 ? r->lim_r : r->max_r;
     R->n_cols = r->lim_c > 0 ? r->lim_c : r->max_c;
     R->nnz = r->n;
+    R->format = r->fmt;
     *out = R;
+    /* cppcheck-suppress memleak ; the arrays are R's, which *out owns */
     return IRCG_OK;
 }
 
@@ -541,8 +446,8 @@ static ircg_error read_all(rd *r, ircg_ratings **out)
     }
     if ((e = parse_body(r)) != IRCG_OK)
         return e;
-    if (r->fmt == IRCG_FORMAT_MATRIX_MARKET && r->n != r->mm_nnz) {
-        r->line = r->size_line;
+    if (r->fmt == IRCG_FORMAT_MATRIX_MARKET && !r->stopped && r->n != r->mm_nnz) {
+        r->in.line = r->size_line;
         return perr(r, "the size line declares %lld entries but %lld were "
                        "found", (long long)r->mm_nnz, (long long)r->n);
     }
@@ -553,16 +458,21 @@ static ircg_error read_all(rd *r, ircg_ratings **out)
     return finish(r, out);
 }
 
-ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
-                                    const ircg_read_options *opt,
-                                    ircg_ratings **out, ircg_diag *diag)
+/* The reader on buf with the caller's options; max_entries > 0 stops
+ * after that many entries (then *out is NULL and *head describes what was
+ * read).  Either of out and head may be NULL. */
+static ircg_error run_reader(const char *buf, size_t len, const ircg_read_options *opt,
+                             int64_t max_entries, ircg_ratings **out,
+                             ircg_ratings_probe *head, ircg_diag *diag)
 {
     ircg_read_options o = opt ? *opt : (ircg_read_options){0};
+    ircg_ratings *got = NULL;
     if (diag)
         diag->line = 0;
-    if (!out || (!buf && len > 0))
+    if ((!out && !head) || (!buf && len > 0))
         return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL buffer or output");
-    *out = NULL;
+    if (out)
+        *out = NULL;
     buf = buf ? buf : ""; /* NULL + 0 is undefined behaviour */
     if (o.n_rows < 0 || o.n_cols < 0)
         return slv_fail(diag, IRCG_ERR_INVALID, o.n_rows < 0 ? "/n_rows"
@@ -574,15 +484,26 @@ ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
      * CSV file into a "header" and drop it silently. */
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
         buf += 3, len -= 3;
-    rd r = {.cur = buf, .end = buf + len, .fmt = o.format, .lim_r = o.n_rows,
+    rd r = {.in = {buf, buf + len, 0}, .fmt = o.format, .lim_r = o.n_rows,
             .lim_c = o.n_cols, .rname = "user", .cname = "item",
             .rid = "user id", .cid = "item id",
             /* MovieLens lines are >= 10 bytes: usually no realloc at all;
              * capped so that a huge file does not over-reserve. */
             .est = (int64_t)(len / 10 < 1024 ? 1024
                              : len / 10 > (1 << 22) ? (1 << 22) : len / 10),
-            .mm_nnz = -1, .diag = diag};
-    ircg_error e = read_all(&r, out);
+            .mm_nnz = -1, .max_entries = max_entries, .diag = diag};
+    ircg_error e = read_all(&r, &got);
+    if (!e && head)
+        *head = (ircg_ratings_probe){.format = r.fmt, .entries = r.n,
+                                     .declared = r.mm_nnz, .complete = !r.stopped,
+                                     .n_rows = r.lim_r > 0 || r.stopped || !got ? r.lim_r
+                                                                        : got->n_rows,
+                                     .n_cols = r.lim_c > 0 || r.stopped || !got ? r.lim_c
+                                                                        : got->n_cols};
+    if (out)
+        *out = got;
+    else
+        ircg_ratings_free(got);
     free(r.row);
     free(r.col);
     free(r.val);
@@ -590,22 +511,39 @@ ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
     return e;
 }
 
-ircg_error ircg_ratings_detect_format(const char *buf, size_t len,
-                                      ircg_ratings_format *fmt, ircg_diag *diag)
+ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
+                                    const ircg_read_options *opt,
+                                    ircg_ratings **out, ircg_diag *diag)
 {
-    if (diag)
-        diag->line = 0;
-    if (!fmt || (!buf && len > 0))
+    if (!out) {
+        if (diag)
+            diag->line = 0;
         return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL buffer or output");
-    buf = buf ? buf : "";
-    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
-        buf += 3, len -= 3;
-    rd r = {.cur = buf, .end = buf + len, .fmt = IRCG_FORMAT_AUTO, .diag = diag};
-    ircg_error e = detect(&r); /* the same rule as a read with AUTO */
-    if (e == IRCG_OK && r.fmt == IRCG_FORMAT_AUTO)
-        return slv_fail(diag, IRCG_ERR_PARSE, "", "no ratings found");
-    if (e == IRCG_OK)
-        *fmt = r.fmt;
+    }
+    return run_reader(buf, len, opt, 0, out, NULL, diag);
+}
+
+/* The head: at most IRCG_PROBE_BYTES, cut after its last newline when
+ * the buffer goes on (a line cut in two would read as malformed). */
+ircg_error ircg_ratings_probe_buffer(const char *buf, size_t len,
+                                     const ircg_read_options *opt,
+                                     ircg_ratings_probe *out, ircg_diag *diag)
+{
+    size_t n = len;
+    if (!out)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL output");
+    if (buf && len > IRCG_PROBE_BYTES) {
+        const char *nl = NULL;
+        for (size_t k = IRCG_PROBE_BYTES; k > 0 && !nl; k--)
+            if (buf[k - 1] == '\n')
+                nl = buf + k;
+        n = nl ? (size_t)(nl - buf) : IRCG_PROBE_BYTES;
+    }
+    ircg_error e = run_reader(buf, n, opt, IRCG_PROBE_ENTRIES, NULL, out, diag);
+    if (!e) {
+        out->bytes = (int64_t)len;
+        out->complete = out->complete && n == len;
+    }
     return e;
 }
 
@@ -622,6 +560,27 @@ ircg_error ircg_ratings_read_file(const char *path, const ircg_read_options *opt
     ircg_error e = slv_read_whole_file(path, &data, &len, diag);
     if (!e)
         e = ircg_ratings_read_buffer(data, len, opt, out, diag);
+    free(data);
+    return e;
+}
+
+ircg_error ircg_ratings_probe_file(const char *path, const ircg_read_options *opt,
+                                   ircg_ratings_probe *out, ircg_diag *diag)
+{
+    char *data = NULL;
+    size_t len = 0;
+    int64_t size = 0;
+    if (diag)
+        diag->line = 0;
+    if (!path || !out)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL path or output");
+    ircg_error e = slv_read_file_head(path, IRCG_PROBE_BYTES + 1, &data, &len, &size, diag);
+    if (!e)
+        e = ircg_ratings_probe_buffer(data, len, opt, out, diag);
+    if (!e) {
+        out->bytes = size;
+        out->complete = out->complete && (int64_t)len == size;
+    }
     free(data);
     return e;
 }

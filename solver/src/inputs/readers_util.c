@@ -1,12 +1,14 @@
 /* readers_util.c -- see readers.h */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "inputs/readers.h"
+#include "inputs/scan.h"
 #include "base/util.h"
 
 typedef struct kv {
@@ -96,15 +98,19 @@ ircg_error slv_read_whole_file(const char *path, char **data, size_t *len,
                          strerror(errno));
     cap = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1
                                                         : 65536;
+    if (!(buf = malloc(cap))) {
+        e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory reading '%s'", path);
+        goto done;
+    }
     for (;;) {
-        if (n == cap || !buf) {
-            char *nb = realloc(buf, buf ? 2 * cap : cap);
+        if (n == cap) { /* the file grew since fstat, or its size is unknown */
+            char *nb = realloc(buf, 2 * cap);
             if (!nb) {
                 e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory reading "
                               "'%s'", path);
                 goto done;
             }
-            cap = buf ? 2 * cap : cap;
+            cap *= 2;
             buf = nb;
         }
         size_t got = fread(buf + n, 1, cap - n, f);
@@ -126,6 +132,34 @@ done:
     return e;
 }
 
+ircg_error slv_read_file_head(const char *path, size_t max, char **data, size_t *len,
+                              int64_t *size, ircg_diag *diag)
+{
+    struct stat st;
+    FILE *f = fopen(path, "rb");
+    *data = NULL;
+    *len = 0;
+    if (!f)
+        return slv_fail(diag, IRCG_ERR_IO, "", "cannot open '%s': %s", path,
+                        strerror(errno));
+    *size = fstat(fileno(f), &st) == 0 ? (int64_t)st.st_size : 0;
+    char *buf = malloc(max ? max : 1);
+    size_t n = buf ? fread(buf, 1, max, f) : 0;
+    ircg_error e = IRCG_OK;
+    if (!buf)
+        e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory reading '%s'", path);
+    else if (ferror(f))
+        e = slv_fail(diag, IRCG_ERR_IO, "", "cannot read '%s': %s", path, strerror(errno));
+    fclose(f);
+    if (e) {
+        free(buf);
+        return e;
+    }
+    *size = *size > (int64_t)n ? *size : (int64_t)n; /* not a regular file */
+    *data = buf;
+    *len = n;
+    return IRCG_OK;
+}
 
 /* [+-] digits [. digits] [(e|E) [+-] digits], a digit on one side of the
  * point at least; strtod's hexadecimal, "inf" and "nan" forms are not. */
@@ -167,4 +201,17 @@ int slv_parse_decimal(const char *p, size_t n, double *out)
     buf[n] = '\0';
     *out = strtod(buf, NULL);
     return isfinite(*out) ? 0 : -2;
+}
+
+ircg_error scan_fail(const scan *in, ircg_diag *diag, const char *fmt, ...)
+{
+    char msg[224];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    slv_fail(diag, IRCG_ERR_PARSE, "", "line %ld: %s", in->line, msg);
+    if (diag)
+        diag->line = in->line;
+    return IRCG_ERR_PARSE;
 }

@@ -17,6 +17,7 @@
  * are uniform among the remaining cells: rejection with a hash set when at
  * most half of the matrix is observed, selection sampling otherwise.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,7 @@ done:
 
 static double *normals(slv_rng *g, int64_t count)
 {
+    assert(count > 0); /* dimensions and ranks are validated >= 1 */
     double *v = malloc((size_t)(count > 0 ? count : 1) * sizeof *v);
     if (v)
         for (int64_t i = 0; i < count; i++)
@@ -311,8 +313,8 @@ ircg_error ircg_synth_least_squares(int m, int n, double noise, uint64_t seed,
     for (int i = 0; i < m; i++) {
         const double *a = *A + (size_t)i * n;
         double s = 0;
-        for (int j = 0; j < n; j++)
-            s += a[j] * x[j];
+        for (int j = 0; j < n; j++) /* A is m x n and x has n entries: */
+            s += a[j] * x[j]; /* NOLINT(clang-analyzer-core.UndefinedBinaryOperatorResult) */
         (*b)[i] = s + (noise > 0 ? noise * slv_rng_normal(&gn) : 0.0);
     }
     free(x);

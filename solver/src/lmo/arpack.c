@@ -10,6 +10,14 @@
 
 #include "lmo/arpack.h"
 
+/* ARPACK-ng's dsaupd keeps its progress between the calls of one reverse-
+ * communication loop in Fortran SAVE variables (dsaup2's iteration counts,
+ * the restart position, the "first call" flags of the BLAS-like helpers),
+ * shared by every thread of the process.  Two solves that interleave their
+ * calls would corrupt each other, so one mutex is held from the first
+ * dsaupd to the last dseupd of a solve: the lock covers the whole loop, not
+ * single calls.  It is the only global state of the library; the Lanczos
+ * engine needs none, which is why it is the default. */
 static pthread_mutex_t lmo_arpack_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* Lanczos basis size: ARPACK fills it before its first convergence test,
@@ -61,6 +69,9 @@ static a_int iterate(arp *a, int n, lmo_op_fn op, void *ctx, double tol, double 
                  a->iparam, a->ipntr, a->workd, a->workl, a->lworkl, &info);
         if (ido != -1 && ido != 1)
             return info;
+        /* The caller frees a's arrays after this loop (arp_free); the
+         * analyzer loses them in the loop through the opaque op. */
+        /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
         op(ctx, 0, a->workd + a->ipntr[0] - 1, tn);
         op(ctx, 1, tn, a->workd + a->ipntr[1] - 1);
         out->matvecs += 2;

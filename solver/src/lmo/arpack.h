@@ -1,8 +1,10 @@
 /*
- * arpack.h -- the top singular pair by ARPACK-ng (dsaupd/dseupd on C'C),
- * for comparison with the reentrant Lanczos of lanczos.c.  ARPACK keeps
- * Fortran SAVE state between calls, so every use goes through one
- * process-wide mutex (the library's only global).
+ * arpack.h -- the top singular pair by ARPACK-ng (dsaupd/dseupd on C'C):
+ * the LMO engine a job selects with "lmo": {"engine": "arpack"}
+ * (settings.lmo_engine), beside the default reentrant Lanczos of
+ * lanczos.c.  ARPACK keeps Fortran SAVE state between calls, so every solve
+ * holds one process-wide mutex (arpack.c; the library's only global): jobs
+ * on several workers take turns in their LMOs.
  */
 #ifndef IRCG_LMO_ARPACK_H
 #define IRCG_LMO_ARPACK_H

@@ -296,7 +296,7 @@ static ircg_error ls_lmo_cut(void *ws, double slack, slv_cut_info *info)
                            &theta, &info->evaluations);
         if (err != IRCG_OK)
             goto done;
-        info->rank = theta > 0 && memcmp(vlo, vhi, (size_t)n * sizeof *vlo) ? 2 : 1;
+        info->rank = theta > 0 && memcmp(vlo, vhi, (size_t)n * sizeof *vlo) != 0 ? 2 : 1;
     }
 found:
     if ((err = finish(w, theta, vlo, vhi, &info->matvecs)) != IRCG_OK)

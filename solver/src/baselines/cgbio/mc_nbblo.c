@@ -20,6 +20,7 @@
  * minimizing <A, V> (top eigenvector of S) and the one maximizing it
  * (bottom eigenvector of S) with <A, V> = b exactly: a rank-2 V.
  */
+#include <assert.h>
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
@@ -178,6 +179,7 @@ static void combine(const nb_atom *v1, double a1, const nb_atom *v2, double a2,
 {
     double theta = a2 > a1 ? (a2 - b) / (a2 - a1) : 1.0;
     theta = fmin(fmax(theta, 0.0), 1.0);
+    assert(theta >= 0.0 && theta <= 1.0); /* NaN never gets here */
     out->at[0] = *v1;
     out->at[1] = *v2;
     out->theta = theta;

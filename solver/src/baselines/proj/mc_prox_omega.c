@@ -6,6 +6,7 @@
  * orders smaller, hence compensated sums; the chunks are fixed by the
  * problem and combined in order, so the thread count changes nothing.
  */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "baselines/proj/mc_prox.h"
@@ -45,6 +46,7 @@ static void omega_task(void *vc, int c)
             } else {
                 double s0 = 0, s1 = 0;
                 if (k > 0) {
+                    assert(pi); /* without aff, the factors Pt are given */
                     const double *qj = o->SQt + (size_t)j * k;
                     int l = 0;
                     for (; l + 2 <= k; l += 2) {

@@ -178,7 +178,9 @@ ircg_error mp_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate *
         for (size_t j = 0; j < p; j++)
             wn += pt->w[j] * pt->w[j];
     wn = sqrt(wn);
-    it->rank = k + (wn > 0);
+    int extra = wn > 0; /* the column-sum atom, when it is not zero */
+    const int rank = k + extra;
+    it->rank = rank;
     kk = it->rank > 0 ? it->rank : 1;
     it->kind = IRCG_PROBLEM_MATRIX_COMPLETION;
     it->n_rows = d->n;
@@ -186,7 +188,7 @@ ircg_error mp_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate *
     it->dim = (int64_t)n * p;
     it->a0 = pt->c * pt->a;
     it->x0_diag = malloc((size_t)d->m0 * sizeof(double));
-    it->w = malloc((size_t)kk * sizeof(double));
+    it->w = calloc((size_t)kk, sizeof(double));
     it->P = malloc(n * kk * sizeof(double));
     it->Q = malloc(p * kk * sizeof(double));
     if (want_dense)
@@ -204,7 +206,7 @@ ircg_error mp_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate *
         for (size_t j = 0; j < p; j++)
             it->Q[j + l * p] = sg * pt->Q[j + l * p];
     }
-    if (wn > 0) { /* 1 w' = (1/sqrt(n)) 1 (w/|w|)' sqrt(n) |w| */
+    if (extra) { /* 1 w' = (1/sqrt(n)) 1 (w/|w|)' sqrt(n) |w| */
         for (size_t i = 0; i < n; i++)
             it->P[i + k * n] = 1.0 / sqrt((double)n);
         for (size_t j = 0; j < p; j++)
@@ -214,7 +216,7 @@ ircg_error mp_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate *
     if (want_dense) {
         for (int i = 0; i < d->m0; i++)
             it->dense[i + i * n] = it->a0 * w->d0;
-        for (int l = 0; l < it->rank; l++)
+        for (int l = 0; l < rank; l++)
             cblas_dger(CblasColMajor, d->n, d->p, it->w[l], it->P + l * n, 1,
                        it->Q + l * p, 1, it->dense, d->n);
     }

@@ -82,8 +82,7 @@ typedef struct mc_ws {
     double *tn, *tp, *tk, *tk2; /* n, p, cap, cap                          */
     double *dsum;           /* per-chunk partial sums (4 * nchunk)         */
     struct lmo_lanczos *lz;
-    int use_arpack;         /* internal knob: ARPACK instead of lmo_lanczos
-                               (measured slower, see arpack.h)          */
+    ircg_lmo_engine engine; /* settings.lmo_engine: which one lmo() calls  */
     double *tn2;            /* n, scratch of the ARPACK path               */
     /* State that a method's own oracle keeps with this workspace (CG-BiO's
      * cut: its pending vertex and scratch, baselines/cgbio/mc_cut.c), NULL

@@ -4,6 +4,7 @@
  * become Rp K Rq'; the left space kept is that of [Kx Kz], the right space
  * that of [Kx; Kz], so x and z are both preserved to rounding.
  */
+#include <assert.h>
 #include <lapacke.h>
 #include <cblas.h>
 #include <stdlib.h>
@@ -218,6 +219,7 @@ ircg_error mc_compress(mc_ws *w)
                 q.Fp, d->n, Ul, q.kp, 0.0, w->P, d->n);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, d->p, r, q.kq, 1.0, q.Fq,
                 d->p, Vrt, q.kq, 0.0, w->Q, d->p);
+    assert(r >= 0 && r <= w->k); /* compression never adds atoms */
     w->k = r;
     mc_grams_rebuild(w);
 done:

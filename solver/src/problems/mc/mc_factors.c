@@ -3,6 +3,7 @@
  * atoms appended by the LMO, the small Gram matrices that give ||X||_F and
  * the column sums without forming X, and dense exports.
  */
+#include <assert.h>
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,7 @@ ircg_error mc_append_atom(mc_ws *w, const double *u, const double *v)
     w->sP[k] = sum(u, d->n);
     w->qm[k] = sum(v, d->m0);
     w->k = k + 1;
+    assert(w->k <= w->cap);
     return IRCG_OK;
 }
 

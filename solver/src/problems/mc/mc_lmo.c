@@ -127,7 +127,7 @@ ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir)
     }
     w->pre_valid = 0;
 
-    if (w->use_arpack) { /* its first product is on a rescaled vector */
+    if (w->engine == IRCG_LMO_ARPACK) { /* its first product is on a rescaled vector */
         oc.pre = NULL;
         err = lmo_arpack_run(d->n, d->p, mc_grad_op, &oc, w->have_v ? w->v : NULL,
                             w->lmo_tol, w->lmo_max_mv, w->tn2, &so);

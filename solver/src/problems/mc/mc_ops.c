@@ -58,6 +58,7 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
         return IRCG_ERR_NOMEM;
     w->d = d;
     w->lmo_tol = s->lmo_tol;
+    w->engine = s->lmo_engine;
     w->lmo_max_mv = s->lmo_max_matvecs;
     w->d0 = 0.01 * d->delta / d->m0;
     /* A product with the atoms reads (n + p) k doubles, one with R about

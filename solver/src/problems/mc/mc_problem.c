@@ -1,5 +1,6 @@
 /* mc_problem.c -- the matrix-completion problem handle: validation of the
  * ratings and a private CSR copy of Omega (sorted by row, then column). */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,25 @@ static ircg_error validate(const ircg_ratings *R, ircg_outer_kind outer,
 }
 
 /* Counting sort by row, then each row sorted by column; duplicates fail. */
+#ifndef NDEBUG
+/* Row pointers nondecreasing from 0 to nnz, columns strictly increasing
+ * within each row and below p: what every pass over Omega relies on. */
+static int csr_ordered(const mc_data *d)
+{
+    if (d->rowptr[0] != 0 || d->rowptr[d->n] != d->nnz)
+        return 0;
+    for (int i = 0; i < d->n; i++) {
+        if (d->rowptr[i + 1] < d->rowptr[i])
+            return 0;
+        for (int64_t a = d->rowptr[i]; a < d->rowptr[i + 1]; a++)
+            if (d->col[a] < 0 || d->col[a] >= d->p ||
+                (a > d->rowptr[i] && d->col[a] <= d->col[a - 1]))
+                return 0;
+    }
+    return 1;
+}
+#endif
+
 static ircg_error build_csr(mc_data *d, const ircg_ratings *R, ircg_diag *diag)
 {
     int64_t *next = calloc((size_t)d->n + 1, sizeof *next);
@@ -98,6 +118,7 @@ static ircg_error build_csr(mc_data *d, const ircg_ratings *R, ircg_diag *diag)
             }
     }
     free(next);
+    assert(err != IRCG_OK || csr_ordered(d));
     return err;
 }
 
@@ -131,8 +152,9 @@ ircg_error mc_problem_new(const ircg_ratings *R, ircg_outer_kind outer, double d
     mc_data *d = NULL;
     ircg_error err;
 
-    if (out)
-        *out = NULL;
+    if (!out)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "out is NULL");
+    *out = NULL;
     if ((err = validate(R, outer, delta, diag)) != IRCG_OK)
         return err;
     pb = calloc(1, sizeof *pb);
