@@ -22,7 +22,7 @@ static int file_values_ok(sp_ctx *c, const sp_mat *mt, const char *pa, const cha
                 return 0;
     for (int64_t i = 0; mt->A && i < (int64_t)mt->m * mt->n; i++)
         if (!sp_value_ok(c, pa, mt->A[i], "%s: entry (%lld, %lld)", mt->A_path,
-                         (long long)(i / mt->n + 1), (long long)(i % mt->n + 1)))
+                         (long long)(i / mt->n) + 1, (long long)(i % mt->n) + 1))
             return 0;
     for (int64_t i = 0; mt->b_resolved && i < mt->b_len; i++)
         if (!sp_value_ok(c, pb, mt->b[i], "%s: entry %lld", mt->b_path, (long long)i + 1))

@@ -9,6 +9,7 @@
  * a dense A for the l1 ball and the simplex).  The direction is curved:
  * the exact step asks lr_slope, O(m) per evaluation.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,7 @@ static ircg_error lr_create(const ircg_problem *pb, const ircg_settings *s, void
     ls_matvec(d, w->x, w->mx);
     memcpy(w->mz, w->mx, (size_t)d->m * sizeof *w->mz);
     if (has_val(w)) {
+        assert(w->ux && w->uz); /* ws_alloc made them with the validation rows */
         ls_matvec(d->vset, w->x, w->ux);
         memcpy(w->uz, w->ux, (size_t)d->vset->m * sizeof *w->uz);
     }
@@ -260,7 +262,7 @@ static ircg_error lr_save(void *p, slv_buf *out)
 static ircg_error lr_restore(void *p, slv_rbuf *in, ircg_diag *diag)
 {
     lr_ws *w = p;
-    double *arr[10], cache[2];
+    double *arr[10], cache[2] = {0, 0};
     size_t len[10];
     int k = state_arrays(w, arr, len);
     arr[k] = cache, len[k++] = 2;

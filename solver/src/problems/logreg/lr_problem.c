@@ -1,6 +1,7 @@
 /* lr_problem.c -- lr_problem_new(): the least-squares data checks and
  * copies (ls_data_new), the labels, and the constants
  * L_g = ||A||_2^2 / 4 (l'' <= 1/4) and L_f = 1, or ||A_v||_2^2 / 4. */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "problems/domain.h"
@@ -65,6 +66,7 @@ ircg_error lr_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
     if ((err = check_model(data, outer, zo, diag)) != IRCG_OK ||
         (err = ls_data_new(data, outer, domain, &d, &L_f, &L_g, diag)) != IRCG_OK)
         return err;
+    assert(d != NULL);
     map_labels(d->b, d->m, zo[0]);
     if (d->vset) {
         map_labels(d->vset->b, d->vset->m, zo[1]);

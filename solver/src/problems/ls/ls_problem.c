@@ -1,5 +1,6 @@
 /* ls_problem.c -- ls_problem_new(): validation of the data,
  * deep copies, and the problem's constants (L_f, L_g, diameter). */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,7 @@ ircg_error ls_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
     *out = NULL;
     if ((err = ls_data_new(data, outer, domain, &d, &L_f, &L_g, diag)) != IRCG_OK)
         return err;
+    assert(d != NULL);
     if (!(pb = calloc(1, sizeof *pb))) {
         ls_data_free(d);
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");

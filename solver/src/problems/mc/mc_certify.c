@@ -95,10 +95,10 @@ static ircg_error omega_values(const mc_ws *w, cert_omega *c)
     size_t nk = (size_t)d->n * (k ? k : 1);
     double *A = malloc(nk * sizeof *A), *Aa = malloc(nk * sizeof *Aa);
     double g1 = gamma_of(2.0 * k + 3), g2 = gamma_of(2.0 * k + 4), dd = w->x.a * w->d0;
-    c->r = malloc((size_t)d->nnz * sizeof(double));
-    c->xo = malloc((size_t)d->nnz * sizeof(double));
-    c->er = malloc((size_t)d->nnz * sizeof(double));
-    c->ex = malloc((size_t)d->nnz * sizeof(double));
+    c->r = calloc((size_t)d->nnz, sizeof(double)); /* every entry is written below */
+    c->xo = calloc((size_t)d->nnz, sizeof(double));
+    c->er = calloc((size_t)d->nnz, sizeof(double));
+    c->ex = calloc((size_t)d->nnz, sizeof(double));
     if (!A || !Aa || !c->r || !c->xo || !c->er || !c->ex) {
         free(A);
         free(Aa);
