@@ -75,6 +75,7 @@ PAPER_PKGS := gnuplot-nox
 PAPER_BUDGET ?= 600
 PAPER_BUDGET_100K ?= 120
 PAPER_OUT ?= $(BUILD)/paper
+STUDY_OUT ?= $(BUILD)/study
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -94,7 +95,10 @@ help:
 	@echo "make lint    cppcheck and clang-tidy (.clang-tidy) over the shipped code"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace (SCALE_ARGS=)"
-	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
+	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s,"
+	@echo "             then make study and make results"
+	@echo "make study   the rates of Section 5, the selection instance, over-parameterized regression"
+	@echo "make results tests/paper/RESULTS.md from the last paper and study runs"
 	@echo "make run     install, build and start the service"
 	@echo "make unit-check  systemd-analyze verify + security on deploy/ircgd.service (wants OK or better)"
 	@echo "make image   build deploy/Dockerfile with docker, podman or buildah as IMAGE=$(IMAGE)"
@@ -214,9 +218,25 @@ bench-scale: all
 	OPENBLAS_NUM_THREADS=1 ./$(SCALE_BIN) --bin $(BUILD)/bin --tmp $(BUILD)/bench-scale $(SCALE_ARGS)
 
 # The paper's experiment on both MovieLens files (Table 1, Figure 1).
+# Then the studies beyond it, and tests/paper/RESULTS.md regenerated from
+# all of their outputs (with the commit that produced them).
 paper: all data deps-paper
+	@mkdir -p $(PAPER_OUT)
+	tests/paper/provenance.sh $(PAPER_BUDGET) $(PAPER_BUDGET_100K) > $(PAPER_OUT)/provenance.json
 	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/ratings.dat --out $(PAPER_OUT)/ml-1m --budget $(PAPER_BUDGET) $(PAPER_ARGS)
 	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/u.data --out $(PAPER_OUT)/ml-100k --budget $(PAPER_BUDGET_100K) $(PAPER_ARGS)
+	$(MAKE) study results
+
+# The measurements beyond the paper's experiment (tests/study): the rate
+# table of Section 5, the selection instance, over-parameterized regression.
+study: all
+	OPENBLAS_NUM_THREADS=1 ./$(STUDY_BIN) all --out $(STUDY_OUT)
+	@if command -v gnuplot >/dev/null; then cd $(STUDY_OUT) && gnuplot overparam.gp; \
+	else echo "gnuplot is not installed (make deps-paper): $(STUDY_OUT)/overparam.gp not run"; fi
+
+# tests/paper/RESULTS.md and its copies of the outputs, from the last runs.
+results:
+	python3 tests/paper/results.py --paper $(PAPER_OUT) --study $(STUDY_OUT) --into tests/paper --check
 
 # The store and the data directory live in build/: specs may name the
 # MovieLens files that `make data` put there ("path": "ratings.dat").

@@ -146,7 +146,7 @@ static int make_dirs(const char *path)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static ircg_problem *load_problem(const paper_opts *o)
+static ircg_problem *load_problem(const paper_opts *o, cJSON *summary)
 {
     ircg_ratings *r = NULL;
     ircg_problem *pb = NULL;
@@ -159,9 +159,14 @@ static ircg_problem *load_problem(const paper_opts *o)
     if (ircg_problem_matrix_completion(r, IRCG_OUTER_COLUMN_VARIANCE, o->delta, &pb,
                                        &diag) != IRCG_OK)
         fprintf(stderr, "ircg paper: %s: %s\n", diag.field, diag.message);
-    else
+    else {
         printf("instance: %s, %d x %d, %lld ratings, delta %g\n", o->ratings, r->n_rows,
                r->n_cols, (long long)r->nnz, o->delta);
+        cJSON *in = cJSON_AddObjectToObject(summary, "instance");
+        cJSON_AddNumberToObject(in, "n_rows", r->n_rows);
+        cJSON_AddNumberToObject(in, "n_cols", r->n_cols);
+        cJSON_AddNumberToObject(in, "ratings", (double)r->nnz);
+    }
     ircg_ratings_free(r);
     return pb;
 }
@@ -244,7 +249,7 @@ int cmd_paper(int argc, char **argv)
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
-    if (!(pb = load_problem(&o))) {
+    if (!(pb = load_problem(&o, summary))) {
         rc = CLI_INVALID;
         goto done;
     }

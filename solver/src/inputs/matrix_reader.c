@@ -25,17 +25,7 @@ typedef struct mr {
 
 static ircg_error store(mr *r, double x)
 {
-    if (r->len == r->cap) {
-        int64_t cap = r->cap ? 2 * r->cap : 1024;
-        double *p = realloc(r->A, (size_t)cap * sizeof *p);
-        if (!p)
-            return slv_fail(r->diag, IRCG_ERR_NOMEM, "", "out of memory after %lld values",
-                            (long long)r->len);
-        r->A = p;
-        r->cap = cap;
-    }
-    r->A[r->len++] = x;
-    return IRCG_OK;
+    return scan_push(&r->A, &r->len, &r->cap, x, r->diag);
 }
 
 /* The fields of one row; *k = how many. */

@@ -40,17 +40,7 @@ static ircg_error value(vr *r, span s, double *out)
 
 static ircg_error push(vr *r, double x)
 {
-    if (r->n == r->cap) {
-        int64_t cap = r->cap ? 2 * r->cap : 1024;
-        double *p = realloc(r->v, (size_t)cap * sizeof *p);
-        if (!p)
-            return slv_fail(r->diag, IRCG_ERR_NOMEM, "", "out of memory after %lld values",
-                            (long long)r->n);
-        r->v = p;
-        r->cap = cap;
-    }
-    r->v[r->n++] = x;
-    return IRCG_OK;
+    return scan_push(&r->v, &r->n, &r->cap, x, r->diag);
 }
 
 static int64_t count(span s)

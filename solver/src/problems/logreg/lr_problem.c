@@ -4,7 +4,6 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "problems/domain.h"
 #include "problems/logreg/lr.h"
 
 /* Labels: every y_k in {-1, +1}, or every one in {0, 1}; *zero_one says
@@ -54,7 +53,6 @@ ircg_error lr_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
                           const ircg_domain *domain, ircg_problem **out,
                           ircg_diag *diag)
 {
-    ircg_problem *pb = NULL;
     ls_data *d = NULL;
     double L_f, L_g;
     int zo[2] = {0, 0};
@@ -72,18 +70,5 @@ ircg_error lr_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
         map_labels(d->vset->b, d->vset->m, zo[1]);
         L_f /= 4;
     }
-    if (!(pb = calloc(1, sizeof *pb))) {
-        ls_data_free(d);
-        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
-    }
-    pb->info = (ircg_problem_info){
-        .kind = IRCG_PROBLEM_LOGISTIC, .n_rows = d->m, .n_cols = d->n, .dim = d->n,
-        .n_observed = d->m, .domain = *domain, .outer = outer->kind, .L_f = L_f,
-        .L_g = L_g / 4, .diameter = slv_domain_diameter(domain, d->n),
-    };
-    pb->ops = &slv_lr_ops;
-    pb->data = d;
-    pb->free_data = ls_data_free;
-    *out = pb;
-    return IRCG_OK;
+    return ls_problem_of(d, IRCG_PROBLEM_LOGISTIC, &slv_lr_ops, L_f, L_g / 4, out, diag);
 }

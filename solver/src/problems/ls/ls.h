@@ -45,6 +45,10 @@ void ls_data_free(void *data);
 ircg_error ls_data_new(const ircg_ls_data *data, const ircg_outer *outer,
                        const ircg_domain *domain, ls_data **out, double *L_f,
                        double *L_g, ircg_diag *diag);
+/* The problem handle of kind over d (taken over: freed on failure) with
+ * the family's oracle ops and the constants. */
+ircg_error ls_problem_of(ls_data *d, ircg_problem_kind kind, const slv_oracle_ops *ops,
+                         double L_f, double L_g, ircg_problem **out, ircg_diag *diag);
 /* ls_problem.c: the problem handle with the family's oracle (pb->ops); the
  * public constructor (core/families.c) adds the methods' oracles */
 ircg_error ls_problem_new(const ircg_ls_data *data, const ircg_outer *outer,

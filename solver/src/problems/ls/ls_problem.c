@@ -243,11 +243,30 @@ fail:
     return err;
 }
 
+ircg_error ls_problem_of(ls_data *d, ircg_problem_kind kind, const slv_oracle_ops *ops,
+                         double L_f, double L_g, ircg_problem **out, ircg_diag *diag)
+{
+    ircg_problem *pb = calloc(1, sizeof *pb);
+    if (!pb) {
+        ls_data_free(d);
+        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    }
+    pb->info = (ircg_problem_info){
+        .kind = kind, .n_rows = d->m, .n_cols = d->n, .dim = d->n, .n_observed = d->m,
+        .domain = d->dom, .outer = d->outer, .L_f = L_f, .L_g = L_g,
+        .diameter = slv_domain_diameter(&d->dom, d->n),
+    };
+    pb->ops = ops;
+    pb->data = d;
+    pb->free_data = ls_data_free;
+    *out = pb;
+    return IRCG_OK;
+}
+
 ircg_error ls_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
                           const ircg_domain *domain, ircg_problem **out,
                           ircg_diag *diag)
 {
-    ircg_problem *pb = NULL;
     ls_data *d = NULL;
     double L_f, L_g;
     ircg_error err;
@@ -258,19 +277,5 @@ ircg_error ls_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
     if ((err = ls_data_new(data, outer, domain, &d, &L_f, &L_g, diag)) != IRCG_OK)
         return err;
     assert(d != NULL);
-    if (!(pb = calloc(1, sizeof *pb))) {
-        ls_data_free(d);
-        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
-    }
-    pb->info = (ircg_problem_info){
-        .kind = IRCG_PROBLEM_LEAST_SQUARES, .n_rows = d->m, .n_cols = d->n,
-        .dim = d->n, .n_observed = d->m, .domain = *domain,
-        .outer = outer->kind, .L_f = L_f, .L_g = L_g,
-        .diameter = slv_domain_diameter(domain, d->n),
-    };
-    pb->ops = &slv_ls_ops;
-    pb->data = d;
-    pb->free_data = ls_data_free;
-    *out = pb;
-    return IRCG_OK;
+    return ls_problem_of(d, IRCG_PROBLEM_LEAST_SQUARES, &slv_ls_ops, L_f, L_g, out, diag);
 }

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# provenance.sh BUDGET BUDGET_100K -- what produced a `make paper` run, as
+# JSON on stdout: the commit (and whether the worktree had changes), the
+# date, the machine, the compiler and OpenBLAS, the budgets.
+set -u
+cd "$(dirname "$0")/../.."
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+dirty=$( [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && echo true || echo false)
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+cc_version=$(${CC:-cc} --version | head -1)
+openblas=$(dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null || dpkg-query -W -f='${Version}' libopenblas0 2>/dev/null || echo unknown)
+python3 - "$commit" "$dirty" "$cpu" "$(nproc)" "$cc_version" "$openblas" "$1" "$2" <<'PY'
+import datetime, json, sys
+c, d, cpu, nproc, cc, ob, b1, b2 = sys.argv[1:9]
+print(json.dumps({"commit": c, "dirty": d == "true", "cpu": cpu, "cores": int(nproc),
+                  "compiler": cc, "openblas": ob, "budget_ml1m": float(b1),
+                  "budget_ml100k": float(b2),
+                  "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")},
+                 indent=1))
+PY
