@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # provenance.sh BUDGET BUDGET_100K -- what produced a `make paper` run, as
-# JSON on stdout: the commit (and whether the worktree had changes), the
+# JSON on stdout: the commit (and whether the code had uncommitted changes), the
 # date, the machine, the compiler and OpenBLAS, the budgets.
 set -u
 cd "$(dirname "$0")/../.."
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
-dirty=$( [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && echo true || echo false)
+# changes to the code (not to tests/paper, which the run itself rewrites)
+dirty=$( [ -n "$(git status --porcelain --untracked-files=no -- . ':!tests/paper' 2>/dev/null)" ] && echo true || echo false)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 cc_version=$(${CC:-cc} --version | head -1)
 openblas=$(dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null || dpkg-query -W -f='${Version}' libopenblas0 2>/dev/null || echo unknown)
