@@ -52,6 +52,8 @@ void srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp)
     for (int i = 0; i < r->nhdr; i++)
         MHD_add_response_header(resp, r->hdr[i].name, r->hdr[i].value);
     r->nhdr = 0;
+    MHD_add_response_header(resp, "X-Request-Id", r->request_id);
+    srv_cors_headers(r, resp);
     if (MHD_queue_response(r->conn, status, resp) == MHD_YES) {
         r->responded = 1;
         r->status = status;
@@ -110,12 +112,22 @@ void srv_reply_json(srv_req *r, unsigned status, cJSON *doc)
 /* ------------------------------------------------------------ routing -- */
 
 /* Matches path segments against a pattern where "{}" matches one
- * non-empty segment; captured segments go to r->params. */
+ * non-empty segment and a final "{*}" the rest of the path (possibly
+ * empty); captured segments go to r->params. */
 static int match(const char *pattern, const char *path, srv_req *r)
 {
     int np = 0;
     const char *p = pattern, *s = path;
-    while (*p && *s) {
+    while (*p) {
+        if (!strcmp(p, "{*}")) {
+            size_t n = strlen(s);
+            if (n >= sizeof r->params[0] || np >= SRV_MAX_PARAMS)
+                return 0;
+            memcpy(r->params[np], s, n + 1);
+            return 1;
+        }
+        if (!*s)
+            break;
         if (p[0] == '{' && p[1] == '}') {
             size_t n = strcspn(s, "/");
             if (n == 0 || n >= sizeof r->params[0] || np >= SRV_MAX_PARAMS)
@@ -197,8 +209,12 @@ static void early_checks(srv_req *r)
     int posts_body = rt && rt->body && !strcmp(r->method, "POST");
     if (!rt) {
         /* 404 after the body, from dispatch */
+    } else if (!strcmp(r->method, "OPTIONS")) {
+        srv_cors_preflight(r); /* browsers send no credentials with it */
     } else if (!authorized(r, srv_route_need(rt, r->method))) {
         /* refused: 401 or 403 queued */
+    } else if (!srv_query_known(r)) {
+        /* 400 naming the parameter queued */
     } else if (posts_body && srv_is_shutting_down()) {
         srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "5");
         srv_problem(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting-down",
@@ -266,6 +282,7 @@ static srv_req *begin_request(struct MHD_Connection *conn, const char *url,
         r->conn = conn;
         r->t0 = srv_mono();
         snprintf(r->method, sizeof r->method, "%s", method);
+        srv_request_id(r);
         if (strlen(url) < sizeof r->path) {
             snprintf(r->path, sizeof r->path, "%s", url);
             r->route = find_route(r);
@@ -309,8 +326,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     if (!r)
         return;
     double ms = 1000.0 * (srv_mono() - r->t0);
-    srv_log("%s %s %u %.1fms%s", r->method, r->path, r->status, ms,
-            toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+    srv_access_log(r, ms, toe != MHD_REQUEST_TERMINATED_COMPLETED_OK);
     srv_metrics_request(r->route ? r->route->name : "other", r->method,
                         r->status, ms / 1000.0);
     srv_pool_put(r->st);

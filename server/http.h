@@ -11,6 +11,7 @@
 
 #define SRV_MAX_PARAMS 3
 #define SRV_MAX_HDRS 6
+#define SRV_REQUEST_ID_MAX 128
 
 typedef struct srv_req srv_req;
 typedef void (*srv_handler)(srv_req *r);
@@ -29,25 +30,34 @@ struct srv_req {
     int responded;              /* a response was queued                 */
     unsigned status;            /* the status sent (for the log)         */
     double t0;                  /* monotonic start, for the log          */
+    char request_id[SRV_REQUEST_ID_MAX + 1]; /* X-Request-Id, ours or the
+                                   client's; echoed and logged           */
     store *st;                  /* borrowed from the pool by dispatch    */
     int nhdr;
     struct { char name[40]; char value[300]; } hdr[SRV_MAX_HDRS];
 };
 
 typedef struct srv_route {
-    const char *pattern;        /* "/v1/jobs/{}/trace"                   */
+    const char *pattern;        /* "/v1/jobs/{}/trace"; a final "{*}"
+                                   matches the rest of the path           */
     const char *name;           /* metrics label: "/v1/jobs/{id}/trace"  */
     const char *allow;          /* "GET, POST"                           */
     srv_handler get, post, del;
     int body;                   /* POST carries a body (limits apply)    */
     /* the scope each method needs; SRV_SCOPE_NONE: no token needed      */
     srv_scope need_get, need_post, need_del;
+    /* the query parameters each method accepts, space separated (NULL:
+     * none); any other one is refused with 400 before the handler runs */
+    const char *query_get, *query_post, *query_del;
 } srv_route;
 
 /* The scope a request with `method` needs on rt; a method the route does
  * not serve needs the lowest scope of the ones it does (its 405 tells
  * which methods exist, nothing more). */
 srv_scope srv_route_need(const srv_route *rt, const char *method);
+
+/* The query parameters `method` accepts on rt (NULL: none). */
+const char *srv_route_query(const srv_route *rt, const char *method);
 
 /* Request data. */
 const char *srv_req_header(srv_req *r, const char *name);
@@ -98,6 +108,7 @@ extern const srv_route srv_routes[];
 void srv_route_jobs_list(srv_req *r);
 void srv_route_jobs_submit(srv_req *r);
 void srv_route_job_get(srv_req *r);
+void srv_route_job_spec(srv_req *r);
 void srv_route_job_delete(srv_req *r);
 void srv_route_job_cancel(srv_req *r);
 void srv_route_job_trace(srv_req *r);
@@ -111,6 +122,25 @@ void srv_route_healthz(srv_req *r);
 void srv_route_readyz(srv_req *r);
 void srv_route_metrics(srv_req *r);
 void srv_route_version(srv_req *r);
+void srv_route_openapi(srv_req *r);
+void srv_route_examples(srv_req *r);
+void srv_route_ui_root(srv_req *r);
+void srv_route_ui(srv_req *r);
+
+/* params.c: 400 naming the first query parameter the route does not
+ * accept; 1 when every parameter is known. */
+int srv_query_known(srv_req *r);
+
+/* cors.c: the CORS headers of a response to an allowed Origin (none when
+ * CORS is off or the origin is not listed); the answer to a preflight
+ * (OPTIONS). */
+void srv_cors_headers(srv_req *r, struct MHD_Response *resp);
+void srv_cors_preflight(srv_req *r);
+
+/* accesslog.c: the request id (the client's X-Request-Id when it is
+ * acceptable, else a fresh one) and the access log line of a request. */
+void srv_request_id(srv_req *r);
+void srv_access_log(srv_req *r, double ms, int aborted);
 
 /* The job resource as JSON (routes_jobs.c), used by several routes. */
 cJSON *srv_job_json(const store_job *j, int with_result_summary);

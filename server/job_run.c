@@ -129,15 +129,17 @@ static void flush(run_ctx *c)
 
 static void progress_event(run_ctx *c)
 {
-    char json[512], n[7][32];
+    char json[640], n[9][32];
     const ircg_iter_info *it = &c->last;
+    /* what the dashboard plots live: the objectives, the gaps, the step */
     snprintf(json, sizeof json,
              "{\"id\":\"%s\",\"iteration\":%lld,\"elapsed\":%s,\"g_x\":%s,\"f_x\":%s,"
-             "\"g_z\":%s,\"f_z\":%s,\"gap\":%s}",
+             "\"g_z\":%s,\"f_z\":%s,\"gap\":%s,\"g_gap_x\":%s,\"sigma\":%s,\"alpha\":%s}",
              c->job->id, (long long)it->t, api_fmt_double(n[0], it->elapsed),
              api_fmt_double(n[1], it->g_x), api_fmt_double(n[2], it->f_x),
              api_fmt_double(n[3], it->g_z), api_fmt_double(n[4], it->f_z),
-             api_fmt_double(n[5], it->gap));
+             api_fmt_double(n[5], it->gap), api_fmt_double(n[6], it->g_gap_x),
+             api_fmt_double(n[7], it->sigma), api_fmt_double(n[8], it->alpha));
     store_rc rc = store_event_append(c->st, &c->claim, STORE_EV_PROGRESS, json, NULL);
     if (rc == STORE_OK)
         srv_notify_all();
@@ -316,6 +318,11 @@ static void conclude(run_ctx *c, const ircg_info *info, ircg_error err,
     if (c->last.t > 0 && c->last_recorded != c->last.t)
         c->rows[c->nrows++] = to_row(&c->last); /* the last row, always */
     flush(c);
+    /* a job that keeps snapshots keeps its last iterate, so that another
+     * job can start where it stopped */
+    if (err == IRCG_OK && c->out.snapshot_every > 0 && c->last.t > 0 &&
+        c->last.t % c->out.snapshot_every != 0 && save_snapshot(c, c->last.t))
+        snapshot_event(c, c->last.t);
     char *res = result_json(c, info, err, diag, ref, g_opt);
     if (err != IRCG_OK) {
         char detail[320];
@@ -335,19 +342,22 @@ static void conclude(run_ctx *c, const ircg_info *info, ircg_error err,
 
 /* ------------------------------------------------------------ the run -- */
 
-/* Resume from the latest checkpoint, or start over; the trace keeps the
- * rows up to where the solver continues.  0 on success. */
-static int resume(run_ctx *c, ircg_diag *diag)
+/* Resume from the latest checkpoint, or start over (from another job's
+ * snapshot when the spec says so); the trace keeps the rows up to where
+ * the solver continues.  0 on success. */
+static int resume(run_ctx *c, const api_spec *spec, ircg_diag *diag)
 {
     int64_t iter = 0;
     void *blob = NULL;
     size_t len = 0;
-    int rc = 0;
+    int rc = 0, warm = 0;
     store_rc src = store_job_resume_point(c->st, c->job->id, &iter, &blob, &len);
     if (src == STORE_OK && ircg_solver_restore(c->sv, blob, len, diag) != IRCG_OK) {
         rc = -1;
     } else if (src == STORE_NOTFOUND) {
         iter = 0; /* no checkpoint: start over */
+        if ((warm = srv_warm_start(c->st, spec, c->sv, &iter, diag)) < 0)
+            rc = -1;
     } else if (src != STORE_OK) {
         /* the checkpoint may exist but could not be read: starting over
          * would truncate the trace, so fail and keep everything */
@@ -363,7 +373,8 @@ static int resume(run_ctx *c, ircg_diag *diag)
         /* c->last stays empty until the first new iteration: the job's
          * progress keeps the values of the run that wrote the checkpoint */
         c->last_recorded = iter;
-        srv_log("job %s resumes from its checkpoint at iteration %lld", c->job->id,
+        srv_log("job %s %s at iteration %lld", c->job->id,
+                warm ? "continues another job's snapshot" : "resumes from its checkpoint",
                 (long long)iter);
     }
     free(blob);
@@ -375,8 +386,7 @@ static int parse_spec(store *st, const store_job *job, api_spec **spec)
     api_parse_options opt;
     api_errors errs;
     api_errors_init(&errs);
-    api_parse_options_service(&opt, srv.cfg.data_dir, srv.cfg.max_elements,
-                              srv_dataset_resolve, st);
+    srv_parse_options(&opt, st);
     const char *text = job->spec_json ? job->spec_json : "";
     int n = api_spec_parse(text, strlen(text), &opt, spec, &errs);
     if (n > 0) {
@@ -444,7 +454,7 @@ void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
         fail(st, job, "solver-error", ircg_error_string(err), diag.message);
         goto done;
     }
-    if (resume(c, &diag) != 0) {
+    if (resume(c, spec, &diag) != 0) {
         if (!lost(c))
             fail(st, job, "resume-failed", "Cannot resume from the checkpoint",
                  diag.message[0] ? diag.message : store_errmsg(st));

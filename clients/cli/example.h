@@ -16,6 +16,7 @@ typedef struct ex_opts {
     long long max_iter;     /* 0 = the example's own                        */
     const char *size;       /* "small" | "full" | NULL (= full)             */
     int small;
+    int list;               /* --list: the names, one a line               */
 } ex_opts;
 
 /* The "algorithm" section: only the members of the chosen algorithm. */

@@ -31,7 +31,7 @@ static int fill_nuclear(const ircg_ratings *R, const double *mean, double *out)
 
 int sel_make(sel_inst *s, int n, int p, int64_t nr, uint64_t seed)
 {
-    ircg_synth_ratings_spec sp = {n, p, 3, nr, 1, 5, 0.5, seed};
+    ircg_synth_ratings_spec sp = {n, p, 3, nr, 1, 5, 0.5, seed, 1};
     double *sum = calloc((size_t)p, sizeof *sum), *cnt = calloc((size_t)p, sizeof *cnt);
     int ok = 0;
     memset(s, 0, sizeof *s);

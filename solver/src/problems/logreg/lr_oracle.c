@@ -275,6 +275,16 @@ static ircg_error lr_restore(void *p, slv_rbuf *in, ircg_diag *diag)
     return err;
 }
 
+/* z <- x with its margins (the cache belongs to the pending vertex). */
+static ircg_error lr_restart(void *p)
+{
+    lr_ws *w = p;
+    double *arr[9];
+    size_t len[9];
+    ls_state_restart(arr, len, state_arrays(w, arr, len));
+    return IRCG_OK;
+}
+
 const slv_oracle_ops slv_lr_ops = {
     .name = "logistic regression",
     .create = lr_create,
@@ -288,4 +298,5 @@ const slv_oracle_ops slv_lr_ops = {
     .slope = lr_slope,
     .save = lr_save,
     .restore = lr_restore,
+    .restart = lr_restart,
 };

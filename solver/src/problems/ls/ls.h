@@ -94,6 +94,10 @@ ircg_error ls_state_save(slv_buf *out, uint64_t tag, const ls_data *d, int have_
 ircg_error ls_state_restore(slv_rbuf *in, uint64_t tag, const ls_data *d, int *have_v,
                             double *const *arr, const size_t *len, int k,
                             const char *what, ircg_diag *diag);
+/* z <- x for a run started afresh from a saved state: arr lists triples
+ * (x-side, z-side, v-side) as the checkpoint does, the z-side of each
+ * triple takes its x-side. */
+void ls_state_restart(double *const *arr, const size_t *len, int k);
 
 /* The step, shared with CG-BiO's cut step (baselines/cgbio/ls_cut.c). */
 ircg_error ls_step(void *ws, double alpha, double cz, double cx_old, double cx_new);

@@ -7,6 +7,7 @@
  * with A' (the gradient) and one with A (at the new vertex), and no others.
  * For a quadratic outer f, Q x, Q z and Q v are carried the same way.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,6 +364,23 @@ static ircg_error ls_restore(void *p, slv_rbuf *in, ircg_diag *diag)
                             "least squares", diag);
 }
 
+void ls_state_restart(double *const *arr, const size_t *len, int k)
+{
+    assert(k % 3 == 0);
+    for (int i = 0; i + 2 < k; i += 3)
+        memcpy(arr[i + 1], arr[i], len[i] * sizeof *arr[i]);
+}
+
+/* z <- x with its residual and outer vector. */
+static ircg_error ls_restart(void *p)
+{
+    ls_ws *w = p;
+    double *arr[9];
+    size_t len[9];
+    ls_state_restart(arr, len, state_arrays(w, arr, len));
+    return IRCG_OK;
+}
+
 const slv_oracle_ops slv_ls_ops = {
     .name = "least_squares",
     .create = ls_create,
@@ -375,4 +393,5 @@ const slv_oracle_ops slv_ls_ops = {
     .grad_singular_values = NULL,
     .save = ls_save,
     .restore = ls_restore,
+    .restart = ls_restart,
 };

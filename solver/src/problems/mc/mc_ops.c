@@ -228,4 +228,5 @@ const slv_oracle_ops slv_mc_ops = {
     .certify_unique = mc_certify_unique,
     .save = mc_save,
     .restore = mc_restore,
+    .restart = mc_restart,
 };
