@@ -100,7 +100,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench bench-scale paper study results run deps deps-paper data install uninstall clean help \
+.PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench bench-scale paper tta study results run deps deps-paper data install uninstall clean help \
         deps-unit unit-check deps-image image image-test
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(LIBIRCG_SO) $(LIBCLIENT_SO)
 
@@ -121,6 +121,8 @@ help:
 	@echo "             then make study and make results"
 	@echo "make study   the rates of Section 5, the selection instance, over-parameterized regression"
 	@echo "make results tests/paper/RESULTS.md from the last paper and study runs"
+	@echo "make tta     time to g - g_opt <= 1e-4, 1e-6 per method on ML-1M (TTA_BUDGET=600 s each),"
+	@echo "             written into the time-to-accuracy section of tests/paper/RESULTS.md"
 	@echo "make run     install, build and start the service"
 	@echo "make unit-check  systemd-analyze verify + security on deploy/ircgd.service (wants OK or better)"
 	@echo "make image   build deploy/Dockerfile with docker, podman or buildah as IMAGE=$(IMAGE)"
@@ -241,7 +243,7 @@ test: all data
 # The numerical suites again under several OpenBLAS kernel sets
 # (tests/tools/kernels.sh): a tolerance must hold on any CPU's kernels.
 NUMERIC_SUITES := cgbio. core. cut_ls. cut_mc. logreg. logreg_ref. ls. ls_domain. ls_leastnorm. \
-                  ls_norm. ls_oracle. ls_overparam. ls_rates. ls_simplex. rates_qg. mc_dense. mc_lmo. mc_proj. mc_prox. mc_prox_dense. \
+                  ls_norm. ls_oracle. ls_overparam. ls_rates. ls_simplex. rates_qg. mc_dense. mc_lmo. mc_proj. mc_prox. mc_prox_dense. mc_sweep. \
                   mc_state. prox_ls. reference. selection. synth.
 test-kernels: all data
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) tests/tools/kernels.sh ./$(RUN_TESTS) $(NUMERIC_SUITES)
@@ -288,6 +290,16 @@ study: all
 # tests/paper/RESULTS.md and its copies of the outputs, from the last runs.
 results:
 	python3 tests/paper/results.py --paper $(PAPER_OUT) --study $(STUDY_OUT) --into tests/paper --check
+
+# Time to accuracy on ML-1M, each method with the paper's parameters: the
+# table of tests/paper/RESULTS.md's section "Time to accuracy" (replaced).
+TTA_BUDGET ?= 600
+TTA_THREADS ?= 2
+TTA_METHODS ?= ircg-open,ircg-closed,ircg-ls,cgbio,irpg,bisg
+tta: all data
+	OPENBLAS_NUM_THREADS=1 ./$(IRCG_CLI) paper --ratings $(DATA_OUT)/ratings.dat \
+	  --out $(PAPER_OUT)/tta-ml-1m --budget $(TTA_BUDGET) --threads $(TTA_THREADS) \
+	  --time-to 1e-4,1e-6 --methods $(TTA_METHODS) --results-md tests/paper/RESULTS.md
 
 # The store and the data directory live in build/: specs may name the
 # MovieLens files that `make data` put there ("path": "ratings.dat").

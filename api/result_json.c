@@ -197,6 +197,9 @@ char *api_result_json(const api_result *r)
     sb_num(&b, "lmo_seconds", in->lmo_seconds);
     api_buf_printf(&b, ",\"lmo_matvecs\":%lld", (long long)in->lmo_matvecs);
     api_buf_printf(&b, ",\"lmo_unconverged\":%lld", (long long)in->lmo_unconverged);
+    api_buf_printf(&b, ",\"omega_passes\":%lld", (long long)in->omega_passes);
+    sb_num(&b, "omega_bytes", in->omega_bytes);
+    api_buf_printf(&b, ",\"threads\":%d", in->threads);
     sb_num(&b, "g_x", in->g_x);
     sb_num(&b, "f_x", in->f_x);
     sb_num(&b, "g_z", in->g_z);

@@ -12,6 +12,11 @@
  *   fig1.gp         the gnuplot script of Figure 1 (run here when gnuplot is
  *                   installed: fig1.png and fig1.svg)
  *   summary.json    g_opt and its certificate, and each method's figures
+ *
+ * With --time-to E1,E2,... each method runs until g(x_t) - g_opt <= every
+ * Ei (or the budget), and tta.md gives the first time and iteration each
+ * accuracy was reached; --results-md FILE writes that table into the
+ * time-to-accuracy section of FILE (tests/paper/RESULTS.md: `make tta`).
  */
 #include <cJSON.h>
 #include <errno.h>
@@ -52,12 +57,15 @@ static const paper_method METHODS[] = {
 static const char USAGE[] =
     "usage: ircg paper [--ratings PATH] [--out DIR] [--budget SECONDS]\n"
     "                  [--methods KEY,...] [--delta X] [--threads N]\n"
-    "                  [--gopt-tol X]\n"
+    "                  [--gopt-tol X] [--time-to E1,E2,... [--results-md FILE]]\n"
     "  Runs the paper's experiment: g_opt first, then each method for the\n"
     "  same budget (default 600 s) on the ratings (default\n"
     "  build/data/ratings.dat, from `make data`).  Keys: ircg-open,\n"
     "  ircg-closed, ircg-ls, cgbio, irpg, bisg, irpg-full, bisg-full\n"
-    "  (default: all).  Output in --out (default build/paper).\n";
+    "  (default: all).  Output in --out (default build/paper).\n"
+    "  --time-to: time each method until g - g_opt <= each Ei (up to 4),\n"
+    "  stopping once all are reached; tta.md, and with --results-md its\n"
+    "  section in FILE (replaced between its markers, or appended).\n";
 
 static int parse_double(const char *s, double *out)
 {
@@ -67,11 +75,35 @@ static int parse_double(const char *s, double *out)
     return s[0] && !*end && !errno && isfinite(*out) ? 0 : -1;
 }
 
+/* "1e-4,1e-6": up to PAPER_MAX_TTA accuracies in (0, 1e30], descending. */
+static int parse_tta(const char *list, paper_opts *o)
+{
+    char buf[256], *save = NULL;
+    if (strlen(list) >= sizeof buf)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", list);
+    o->ntta = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        double v;
+        if (o->ntta == PAPER_MAX_TTA || parse_double(t, &v) != 0 || !(v > 0 && v <= 1e30))
+            return -1;
+        o->tta[o->ntta++] = v;
+    }
+    for (int i = 1; i < o->ntta; i++) /* insertion sort, descending */
+        for (int j = i; j > 0 && o->tta[j] > o->tta[j - 1]; j--) {
+            double t = o->tta[j];
+            o->tta[j] = o->tta[j - 1];
+            o->tta[j - 1] = t;
+        }
+    return o->ntta > 0 ? 0 : -1;
+}
+
 static const struct option PAPER_OPTS[] = {
     {"ratings", required_argument, NULL, 'r'}, {"out", required_argument, NULL, 'o'},
     {"methods", required_argument, NULL, 'm'}, {"budget", required_argument, NULL, 'b'},
     {"delta", required_argument, NULL, 'd'}, {"gopt-tol", required_argument, NULL, 'g'},
-    {"threads", required_argument, NULL, 't'}, CLI_OPT_HELP, {0},
+    {"threads", required_argument, NULL, 't'}, {"time-to", required_argument, NULL, 'T'},
+    {"results-md", required_argument, NULL, 'R'}, CLI_OPT_HELP, {0},
 };
 static const cli_command PAPER = {"paper", USAGE, NULL, PAPER_OPTS};
 
@@ -94,6 +126,10 @@ static int paper_opt(void *user, int c, const char *val)
         o->gopt_tol = v;
     else if (c == 't' && num && v >= 1 && v <= 64 && v == floor(v))
         o->threads = (int)v;
+    else if (c == 'T' && parse_tta(val, o) == 0)
+        return 0;
+    else if (c == 'R')
+        o->results_md = val;
     else {
         fprintf(stderr, "ircg paper: invalid value \"%s\"\n", val);
         return -1;
@@ -104,10 +140,13 @@ static int paper_opt(void *user, int c, const char *val)
 static int parse_args(int argc, char **argv, paper_opts *o)
 {
     int first = 0;
-    *o = (paper_opts){"build/data/ratings.dat", "build/paper", NULL, 600, 5, 2, 1e-12};
+    *o = (paper_opts){.ratings = "build/data/ratings.dat", .out = "build/paper",
+                      .budget = 600, .delta = 5, .threads = 2, .gopt_tol = 1e-12};
     int rc = cli_getopt(argc, argv, &PAPER, paper_opt, o, &first);
     if (rc == CLI_OK && first < argc)
         rc = cli_usage_error(&PAPER, "unexpected argument \"%s\"", argv[first]);
+    if (rc == CLI_OK && o->results_md && o->ntta == 0) /* a section needs a table */
+        rc = cli_usage_error(&PAPER, "%s needs --time-to", "--results-md");
     return rc;
 }
 
@@ -274,6 +313,7 @@ int cmd_paper(int argc, char **argv)
     }
     if (!(ref = compute_gopt(pb, &o, summary)))
         goto done;
+    o.load_start = paper_load_average();
     for (int m = 0; m < NMETHODS && !g_cancel; m++) {
         if (!selected(o.methods, METHODS[m].key))
             continue;
@@ -284,7 +324,8 @@ int cmd_paper(int argc, char **argv)
         failed |= runs[nrun].failed;
         nrun++;
     }
-    if (paper_write_outputs(&o, runs, nrun, summary) == 0)
+    if (paper_write_outputs(&o, runs, nrun, summary) == 0 &&
+        (o.ntta == 0 || paper_write_tta(&o, runs, nrun, ref) == 0))
         rc = failed ? CLI_FAILED : g_cancel ? CLI_INTERRUPTED : CLI_OK;
 done:
     sigaction(SIGINT, &old, NULL);

@@ -344,8 +344,9 @@ typedef enum ircg_projection {
  * Problems over vector domains have no such LMO: ircg_solver_new refuses
  * ARPACK for them. */
 typedef enum ircg_lmo_engine {
-    IRCG_LMO_LANCZOS = 0,  /* the library's reentrant Golub-Kahan-Lanczos,
-                              warm-started; threads solve in parallel      */
+    IRCG_LMO_LANCZOS = 0,  /* the library's reentrant Lanczos on C'C (one
+                              pass over Omega per product), warm-started;
+                              threads solve in parallel                   */
     IRCG_LMO_ARPACK        /* ARPACK-ng's implicitly restarted Lanczos on
                               C'C; ARPACK keeps Fortran state, so its calls
                               are serialized by one process-wide lock      */
@@ -472,6 +473,16 @@ typedef struct ircg_info {
     int64_t warmup_iterations; /* CG-BiO: conditional-gradient steps of the
                                warm start (its time is in solve_seconds)  */
     double warmup_seconds;
+    /* The memory traffic of matrix completion (0 for least squares): the
+     * passes over the observed entries Omega made by this solver object
+     * since it was created (not saved in checkpoints), and the bytes those
+     * passes read and wrote by the kernels' traffic model (each array entry
+     * counted once per pass, as STREAM counts).  omega_bytes / solve_seconds
+     * against the machine's memory bandwidth shows how far a solve is from
+     * the hardware floor. */
+    int64_t omega_passes;
+    double omega_bytes;
+    int threads;            /* threads the sparse kernels ran on           */
 } ircg_info;
 
 typedef struct ircg_solver ircg_solver;

@@ -181,7 +181,7 @@ static void drive(inst *I)
     for (int t = 0; t < 40; t++) {
         double sigma = 0.7 / (t + 1), a = (t % 2) ? 0.3 : 1.0;
         double cz = 0.6, co = -0.1 / 3, cn = 1 - cz - co;
-        slv_dir dir;
+        slv_dir dir = {0};
         REQUIRE(ops->lmo(ws, sigma, &dir) == IRCG_OK);
         REQUIRE(ops->step(ws, a, cz, co, cn) == IRCG_OK);
         get_vec(I->pb, ws, IRCG_X, xn);

@@ -42,12 +42,14 @@ typedef struct slv_dir {
                         grad g(x*) = 0 (an interior optimum)              */
     double d_norm2;  /* ||d||^2 (Euclidean / Frobenius)                      */
     double d_hf_d;   /* d' (Hessian of f) d                                  */
-    double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2                      */
+    double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2; matrix completion:
+                        NaN unless need_hg (it costs a pass over Omega)    */
     double top_sv;   /* nuclear ball: sigma_max(grad Phi); NaN otherwise     */
     int64_t matvecs; /* operator applications spent by this LMO              */
     int converged;   /* the singular pair met lmo_tol (always 1 for vectors) */
     int curved;      /* Phi is not quadratic along d: d_hf_d and d_hg_d are
                         not given (0) and the exact step asks ops->slope  */
+    int need_hg;     /* in: the caller reads d_hg_d (exact line search)      */
 } slv_dir;
 
 /* A move d = x+ - x of the projection methods (grad_step below). */
@@ -130,7 +132,8 @@ typedef struct slv_oracle_ops {
 
     /* The observation vector of x or z, length n_observed, owned by ws:
      * the residual r(x) = A x - b of the quadratic families, the margins
-     * A x of logistic regression.  values() takes the reference's. */
+     * A x of logistic regression.  values() takes the reference's.  Made
+     * on demand by some problems: NULL when out of memory. */
     const double *(*residual)(void *ws, ircg_which which);
 
     /* d/da Phi_sigma(x + a (v - x)) for the last LMO's v, a in [0, 1]:
@@ -154,6 +157,18 @@ typedef struct slv_oracle_ops {
      * started afresh from a saved state, ircg_solver_restore_as). */
     ircg_error (*restart)(void *ws);
 
+    /* Optional (NULL: none): the reference residual (may be NULL) whose
+     * differences values() will be asked for, so that the steps can sum
+     * them as they go.  Borrowed until the next call. */
+    void (*set_reference)(void *ws, const double *ref_residual);
+    /* Optional (NULL: none): the next lmo() will be at this sigma, from the
+     * vertex the next step() moves to, so that step() may prepare it.
+     * Holds for that one step. */
+    void (*plan_lmo)(void *ws, double sigma);
+
+    /* Optional (NULL: none): the passes over the data made since create,
+     * their bytes by the kernels' traffic model, and the threads used. */
+    void (*traffic)(void *ws, int64_t *passes, double *bytes, int *threads);
 } slv_oracle_ops;
 
 /* CG-BiO's oracle (baselines/cgbio/), on the workspace of the problem's

@@ -112,6 +112,8 @@ void slv_solver_refresh_values(ircg_solver *sv)
     double g_opt = ref ? ref->info.g_opt : sv->set.g_opt;
 
     memset(&sv->vals, 0, sizeof sv->vals);
+    if (sv->ops->set_reference)
+        sv->ops->set_reference(sv->ws, rres);
     sv->ops->values(sv->ws, rres, &sv->vals);
     if (!rres) {
         sv->vals.g_gap_x = sv->vals.g_x - g_opt; /* NaN when unknown */
@@ -133,8 +135,11 @@ static void fill_info(const ircg_solver *sv, ircg_status st, double elapsed,
         .lmo_unconverged = sv->lmo_unconverged,
         .proj_partial = sv->proj_partial, .proj_full = sv->proj_full,
         .warmup_iterations = sv->warmup_iterations,
-        .warmup_seconds = sv->warmup_seconds,
+        .warmup_seconds = sv->warmup_seconds, .threads = 1,
     };
+    if (sv->ops->traffic)
+        sv->ops->traffic(sv->ws, &info->omega_passes, &info->omega_bytes,
+                         &info->threads);
 }
 
 ircg_status slv_solver_should_stop(const ircg_solver *sv, double elapsed)
@@ -200,6 +205,9 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
 
     if ((err = check_live_settings(sv)) != IRCG_OK)
         goto done;
+    if (sv->ops->set_reference) /* the settings may name another one now */
+        sv->ops->set_reference(sv->ws, sv->set.reference ? sv->set.reference->residual
+                                                         : NULL);
     if (alg->prepare) {
         err = alg->prepare(sv, start, &st);
         elapsed = slv_now() - start;

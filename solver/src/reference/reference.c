@@ -63,6 +63,7 @@ static ircg_error lmo_converged(const slv_oracle_ops *ops, void *ws, slv_dir *di
     ircg_error err = IRCG_OK;
     for (int r = 0; r <= LMO_RETRIES; r++) {
         memset(dir, 0, sizeof *dir);
+        dir->need_hg = 1; /* the exact line search */
         if ((err = ops->lmo(ws, 0.0, dir)) != IRCG_OK || dir->converged)
             break;
     }
@@ -131,6 +132,8 @@ static ircg_error run_cg(const ircg_problem *pb, const ircg_reference_settings *
         }
         double alpha = slv_step(ops, ws, IRCG_STEP_LINE_SEARCH, t, 0.0, &dir,
                                 pb->info.L_f, pb->info.L_g);
+        if (ops->plan_lmo) /* the next LMO, from this vertex */
+            ops->plan_lmo(ws, 0.0);
         if ((err = ops->step(ws, alpha, 0.0, 0.0, 1.0)) != IRCG_OK)
             return err;
     }
@@ -199,12 +202,12 @@ ircg_error ircg_reference_compute(const ircg_problem *pb,
     }
     ref->n = pb->info.n_observed;
     ref->residual = malloc((size_t)ref->n * sizeof *ref->residual);
-    if (!ref->residual) {
+    const double *r = pb->ops->residual(ws, IRCG_X);
+    if (!ref->residual || !r) {
         err = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
         goto fail;
     }
-    memcpy(ref->residual, pb->ops->residual(ws, IRCG_X),
-           (size_t)ref->n * sizeof *ref->residual);
+    memcpy(ref->residual, r, (size_t)ref->n * sizeof *ref->residual);
     pb->ops->destroy(ws);
     *out = ref;
     return IRCG_OK;

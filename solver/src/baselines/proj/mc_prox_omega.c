@@ -113,6 +113,8 @@ ircg_error mp_omega_residual(mp_ws *w, mp_point *pt, const mp_affine *aff,
     o.Pt = Pt;
     o.SQt = SQt;
     slv_pool_run(w->ex.pool, omega_task, &o, d->nchunk);
+    /* col, m, r written, and the source residual or the reference */
+    mc_exec_count(&w->ex, aff || ref ? 28 : 20);
     free(Pt);
     free(SQt);
     pt->g = chunk_total(w, 0);
