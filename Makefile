@@ -100,7 +100,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench bench-scale paper tta study results run deps deps-paper data install uninstall clean help \
+.PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench bench-scale paper tta tta-run study results run deps deps-paper data install uninstall clean help \
         deps-unit unit-check deps-image image image-test
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(LIBIRCG_SO) $(LIBCLIENT_SO)
 
@@ -118,11 +118,11 @@ help:
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace (SCALE_ARGS=)"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s,"
-	@echo "             then make study and make results"
+	@echo "             the time to accuracy (TTA_BUDGET=600 s), then make study and make results"
 	@echo "make study   the rates of Section 5, the selection instance, over-parameterized regression"
-	@echo "make results tests/paper/RESULTS.md from the last paper and study runs"
+	@echo "make results tests/paper/RESULTS.md (from RESULTS.in.md) from the last paper, tta and study runs"
 	@echo "make tta     time to g - g_opt <= 1e-4, 1e-6 per method on ML-1M (TTA_BUDGET=600 s each),"
-	@echo "             written into the time-to-accuracy section of tests/paper/RESULTS.md"
+	@echo "             then only the time-to-accuracy section of tests/paper/RESULTS.md (results.py)"
 	@echo "make run     install, build and start the service"
 	@echo "make unit-check  systemd-analyze verify + security on deploy/ircgd.service (wants OK or better)"
 	@echo "make image   build deploy/Dockerfile with docker, podman or buildah as IMAGE=$(IMAGE)"
@@ -270,15 +270,17 @@ bench: all data
 bench-scale: all
 	OPENBLAS_NUM_THREADS=1 ./$(SCALE_BIN) --bin $(BUILD)/bin --tmp $(BUILD)/bench-scale $(SCALE_ARGS)
 
-# The paper's experiment on both MovieLens files (Table 1, Figure 1).
-# Then the studies beyond it, and tests/paper/RESULTS.md regenerated from
-# all of their outputs (with the commit that produced them).
+# The paper's experiment on both MovieLens files (Table 1, Figure 1), the
+# time to accuracy on ML-1M, the studies beyond the paper, and
+# tests/paper/RESULTS.md made from all of their outputs (with the commit
+# that produced them).  OpenBLAS runs one thread: ours split the passes.
+PAPER_RUN = OPENBLAS_NUM_THREADS=1 ./$(IRCG_CLI) paper
 paper: all data deps-paper
 	@mkdir -p $(PAPER_OUT)
-	tests/paper/provenance.sh $(PAPER_BUDGET) $(PAPER_BUDGET_100K) > $(PAPER_OUT)/provenance.json
-	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/ratings.dat --out $(PAPER_OUT)/ml-1m --budget $(PAPER_BUDGET) $(PAPER_ARGS)
-	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/u.data --out $(PAPER_OUT)/ml-100k --budget $(PAPER_BUDGET_100K) $(PAPER_ARGS)
-	$(MAKE) study results
+	tests/paper/provenance.sh > $(PAPER_OUT)/provenance.json
+	$(PAPER_RUN) --ratings $(DATA_OUT)/ratings.dat --out $(PAPER_OUT)/ml-1m --budget $(PAPER_BUDGET) $(PAPER_ARGS)
+	$(PAPER_RUN) --ratings $(DATA_OUT)/u.data --out $(PAPER_OUT)/ml-100k --budget $(PAPER_BUDGET_100K) $(PAPER_ARGS)
+	$(MAKE) tta-run study results
 
 # The measurements beyond the paper's experiment (tests/study): the rate
 # table of Section 5, the selection instance, over-parameterized regression.
@@ -287,19 +289,25 @@ study: all
 	@if command -v gnuplot >/dev/null; then cd $(STUDY_OUT) && gnuplot overparam.gp; \
 	else echo "gnuplot is not installed (make deps-paper): $(STUDY_OUT)/overparam.gp not run"; fi
 
-# tests/paper/RESULTS.md and its copies of the outputs, from the last runs.
+# tests/paper/RESULTS.md (from its template RESULTS.in.md) and its copies
+# of the outputs, from the last runs.
 results:
 	python3 tests/paper/results.py --paper $(PAPER_OUT) --study $(STUDY_OUT) --into tests/paper --check
 
-# Time to accuracy on ML-1M, each method with the paper's parameters: the
-# table of tests/paper/RESULTS.md's section "Time to accuracy" (replaced).
+# Time to accuracy on ML-1M, each method with the paper's parameters
+# (tta-run: the run, part of make paper).  make tta: the run, then only
+# the time-to-accuracy section of tests/paper/RESULTS.md, by results.py.
 TTA_BUDGET ?= 600
 TTA_THREADS ?= 2
 TTA_METHODS ?= ircg-open,ircg-closed,ircg-ls,cgbio,irpg,bisg
-tta: all data
-	OPENBLAS_NUM_THREADS=1 ./$(IRCG_CLI) paper --ratings $(DATA_OUT)/ratings.dat \
-	  --out $(PAPER_OUT)/tta-ml-1m --budget $(TTA_BUDGET) --threads $(TTA_THREADS) \
-	  --time-to 1e-4,1e-6 --methods $(TTA_METHODS) --results-md tests/paper/RESULTS.md
+TTA_OUT := $(PAPER_OUT)/tta-ml-1m
+tta-run: all data
+	@mkdir -p $(TTA_OUT)
+	tests/paper/provenance.sh > $(TTA_OUT)/provenance.json
+	$(PAPER_RUN) --ratings $(DATA_OUT)/ratings.dat --out $(TTA_OUT) --budget $(TTA_BUDGET) \
+	  --threads $(TTA_THREADS) --time-to 1e-4,1e-6 --methods $(TTA_METHODS)
+tta: tta-run
+	python3 tests/paper/results.py --paper $(PAPER_OUT) --into tests/paper --only tta
 
 # The store and the data directory live in build/: specs may name the
 # MovieLens files that `make data` put there ("path": "ratings.dat").

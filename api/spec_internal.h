@@ -162,6 +162,10 @@ int sp_string(sp_ctx *c, const cJSON *obj, const char *ptr, const char *name,
 /* names is NULL-terminated; *out = the index. */
 int sp_enum(sp_ctx *c, const cJSON *obj, const char *ptr, const char *name,
             const char *const *names, int *out);
+/* The "data" object d at ptr (NULL: absent) and its "source" among
+ * sources: 1 with *out the index; 0 after an error naming the member. */
+int sp_data_source(sp_ctx *c, const cJSON *d, const char *ptr, const char *const *sources,
+                   int *out);
 /* A JSON array of finite numbers with |v| <= SP_MAX_VALUE at item
  * (pointer ptr); *out malloc'ed. */
 int sp_num_array(sp_ctx *c, const cJSON *item, const char *ptr, double **out,

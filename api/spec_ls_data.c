@@ -319,19 +319,8 @@ static void parse_synthetic(sp_ctx *c, const cJSON *d, sp_ls *ls)
 void sp_parse_ls_data(sp_ctx *c, const cJSON *d, sp_ls *ls)
 {
     int k = 0;
-    if (!d) {
-        sp_err(c, DP, "missing required member \"data\"");
+    if (!sp_data_source(c, d, DP, SOURCES, &k))
         return;
-    }
-    if (cJSON_IsObject(d) && !sp_get(d, "source")) {
-        sp_err(c, DP "/source", "missing required member \"source\"");
-        return;
-    }
-    if (!cJSON_IsObject(d) || sp_enum(c, d, DP, "source", SOURCES, &k) <= 0) {
-        if (!cJSON_IsObject(d))
-            sp_members(c, d, DP, SOURCES);
-        return;
-    }
     ls->source = (sp_source)k;
     if (k == SP_SRC_FILE)
         parse_file(c, d, ls);

@@ -15,8 +15,9 @@
  *
  * With --time-to E1,E2,... each method runs until g(x_t) - g_opt <= every
  * Ei (or the budget), and tta.md gives the first time and iteration each
- * accuracy was reached; --results-md FILE writes that table into the
- * time-to-accuracy section of FILE (tests/paper/RESULTS.md: `make tta`).
+ * accuracy was reached, tta-section.md the same table with how it was made
+ * (the time-to-accuracy section that tests/paper/results.py puts into
+ * tests/paper/RESULTS.md); --results-md FILE writes that section into FILE.
  */
 #include <cJSON.h>
 #include <errno.h>

@@ -2,19 +2,27 @@
 """results.py -- tests/paper/RESULTS.md from the runs that printed its numbers.
 
     results.py --paper build/paper --study build/study --into tests/paper [--check]
+    results.py --paper build/paper --into tests/paper --only tta
 
 Reads what `make paper` wrote: provenance.json (the commit, the machine),
 ml-1m/ and ml-100k/ (summary.json, table1.md, best-*.dat, trace-*.csv,
-Figure 1) and the studies (rates, selection, overparam: .json and .md).
-Copies the tables, figures and summaries into --into (never the traces,
-never the ratings), then rewrites RESULTS.md there:
+Figure 1), tta-ml-1m/ (the time-to-accuracy run: tta-section.md,
+provenance.json) and the studies (rates, selection, overparam: .json and
+.md).  Copies the tables, figures and summaries into --into (never the
+traces, never the ratings), then writes RESULTS.md there from its template
+RESULTS.in.md:
 
   <!-- gen:NAME -->...<!-- /gen:NAME -->   a generated block (a table)
   <!--v:KEY-->...<!--/v-->                 a generated value in the prose
+  <!-- time-to-accuracy: begin ... -->...<!-- time-to-accuracy: end -->
+                                           the section `ircg paper --time-to`
+                                           wrote as tta-section.md
 
 An unknown NAME or KEY is an error, so no number can be left behind by a
 typo.  --check also fails when a digit stands in the prose outside those
 markers, code and links: every number of RESULTS.md comes from a run.
+--only tta replaces the time-to-accuracy section of the RESULTS.md there is
+(`make tta`), nothing else.
 """
 import argparse
 import json
@@ -196,6 +204,34 @@ def copy_outputs(paper, study, into):
             shutil.copy(os.path.join(study, f), os.path.join(sd, f))
 
 
+TTA_DIR = "tta-ml-1m"
+TTA = re.compile(r"<!-- time-to-accuracy: begin.*?<!-- time-to-accuracy: end -->\n?", re.S)
+
+
+def tta_section(paper):
+    """The run's section, with the commit that made it."""
+    run = os.path.join(paper, TTA_DIR)
+    section = read(os.path.join(run, "tta-section.md"))
+    prov = load(os.path.join(run, "provenance.json"))
+    if not TTA.fullmatch(section):
+        sys.exit(f"results.py: {run}/tta-section.md is not one time-to-accuracy section")
+    commit = prov["commit"][:12] + (" (with uncommitted changes)" if prov["dirty"] else "")
+    end = "<!-- time-to-accuracy: end -->"
+    return section.replace(end, f"The run was made by commit {commit}.\n\n{end}")
+
+
+def put_tta(text, section):
+    if len(TTA.findall(text)) != 1:
+        sys.exit("results.py: the page needs exactly one time-to-accuracy section")
+    return TTA.sub(lambda _: section, text)
+
+
+def copy_tta(paper, into):
+    os.makedirs(os.path.join(into, TTA_DIR), exist_ok=True)
+    for f in ("tta.md", "summary.json", "provenance.json"):
+        shutil.copy(os.path.join(paper, TTA_DIR, f), os.path.join(into, TTA_DIR, f))
+
+
 GEN = re.compile(r"(<!-- gen:([\w.-]+) -->\n)(.*?)(<!-- /gen:\2 -->)", re.S)
 VAL = re.compile(r"(<!--v:([\w.-]+)-->)(.*?)(<!--/v-->)", re.S)
 
@@ -221,12 +257,13 @@ def fill(text, values, blocks):
 
 # Names with digits that are not measurements.
 NAMES = re.compile(r"ML-1M|ML-100K|MovieLens 1M|MovieLens 100K|Table 1|Figure 1|Section [45]|"
-                   r"Example 1|issue \d+|\bl[12]\b|IRCG|RFC \d+")
+                   r"Example 1|issue \d+|\bl[12]\b|IRCG|RFC \d+|Jiang et al\. \d{4}")
 
 
 def typed_numbers(text):
     """Digits in prose: outside markers, code, links and known names."""
     text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = TTA.sub("", text)
     text = GEN.sub("", text)
     text = VAL.sub("", text)
     text = re.sub(r"`[^`]*`", "", text)
@@ -240,13 +277,34 @@ def typed_numbers(text):
     return found
 
 
+def write(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def check_typed(text):
+    typed = typed_numbers(text)
+    if typed:
+        print("results.py: numbers typed by hand in the prose:", file=sys.stderr)
+        for t in typed:
+            print("  " + t, file=sys.stderr)
+        sys.exit(1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--paper", default="build/paper")
     ap.add_argument("--study", default="build/study")
     ap.add_argument("--into", default="tests/paper")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--only", choices=["tta"])
     a = ap.parse_args()
+    path = os.path.join(a.into, "RESULTS.md")
+    if a.only == "tta":
+        copy_tta(a.paper, a.into)
+        write(path, put_tta(read(path), tta_section(a.paper)))
+        print(f"results.py: the time-to-accuracy section of {path}")
+        return
     values, blocks = {}, {}
     prov = load(os.path.join(a.paper, "provenance.json"))
     values["commit"] = prov["commit"][:12] + (" (with uncommitted changes)" if prov["dirty"] else "")
@@ -262,20 +320,19 @@ def main():
     study_values(values, a.study)
     for name in ("rates", "selection", "overparam"):
         blocks[name] = read(os.path.join(a.study, name + ".md"))
-    copy_outputs(a.paper, a.study, a.into)
-    path = os.path.join(a.into, "RESULTS.md")
-    text, missing = fill(read(path), values, blocks)
+    template = read(os.path.join(a.into, "RESULTS.in.md"))
+    if a.check:  # the template's prose, before any value is in it
+        check_typed(template)
+    text, missing = fill(template, values, blocks)
     if missing:
         sys.exit("results.py: unknown markers: " + ", ".join(missing))
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    text = put_tta(text, tta_section(a.paper))
+    copy_outputs(a.paper, a.study, a.into)
+    copy_tta(a.paper, a.into)
+    write(path, text)
     print(f"results.py: {path} from commit {values['commit']}")
-    typed = typed_numbers(text)
-    if a.check and typed:
-        print("results.py: numbers typed by hand in the prose:", file=sys.stderr)
-        for t in typed:
-            print("  " + t, file=sys.stderr)
-        sys.exit(1)
+    if a.check:
+        check_typed(text)
 
 
 if __name__ == "__main__":

@@ -35,20 +35,7 @@
 #include <string.h>
 
 #include "study/rates.h"
-
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
-
-static double dot(const double *a, const double *b, int n)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += a[i] * b[i];
-    return s;
-}
+#include "../test_num.h"
 
 /* A unit vector orthogonal to the first k rows of Q (modified Gram-Schmidt,
  * twice for accuracy), random in seed; 0 when it degenerates. */
@@ -56,14 +43,14 @@ static int next_orthonormal(double *Q, int k, int n, uint64_t *seed)
 {
     double *q = Q + (size_t)k * n;
     for (int j = 0; j < n; j++)
-        q[j] = urand(seed);
+        q[j] = test_urand(seed);
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < k; i++) {
-            double d = dot(Q + (size_t)i * n, q, n);
+            double d = test_dot(Q + (size_t)i * n, q, n);
             for (int j = 0; j < n; j++)
                 q[j] -= d * Q[(size_t)i * n + j];
         }
-    double nq = sqrt(dot(q, q, n));
+    double nq = sqrt(test_dot(q, q, n));
     if (!(nq > 1e-3))
         return 0;
     for (int j = 0; j < n; j++)
@@ -80,7 +67,7 @@ static int make_qg(rq_inst *in, int n, uint64_t seed)
     for (int k = 0; k < n; k++) {
         if (!next_orthonormal(Q, k, n, &seed))
             return 0;
-        lam[k] = 1.25 + 0.75 * urand(&seed);
+        lam[k] = 1.25 + 0.75 * test_urand(&seed);
         lam[k] = k == 0 ? 0.5 : k == 1 ? 2.0 : lam[k];
         lmin = fmin(lmin, lam[k]);
         lmax = fmax(lmax, lam[k]);
@@ -97,8 +84,8 @@ static int make_qg(rq_inst *in, int n, uint64_t seed)
         }
     double u[RQ_MAXN], e[RQ_MAXN], nu = 0, ne = 0;
     for (int j = 0; j < n; j++) {
-        u[j] = urand(&seed);
-        e[j] = urand(&seed);
+        u[j] = test_urand(&seed);
+        e[j] = test_urand(&seed);
         nu += u[j] * u[j];
         ne += e[j] * e[j];
     }
@@ -107,7 +94,7 @@ static int make_qg(rq_inst *in, int n, uint64_t seed)
         in->c[j] = in->xs[j] - e[j] / sqrt(ne); /* grad f(x*) = e/||e|| */
     }
     for (int i = 0; i < n; i++)
-        in->bt[i] = dot(in->B + (size_t)i * n, in->xs, n);
+        in->bt[i] = test_dot(in->B + (size_t)i * n, in->xs, n);
     in->kappa = lmin;
     in->L_g = 2 * lmax;
     in->G_f = 1;

@@ -13,13 +13,7 @@
 #include "../harness.h"
 #include "ircg.h"
 #include "core/solver_internal.h"
-
-/* Deterministic uniform(-1, 1) numbers for test data. */
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
+#include "../test_num.h"
 
 typedef struct ls_inst {
     int m, n;
@@ -34,9 +28,9 @@ static void ls_make(ls_inst *L, int m, int n, double radius, uint64_t seed)
     L->A = malloc((size_t)m * n * sizeof *L->A);
     L->b = malloc((size_t)m * sizeof *L->b);
     for (int i = 0; i < m * n; i++)
-        L->A[i] = urand(&seed);
+        L->A[i] = test_urand(&seed);
     for (int i = 0; i < m; i++)
-        L->b[i] = 3.0 * urand(&seed);
+        L->b[i] = 3.0 * test_urand(&seed);
     ircg_ls_data d = {.m = m, .n = n, .A_dense = L->A, .b = L->b};
     ircg_outer o = {.kind = IRCG_OUTER_HALF_NORM_SQ};
     ircg_domain dom = {.kind = IRCG_DOMAIN_L2_BALL, .radius = radius};

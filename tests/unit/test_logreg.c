@@ -13,12 +13,7 @@
 #include "../harness.h"
 #include "ircg.h"
 #include "core/solver_internal.h"
-
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
+#include "../test_num.h"
 
 enum { M = 9, N = 5, MV = 7 };
 
@@ -33,15 +28,15 @@ typedef struct lr_inst {
 static void make(lr_inst *L, ircg_outer_kind ok, ircg_domain dom, uint64_t s, int zero_one)
 {
     for (int i = 0; i < M * N; i++)
-        L->A[i] = 2 * urand(&s);
+        L->A[i] = 2 * test_urand(&s);
     for (int i = 0; i < MV * N; i++)
-        L->Av[i] = 2 * urand(&s);
+        L->Av[i] = 2 * test_urand(&s);
     for (int i = 0; i < M; i++)
-        L->y[i] = urand(&s) > 0 ? 1 : (zero_one ? 0 : -1);
+        L->y[i] = test_urand(&s) > 0 ? 1 : (zero_one ? 0 : -1);
     for (int i = 0; i < MV; i++)
-        L->yv[i] = urand(&s) > 0 ? 1 : (zero_one ? 0 : -1);
+        L->yv[i] = test_urand(&s) > 0 ? 1 : (zero_one ? 0 : -1);
     for (int i = 0; i < N; i++)
-        L->c[i] = urand(&s);
+        L->c[i] = test_urand(&s);
     L->tr = (ircg_ls_data){.m = M, .n = N, .A_dense = L->A, .b = L->y};
     L->va = (ircg_ls_data){.m = MV, .n = N, .A_dense = L->Av, .b = L->yv};
     L->o = (ircg_outer){.kind = ok, .c = L->c, .val = &L->va};

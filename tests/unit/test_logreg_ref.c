@@ -20,12 +20,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
-
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
+#include "../test_num.h"
 
 enum { M = 60, N = 8, K = 4 };
 
@@ -55,12 +50,12 @@ static void data(double *A, double *y, int m, int n, uint64_t s)
 {
     double w[64];
     for (int j = 0; j < n; j++)
-        w[j] = urand(&s);
+        w[j] = test_urand(&s);
     for (int i = 0; i < m; i++) {
         double z = 0;
         for (int j = 0; j < n; j++)
-            z += (A[i * n + j] = urand(&s)) * w[j];
-        y[i] = z + 0.6 * urand(&s) > 0 ? 1 : -1;
+            z += (A[i * n + j] = test_urand(&s)) * w[j];
+        y[i] = z + 0.6 * test_urand(&s) > 0 ? 1 : -1;
     }
 }
 

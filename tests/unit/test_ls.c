@@ -13,12 +13,7 @@
 #include "../harness.h"
 #include "ircg.h"
 #include "core/oracle.h"
-
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
+#include "../test_num.h"
 
 /* A dense A with about a third zeros, and its CSR form. */
 typedef struct mat {
@@ -40,7 +35,7 @@ static void mat_make(mat *M, int m, int n, uint64_t seed)
     int64_t k = 0;
     for (int i = 0; i < m; i++) {
         for (int j = 0; j < n; j++) {
-            double a = urand(&seed);
+            double a = test_urand(&seed);
             if (fabs(a) < 0.33)
                 continue;
             M->A[i * n + j] = a;
@@ -48,7 +43,7 @@ static void mat_make(mat *M, int m, int n, uint64_t seed)
             M->colind[k++] = j;
         }
         M->rowptr[i + 1] = k;
-        M->b[i] = 2 * urand(&seed);
+        M->b[i] = 2 * test_urand(&seed);
     }
 }
 
@@ -134,9 +129,9 @@ TEST(ls, quadratic_outer_lipschitz)
     uint64_t s = 4;
     double B[4 * N], Q[N * N], q[N];
     for (int i = 0; i < 4 * N; i++)
-        B[i] = urand(&s);
+        B[i] = test_urand(&s);
     for (int i = 0; i < N; i++) { /* Q = B'B: PSD of rank 4 */
-        q[i] = urand(&s);
+        q[i] = test_urand(&s);
         for (int j = 0; j < N; j++) {
             Q[i * N + j] = 0;
             for (int k = 0; k < 4; k++)
@@ -310,7 +305,7 @@ TEST(ls, deep_copies_and_dense_equals_csr)
     double c[20];
     uint64_t s = 8;
     for (int i = 0; i < 20; i++)
-        c[i] = urand(&s);
+        c[i] = test_urand(&s);
     ircg_outer o = {IRCG_OUTER_DIST_SQ, c, NULL, NULL, NULL};
     ircg_domain dom = {IRCG_DOMAIN_L1_BALL, 1.5, 0, 0};
     ircg_ls_data dd = dense_of(&M), dc = csr_of(&M);

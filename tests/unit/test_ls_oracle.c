@@ -13,12 +13,7 @@
 #include "../harness.h"
 #include "ircg.h"
 #include "core/oracle.h"
-
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
+#include "../test_num.h"
 
 enum { M = 4, N = 6, MV = 5 };
 
@@ -35,14 +30,14 @@ static void inst_make(inst *I, ircg_outer_kind ok, ircg_domain dom, uint64_t s)
 {
     double B[3 * N];
     for (int i = 0; i < M * N; i++)
-        I->A[i] = urand(&s);
+        I->A[i] = test_urand(&s);
     for (int i = 0; i < M; i++)
-        I->b[i] = 2 * urand(&s);
+        I->b[i] = 2 * test_urand(&s);
     for (int i = 0; i < 3 * N; i++)
-        B[i] = urand(&s);
+        B[i] = test_urand(&s);
     for (int i = 0; i < N; i++) {
-        I->c[i] = urand(&s);
-        I->q[i] = urand(&s);
+        I->c[i] = test_urand(&s);
+        I->q[i] = test_urand(&s);
         for (int j = 0; j < N; j++) { /* Q = B'B */
             I->Q[i * N + j] = 0;
             for (int k = 0; k < 3; k++)
@@ -50,9 +45,9 @@ static void inst_make(inst *I, ircg_outer_kind ok, ircg_domain dom, uint64_t s)
         }
     }
     for (int i = 0; i < MV * N; i++)
-        I->Av[i] = urand(&s);
+        I->Av[i] = test_urand(&s);
     for (int i = 0; i < MV; i++)
-        I->bv[i] = urand(&s);
+        I->bv[i] = test_urand(&s);
     I->vd = (ircg_ls_data){.m = MV, .n = N, .A_dense = I->Av, .b = I->bv};
     I->o = (ircg_outer){ok, I->c, I->Q, I->q, &I->vd};
     I->dom = dom;

@@ -21,14 +21,9 @@
 
 #include "../harness.h"
 #include "ircg.h"
+#include "../test_num.h"
 
 enum { M = 3, N = 7, K = M + 1 };
-
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
 
 typedef struct pf {
     double A[M * N], b[M], Q[N * N], xb[N];
@@ -38,9 +33,9 @@ static void make(pf *P, uint64_t s)
 {
     double mu[N] = {0}, w = 0;
     for (int i = 0; i < M * N; i++)
-        P->A[i] = 5 + 10 * urand(&s); /* returns around 5%, in percent */
+        P->A[i] = 5 + 10 * test_urand(&s); /* returns around 5%, in percent */
     for (int j = 0; j < N; j++)
-        w += P->xb[j] = 1.5 + urand(&s);
+        w += P->xb[j] = 1.5 + test_urand(&s);
     for (int j = 0; j < N; j++)
         P->xb[j] /= w;
     for (int i = 0; i < M; i++) {

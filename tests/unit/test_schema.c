@@ -19,6 +19,7 @@
 #include "http.h"
 #include "result.h"
 #include "spec.h"
+#include "test_spec_util.h"
 #include "test_cli_util.h"
 #include "test_schema_check.h"
 
@@ -224,14 +225,6 @@ static const char *const VALID[] = {
     "'cgbio_eps_g':0.001,'cgbio_warmup_max_iter':77,'gap_tol':1e-6}}",
 };
 
-static char *dq(const char *s)
-{
-    char *t = strdup(s);
-    for (char *p = t; p && *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return t;
-}
 
 static ircg_error one_dataset(void *user, const char *id, ircg_ratings **out, ircg_diag *diag)
 {
@@ -278,7 +271,7 @@ TEST(schema, valid_and_normalized_specs_satisfy_the_schema)
     docs d;
     REQUIRE(docs_load(&d));
     for (size_t i = 0; i < sizeof VALID / sizeof VALID[0]; i++) {
-        char *t = dq(VALID[i]), label[32];
+        char *t = tspec_dq(VALID[i]), label[32];
         snprintf(label, sizeof label, "VALID[%zu]", i);
         check_spec_and_normalized(&d, t, label);
         free(t);
@@ -365,7 +358,7 @@ TEST(schema, invalid_specs_fail_the_schema)
     docs d;
     REQUIRE(docs_load(&d));
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
-        char *t = dq(BAD[i]);
+        char *t = tspec_dq(BAD[i]);
         api_spec *s = NULL;
         api_parse_options opt;
         api_parse_options_default(&opt);

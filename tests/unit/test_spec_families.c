@@ -11,26 +11,12 @@
 
 #include "../harness.h"
 #include "spec.h"
+#include "test_spec_util.h"
 
-static char *dq(const char *s)
-{
-    char *t = strdup(s);
-    for (char *p = t; p && *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return t;
-}
 
 static int parse(const char *json, api_errors *e, api_spec **out)
 {
-    api_parse_options opt;
-    api_parse_options_default(&opt);
-    opt.base_dir = th_tmpdir();
-    char *t = dq(json);
-    api_errors_init(e);
-    int n = api_spec_parse(t, strlen(t), &opt, out, e);
-    free(t);
-    return n;
+    return tspec_parse(json, th_tmpdir(), e, out);
 }
 
 /* The spec has exactly one error, at ptr, whose reason contains why. */
@@ -173,7 +159,7 @@ TEST(spec_families, unbuilt_specs_probe_csv_files)
     opt.build = 0;
     api_errors e;
     api_spec *s = NULL;
-    char *t = dq("{'problem':{'type':'least_squares','data':{'source':'file',"
+    char *t = tspec_dq("{'problem':{'type':'least_squares','data':{'source':'file',"
                  "'A_path':'ragged2.csv','b':[1,2]}}}");
     api_errors_init(&e);
     CHECK_INT(api_spec_parse(t, strlen(t), &opt, &s, &e), 1);

@@ -10,6 +10,7 @@
 
 #include "../harness.h"
 #include "spec.h"
+#include "test_spec_util.h"
 
 #define LS_OK "'problem':{'type':'least_squares','data':{'source':'inline','A':[[1,0,2],[0,1,1]],'b':[1,2]}}"
 #define MC_OK "'problem':{'type':'matrix_completion','data':{'source':'inline','ratings':[[1,1,5],[2,2,3],[1,2,4]]}}"
@@ -168,26 +169,10 @@ static const bad_spec BAD[] = {
     {"{" LS_PB("{'source':'file','A_path':'A_small.mtx','b_path':'b_small.mtx','n':2}") "}", "/problem/data/n", "n is 2 but A_small.mtx has 4 columns"},
 };
 
-/* ' -> " ; malloc'ed. */
-static char *dq(const char *s)
-{
-    char *t = strdup(s);
-    for (char *p = t; p && *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return t;
-}
 
-/* Parse spec text with tests/data as the base directory. */
-static int parse(const char *json, api_errors *errs, api_spec **out)
+static int parse(const char *json, api_errors *e, api_spec **out)
 {
-    api_parse_options opt;
-    api_parse_options_default(&opt);
-    opt.base_dir = "tests/data";
-    char *t = dq(json);
-    int n = api_spec_parse(t, strlen(t), &opt, out, errs);
-    free(t);
-    return n;
+    return tspec_parse(json, "tests/data", e, out);
 }
 
 static int has_error(const api_errors *e, const char *ptr, const char *reason)
@@ -307,7 +292,7 @@ static int confined_parse(const char *base, const char *json, const char *reason
     api_parse_options_default(&opt);
     opt.base_dir = base;
     opt.confine_paths = 1;
-    char *t = dq(json);
+    char *t = tspec_dq(json);
     api_spec_parse(t, strlen(t), &opt, &s, &e);
     int ok = reason ? has_error(&e, "/problem/data/path", reason) : e.count == 0;
     if (!ok)
