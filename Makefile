@@ -36,7 +36,7 @@ LIB_CURL    := -lcurl
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
             libgnutls28-dev libcurl4-openssl-dev gnutls-bin zlib1g-dev python3 python3-venv \
-            python3-wheel-whl libjs-chart.js
+            python3-wheel-whl libjs-chart.js openmpi-bin libopenmpi-dev
 # The browser test's chromium; node and npm run its driver and Redocly CLI
 # (nodejs from another source may bring its own npm, so each is installed
 # only when its command is missing).  TEST_TOOLS=0 leaves them out (the
@@ -50,6 +50,7 @@ STORAGE_SRC := $(wildcard storage/*.c)
 SERVER_SRC  := $(filter-out server/main.c,$(wildcard server/*.c))
 CLIENT_SRC  := $(wildcard clients/c/*.c)
 CLI_SRC     := $(wildcard clients/cli/*.c)
+MPI_SRC     := $(wildcard clients/mpi/*.c)
 # tests/study: measurements shared by the unit tests (assertions) and the
 # study program (the tables of tests/paper/RESULTS.md)
 STUDY_LIB   := $(filter-out tests/study/study_main.c,$(wildcard tests/study/*.c))
@@ -73,6 +74,7 @@ LIBIRCG_SO   := $(BUILD)/lib/libircg.so.$(VERSION)
 LIBCLIENT_SO := $(BUILD)/lib/libircgclient.so.$(VERSION)
 IRCGD      := $(BUILD)/bin/ircgd
 IRCG_CLI   := $(BUILD)/bin/ircg
+IRCG_MPI   := $(BUILD)/bin/ircg-mpi
 RUN_TESTS  := $(BUILD)/bin/run_tests
 BENCH_BIN  := $(BUILD)/bin/bench
 STUDY_BIN  := $(BUILD)/bin/study
@@ -102,7 +104,14 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 .PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench bench-scale paper tta tta-run study results run deps deps-paper data install uninstall clean help \
         deps-unit unit-check deps-image image image-test
-all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(LIBIRCG_SO) $(LIBCLIENT_SO)
+# ircg-mpi (clients/mpi/) is the one program built with MPI (Open MPI's
+# flags, from mpicc); libircg and ircgd know nothing of it.  Without mpicc
+# it is not built, and its tests skip saying why.
+MPI_CFLAGS ?= $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   ?= $(shell mpicc --showme:link 2>/dev/null)
+MPI_BIN    := $(if $(MPI_LIBS),$(IRCG_MPI))
+
+all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(MPI_BIN) $(LIBIRCG_SO) $(LIBCLIENT_SO)
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get)"
@@ -148,6 +157,7 @@ $(BUILD)/obj/storage/%.o:     INC = $(INC_STORAGE)
 $(BUILD)/obj/server/%.o:      INC = $(INC_SERVER)
 $(BUILD)/obj/clients/c/%.o:   INC = $(INC_CLIENT)
 $(BUILD)/obj/clients/cli/%.o: INC = $(INC_CLI)
+$(BUILD)/obj/clients/mpi/%.o: INC = $(INC_CLI) -Iclients/mpi $(MPI_CFLAGS)
 $(BUILD)/obj/tests/%.o:       INC = $(INC_TESTS)
 $(BUILD)/obj/tests/bench_scale/%.o: INC = $(INC_PUBLIC) -Istorage
 
@@ -204,6 +214,13 @@ $(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBCLIENT) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) $(LIB_SOLVER)
+
+# ircg-mpi shares the CLI's output files and spec helpers.
+MPI_CLI_SRC := clients/cli/solve_output.c clients/cli/cli_util.c clients/cli/cli_opts.c
+$(IRCG_MPI): $(call obj,$(MPI_SRC) $(MPI_CLI_SRC)) $(LIBAPI) $(LIBIRCG)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS) $(LIB_JSON) $(LIB_SOLVER)
 
 $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)

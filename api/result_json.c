@@ -178,6 +178,19 @@ static void sb_algorithm_extras(api_buf *b, const api_result *r)
     }
 }
 
+static void sb_execution(api_buf *b, const api_execution *e)
+{
+    if (!e)
+        return;
+    api_buf_printf(b, ",\"execution\":{\"ranks\":%d,\"hosts\":[", e->ranks);
+    for (int i = 0; i < e->ranks; i++) {
+        if (i)
+            api_buf_add(b, ",", 1);
+        sb_str(b, e->hosts[i] ? e->hosts[i] : "");
+    }
+    api_buf_add(b, "]}", 2);
+}
+
 char *api_result_json(const api_result *r)
 {
     api_buf b = {0};
@@ -211,6 +224,7 @@ char *api_result_json(const api_result *r)
     sb_num(&b, "g_gap_x", in->g_gap_x);
     sb_num(&b, "g_gap_z", in->g_gap_z);
     sb_algorithm_extras(&b, r);
+    sb_execution(&b, r->execution);
     sb_reference(&b, r->reference);
     sb_iterate(&b, "x", r->x);
     sb_iterate(&b, "z", r->z);

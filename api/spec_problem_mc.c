@@ -339,3 +339,19 @@ int64_t sp_build_mc(sp_ctx *c, api_spec *s)
         ircg_ratings_free(r);
     return dim;
 }
+
+int api_spec_mc_source(const api_spec *s, api_mc_source *out)
+{
+    const sp_mc *mc = &s->mc;
+    if (s->kind != IRCG_PROBLEM_MATRIX_COMPLETION)
+        return 0;
+    *out = (api_mc_source){
+        .kind = mc->source == SP_SRC_FILE        ? API_MC_FILE
+                : mc->source == SP_SRC_INLINE    ? API_MC_INLINE
+                : mc->source == SP_SRC_SYNTHETIC ? API_MC_SYNTHETIC
+                                                 : API_MC_DATASET,
+        .path = mc->resolved, .given_path = mc->path,
+        .read = {mc->format, mc->n_rows, mc->n_cols, 0},
+        .synth = mc->synth, .outer = mc->outer, .delta = mc->delta};
+    return 1;
+}

@@ -206,6 +206,33 @@ typedef struct ircg_synth_ratings_spec {
 ircg_error ircg_synth_ratings(const ircg_synth_ratings_spec *spec,
                               ircg_ratings **out, ircg_diag *diag);
 
+/* One process's share of ratings for a solve distributed over several
+ * processes (ircg_problem_matrix_completion_part below).
+ *
+ * A file is cut into nparts parts of about equal size at line ends (part k
+ * begins after the first newline at or after k/nparts of the file); part
+ * `part` is parsed with the rules above -- its own head read from the
+ * start of the file -- and only the bytes of that part (and the head) are
+ * read.  line0 is the number of lines before the part (the sum of
+ * ircg_ratings_part_lines of the parts before it), so that errors name
+ * their line in the file.  What only the whole file can tell is the
+ * caller's: that there are ratings at all, the size line's count,
+ * duplicates in different parts, the dimensions (n_rows/n_cols are the
+ * part's largest ids unless given). */
+ircg_error ircg_ratings_part_lines(const char *path, int part, int nparts,
+                                   int64_t *lines, ircg_diag *diag);
+ircg_error ircg_ratings_read_file_part(const char *path, const ircg_read_options *opt,
+                                       int part, int nparts, int64_t line0,
+                                       ircg_ratings **out, ircg_diag *diag);
+/* The synthetic instance's ratings in rows [row_lo, row_hi) only (the
+ * same entries as ircg_synth_ratings, in the same order; a large instance
+ * draws only the blocks of rows that hold them), and the number of
+ * ratings of every row (counts, n_rows of them). */
+ircg_error ircg_synth_ratings_rows(const ircg_synth_ratings_spec *spec, int row_lo,
+                                   int row_hi, ircg_ratings **out, ircg_diag *diag);
+ircg_error ircg_synth_row_counts(const ircg_synth_ratings_spec *spec, int64_t *counts,
+                                 ircg_diag *diag);
+
 /* Random underdetermined least squares: A m x n with i.i.d. N(0,1) entries
  * (dense, row-major) and b = A x_true + noise.  *A and *b are malloc'ed and
  * owned by the caller (free()). */
@@ -269,6 +296,34 @@ typedef struct ircg_problem ircg_problem;
 ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
                                           ircg_outer_kind outer, double delta,
                                           ircg_problem **out, ircg_diag *diag);
+/* How the processes of one distributed solve talk to each other.  The
+ * library knows no transport: the caller implements this (over MPI in
+ * ircg-mpi).  rank is in [0, size).  sum is a collective: every rank calls
+ * it in the same order with the same len, and buf[0, len) becomes on every
+ * rank the elementwise sum over the ranks, added in rank order so that
+ * every rank gets the same bits whatever the timing.  A transport that
+ * fails does not return (MPI aborts every rank). */
+typedef struct ircg_comm {
+    int rank, size;
+    void *ctx;
+    void (*sum)(void *ctx, double *buf, int64_t len);
+} ircg_comm;
+
+/* Matrix completion with its rows spread over the processes of comm
+ * (borrowed: it must outlive the problem).  R holds this process's ratings:
+ * R->n_rows x R->n_cols is the whole matrix, and every entry's row lies in
+ * [row0, row0 + n_local); the ranks' ranges, in rank order, tile
+ * [0, n_rows).  Every process builds its part with the same outer, delta
+ * and dimensions, then runs the same solver settings: each one holds its
+ * rows of Omega, of the factors' left side and of the LMO's left vectors;
+ * the column side is replicated, and the sums over Omega are reduced
+ * through comm.  Only IR-CG with the Lanczos engine runs on such a problem
+ * (the others are refused by ircg_solver_new, naming the setting); the
+ * iterates it returns are whole (gathered on every rank). */
+ircg_error ircg_problem_matrix_completion_part(const ircg_ratings *R, int row0,
+                                               int n_local, const ircg_comm *comm,
+                                               ircg_outer_kind outer, double delta,
+                                               ircg_problem **out, ircg_diag *diag);
 /* Least squares over an l2/l1 ball, a simplex or a box. */
 ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
                                       const ircg_outer *outer,

@@ -50,13 +50,30 @@ ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
                                           ircg_outer_kind outer, double delta,
                                           ircg_problem **out, ircg_diag *diag)
 {
-    ircg_error err = mc_problem_new(R, outer, delta, out, diag);
+    ircg_error err = mc_problem_new(R, 0, R ? R->n_rows : 0, NULL, outer, delta, out,
+                                    diag);
     if (err == IRCG_OK) {
         (*out)->cut = &slv_mc_cut_ops;
         (*out)->prox_ops = &slv_mc_prox_ops; /* a workspace of its own */
         (*out)->proj = &slv_mc_proj_ops;
         (*out)->info.data_digest = mc_digest(mc_data_of(*out));
     }
+    return err;
+}
+
+/* The conditional-gradient oracle only: the methods' own oracles hold
+ * whole-matrix state (ircg_solver_new refuses them, naming the setting).
+ * The digest is of this rank's part. */
+ircg_error ircg_problem_matrix_completion_part(const ircg_ratings *R, int row0,
+                                               int n_local, const ircg_comm *comm,
+                                               ircg_outer_kind outer, double delta,
+                                               ircg_problem **out, ircg_diag *diag)
+{
+    if (!comm)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/comm", "a communicator is needed");
+    ircg_error err = mc_problem_new(R, row0, n_local, comm, outer, delta, out, diag);
+    if (err == IRCG_OK)
+        (*out)->info.data_digest = mc_digest(mc_data_of(*out));
     return err;
 }
 

@@ -206,6 +206,8 @@ struct ircg_problem {
     const slv_cut_ops *cut;         /* CG-BiO, on ops' workspace           */
     const slv_oracle_ops *prox_ops; /* projection methods (may equal ops)  */
     const slv_proj_ops *proj;       /* their moves, on prox_ops' workspace */
+    const ircg_comm *comm;          /* NULL, or the processes that share a
+                                       distributed problem (borrowed)      */
     void *data;                     /* class-specific, owned               */
     void (*free_data)(void *data);
 };

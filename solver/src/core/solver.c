@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "core/oracle.h"
 #include "reference/reference.h"
 #include "core/solver_internal.h"
@@ -39,6 +40,29 @@ static ircg_error check_reference(const ircg_problem *pb, const ircg_reference *
     return IRCG_OK;
 }
 
+/* A distributed problem runs IR-CG with the Lanczos engine from the
+ * default start, without a reference (whose residual is whole). */
+static ircg_error check_distributed(const ircg_problem *pb, const ircg_settings *s,
+                                    ircg_diag *diag)
+{
+    if (!pb->comm)
+        return IRCG_OK;
+    if (s->algorithm != IRCG_ALG_IRCG)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                        "a distributed problem is solved by ircg only");
+    if (s->lmo_engine != IRCG_LMO_LANCZOS)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",
+                        "a distributed problem uses the lanczos engine only");
+    if (s->start != IRCG_START_DEFAULT)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/start",
+                        "a distributed problem starts from the default start only");
+    if (s->reference)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/reference",
+                        "a distributed problem takes a known g_opt, not a computed "
+                        "reference");
+    return IRCG_OK;
+}
+
 ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
                            ircg_solver **out, ircg_diag *diag)
 {
@@ -51,7 +75,8 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
         return slv_fail(diag, IRCG_ERR_INVALID, "", "problem is NULL");
     if ((err = ircg_settings_validate(s, diag)) != IRCG_OK)
         return err;
-    if ((err = check_reference(pb, s->reference, diag)) != IRCG_OK)
+    if ((err = check_reference(pb, s->reference, diag)) != IRCG_OK ||
+        (err = check_distributed(pb, s, diag)) != IRCG_OK)
         return err;
     if ((s->algorithm == IRCG_ALG_CGBIO && !pb->cut) ||
         (is_projection_method(s->algorithm) && (!pb->prox_ops || !pb->proj)))
@@ -142,15 +167,26 @@ static void fill_info(const ircg_solver *sv, ircg_status st, double elapsed,
                          &info->threads);
 }
 
+/* Every rank of a distributed solve must stop at the same iteration: the
+ * cancel flags and clocks are put to a vote (any rank stops them all). */
+static ircg_status vote(const ircg_solver *sv, int cancel, int late)
+{
+    double v[2] = {cancel, late};
+    slv_comm_sum(sv->pb->comm, v, 2);
+    return v[0] > 0 ? IRCG_STATUS_CANCELLED
+           : v[1] > 0 ? IRCG_STATUS_TIME_LIMIT : IRCG_STATUS_UNSOLVED;
+}
+
 ircg_status slv_solver_should_stop(const ircg_solver *sv, double elapsed)
 {
     if (sv->t >= sv->set.max_iter)
-        return IRCG_STATUS_MAX_ITER;
-    if (sv->set.cancel && __atomic_load_n(sv->set.cancel, __ATOMIC_RELAXED))
-        return IRCG_STATUS_CANCELLED;
-    if (sv->set.time_limit > 0 && elapsed >= sv->set.time_limit)
-        return IRCG_STATUS_TIME_LIMIT;
-    return IRCG_STATUS_UNSOLVED;
+        return IRCG_STATUS_MAX_ITER; /* the same on every rank */
+    int cancel = sv->set.cancel && __atomic_load_n(sv->set.cancel, __ATOMIC_RELAXED);
+    int late = sv->set.time_limit > 0 && elapsed >= sv->set.time_limit;
+    if (sv->pb->comm)
+        return vote(sv, cancel, late);
+    return cancel ? IRCG_STATUS_CANCELLED
+           : late ? IRCG_STATUS_TIME_LIMIT : IRCG_STATUS_UNSOLVED;
 }
 
 /* One iteration of the algorithm, then the values the callback sees. */

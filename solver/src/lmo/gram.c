@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "lmo/gram.h"
 
 struct lmo_gram {
@@ -20,7 +21,10 @@ struct lmo_gram {
     double *d, *e, *Z;      /* eigen-decomposition scratch of T             */
     double *h;              /* reorthogonalization coefficients, mmax + 1   */
     double theta;           /* top Ritz value of the last cycle             */
+    const ircg_comm *comm;  /* NULL, or the ranks holding rows of u        */
 };
+
+void lmo_gram_set_comm(lmo_gram *g, const ircg_comm *comm) { g->comm = comm; }
 
 lmo_gram *lmo_gram_new(int n, int p, int mmax)
 {
@@ -151,7 +155,9 @@ static void ritz(lmo_gram *g, int m, lmo_svd_out *out)
                 out->u, 1);
     nv = cblas_dnrm2(g->p, out->v, 1);
     cblas_dscal(g->p, 1.0 / nv, out->v, 1);
-    nu = cblas_dnrm2(g->n, out->u, 1); /* C v / ||v|| up to the scaling */
+    /* C v / ||v|| up to the scaling */
+    nu = g->comm ? sqrt(slv_comm_sum1(g->comm, cblas_ddot(g->n, out->u, 1, out->u, 1)))
+                 : cblas_dnrm2(g->n, out->u, 1);
     if (nu > 0)
         cblas_dscal(g->n, 1.0 / nu, out->u, 1);
     out->sv[0] = sqrt(fmax(g->theta, 0.0));
@@ -186,7 +192,8 @@ ircg_error lmo_gram_run(lmo_gram *g, lmo_gram_fn op, void *ctx, const double *v0
     }
     if (out->zero) {
         memset(out->u, 0, (size_t)g->n * sizeof(double));
-        out->u[0] = 1.0;
+        if (!g->comm || g->comm->rank == 0) /* rank 0 holds row 0 */
+            out->u[0] = 1.0;
         memcpy(out->v, g->V, (size_t)g->p * sizeof(double));
         out->converged = 1;
     }

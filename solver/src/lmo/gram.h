@@ -29,6 +29,11 @@ typedef struct lmo_gram lmo_gram;
 lmo_gram *lmo_gram_new(int n, int p, int mmax);
 void lmo_gram_free(lmo_gram *g);
 
+/* A distributed operator (NULL: none): the left vectors (length n) are
+ * this rank's rows, and the norm of u is summed over the ranks.  The right
+ * vectors are replicated, and so is all of the process on C'C. */
+void lmo_gram_set_comm(lmo_gram *g, const ircg_comm *comm);
+
 /* Whether lmo_gram_run starts from v0 itself rather than a rescaled copy:
  * when its norm is 1 to within a few ulps (an answer of the previous run
  * is), so a caller that computed the first product at v0 ahead of time

@@ -18,8 +18,17 @@
 /* The problem's data: Omega in CSR order with row-aligned chunks that are
  * fixed by the problem alone, so results never depend on the thread count. */
 typedef struct mc_data {
-    int n, p, m0;       /* m0 = min(n, p)                                   */
-    int64_t nnz;
+    int n, p, m0;       /* n: the rows held here; m0 = min(n_all, p)        */
+    int64_t nnz;        /* the entries held here                            */
+    /* A distributed problem (ircg_problem_matrix_completion_part) holds
+     * rows [row0, row0 + n) of n_all; comm is NULL for one process, which
+     * holds them all (row0 = 0, n = n_all).  Row-side vectors (u, P, the
+     * products C x) are local; column-side ones (v, Q) are replicated. */
+    int n_all, row0;
+    int64_t nnz_all;    /* |Omega| over every rank                          */
+    int ndiag;          /* the local rows on X0's diagonal: local row
+                           i < ndiag is global row row0 + i < m0            */
+    const ircg_comm *comm;
     int64_t *rowptr;    /* n + 1                                            */
     int32_t *col;       /* nnz                                              */
     double *m;          /* nnz, the ratings M_Omega                         */
@@ -118,6 +127,8 @@ typedef struct mc_ws {
     /* scratch */
     double *tn, *tp, *tk, *tk2; /* n, p, cap, cap                          */
     double *dsum;           /* per-chunk partial sums (MC_NSUM * nchunk)   */
+    double *cbuf;           /* distributed: the partial sums sent together
+                               (p + 2 cap^2 + 2 cap + 4, grown with cap)  */
     struct lmo_gram *gram;  /* the LMO's Lanczos on C'C                    */
     struct lmo_lanczos *lz; /* Golub-Kahan Lanczos for CG-BiO's cut oracle,
                                made on first use (mc_lanczos)              */
@@ -131,8 +142,11 @@ typedef struct mc_ws {
 } mc_ws;
 
 /* mc_problem.c: the problem handle with the family's oracle (pb->ops); the
- * public constructor (core/families.c) adds the methods' oracles */
-ircg_error mc_problem_new(const ircg_ratings *R, ircg_outer_kind outer, double delta,
+ * public constructor (core/families.c) adds the methods' oracles.  comm
+ * NULL: the whole matrix (row0 0, n_local R->n_rows); else this rank's
+ * rows [row0, row0 + n_local) (ircg.h). */
+ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
+                          const ircg_comm *comm, ircg_outer_kind outer, double delta,
                           ircg_problem **out, ircg_diag *diag);
 const mc_data *mc_data_of(const ircg_problem *pb);
 
@@ -196,10 +210,26 @@ void mc_grams_rebuild(mc_ws *w);
 void mc_side_norms(const mc_ws *w, const mc_side *s, double *fro2, double *cs2);
 double mc_side_f(const mc_ws *w, const mc_side *s);
 ircg_error mc_compress(mc_ws *w);
+/* Thin QR of A (m x k, leading dimension m): F m x kk with orthonormal
+ * columns, R kk x k (leading dimension kk), kk = min(m, k). */
+ircg_error mc_thin_qr(const double *A, int m, int k, double *F, double *R);
 /* Thin SVD of P K Q' (k columns): Po n x r, Qo p x r, sv r; *r <= k. */
 ircg_error mc_core_svd(const mc_ws *w, const double *K, double *Po, double *Qo,
                        double *sv, int *r);
 ircg_error mc_dense(const mc_ws *w, const mc_side *s, double *X);
+
+/* mc_dist.c: what a distributed problem does differently (d->comm set) */
+/* Thin QR of the row-distributed A (n x k local rows, leading dimension
+ * n) by TSQR: F (n x k, local rows) and R (k x k, the same on every rank)
+ * with A = F R. */
+ircg_error mc_dist_qr(const mc_data *d, const double *A, int k, double *F, double *R);
+/* y -= mean(y) over the rows of every rank (the column-variance U). */
+void mc_center(const mc_data *d, double *y);
+/* The end of a Gram product: ctcx holds this rank's R' cx; after it,
+ * on every rank, C'C x = R' cx + sigma grad f(X)' cx over all rows. */
+void mc_dist_lowrank_out(mc_ws *w, double sigma, const double *cx, double *ctcx);
+/* The whole iterate (rows gathered) from the local one. */
+ircg_error mc_dist_gather(const mc_ws *w, ircg_iterate *it);
 
 /* mc_lmo.c */
 #define MC_LANCZOS_BASIS 32 /* vectors kept before an explicit restart */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "problems/mc/mc.h"
 
 /* sum_e r_e x[col_e] over [lo, hi) with four partial sums (the single
@@ -129,22 +130,23 @@ double mc_omega_hg(mc_ws *w)
     mc_exec_count(&w->ex, 12); /* col, x */
     for (int c = 0; c < w->d->nchunk; c++)
         slv_ksum_add(&s, w->dsum[MC_NSUM * c]);
-    return slv_ksum_value(&s);
+    return slv_comm_sum1(w->d->comm, slv_ksum_value(&s));
 }
 
 void mc_omega_add_x0(mc_ws *w, double *xo, double a)
 {
     const mc_data *d = w->d;
-    for (int i = 0; i < d->m0; i++) {
+    for (int i = 0; i < d->ndiag; i++) { /* local row i, column row0 + i */
+        int j = d->row0 + i;
         int64_t lo = d->rowptr[i], hi = d->rowptr[i + 1];
         while (lo < hi) { /* columns are sorted within a row */
             int64_t mid = lo + (hi - lo) / 2;
-            if (d->col[mid] < i)
+            if (d->col[mid] < j)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        if (lo < d->rowptr[i + 1] && d->col[lo] == i)
+        if (lo < d->rowptr[i + 1] && d->col[lo] == j)
             xo[lo] += a * w->d0;
     }
     w->sums.valid = 0;

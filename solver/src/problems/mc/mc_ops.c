@@ -47,6 +47,7 @@ static void mc_destroy(void *ws)
     free(w->tk);
     free(w->tk2);
     free(w->dsum);
+    free(w->cbuf);
     free(w);
 }
 
@@ -68,7 +69,7 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
      * sparse part measured best on MovieLens (0.56 s against 0.86 s for 110
      * iterations at |Omega| / (n + p), the break-even point): the iterates
      * there have numerical rank below 10. */
-    w->compress_base = (int)(d->nnz / (8 * ((int64_t)d->n + d->p)));
+    w->compress_base = (int)(d->nnz_all / (8 * ((int64_t)d->n_all + d->p)));
     if (w->compress_base < 8)
         w->compress_base = 8;
     w->compress_at = w->compress_base;
@@ -88,6 +89,7 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
         !w->pre_rtc || !w->pre_a || !w->tn || !w->tn2 || !w->tp || !w->dsum ||
         !w->gram || mc_factors_reserve(w, 16) != IRCG_OK)
         return IRCG_ERR_NOMEM;
+    lmo_gram_set_comm(w->gram, d->comm);
     return mc_exec_init(&w->ex, d, s->threads);
 }
 

@@ -37,7 +37,7 @@ static void refresh_task(void *vc, int c)
                 x += ax[l] * qj[l];
                 z += az[l] * qj[l];
             }
-            if (i == j && j < d->m0) {
+            if (d->row0 + i == j && j < d->m0) {
                 x += dx;
                 z += dz;
             }

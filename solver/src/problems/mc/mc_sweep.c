@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "base/ksum.h"
 #include "problems/mc/mc.h"
 
@@ -161,13 +162,17 @@ static double chunk_total(const mc_ws *w, int slot)
     return slv_ksum_value(&k);
 }
 
+/* The chunks' sums in chunk order; distributed, the ranks' totals then
+ * in rank order. */
 static void finish_sums(mc_ws *w, const double *q)
 {
+    double t[MC_NSUM];
+    for (int s = 0; s < MC_NSUM; s++)
+        t[s] = (s == MC_S_DX || s == MC_S_DZ) && !q ? 0.0 : chunk_total(w, s);
+    slv_comm_sum(w->d->comm, t, MC_NSUM);
     w->sums = (mc_sums){
-        .g_x = chunk_total(w, MC_S_GX), .g_z = chunk_total(w, MC_S_GZ),
-        .rx_x = chunk_total(w, MC_S_RX), .ref = q, .valid = 1,
-        .gap_x = q ? chunk_total(w, MC_S_DX) : 0.0,
-        .gap_z = q ? chunk_total(w, MC_S_DZ) : 0.0};
+        .g_x = t[MC_S_GX], .g_z = t[MC_S_GZ], .rx_x = t[MC_S_RX], .ref = q, .valid = 1,
+        .gap_x = t[MC_S_DX], .gap_z = t[MC_S_DZ]};
 }
 
 /* --------------------------------------------------- the Gram products -- */
