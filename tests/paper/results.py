@@ -22,7 +22,10 @@ An unknown NAME or KEY is an error, so no number can be left behind by a
 typo.  --check also fails when a digit stands in the prose outside those
 markers, code and links: every number of RESULTS.md comes from a run.
 --only tta replaces the time-to-accuracy section of the RESULTS.md there is
-(`make tta`), nothing else.
+(`make tta`), nothing else.  --check-template FILE checks a template alone
+(no digit typed in its prose, markers well formed, one time-to-accuracy
+section): `make test` runs it on RESULTS.in.md, so a template that a
+two-hour `make paper` would refuse at its end is refused at once.
 """
 import argparse
 import json
@@ -291,6 +294,20 @@ def check_typed(text):
         sys.exit(1)
 
 
+def template_errors(text):
+    """What is wrong with a template by itself (not its values)."""
+    errors = [f"typed by hand: {t}" for t in typed_numbers(text)]
+    opened = re.findall(r"<!-- gen:([\w.-]+) -->", text)
+    closed = re.findall(r"<!-- /gen:([\w.-]+) -->", text)
+    for name in sorted(set(opened) ^ set(closed)):
+        errors.append(f"gen:{name} is not opened and closed once")
+    if text.count("<!--v:") != text.count("<!--/v-->"):
+        errors.append("a <!--v:KEY--> without its <!--/v--> (or the reverse)")
+    if len(TTA.findall(text)) != 1:
+        errors.append("not exactly one time-to-accuracy section")
+    return errors
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--paper", default="build/paper")
@@ -298,7 +315,13 @@ def main():
     ap.add_argument("--into", default="tests/paper")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--only", choices=["tta"])
+    ap.add_argument("--check-template", metavar="FILE")
     a = ap.parse_args()
+    if a.check_template:
+        errors = template_errors(read(a.check_template))
+        for e in errors:
+            print(f"results.py: {a.check_template}: {e}", file=sys.stderr)
+        sys.exit(1 if errors else 0)
     path = os.path.join(a.into, "RESULTS.md")
     if a.only == "tta":
         copy_tta(a.paper, a.into)
