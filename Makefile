@@ -272,7 +272,7 @@ asan:
 lint: deps-lint
 	INC_SOLVER="$(INC_SOLVER)" INC_API="$(INC_API)" INC_STORAGE="$(INC_STORAGE)" \
 	INC_SERVER="$(INC_SERVER)" INC_CLIENT="$(INC_CLIENT)" INC_CLI="$(INC_CLI)" \
-	tests/tools/lint.sh
+	INC_MPI="$(INC_CLI) -Iclients/mpi $(MPI_CFLAGS)" tests/tools/lint.sh
 
 # The suite with assertions on and no optimization.
 debug:

@@ -8,6 +8,7 @@
  * the algorithm the library picks, so its bits would not be the ones every
  * rank can reproduce.  A failed transfer aborts (MPI_ERRORS_ARE_FATAL).
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,7 @@ static void sum_sliced(mpi_ctx *c, double *buf, int64_t len)
     int *cnt = malloc(4 * (size_t)n * sizeof *cnt);
     if (!cnt)
         MPI_Abort(c->comm, 3);
+    assert(cnt); /* MPI_Abort does not return */
     int *off = cnt + n, *rcnt = cnt + 2 * n, *roff = cnt + 3 * n;
     for (int r = 0; r < n; r++) {
         off[r] = (int)(len * r / n);

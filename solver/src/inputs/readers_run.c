@@ -528,12 +528,12 @@ ircg_error ircg_ratings_read_file_part(const char *path, const ircg_read_options
                                        ircg_ratings **out, ircg_diag *diag)
 {
     slv_mapped m;
+    if (!out)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL output");
+    *out = NULL;
     ircg_error e = part_args(path, part, nparts, diag);
-    if (!e && !out)
-        e = slv_fail(diag, IRCG_ERR_INVALID, "", "NULL output");
     if (e || (e = slv_map_file(path, &m, diag)) != IRCG_OK)
         return e;
-    *out = NULL;
     part_req pr = {part_cut(m.data, m.len, part, nparts),
                    part_cut(m.data, m.len, part + 1, nparts), (long)line0};
     e = run_reader(m.data, m.len, opt, RANGE_BYTES, m.mapped, 0, &pr, out, NULL, diag);
