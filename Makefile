@@ -102,7 +102,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench bench-scale paper tta tta-run study results run deps deps-paper data install uninstall clean help \
+.PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench bench-scale bench-storage paper tta tta-run study results run deps deps-paper data install uninstall clean help \
         deps-unit unit-check deps-image image image-test
 # ircg-mpi (clients/mpi/) is the one program built with MPI (Open MPI's
 # flags, from mpicc); libircg and ircgd know nothing of it.  Without mpicc
@@ -125,7 +125,9 @@ help:
 	@echo "make deps-node    Redocly CLI (npm ci in tests/node)"
 	@echo "make openapi-lint Redocly CLI over api/openapi.json"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
-	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace (SCALE_ARGS=)"
+	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace,"
+	@echo "             the file 1,000 least-norm jobs leave (SCALE_ARGS=)"
+	@echo "make bench-storage  only the last two: the 1M-row trace download and the 1,000 jobs' file"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s,"
 	@echo "             the time to accuracy (TTA_BUDGET=600 s), then make study and make results"
 	@echo "make study   the rates of Section 5, the selection instance, over-parameterized regression"
@@ -286,6 +288,13 @@ bench: all data
 # $(BUILD)/bench-scale and are removed.
 bench-scale: all
 	OPENBLAS_NUM_THREADS=1 ./$(SCALE_BIN) --bin $(BUILD)/bin --tmp $(BUILD)/bench-scale $(SCALE_ARGS)
+
+# Storage (issue 12, item 4): the streamed download of a 1M-row trace and
+# the file that 1,000 least-norm jobs of 2,000 iterations leave, table by
+# table (~2 minutes on 2 cores).
+bench-storage: all
+	OPENBLAS_NUM_THREADS=1 ./$(SCALE_BIN) --bin $(BUILD)/bin --tmp $(BUILD)/bench-scale \
+	  --no-solver --no-readers --sizes 1 --file-gb 0 $(SCALE_ARGS)
 
 # The paper's experiment on both MovieLens files (Table 1, Figure 1), the
 # time to accuracy on ML-1M, the studies beyond the paper, and

@@ -189,7 +189,7 @@ static int load_file(const api_mc_source *src, MPI_Comm comm, mpi_part *out)
     cut = malloc(((size_t)size + 1) * sizeof *cut);
     if (mpi_any_failed(comm, cut != NULL))
         goto done;
-    assert(cut && counts && R);
+    assert(cut && counts);
     cut_rows(counts, R->n_rows, size, cut);
     if (!exchange(comm, R, cut, size, &out->R))
         goto done;

@@ -5,7 +5,8 @@
  * solver started from that x given densely (matrix completion, and the
  * vector problems whose outer vectors restart with z); the header read alone
  * (ircg_checkpoint_peek); the data digest (XXH64, against xxhsum's values)
- * refusing a state of other data of the same shape; version 2 blobs.
+ * refusing a state of other data of the same shape, and the same whether
+ * the ratings are kept as floats or doubles; version 2 blobs.
  */
 #include <math.h>
 #include <stdio.h>
@@ -82,6 +83,39 @@ TEST(restore, digest_is_xxh64)
                               sizeof buf - o < pieces[k] ? sizeof buf - o : pieces[k]);
         CHECK(slv_digest_final(&h) == 0x7a71e90c16c83cabULL);
     }
+}
+
+/* The digest of a matrix-completion instance is taken over its ratings as
+ * doubles, whether the problem keeps them as floats (all are floats: 2.5)
+ * or as doubles (0.1 is none): the values pinned are those of the build
+ * that kept doubles always, so its checkpoints still restore. */
+static uint64_t mc_digest_of(const double *vals) /* 0 on failure */
+{
+    static const int rows[6] = {0, 0, 1, 2, 3, 3}, cols[6] = {2, 0, 1, 2, 0, 1};
+    ircg_ratings *r = ircg_ratings_new(4, 3, 6);
+    ircg_problem *pb = NULL;
+    ircg_problem_info in = {0};
+    if (!r)
+        return 0;
+    for (int e = 0; e < 6; e++) {
+        r->row[e] = rows[e];
+        r->col[e] = cols[e];
+        r->val[e] = vals[e];
+    }
+    if (ircg_problem_matrix_completion(r, IRCG_OUTER_COLUMN_VARIANCE, 5.0, &pb, NULL) ==
+        IRCG_OK)
+        ircg_problem_get_info(pb, &in);
+    ircg_problem_free(pb);
+    ircg_ratings_free(r);
+    return in.data_digest;
+}
+
+TEST(restore, mc_digest_does_not_depend_on_the_ratings_storage)
+{
+    static const double floats[6] = {1.0, 2.5, 4.0, 0.5, 5.0, 3.0};
+    static const double doubles[6] = {1.0, 2.5, 4.0, 0.5, 5.0, 0.1};
+    CHECK(mc_digest_of(floats) == 0x397bfe3dfd0f08ecULL);
+    CHECK(mc_digest_of(doubles) == 0xe45cebe8c274a6d3ULL);
 }
 
 /* A run of 2T iterations against T, saved, then CONTINUE for T more:

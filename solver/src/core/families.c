@@ -23,7 +23,15 @@ static uint64_t mc_digest(const mc_data *d)
     slv_digest_i64(&h, d->nnz);
     slv_digest_i64s(&h, d->rowptr, (size_t)d->n + 1);
     slv_digest_i32s(&h, d->col, (size_t)d->nnz);
-    slv_digest_f64s(&h, d->m, (size_t)d->nnz);
+    if (d->m)
+        slv_digest_f64s(&h, d->m, (size_t)d->nnz);
+    for (int64_t e = 0; !d->m && e < d->nnz;) { /* the same bytes from floats */
+        double buf[512];
+        size_t k = 0;
+        for (; k < 512 && e < d->nnz; k++, e++)
+            buf[k] = (double)d->mf[e];
+        slv_digest_f64s(&h, buf, k);
+    }
     return slv_digest_final(&h);
 }
 

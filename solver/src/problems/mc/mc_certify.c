@@ -120,8 +120,9 @@ static ircg_error omega_values(const mc_ws *w, cert_omega *c)
             }
             c->xo[e] = x;
             c->ex[e] = g1 * xa;
-            c->r[e] = x - d->m[e];
-            c->er[e] = g2 * (xa + fabs(d->m[e]));
+            double mv = mc_rating(d, e); /* floats or doubles, exactly */
+            c->r[e] = x - mv;
+            c->er[e] = g2 * (xa + fabs(mv));
         }
     free(A);
     free(Aa);
@@ -242,7 +243,9 @@ ircg_error mc_certify_unique(void *ws, slv_unique *out)
     ircg_error err;
 
     memset(out, 0, sizeof *out);
-    if (d->p < 2 || d->p > CERT_MAX_P)
+    /* the bounds are over the whole Omega: one process's rows are not
+     * enough (a problem spread over ranks is not certified) */
+    if (d->p < 2 || d->p > CERT_MAX_P || (d->comm && d->comm->size > 1))
         return IRCG_ERR_INVALID;
     if ((err = omega_values(w, &c)) != IRCG_OK ||
         (err = top_eigenvalues(w, c.r, &l1, &l2, &dl)) != IRCG_OK ||
@@ -251,7 +254,7 @@ ircg_error mc_certify_unique(void *ws, slv_unique *out)
     slv_ksum ef = {0, 0};
     for (int64_t e = 0; e < d->nnz; e++) {
         slv_ksum_add(&ef, c.er[e] * c.er[e]);
-        mnorm += d->m[e] * d->m[e];
+        mnorm += mc_rating(d, e) * mc_rating(d, e);
     }
     out->sv1 = sqrt(fmax(l1, 0));
     out->sv2 = sqrt(fmax(l2, 0));
