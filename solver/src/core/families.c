@@ -7,6 +7,7 @@
  */
 #include "base/digest.h"
 #include "core/oracle.h"
+#include "problems/logreg/lr.h"
 #include "problems/ls/ls.h"
 #include "problems/mc/mc.h"
 
@@ -97,4 +98,13 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
         (*out)->info.data_digest = ls_digest((*out)->data);
     }
     return err;
+}
+
+/* No method oracle of the baselines is built on logistic regression: CG-BiO,
+ * IR-PG and Bi-SG are refused by ircg_solver_new. */
+ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *outer,
+                                 const ircg_domain *domain, ircg_problem **out,
+                                 ircg_diag *diag)
+{
+    return lr_problem_new(data, outer, domain, out, diag);
 }

@@ -271,6 +271,10 @@ ircg_error mc_grad_singular_values(void *ws, int k, double *sv);
  * out of memory). */
 struct lmo_lanczos *mc_lanczos(mc_ws *w);
 
+/* mc_certify.c: the certificate of a single inner solution at x (x's side
+ * must be the final iterate of g_opt's computation); p <= 16000. */
+ircg_error mc_certify_unique(void *ws, slv_unique *out);
+
 /* mc_ops.c */
 ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
                    double cx_new);

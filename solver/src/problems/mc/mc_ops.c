@@ -278,6 +278,7 @@ const slv_oracle_ops slv_mc_ops = {
     .residual = mc_residual,
     .iterate = mc_iterate,
     .grad_singular_values = mc_grad_singular_values,
+    .certify_unique = mc_certify_unique,
     .save = mc_save,
     .restore = mc_restore,
     .set_reference = mc_set_reference,
