@@ -83,7 +83,7 @@ static void sb_iterate(api_buf *b, const char *name, const ircg_iterate *it)
     if (!it)
         return;
     api_buf_printf(b, ",\"%s\":{", name);
-    if (it->kind == IRCG_PROBLEM_LEAST_SQUARES) {
+    if (it->kind != IRCG_PROBLEM_MATRIX_COMPLETION) { /* a vector */
         api_buf_printf(b, "\"kind\":\"vector\",\"n\":%lld,\"values\":", (long long)it->dim);
         sb_array(b, it->dense, it->dense ? it->dim : 0, 1);
         api_buf_add(b, "}", 1);

@@ -217,6 +217,8 @@ const char *api_projection_name(ircg_projection p);
 const char *api_step_rule_name(ircg_step_rule r);
 const char *api_outer_name(ircg_outer_kind k);
 const char *api_domain_name(ircg_domain_kind k);
+/* "matrix_completion", "least_squares", "logistic_regression" */
+const char *api_problem_type_name(ircg_problem_kind k);
 /* "auto", "movielens", "udata", "csv", "matrix_market" */
 const char *api_format_name(ircg_ratings_format f);
 /* 1 and *out set when name is one of the format names, else 0. */

@@ -239,19 +239,7 @@ static void mc_defaults(sp_mc *mc)
 static void parse_data(sp_ctx *c, const cJSON *d, sp_mc *mc)
 {
     int k = 0;
-    if (!d) {
-        sp_err(c, DP, "missing required member \"data\"");
-        return;
-    }
-    if (cJSON_IsObject(d) && !sp_get(d, "source")) {
-        sp_err(c, DP "/source", "missing required member \"source\"");
-        return;
-    }
-    if (!cJSON_IsObject(d)) {
-        sp_members(c, d, DP, SOURCES);
-        return;
-    }
-    if (sp_enum(c, d, DP, "source", SOURCES, &k) <= 0)
+    if (!sp_data_source(c, d, DP, SOURCES, &k))
         return;
     mc->source = (sp_source)k;
     if (k == SP_SRC_FILE)

@@ -60,9 +60,9 @@ int paper_write_outputs(const paper_opts *opts, const paper_run *runs, int nrun,
 
 /* paper_tta.c: the 1-minute load average (NaN when unknown) */
 double paper_load_average(void);
-/* tta.md in opts->out and, with opts->results_md, its section
- * of that file (between its markers, added at the end when absent);
- * 0 on success. */
+/* tta.md (the table) and tta-section.md (the section, with how it was
+ * made) in opts->out and, with opts->results_md, that section in that
+ * file (between its markers, added at the end when absent); 0 on success. */
 int paper_write_tta(const paper_opts *opts, const paper_run *runs, int nrun,
                     const ircg_reference *ref);
 

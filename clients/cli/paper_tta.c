@@ -1,9 +1,11 @@
 /*
  * paper_tta.c -- the time-to-accuracy table of `ircg paper --time-to`:
- * tta.md in the output folder and, with --results-md, the same table with
- * how it was made as a section of that file (tests/paper/RESULTS.md), so
- * the numbers there are written by `make tta`, never by hand.  The section
- * lies between two marker comments; everything outside them is kept.
+ * tta.md in the output folder, the same table with how it was made as a
+ * section (tta-section.md, which tests/paper/results.py puts into
+ * tests/paper/RESULTS.md: the numbers there are written by a run, never by
+ * hand) and, with --results-md, that section written into a file.  The
+ * section lies between two marker comments; everything outside them is
+ * kept.
  */
 #include <math.h>
 #include <stdio.h>
@@ -113,13 +115,12 @@ static int put_section(FILE *f, const paper_opts *o, const paper_run *runs, int 
     return ok && fputs("\n" END_MARK "\n", f) >= 0;
 }
 
-/* FILE with its section replaced (or appended), through a temporary file
- * renamed over it. */
-static int update_results(const paper_opts *o, const paper_run *runs, int nrun,
-                          const ircg_reference *ref)
+/* FILE with its section replaced by `section` (or appended), through a
+ * temporary file renamed over it. */
+static int update_results(const char *file, const char *section)
 {
     size_t len = 0;
-    char *text = cli_read_file(o->results_md, &len), tmp[4200];
+    char *text = cli_read_file(file, &len), tmp[4200];
     if (!text) /* said why */
         return -1;
     char *b = strstr(text, BEGIN_MARK), *e = b ? strstr(b, END_MARK) : NULL;
@@ -127,33 +128,33 @@ static int update_results(const paper_opts *o, const paper_run *runs, int nrun,
     const char *tail = b && e ? e + strlen(END_MARK) : "";
     if (tail[0] == '\n')
         tail++;
-    snprintf(tmp, sizeof tmp, "%s.tmp", o->results_md);
+    snprintf(tmp, sizeof tmp, "%s.tmp", file);
     FILE *f = fopen(tmp, "w");
     int ok = f && fwrite(text, 1, head, f) == head;
     if (ok && !(b && e) && head > 0 && text[head - 1] != '\n')
         ok = fputs("\n", f) >= 0;
     if (ok && !(b && e))
         ok = fputs("\n", f) >= 0;
-    ok = ok && put_section(f, o, runs, nrun, ref) && fputs(tail, f) >= 0;
+    ok = ok && fputs(section, f) >= 0 && fputs(tail, f) >= 0;
     if (f && fclose(f) != 0)
         ok = 0;
     free(text);
-    if (!ok || rename(tmp, o->results_md) != 0) {
-        fprintf(stderr, "ircg paper: cannot write %s\n", o->results_md);
+    if (!ok || rename(tmp, file) != 0) {
+        fprintf(stderr, "ircg paper: cannot write %s\n", file);
         remove(tmp);
         return -1;
     }
-    printf("time to accuracy: the section of %s\n", o->results_md);
+    printf("time to accuracy: the section of %s\n", file);
     return 0;
 }
 
-int paper_write_tta(const paper_opts *o, const paper_run *runs, int nrun,
-                    const ircg_reference *ref)
+/* OUT/NAME holding text; 0 on success. */
+static int write_out(const paper_opts *o, const char *name, const char *text)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/tta.md", o->out);
+    snprintf(path, sizeof path, "%s/%s", o->out, name);
     FILE *f = fopen(path, "w");
-    int ok = f && put_table(f, o, runs, nrun);
+    int ok = f && fputs(text, f) >= 0;
     if (f && fclose(f) != 0)
         ok = 0;
     if (!ok) {
@@ -161,5 +162,28 @@ int paper_write_tta(const paper_opts *o, const paper_run *runs, int nrun,
         return -1;
     }
     printf("time to accuracy: %s\n", path);
-    return o->results_md ? update_results(o, runs, nrun, ref) : 0;
+    return 0;
+}
+
+int paper_write_tta(const paper_opts *o, const paper_run *runs, int nrun,
+                    const ircg_reference *ref)
+{
+    char *table = NULL, *section = NULL;
+    size_t ntable = 0, nsection = 0;
+    FILE *ft = open_memstream(&table, &ntable), *fs = open_memstream(&section, &nsection);
+    int ok = ft && fs && put_table(ft, o, runs, nrun) && put_section(fs, o, runs, nrun, ref);
+    if (ft && fclose(ft) != 0)
+        ok = 0;
+    if (fs && fclose(fs) != 0)
+        ok = 0;
+    int rc = -1;
+    if (!ok)
+        fprintf(stderr, "ircg paper: out of memory for the time-to-accuracy table\n");
+    /* the section rendered once: tta-section.md is what tests/paper/results.py
+     * puts into RESULTS.md (make paper, make tta), --results-md the same */
+    else if (write_out(o, "tta.md", table) == 0 && write_out(o, "tta-section.md", section) == 0)
+        rc = o->results_md ? update_results(o->results_md, section) : 0;
+    free(table);
+    free(section);
+    return rc;
 }

@@ -8,6 +8,7 @@
  * the algorithm the library picks, so its bits would not be the ones every
  * rank can reproduce.  A failed transfer aborts (MPI_ERRORS_ARE_FATAL).
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

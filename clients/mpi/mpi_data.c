@@ -8,6 +8,7 @@
  * row in one MPI_Alltoallv; their order there does not matter (the problem
  * sorts its part of Omega by row and column).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,8 +90,9 @@ static int exchange(MPI_Comm comm, const ircg_ratings *R, const int *cut, int si
     MPI_Type_contiguous((int)sizeof(entry), MPI_BYTE, &et);
     MPI_Type_commit(&et);
     int fine = sc && send;
-    if (mpi_any_failed(comm, fine) || !fine) /* (the second: for the analyzers) */
+    if (mpi_any_failed(comm, fine))
         goto done;
+    assert(sc && send); /* every rank agreed it has them */
     int *so = sc + size, *rc = sc + 2 * size, *ro = sc + 3 * size;
     for (int64_t e = 0; e < R->nnz; e++)
         sc[owner(cut, size, R->row[e])]++;
@@ -108,8 +110,9 @@ static int exchange(MPI_Comm comm, const ircg_ratings *R, const int *cut, int si
     }
     recv = malloc((size_t)(total ? total : 1) * sizeof *recv);
     *out = recv ? ircg_ratings_new(R->n_rows, R->n_cols, total) : NULL;
-    if (mpi_any_failed(comm, *out != NULL) || !*out || !recv)
+    if (mpi_any_failed(comm, *out != NULL))
         goto done;
+    assert(recv && *out);
     MPI_Alltoallv(send, sc, so, et, recv, rc, ro, et, comm);
     for (int64_t e = 0; e < total; e++) {
         (*out)->row[e] = recv[e].row;
@@ -130,10 +133,11 @@ done:
 static int64_t *file_counts(MPI_Comm comm, const ircg_ratings *R)
 {
     int64_t *counts = calloc((size_t)R->n_rows, sizeof *counts);
-    if (mpi_any_failed(comm, counts != NULL) || !counts) {
+    if (mpi_any_failed(comm, counts != NULL)) {
         free(counts);
         return NULL;
     }
+    assert(counts);
     for (int64_t e = 0; e < R->nnz; e++)
         counts[R->row[e]]++;
     MPI_Allreduce(MPI_IN_PLACE, counts, R->n_rows, MPI_INT64_T, MPI_SUM, comm);
@@ -183,8 +187,9 @@ static int load_file(const api_mc_source *src, MPI_Comm comm, mpi_part *out)
         !(counts = file_counts(comm, R)))
         goto done;
     cut = malloc(((size_t)size + 1) * sizeof *cut);
-    if (mpi_any_failed(comm, cut != NULL) || !cut)
+    if (mpi_any_failed(comm, cut != NULL))
         goto done;
+    assert(cut && counts);
     cut_rows(counts, R->n_rows, size, cut);
     if (!exchange(comm, R, cut, size, &out->R))
         goto done;
@@ -212,7 +217,8 @@ static int load_synthetic(const api_mc_source *src, MPI_Comm comm, mpi_part *out
     int *cut = malloc(((size_t)size + 1) * sizeof *cut);
     ircg_error e = counts && cut ? ircg_synth_row_counts(&src->synth, counts, &d)
                                  : IRCG_ERR_NOMEM;
-    if (!agree(comm, e == IRCG_OK, DP, &d, NULL) && counts && cut) {
+    if (!agree(comm, e == IRCG_OK, DP, &d, NULL)) {
+        assert(counts && cut); /* e is IRCG_OK */
         cut_rows(counts, n, size, cut);
         out->row0 = cut[rank];
         out->n_local = cut[rank + 1] - cut[rank];

@@ -4,10 +4,11 @@
  *
  *     min f(x)  s.t.  x in argmin { g(z) : z in X }.
  *
- * Every problem class here is quadratic: g(x) = 1/2 ||A x - b||^2 with A a
- * dense or sparse matrix or the sampling operator P_Omega of matrix
- * completion, and f a convex quadratic.  X is compact with a linear
- * minimization oracle (LMO).
+ * The problem classes: least squares g(x) = 1/2 ||A x - b||^2 with A a
+ * dense or sparse matrix, matrix completion (A the sampling operator
+ * P_Omega), each with a convex quadratic f; and logistic regression, whose
+ * g (and validation f) is convex and smooth but not quadratic.  X is
+ * compact with a linear minimization oracle (LMO).
  *
  * Conventions (OSQP/SCS style):
  *  - functions that can fail return an ircg_error (0 = IRCG_OK) and, when the
@@ -154,12 +155,23 @@ ircg_error ircg_ratings_probe_buffer(const char *buf, size_t len,
  * a Matrix Market "array" file or a one-column "coordinate" file (entries
  * not listed are 0; field real or integer, symmetry general), or plain
  * decimal numbers separated by blanks or commas, any number per line, with
- * '#' and '%' lines as comments.  Numbers and errors follow the rules of
- * the ratings readers above ("line N: ..."; "no numbers found"). */
+ * '#' and '%' lines as comments and, as in CSV, a first line whose first
+ * field is not a number read as a header.  Numbers and errors follow the
+ * rules of the ratings readers above ("line N: ..."; "no numbers found"). */
 ircg_error ircg_vector_read_file(const char *path, double **out, int64_t *n,
                                  ircg_diag *diag);
 ircg_error ircg_vector_read_buffer(const char *buf, size_t len, double **out,
                                    int64_t *n, ircg_diag *diag);
+/* A dense matrix (m x n row-major, malloc'ed into *A, owned by the caller)
+ * from a CSV file: every non-blank line a row of decimal numbers separated
+ * by commas, all rows of the same length; a first line whose first field
+ * is not a number is a header; '#' and '%' lines are comments.  Numbers and
+ * errors follow the rules of the readers above ("line N: ..."; "no rows of
+ * numbers found").  The probe parses the first IRCG_PROBE_BYTES bytes (at
+ * most IRCG_PROBE_ENTRIES rows) the same way and reports the row length. */
+ircg_error ircg_dense_read_file(const char *path, double **A, int *m, int *n,
+                                ircg_diag *diag);
+ircg_error ircg_dense_probe_file(const char *path, int *n, ircg_diag *diag);
 /* The readers' number parser: the decimal number in p[0, n) (not
  * NUL-terminated, [+-]digits[.digits][(e|E)[+-]digits]) into *out,
  * exactly what strtod gives (a fast path for short ones).  0; -1 when it
@@ -247,18 +259,16 @@ typedef enum ircg_outer_kind {
     IRCG_OUTER_COLUMN_VARIANCE = 0, /* 1/2 ||U X||_F^2, U = I - 11'/n (MC)  */
     IRCG_OUTER_HALF_NORM_SQ,        /* 1/2 ||x||^2                          */
     IRCG_OUTER_DIST_SQ,             /* 1/2 ||x - c||^2                      */
-    IRCG_OUTER_QUADRATIC            /* 1/2 x'Qx + q'x, Q symmetric PSD      */
+    IRCG_OUTER_QUADRATIC,           /* 1/2 x'Qx + q'x, Q symmetric PSD      */
+    IRCG_OUTER_VALIDATION           /* the inner loss on held-out data:
+                                       least squares 1/2 ||A_v x - b_v||^2,
+                                       logistic sum log(1 + e^(-y_v a_v'x)) */
 } ircg_outer_kind;
 
-typedef struct ircg_outer {
-    ircg_outer_kind kind;
-    const double *c; /* DIST_SQ: length n (borrowed, copied by the problem) */
-    const double *Q; /* QUADRATIC: n x n row-major (borrowed, copied)       */
-    const double *q; /* QUADRATIC: length n, NULL = 0 (borrowed, copied)    */
-} ircg_outer;
-
 /* Least squares data: A is m x n, either dense (row-major, A_dense) or CSR
- * (A_rowptr[m+1], A_colind[nnz], A_val[nnz]); exactly one of the two. */
+ * (A_rowptr[m+1], A_colind[nnz], A_val[nnz]); exactly one of the two.  b
+ * holds the targets (least squares) or the labels (logistic regression:
+ * -1/+1, or 0/1 read as -1/+1). */
 typedef struct ircg_ls_data {
     int m, n;
     const double *A_dense;
@@ -267,6 +277,17 @@ typedef struct ircg_ls_data {
     const double *A_val;
     const double *b;
 } ircg_ls_data;
+
+typedef struct ircg_outer {
+    ircg_outer_kind kind;
+    const double *c; /* DIST_SQ: length n (borrowed, copied by the problem) */
+    const double *Q; /* QUADRATIC: n x n row-major (borrowed, copied)       */
+    const double *q; /* QUADRATIC: length n, NULL = 0 (borrowed, copied)    */
+    const ircg_ls_data *val; /* VALIDATION: the held-out rows, n columns
+                                (borrowed, copied).  Never formed as
+                                A_v'A_v: f and its gradient go through
+                                products with A_v and A_v'              */
+} ircg_outer;
 
 typedef struct ircg_problem ircg_problem;
 
@@ -308,18 +329,30 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
                                       const ircg_outer *outer,
                                       const ircg_domain *domain,
                                       ircg_problem **out, ircg_diag *diag);
+/* Logistic regression: g(x) = sum_k log(1 + exp(-y_k a_k'x)) with the
+ * labels y = data->b, all -1/+1 or all 0/1 (0 read as -1), over an l2/l1
+ * ball, a simplex or a box; outer HALF_NORM_SQ, DIST_SQ or VALIDATION (the
+ * logistic loss on outer->val, labels likewise).  g is convex and smooth
+ * but not quadratic: L_g = ||A||_2^2 / 4, the exact line search is a 1-D
+ * minimization, and g - g_opt is summed termwise over the margins.  Solved
+ * by IR-CG (and g_opt by ircg_reference_compute); CG-BiO, IR-PG and Bi-SG
+ * are not available for it (ircg_solver_new: "/algorithm"). */
+ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *outer,
+                                 const ircg_domain *domain, ircg_problem **out,
+                                 ircg_diag *diag);
 void ircg_problem_free(ircg_problem *pb);
 
 typedef enum ircg_problem_kind {
     IRCG_PROBLEM_MATRIX_COMPLETION = 0,
-    IRCG_PROBLEM_LEAST_SQUARES = 1
+    IRCG_PROBLEM_LEAST_SQUARES = 1,
+    IRCG_PROBLEM_LOGISTIC = 2
 } ircg_problem_kind;
 
 typedef struct ircg_problem_info {
     ircg_problem_kind kind;
-    int n_rows, n_cols;  /* MC: matrix shape; LS: m x n of A               */
+    int n_rows, n_cols;  /* MC: matrix shape; LS, logistic: m x n of A     */
     int64_t dim;         /* number of variables                            */
-    int64_t n_observed;  /* MC: |Omega|; LS: rows of A                     */
+    int64_t n_observed;  /* MC: |Omega|; LS, logistic: rows of A           */
     ircg_domain domain;
     ircg_outer_kind outer;
     double L_f, L_g;     /* Lipschitz constants of the gradients           */
@@ -430,7 +463,9 @@ typedef struct ircg_reference ircg_reference;
 typedef struct ircg_settings {
     ircg_algorithm algorithm;
     ircg_step_rule step_rule;
-    double varsigma;      /* sigma_t = varsigma (t+1)^(-p); > 0            */
+    double varsigma;      /* sigma_t = varsigma (t+1)^(-p); >= 0.  0 makes
+                             IR-CG conditional gradient on g alone (z = x)
+                             and IR-PG projected gradient on g            */
     double p;             /* in (0, 1)                                     */
     int64_t max_iter;     /* >= 1                                          */
     double time_limit;    /* seconds; <= 0 means none                      */
@@ -629,6 +664,11 @@ typedef struct ircg_reference_settings {
     double lmo_tol;
     int threads;
     const volatile int *cancel;
+    int certify_unique;   /* matrix completion: prove (or fail to prove)
+                             that the inner solution set is a single point,
+                             see ircg_reference_info.unique; costs a dense
+                             p x p eigensolve (seconds at p = 3449), refused
+                             (unique = -1) above p = 16000; 0 = skip     */
 } ircg_reference_settings;
 
 void ircg_reference_settings_default(ircg_reference_settings *s);
@@ -638,6 +678,9 @@ ircg_error ircg_reference_compute(const ircg_problem *pb,
 
 typedef struct ircg_reference_info {
     double g_opt;         /* g at the final iterate                        */
+    double f_x;           /* f at that iterate: f of the inner solution
+                             when it is unique, up to the iterate's
+                             distance to it                                */
     double gap;           /* its certificate max(raw, 0) + gap_floor:
                              g_opt - gap <= true min (see above)           */
     double gap_floor;     /* rounding floor of the final gap, see above    */
@@ -649,6 +692,25 @@ typedef struct ircg_reference_info {
     int lmo_converged;    /* 1 when the final gap's LMO met lmo_tol        */
     double top_sv, second_sv; /* MC: sigma_1, sigma_2 of grad g at the end
                                  (NaN when not computed)                   */
+    /* MC with certify_unique.  Every inner solution x* has the same
+     * gradient G*, and the solution set is a single point when
+     * sigma_1(G*) > sigma_2(G*).  From the final iterate x^: the top
+     * singular values cert_sv1 >= cert_sv2 of the gradient computed there
+     * (dense eigensolve), and a rigorous bound |sigma_i(G*) - cert_sv_i| <=
+     * unique_bound that adds the rounding of that gradient and of the
+     * eigensolve to ||P_Omega(x^ - x*)||, bounded from the recomputed
+     * Frank-Wolfe gap (problems/mc/mc_certify.c derives each term); by
+     * Weyl's inequality sigma_1(G*) - sigma_2(G*) >= unique_margin =
+     * cert_sv1 - cert_sv2 - 2 unique_bound.  unique = 1 when that margin is
+     * positive (certified), 0 when it is not, -1 when not computed. */
+    int unique;
+    double unique_margin, unique_bound;
+    double cert_sv1, cert_sv2;
+    double unique_dist;       /* its part ||P_Omega(x^ - x*)||_F <= this   */
+    double unique_rounding;   /* its rounding part (gradient + eigensolve) */
+    double f_vertex;          /* f(-delta u v') with (u, v) the top singular
+                                 pair of grad g at the end: f of the unique
+                                 solution, as far as that pair is exact    */
 } ircg_reference_info;
 
 void ircg_reference_get_info(const ircg_reference *ref, ircg_reference_info *info);

@@ -7,6 +7,7 @@
  */
 #include "base/digest.h"
 #include "core/oracle.h"
+#include "problems/logreg/lr.h"
 #include "problems/ls/ls.h"
 #include "problems/mc/mc.h"
 
@@ -22,7 +23,15 @@ static uint64_t mc_digest(const mc_data *d)
     slv_digest_i64(&h, d->nnz);
     slv_digest_i64s(&h, d->rowptr, (size_t)d->n + 1);
     slv_digest_i32s(&h, d->col, (size_t)d->nnz);
-    slv_digest_f64s(&h, d->m, (size_t)d->nnz);
+    if (d->m)
+        slv_digest_f64s(&h, d->m, (size_t)d->nnz);
+    for (int64_t e = 0; !d->m && e < d->nnz;) { /* the same bytes from floats */
+        double buf[512];
+        size_t k = 0;
+        for (; k < 512 && e < d->nnz; k++, e++)
+            buf[k] = (double)d->mf[e];
+        slv_digest_f64s(&h, buf, k);
+    }
     return slv_digest_final(&h);
 }
 
@@ -89,4 +98,13 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
         (*out)->info.data_digest = ls_digest((*out)->data);
     }
     return err;
+}
+
+/* No method oracle of the baselines is built on logistic regression: CG-BiO,
+ * IR-PG and Bi-SG are refused by ircg_solver_new. */
+ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *outer,
+                                 const ircg_domain *domain, ircg_problem **out,
+                                 ircg_diag *diag)
+{
+    return lr_problem_new(data, outer, domain, out, diag);
 }

@@ -78,6 +78,13 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
     if ((err = check_reference(pb, s->reference, diag)) != IRCG_OK ||
         (err = check_distributed(pb, s, diag)) != IRCG_OK)
         return err;
+    if ((s->algorithm == IRCG_ALG_CGBIO && !pb->cut) ||
+        (is_projection_method(s->algorithm) && (!pb->prox_ops || !pb->proj)))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                         "%s is not available for %s problems (IR-CG is)",
+                         s->algorithm == IRCG_ALG_CGBIO ? "CG-BiO"
+                         : s->algorithm == IRCG_ALG_IRPG ? "IR-PG" : "Bi-SG",
+                         pb->ops->name);
     if (s->lmo_engine == IRCG_LMO_ARPACK &&
         pb->info.domain.kind != IRCG_DOMAIN_NUCLEAR_BALL)
         return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",

@@ -338,7 +338,7 @@ ircg_error ircg_synth_row_counts(const ircg_synth_ratings_spec *spec, int64_t *c
                    : slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     if ((e = generate(spec, 0, spec->n_rows, &R, diag)) != IRCG_OK)
         return e;
-    assert(R); /* generate's output on success */
+    assert(R); /* generate() makes R when it succeeds */
     memset(counts, 0, (size_t)spec->n_rows * sizeof *counts);
     for (int64_t t = 0; t < R->nnz; t++)
         counts[R->row[t]]++;

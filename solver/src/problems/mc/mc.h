@@ -31,10 +31,12 @@ typedef struct mc_data {
     const ircg_comm *comm;
     int64_t *rowptr;    /* n + 1                                            */
     int32_t *col;       /* nnz                                              */
-    double *m;          /* nnz, the ratings M_Omega                         */
-    float *mf;          /* the same as floats when every rating is one
-                           exactly (MovieLens), else NULL: what the hot
-                           passes read, half the bytes                     */
+    double *m;          /* nnz, the ratings M_Omega; NULL when mf holds
+                           them                                            */
+    float *mf;          /* the ratings as floats when every one is a float
+                           exactly (MovieLens), else NULL: half the bytes
+                           to read and to keep (100M ratings: 400 MB, not
+                           1.2 GB with both); mc_rating reads either       */
     int nchunk;         /* row-aligned chunks of the elementwise passes     */
     int *chunk_row;     /* nchunk + 1 row boundaries                        */
     int ngroup;         /* groups of chunks with a private column buffer in
@@ -43,6 +45,12 @@ typedef struct mc_data {
     ircg_outer_kind outer;
     double delta;
 } mc_data;
+
+/* Rating e of the CSR order, from whichever array holds the ratings. */
+static inline double mc_rating(const mc_data *d, int64_t e)
+{
+    return d->mf ? (double)d->mf[e] : d->m[e];
+}
 
 /* What the sparse passes over Omega need: the data, the thread pool and
  * the per-group column buffers of the transposed product.  Shared by the
@@ -86,7 +94,8 @@ typedef struct mc_sums {
     double g_x, g_z;     /* 1/2 ||r||^2 of both sides                       */
     double rx_x;         /* <R, X_Omega> of the x side                      */
     double gap_x, gap_z; /* sum 1/2 (r - q)(r + q) against the reference
-                            residual q = ref, valid when ref != NULL       */
+                            residual q = ref, valid when ref != NULL (made
+                            from q~, mc_sweep.c)                           */
     const double *ref;   /* the reference they were made with (or NULL)    */
     int valid;
 } mc_sums;
@@ -107,7 +116,11 @@ typedef struct mc_ws {
     mc_side x, z;
     mc_sums sums;           /* of the current x and z                      */
     const double *ref;      /* reference residual the step passes sum
-                               against (set_reference), NULL: none        */
+                               against (mc_reference_set), NULL: none;
+                               must not change while set                   */
+    float *qf;              /* ref rounded to floats, what the passes read
+                               (NULL when there was no memory: q~ = 0)     */
+    double qcorr;           /* 1/2 sum (q~ - q)(q~ + q), the gaps' constant */
     /* the last LMO: vertex -delta u v', kept for step() and warm starts */
     double *u, *v;          /* n, p                                        */
     double *Pu, *Qv;        /* P'u, Q'v (cap)                              */
@@ -193,6 +206,10 @@ void mc_gram_product(mc_ws *w, double sigma, const double *x, double *cx,
                      double *ctcx);
 /* <R, X_Omega> of the current x (from the last pass's sums, or a pass). */
 double mc_rx_dot_x(mc_ws *w);
+/* The reference residual q (NULL: none) whose gaps g - g_ref the passes
+ * sum from now on: q~ and its constant made once (a pass), nothing when q
+ * is already the one set. */
+void mc_reference_set(mc_ws *w, const double *q);
 
 /* mc_refresh.c: both sides on Omega (and the residuals, g) recomputed from
  * the factors, every MC_REFRESH_EVERY steps, against the drift of the
@@ -253,6 +270,10 @@ ircg_error mc_grad_singular_values(void *ws, int k, double *sv);
 /* The Golub-Kahan Lanczos of the workspace, made on first use (NULL when
  * out of memory). */
 struct lmo_lanczos *mc_lanczos(mc_ws *w);
+
+/* mc_certify.c: the certificate of a single inner solution at x (x's side
+ * must be the final iterate of g_opt's computation); p <= 16000. */
+ircg_error mc_certify_unique(void *ws, slv_unique *out);
 
 /* mc_ops.c */
 ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,

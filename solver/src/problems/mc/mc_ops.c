@@ -34,6 +34,7 @@ static void mc_destroy(void *ws)
     free(w->z.r);
     free(w->x.xo);
     free(w->z.xo);
+    free(w->qf);
     free(w->u);
     free(w->v);
     free(w->pre_cv);
@@ -220,13 +221,10 @@ static void mc_values(void *ws, const double *ref, slv_values *out)
 {
     mc_ws *w = ws;
 
-    if (!w->sums.valid || (ref && w->sums.ref != ref)) {
-        /* the steps sum against w->ref; this one pass against ref */
-        const double *keep = w->ref;
-        w->ref = ref;
+    if (ref) /* the steps sum against it from now on */
+        mc_reference_set(w, ref);
+    if (!w->sums.valid)
         mc_omega_sums(w);
-        w->ref = keep;
-    }
     out->g_x = w->sums.g_x;
     out->g_z = w->sums.g_z;
     out->f_x = mc_side_f(w, &w->x);
@@ -238,8 +236,7 @@ static void mc_values(void *ws, const double *ref, slv_values *out)
 
 static void mc_set_reference(void *ws, const double *ref)
 {
-    mc_ws *w = ws;
-    w->ref = ref;
+    mc_reference_set(ws, ref);
 }
 
 static void mc_plan_lmo(void *ws, double sigma)
@@ -267,7 +264,7 @@ static const double *mc_residual(void *ws, ircg_which which)
     if (!w->z.r && !(w->z.r = malloc((size_t)d->nnz * sizeof(double))))
         return NULL;
     for (int64_t e = 0; e < d->nnz; e++)
-        w->z.r[e] = w->z.xo[e] - d->m[e];
+        w->z.r[e] = w->z.xo[e] - mc_rating(d, e);
     return w->z.r;
 }
 
@@ -281,6 +278,7 @@ const slv_oracle_ops slv_mc_ops = {
     .residual = mc_residual,
     .iterate = mc_iterate,
     .grad_singular_values = mc_grad_singular_values,
+    .certify_unique = mc_certify_unique,
     .save = mc_save,
     .restore = mc_restore,
     .set_reference = mc_set_reference,

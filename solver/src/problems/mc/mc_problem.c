@@ -101,6 +101,16 @@ static int csr_ordered(const mc_data *d)
 }
 #endif
 
+/* Rating e of the CSR order into whichever array holds them (a float
+ * only ever receives a value that is one). */
+static void put_rating(mc_data *d, int64_t e, double v)
+{
+    if (d->mf)
+        d->mf[e] = (float)v;
+    else
+        d->m[e] = v;
+}
+
 /* R's rows less row0 are the local ones. */
 static ircg_error build_csr(mc_data *d, const ircg_ratings *R, ircg_diag *diag)
 {
@@ -117,20 +127,20 @@ static ircg_error build_csr(mc_data *d, const ircg_ratings *R, ircg_diag *diag)
     for (int64_t e = 0; e < R->nnz; e++) {
         int64_t q = next[R->row[e] - d->row0]++;
         d->col[q] = R->col[e];
-        d->m[q] = R->val[e];
+        put_rating(d, q, R->val[e]);
     }
     for (int i = 0; i < d->n && err == IRCG_OK; i++) {
         /* insertion sort: rows are short */
         for (int64_t a = d->rowptr[i] + 1; a < d->rowptr[i + 1]; a++) {
             int32_t c = d->col[a];
-            double v = d->m[a];
+            double v = mc_rating(d, a);
             int64_t b = a - 1;
             for (; b >= d->rowptr[i] && d->col[b] > c; b--) {
                 d->col[b + 1] = d->col[b];
-                d->m[b + 1] = d->m[b];
+                put_rating(d, b + 1, mc_rating(d, b));
             }
             d->col[b + 1] = c;
-            d->m[b + 1] = v;
+            put_rating(d, b + 1, v);
         }
         for (int64_t a = d->rowptr[i] + 1; a < d->rowptr[i + 1]; a++)
             if (d->col[a] == d->col[a - 1]) {
@@ -144,17 +154,20 @@ static ircg_error build_csr(mc_data *d, const ircg_ratings *R, ircg_diag *diag)
     return err;
 }
 
-/* The ratings as floats when each one is a float exactly (d->mf stays NULL
- * otherwise, or when out of memory: the passes then read the doubles). */
-static void float_ratings(mc_data *d)
+/* The ratings' array: floats when each rating is a float exactly, else
+ * doubles (only one of them is kept, and only one is ever allocated: at
+ * 100M ratings, the build's peak is the caller's ratings and 0.8 GB). */
+static int alloc_ratings(mc_data *d, const ircg_ratings *R)
 {
-    for (int64_t e = 0; e < d->nnz; e++)
-        if ((double)(float)d->m[e] != d->m[e])
-            return;
-    if (!(d->mf = malloc((size_t)d->nnz * sizeof *d->mf)))
-        return;
-    for (int64_t e = 0; e < d->nnz; e++)
-        d->mf[e] = (float)d->m[e];
+    int floats = 1;
+    for (int64_t e = 0; e < R->nnz && floats; e++)
+        floats = (double)(float)R->val[e] == R->val[e];
+    /* build_csr sets every entry; zeroed so that clang-tidy sees it too */
+    if (floats)
+        d->mf = calloc((size_t)d->nnz, sizeof *d->mf);
+    else
+        d->m = calloc((size_t)d->nnz, sizeof *d->m);
+    return d->mf || d->m;
 }
 
 /* Row-aligned chunks of about MC_CHUNK_NNZ entries. */
@@ -218,14 +231,11 @@ ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
     d->delta = delta;
     d->rowptr = calloc((size_t)d->n + 1, sizeof *d->rowptr);
     d->col = malloc((size_t)d->nnz * sizeof *d->col);
-    /* build_csr sets every entry; zeroed so that clang-tidy sees it too */
-    d->m = calloc((size_t)d->nnz, sizeof *d->m);
-    if (!d->rowptr || !d->col || !d->m)
+    if (!d->rowptr || !d->col || !alloc_ratings(d, R))
         goto nomem;
     if ((err = build_csr(d, R, diag)) != IRCG_OK ||
         (err = build_chunks(d, diag)) != IRCG_OK)
         goto fail;
-    float_ratings(d);
     pb->info = (ircg_problem_info){
         .kind = IRCG_PROBLEM_MATRIX_COMPLETION, .n_rows = d->n_all, .n_cols = d->p,
         .dim = (int64_t)d->n_all * d->p, .n_observed = d->nnz,

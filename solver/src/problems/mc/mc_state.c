@@ -135,8 +135,8 @@ ircg_error mc_restore(void *ws, slv_rbuf *r, ircg_diag *diag)
     slv_rbuf_f64s(r, w->x.xo, (size_t)nnz);
     slv_rbuf_f64s(r, w->z.xo, (size_t)nnz);
     for (int64_t e = 0; v1 && e < nnz && !r->failed; e++) {
-        w->x.xo[e] += d->m[e];
-        w->z.xo[e] += d->m[e];
+        w->x.xo[e] += mc_rating(d, e);
+        w->z.xo[e] += mc_rating(d, e);
     }
     if (r->failed)
         return bad(diag, "truncated");

@@ -21,9 +21,14 @@
  * from X_Omega and the ratings as it reads them (the same bits), and reads
  * the ratings as floats when they all are (MovieLens: 4 bytes an entry,
  * not 8).  A step then moves 40 bytes an entry (it moved 76), and X, Z,
- * the ratings and Omega of MovieLens 1M (24 MB) stay in a 32 MB L3.
- * mc_x_residual makes R when a plain product needs it.
+ * the ratings and Omega of MovieLens 1M (24 MB) stay in a 32 MB L3.  A
+ * traced reference adds its residual as floats, 4 bytes an entry (as
+ * doubles it added 8 and pushed MovieLens 1M's 32 MB out of that L3: the
+ * trace cost 12-38% of a solve).  mc_x_residual makes R when a plain
+ * product needs it.
  */
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,11 +39,9 @@
 typedef slv_v4d v4d;
 typedef float v4f __attribute__((vector_size(16)));
 
-/* Entries summed at a time while the rows just written are in L1, in
- * blocks of MC_SUM_BLOCK (see add_terms); a multiple of it, so batching
- * leaves the sums' bits unchanged. */
+/* Entries of the rows whose dot products are made before they are
+ * scattered back (while they are in L1). */
 #define MC_SUM_BATCH 1024
-#define MC_SUM_BLOCK 16
 
 /* Inlined into both clones of the kernels: a call would run the default
  * target's code.  The clones make no calls at all: gcc then ends the AVX
@@ -73,85 +76,143 @@ typedef float v4f __attribute__((vector_size(16)));
 
 /* ------------------------------------------------------------ the sums -- */
 
-/* One quad of terms into the block's plain partials (see add_terms);
- * <R, X> plainly, as it always was.  The halves of g's terms are taken
- * once, from the totals (store_sums): scaling by 2 is exact, so the bits
- * are those of summing the halved terms. */
-#define QUAD_TERMS(acc, pb, r, x, z, mm, q, qq)                             \
+/* The reference residual q as the passes read it: q~ = q rounded to a
+ * float (4 bytes an entry, not 8).  The gaps need no more: for any q~,
+ *   1/2 sum (r - q)(r + q) = 1/2 sum (r - q~)(r + q~) + 1/2 sum (q~ - q)(q~ + q),
+ * and the last sum is a constant (w->qcorr, made once by mc_reference_set).
+ * The price is in the terms' magnitude: |r - q~| <= |r - q| + |q - q~|,
+ * with |q - q~| <= 2^-24 |q| (see FLUSH_D for the bound). */
+#define LOAD_Q(qq, qf, e)                                                   \
     do {                                                                    \
-        v4d rz_ = (z) - (mm);                                               \
-        (pb)[MC_S_GX] += (r) * (r);                                         \
-        (pb)[MC_S_GZ] += rz_ * rz_;                                         \
-        (acc)[MC_S_RX].s += (r) * (x);                                      \
-        if (q) {                                                            \
-            (pb)[MC_S_DX] += ((r) - (qq)) * ((r) + (qq));                   \
-            (pb)[MC_S_DZ] += (rz_ - (qq)) * (rz_ + (qq));                   \
+        v4f f_;                                                             \
+        memcpy(&f_, (qf) + (e), sizeof f_);                                 \
+        (qq) = __builtin_convertvector(f_, v4d);                            \
+    } while (0)
+
+/* A block's plain partial sums: g's of at most MC_BLOCK_QUADS quads of one
+ * row, the gaps' of the row. */
+typedef struct blk {
+    v4d gx, gz, dx, dz;
+} blk;
+#define MC_BLOCK_QUADS 4
+
+/* A chunk's sums: the blocks' sums added by TwoSum, <R, X> plainly (as it
+ * always was). */
+typedef struct lanes {
+    slv_lsum gx, gz, dx, dz;
+    v4d rx;
+} lanes;
+
+/* The terms of one quad of a row, with r = x - M and rz = z - M.  The
+ * halves of g's terms are taken once, from the totals (store_sums):
+ * scaling by 2 is exact, so the bits are those of summing halved terms. */
+#define QUAD_TERMS(L, b, r, rz, x, qq, fq)                                  \
+    do {                                                                    \
+        (b).gx += (r) * (r);                                                \
+        (b).gz += (rz) * (rz);                                              \
+        (L).rx += (r) * (x);                                                \
+        if (fq) {                                                           \
+            (b).dx += ((r) - (qq)) * ((r) + (qq));                          \
+            (b).dz += ((rz) - (qq)) * ((rz) + (qq));                        \
         }                                                                   \
     } while (0)
 
-/* The terms of entries [e0, e1) into the lanes, MC_SUM_BLOCK at a time: a
- * block's terms are summed plainly, and the block sums by TwoSum (at a
- * third of the cost of a TwoSum per term).  The error of a sum is then at
- * most 3 ulps of the sum of its terms' magnitudes, whatever |Omega|:
- * - g: positive terms, so a few ulps of g;
- * - g - g_ref, termwise 1/2 (r - q)(r + q): at most 1.5 eps ||r - q||
- *   ||r + q||, below 1e-16 on MovieLens near the optimum (gaps 1e-10),
- *   far below the certified floor of g_opt (3e-11).
- * e1 - e0 is a multiple of MC_SUM_BLOCK unless e1 ends the chunk: the
- * blocks then fall on the same entries however a pass batches its calls. */
-MC_INLINE void add_terms(const mc_ws *w, const double *q, int64_t e0, int64_t e1,
-                         slv_lsum *acc, const int fm)
-{
-    const mc_data *d = w->d;
-    const double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
-    const v4d zero = {0, 0, 0, 0};
-    v4d r, x, z, mm, qq = zero, pb[MC_NSUM];
+/* g's block into the chunk's lanes by TwoSum, at a third of the cost of a
+ * TwoSum per term: the error of g is then at most 3 ulps of g, whatever
+ * |Omega|. */
+#define FLUSH_G(L, b, zero)                                                 \
+    do {                                                                    \
+        SLV_LSUM_ADD((L).gx, (b).gx);                                       \
+        SLV_LSUM_ADD((L).gz, (b).gz);                                       \
+        (b).gx = (b).gz = (zero);                                           \
+    } while (0)
 
-    for (int64_t e = e0; e < e1;) {
-        int64_t bend = e1 - e > MC_SUM_BLOCK ? e + MC_SUM_BLOCK : e1;
-        for (int s = 0; s < MC_NSUM; s++)
-            pb[s] = zero;
-        for (; e + 4 <= bend; e += 4) {
-            SLV_V4D_LOAD(x, xx + e);
-            SLV_V4D_LOAD(z, xz + e);
-            LOAD_M(mm, d, e, fm);
-            if (q)
-                SLV_V4D_LOAD(qq, q + e);
-            r = x - mm;
-            QUAD_TERMS(acc, pb, r, x, z, mm, q, qq);
-        }
-        if (e < bend) { /* the chunk's last entries, padded with zero terms
-                         * (a copy loop here became calls to memcpy) */
-            for (int l = 0; l < 4; l++) {
-                int in = e + l < bend;
-                x[l] = in ? xx[e + l] : 0.0;
-                z[l] = in ? xz[e + l] : 0.0;
-                mm[l] = in ? M_AT(d, e + l, fm) : 0.0;
-                qq[l] = in && q ? q[e + l] : 0.0;
-            }
-            r = x - mm;
-            QUAD_TERMS(acc, pb, r, x, z, mm, q, qq);
-            e = bend;
-        }
-        SLV_LSUM_ADD(acc[MC_S_GX], pb[MC_S_GX]);
-        SLV_LSUM_ADD(acc[MC_S_GZ], pb[MC_S_GZ]);
-        if (q) {
-            SLV_LSUM_ADD(acc[MC_S_DX], pb[MC_S_DX]);
-            SLV_LSUM_ADD(acc[MC_S_DZ], pb[MC_S_DZ]);
-        }
+/* The gaps' terms are small (|r - q~| is), so they are summed plainly over
+ * a row and the rows by TwoSum: the error is at most (ceil(l/4) + 1) ulps
+ * of sum |(r - q~)(r + q~)| for rows of at most l entries (MovieLens 1M:
+ * l = 2314, 580 ulps of about 2, 1e-13, far below the certified floor of
+ * g_opt, 3e-11), at a sixth of the cost of flushing them with g. */
+#define FLUSH_D(L, b, zero)                                                 \
+    do {                                                                    \
+        SLV_LSUM_ADD((L).dx, (b).dx);                                       \
+        SLV_LSUM_ADD((L).dz, (b).dz);                                       \
+        (b).dx = (b).dz = (zero);                                           \
+    } while (0)
+
+/* A block of g's terms is full (every MC_BLOCK_QUADS quads) or the row
+ * ended (end): into the lanes. */
+#define BLOCK_DONE(L, b, nq, fq, end, zero)                                 \
+    do {                                                                    \
+        if ((end) ? (nq) > 0 : ++(nq) == MC_BLOCK_QUADS) {                  \
+            FLUSH_G(L, b, zero);                                            \
+            (nq) = 0;                                                       \
+        }                                                                   \
+        if ((end) && (fq))                                                  \
+            FLUSH_D(L, b, zero);                                            \
+    } while (0)
+
+/* Entries [e, end) of a row (fewer than four) as one quad padded with
+ * zero terms: x, z, M and q~ (a copy loop here became calls to memcpy). */
+MC_INLINE void tail_quad(const mc_ws *w, int64_t e, int64_t end, v4d *x, v4d *z,
+                         v4d *mm, v4d *qq, const int fm, const int fq)
+{
+    for (int l = 0; l < 4; l++) {
+        int in = e + l < end;
+        (*x)[l] = in ? w->x.xo[e + l] : 0.0;
+        (*z)[l] = in ? w->z.xo[e + l] : 0.0;
+        (*mm)[l] = in ? M_AT(w->d, e + l, fm) : 0.0;
+        (*qq)[l] = in && fq ? (double)w->qf[e + l] : 0.0;
     }
 }
 
-MC_INLINE void clear_sums(slv_lsum *acc)
+/* The sums of one row [e, end) read from x and z on Omega: the blocks the
+ * step pass forms in registers as it writes the row (step_body), so the
+ * two give the same bits. */
+MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const int fm,
+                        const int fq)
 {
-    for (int s = 0; s < MC_NSUM; s++)
-        slv_lsum_clear(&acc[s]);
+    const double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
+    const v4d zero = {0, 0, 0, 0};
+    v4d x, z, mm, qq = zero, r, rz;
+    blk b = {zero, zero, zero, zero};
+    int nq = 0;
+
+    for (; e + 4 <= end; e += 4) {
+        SLV_V4D_LOAD(x, xx + e);
+        SLV_V4D_LOAD(z, xz + e);
+        LOAD_M(mm, w->d, e, fm);
+        if (fq)
+            LOAD_Q(qq, w->qf, e);
+        r = x - mm;
+        rz = z - mm;
+        QUAD_TERMS(*L, b, r, rz, x, qq, fq);
+        BLOCK_DONE(*L, b, nq, fq, 0, zero);
+    }
+    if (e < end) {
+        tail_quad(w, e, end, &x, &z, &mm, &qq, fm, fq);
+        r = x - mm;
+        rz = z - mm;
+        QUAD_TERMS(*L, b, r, rz, x, qq, fq);
+        nq++;
+    }
+    BLOCK_DONE(*L, b, nq, fq, 1, zero);
 }
 
-MC_INLINE void store_sums(mc_ws *w, int c, const slv_lsum *acc)
+MC_INLINE void clear_lanes(lanes *L)
 {
-    for (int s = 0; s < MC_NSUM; s++) /* all but <R, X> are halves */
-        w->dsum[MC_NSUM * c + s] = (s == MC_S_RX ? 1.0 : 0.5) * slv_lsum_value(&acc[s]);
+    memset(L, 0, sizeof *L);
+}
+
+static void store_sums(mc_ws *w, int c, const lanes *L)
+{
+    double *out = w->dsum + MC_NSUM * c;
+    slv_lsum rx = {L->rx, {0, 0, 0, 0}};
+    /* all but <R, X> are halves */
+    out[MC_S_GX] = 0.5 * slv_lsum_value(&L->gx);
+    out[MC_S_GZ] = 0.5 * slv_lsum_value(&L->gz);
+    out[MC_S_RX] = slv_lsum_value(&rx);
+    out[MC_S_DX] = 0.5 * slv_lsum_value(&L->dx);
+    out[MC_S_DZ] = 0.5 * slv_lsum_value(&L->dz);
 }
 
 static double chunk_total(const mc_ws *w, int slot)
@@ -162,13 +223,21 @@ static double chunk_total(const mc_ws *w, int slot)
     return slv_ksum_value(&k);
 }
 
-/* The chunks' sums in chunk order; distributed, the ranks' totals then
- * in rank order. */
-static void finish_sums(mc_ws *w, const double *q)
+/* The chunks' sums in chunk order, the gaps with the reference's constant
+ * (without q~, when there was no memory for it, the terms are those of g:
+ * q~ = 0); distributed, the ranks' totals then in rank order. */
+static void finish_sums(mc_ws *w)
 {
+    const double *q = w->ref;
     double t[MC_NSUM];
     for (int s = 0; s < MC_NSUM; s++)
-        t[s] = (s == MC_S_DX || s == MC_S_DZ) && !q ? 0.0 : chunk_total(w, s);
+        t[s] = chunk_total(w, s);
+    if (!w->qf) {
+        t[MC_S_DX] = t[MC_S_GX];
+        t[MC_S_DZ] = t[MC_S_GZ];
+    }
+    t[MC_S_DX] = q ? t[MC_S_DX] + w->qcorr : 0.0;
+    t[MC_S_DZ] = q ? t[MC_S_DZ] + w->qcorr : 0.0;
     slv_comm_sum(w->d->comm, t, MC_NSUM);
     w->sums = (mc_sums){
         .g_x = t[MC_S_GX], .g_z = t[MC_S_GZ], .rx_x = t[MC_S_RX], .ref = q, .valid = 1,
@@ -312,32 +381,37 @@ typedef struct sctx {
     mc_ws *w;
     double alpha, cz, cxo, cxn;
     int use_dir, pre;
-    const double *q;
 } sctx;
 
 /* One chunk of the step; buf: the group's column buffer when the planned
- * LMO's Gram product is made too. */
-MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm)
+ * LMO's Gram product is made too.  The sums are made from the new values
+ * as they are written (row_sums' blocks, in registers); the scatter of a
+ * batch of rows follows while they are in L1. */
+MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const int fq)
 {
     mc_ws *w = k->w;
     const mc_data *d = w->d;
     double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
     const double *restrict v = w->v, *restrict u = w->u;
     const double *restrict pa = w->pre_a;
+    const float *restrict qf = w->qf;
     double *restrict cv = w->pre_cv;
     const int32_t *restrict col = d->col;
     const int64_t *restrict rp = d->rowptr;
     const double a = k->alpha, a1 = 1.0 - a, cz = k->cz, cxo = k->cxo;
     const double cxn = k->cxn, dl = k->use_dir ? -d->delta : 0.0;
+    const v4d zero = {0, 0, 0, 0};
     int lo = d->chunk_row[c], hi = d->chunk_row[c + 1], row0 = lo;
     int64_t done = rp[lo];
-    slv_lsum acc[MC_NSUM];
+    lanes L;
 
-    clear_sums(acc);
+    clear_lanes(&L);
     for (int i = lo; i < hi; i++) {
         double ui = a * dl * u[i];
         int64_t e = rp[i], end = rp[i + 1];
-        v4d s = {0, 0, 0, 0}, xo, zo, mm;
+        v4d s = zero, xo, zo, mm, qq = zero, r, rz;
+        blk b = {zero, zero, zero, zero};
+        int nq = 0;
         for (; e + 4 <= end; e += 4) {
             v4d vj = GATHER4(v, col, e);
             SLV_V4D_LOAD(xo, xx + e);
@@ -347,9 +421,16 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm)
             v4d zn = cz * zo + cxo * xo + cxn * xn;
             SLV_V4D_STORE(xx + e, xn);
             SLV_V4D_STORE(xz + e, zn);
-            s += (xn - mm) * vj;
+            r = xn - mm;
+            rz = zn - mm;
+            s += r * vj;
+            if (fq)
+                LOAD_Q(qq, qf, e);
+            QUAD_TERMS(L, b, r, rz, xn, qq, fq);
+            BLOCK_DONE(L, b, nq, fq, 0, zero);
         }
         double s0 = s[0];
+        int64_t tail = e;
         for (; e < end; e++) {
             double vj = v[col[e]], xs = xx[e];
             double xn = a1 * xs + ui * vj;
@@ -358,31 +439,39 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm)
             xz[e] = zn;
             s0 += (xn - M_AT(d, e, fm)) * vj;
         }
+        if (tail < end) {
+            tail_quad(w, tail, end, &xo, &zo, &mm, &qq, fm, fq);
+            r = xo - mm;
+            rz = zo - mm;
+            QUAD_TERMS(L, b, r, rz, xo, qq, fq);
+            nq++;
+        }
+        BLOCK_DONE(L, b, nq, fq, 1, zero);
         if (buf)
             cv[i] = pa[i] + ROW_TOTAL(s, s0);
-        /* sum (and scatter) the rows just written while they are in L1 (a
-         * separate pass re-read them from memory: 13% of the run) */
-        if (end - done >= MC_SUM_BATCH) {
-            int64_t upto = done + (end - done) / MC_SUM_BLOCK * MC_SUM_BLOCK;
-            add_terms(w, k->q, done, upto, acc, fm);
-            done = upto;
-            for (; buf && row0 <= i; row0++)
+        if (buf && end - done >= MC_SUM_BATCH) {
+            for (; row0 <= i; row0++)
                 scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm);
+            done = end;
         }
     }
-    add_terms(w, k->q, done, rp[hi], acc, fm);
     for (; buf && row0 < hi; row0++)
         scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm);
-    store_sums(w, c, acc);
+    store_sums(w, c, &L);
 }
 
 MC_CLONES
 static void step_chunk(const sctx *k, int c, double *buf)
 {
-    if (k->w->d->mf)
-        step_body(k, c, buf, 1);
+    int fm = k->w->d->mf != NULL, fq = k->w->ref && k->w->qf;
+    if (fm && fq)
+        step_body(k, c, buf, 1, 1);
+    else if (fm)
+        step_body(k, c, buf, 1, 0);
+    else if (fq)
+        step_body(k, c, buf, 0, 1);
     else
-        step_body(k, c, buf, 0);
+        step_body(k, c, buf, 0, 0);
 }
 
 static void step_group(void *vc, int g)
@@ -399,51 +488,63 @@ static void step_group(void *vc, int g)
         step_chunk(k, c, buf);
 }
 
+/* The bytes a pass moves for the sums: x, z and M read, q~ when traced. */
+static double sums_bytes(const mc_ws *w)
+{
+    return (w->d->mf ? 20 : 24) + (w->ref && w->qf ? 4 : 0);
+}
+
 void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, int pre)
 {
     sctx k = {.w = w, .alpha = alpha, .cz = cz, .cxo = cxo, .cxn = cxn,
-              .use_dir = alpha != 0, .pre = pre, .q = w->ref};
+              .use_dir = alpha != 0, .pre = pre};
 
     slv_pool_run(w->ex.pool, step_group, &k, w->d->ngroup);
-    /* col, M; x and z read and written; the reference */
-    mc_exec_count(&w->ex, (w->d->mf ? 36 : 40) + (k.q ? 8 : 0));
+    /* and col; x and z written */
+    mc_exec_count(&w->ex, sums_bytes(w) + 20);
     w->xr_valid = 0;
     w->pre_valid = pre;
     if (pre) {
         reduce_groups(&w->ex, w->pre_rtc);
         w->pre_sigma = w->plan_sigma;
     }
-    finish_sums(w, k.q);
+    finish_sums(w);
 }
 
 /* ------------------------------------------------------ the sums pass -- */
 
 MC_CLONES
-static void sums_chunk(mc_ws *w, int c, int64_t e0, int64_t e1)
+static void sums_rows(const mc_ws *w, int lo, int hi, lanes *L)
 {
-    slv_lsum acc[MC_NSUM];
-
-    clear_sums(acc);
-    if (w->d->mf)
-        add_terms(w, w->ref, e0, e1, acc, 1);
-    else
-        add_terms(w, w->ref, e0, e1, acc, 0);
-    store_sums(w, c, acc);
+    const int64_t *rp = w->d->rowptr;
+    int fm = w->d->mf != NULL, fq = w->ref && w->qf;
+    for (int i = lo; i < hi; i++) {
+        if (fm && fq)
+            row_sums(w, rp[i], rp[i + 1], L, 1, 1);
+        else if (fm)
+            row_sums(w, rp[i], rp[i + 1], L, 1, 0);
+        else if (fq)
+            row_sums(w, rp[i], rp[i + 1], L, 0, 1);
+        else
+            row_sums(w, rp[i], rp[i + 1], L, 0, 0);
+    }
 }
 
 static void sums_task(void *vc, int c)
 {
     mc_ws *w = vc;
-    const mc_data *d = w->d;
-    sums_chunk(w, c, d->rowptr[d->chunk_row[c]], d->rowptr[d->chunk_row[c + 1]]);
+    lanes L;
+
+    clear_lanes(&L);
+    sums_rows(w, w->d->chunk_row[c], w->d->chunk_row[c + 1], &L);
+    store_sums(w, c, &L);
 }
 
 void mc_omega_sums(mc_ws *w)
 {
     slv_pool_run(w->ex.pool, sums_task, w, w->d->nchunk);
-    /* x, z, M, the reference */
-    mc_exec_count(&w->ex, (w->d->mf ? 20 : 24) + (w->ref ? 8 : 0));
-    finish_sums(w, w->ref);
+    mc_exec_count(&w->ex, sums_bytes(w));
+    finish_sums(w);
 }
 
 double mc_rx_dot_x(mc_ws *w)
@@ -453,6 +554,49 @@ double mc_rx_dot_x(mc_ws *w)
     return w->sums.rx_x;
 }
 
+/* ---------------------------------------------------- the reference -- */
+
+typedef struct qctx {
+    mc_ws *w;
+    const double *q;
+} qctx;
+
+/* q~ of a chunk's entries and its part of the constant, 1/2 sum (q~ - q)
+ * (q~ + q): q~ - q is exact, and the sum compensated.  A residual beyond
+ * the floats (or no memory for them) has q~ = 0: the identity holds for
+ * any q~, only the terms' magnitude grows. */
+static void reference_task(void *vc, int c)
+{
+    const qctx *k = vc;
+    mc_ws *w = k->w;
+    const mc_data *d = w->d;
+    slv_ksum s = {0, 0};
+
+    for (int64_t e = d->rowptr[d->chunk_row[c]]; e < d->rowptr[d->chunk_row[c + 1]]; e++) {
+        double q = k->q[e], qt = w->qf && fabs(q) <= FLT_MAX ? (double)(float)q : 0.0;
+        if (w->qf)
+            w->qf[e] = (float)qt;
+        slv_ksum_add(&s, (qt - q) * (qt + q));
+    }
+    w->dsum[MC_NSUM * c] = 0.5 * slv_ksum_value(&s);
+}
+
+void mc_reference_set(mc_ws *w, const double *q)
+{
+    if (q == w->ref)
+        return;
+    w->ref = q;
+    w->sums.valid = 0; /* their gaps were against another reference */
+    if (!q)
+        return;
+    if (!w->qf)
+        w->qf = malloc((size_t)w->d->nnz * sizeof *w->qf);
+    qctx k = {.w = w, .q = q};
+    slv_pool_run(w->ex.pool, reference_task, &k, w->d->nchunk);
+    mc_exec_count(&w->ex, w->qf ? 12 : 8); /* q read, q~ written */
+    w->qcorr = chunk_total(w, 0);
+}
+
 /* ------------------------------------------------- the plain residual -- */
 
 static void residual_task(void *vc, int c)
@@ -460,7 +604,7 @@ static void residual_task(void *vc, int c)
     mc_ws *w = vc;
     const mc_data *d = w->d;
     for (int64_t e = d->rowptr[d->chunk_row[c]]; e < d->rowptr[d->chunk_row[c + 1]]; e++)
-        w->x.r[e] = w->x.xo[e] - d->m[e];
+        w->x.r[e] = w->x.xo[e] - mc_rating(d, e);
 }
 
 const double *mc_x_residual(mc_ws *w)
