@@ -58,7 +58,8 @@ static void sum_small(mpi_ctx *c, double *buf, int len)
 static void sum_sliced(mpi_ctx *c, double *buf, int64_t len)
 {
     int n = c->size;
-    int *cnt = malloc(4 * (size_t)n * sizeof *cnt);
+    /* zeroed: gcc -O1 (make asan) cannot see the loop below fill it */
+    int *cnt = calloc(4 * (size_t)n, sizeof *cnt);
     if (!cnt)
         MPI_Abort(c->comm, 3);
     assert(cnt); /* MPI_Abort does not return */
