@@ -294,9 +294,12 @@ static ircg_ratings *load_ratings(sp_ctx *c, sp_mc *mc, int *owned)
         return mc->inline_r;
     }
     if (mc->source == SP_SRC_FILE) {
+        sp_stamp before;
+        sp_stamp_take(mc->resolved, &before);
         if (ircg_ratings_read_file(mc->resolved, &ro, &r, &d) != IRCG_OK)
             sp_file_diag(c, DP "/path", mc->path, &d);
-        else if (!values_ok(c, DP "/path", mc->path, r))
+        else if (!sp_stamp_same(c, DP "/path", mc->path, mc->resolved, &before) ||
+                 !values_ok(c, DP "/path", mc->path, r))
             goto bad;
     } else if (mc->source == SP_SRC_SYNTHETIC) {
         if (ircg_synth_ratings(&mc->synth, &r, &d) != IRCG_OK)

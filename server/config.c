@@ -80,7 +80,8 @@ void srv_config_usage(void)
            "  --help, --version\n"
            "\n"
            "exit status: 0 stopped by SIGTERM/SIGINT, 1 could not start (port in use,\n"
-           "store unreadable, ...), 2 bad usage, 3 another ircgd holds the database\n");
+           "store unreadable, ...), 2 bad usage, 3 another ircgd holds the database,\n"
+           "4 the database is damaged, not an ircg store, or cannot be written\n");
 }
 
 /* Parses a non-negative integer in [lo, hi]; 0 on error. */

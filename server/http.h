@@ -70,6 +70,11 @@ void srv_problem_member(srv_req *r, unsigned status, const char *slug,
                         const char *title, const char *pointer,
                         const char *reason);
 void srv_problem_internal(srv_req *r, const char *what);
+/* A store call on r->st failed with rc: 503 store-busy / store-read-only /
+ * store-unavailable or 507 store-full, with Retry-After, for a storage
+ * fault (noted in the store's health); 500 for anything else.  `what`
+ * names the operation ("submit"). */
+void srv_problem_store(srv_req *r, store_rc rc, const char *what);
 
 /* Routes (routes_*.c). */
 extern const srv_route srv_routes[];

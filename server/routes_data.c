@@ -114,8 +114,8 @@ void srv_route_job_trace(srv_req *r)
         srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
                     "no job with id \"%s\"", r->params[0]);
     } else if (rc == STORE_OK && trace_params(r, &after, &limit)) {
-        if (store_trace_read(r->st, j.id, after, (size_t)limit, &rows, &n) != STORE_OK) {
-            srv_problem_internal(r, store_errmsg(r->st));
+        if ((rc = store_trace_read(r->st, j.id, after, (size_t)limit, &rows, &n)) != STORE_OK) {
+            srv_problem_store(r, rc, "read the trace");
         } else {
             int csv = wants_csv(r);
             char *text = trace_text(rows, n, csv, after, &len);
@@ -128,7 +128,7 @@ void srv_route_job_trace(srv_req *r)
                 srv_problem_internal(r, "cannot format the trace");
         }
     } else if (rc != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "read the job");
     }
     free(rows);
     store_job_clear(&j);
@@ -144,7 +144,7 @@ void srv_route_job_result(srv_req *r)
         srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
                     "no job with id \"%s\"", r->params[0]);
     } else if (rc != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "read the job");
     } else if (!store_state_terminal(j.state)) {
         cJSON *p = srv_problem_new(r, MHD_HTTP_CONFLICT, "job-not-finished",
                                    "Job not finished", "the job has no result yet");
@@ -176,8 +176,8 @@ void srv_route_job_snapshots(srv_req *r)
     if (rc == STORE_NOTFOUND) {
         srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
                     "no job with id \"%s\"", r->params[0]);
-    } else if (rc != STORE_OK || store_snapshot_list(r->st, j.id, &s, &n) != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+    } else if (rc != STORE_OK || (rc = store_snapshot_list(r->st, j.id, &s, &n)) != STORE_OK) {
+        srv_problem_store(r, rc, "list the snapshots");
     } else {
         cJSON *doc = cJSON_CreateObject();
         cJSON *arr = cJSON_AddArrayToObject(doc, "snapshots");
@@ -215,7 +215,7 @@ void srv_route_job_snapshot_get(srv_req *r)
                     "job \"%s\" has no snapshot %s/%s", r->params[0], r->params[1],
                     r->params[2]);
     } else if (rc != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "read the snapshot");
     } else {
         srv_reply_header(r, "X-Snapshot-Iteration", "%lld", iter);
         srv_reply_header(r, "X-Snapshot-Kind", "%s", r->params[2]);

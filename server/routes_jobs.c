@@ -109,7 +109,7 @@ static int load_job(srv_req *r, store_job *j)
         srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
                     "no job with id \"%s\"", r->params[0]);
     else if (rc != STORE_OK)
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "read the job");
     return rc == STORE_OK;
 }
 
@@ -147,6 +147,8 @@ static void create_job(srv_req *r, const api_spec *spec, const char *normalized)
         .spec_json = normalized, .idempotency_key = key, .request_sha256 = sha,
     };
     store_rc rc = store_job_create(r->st, &nj, &job, &replayed);
+    if (rc == STORE_OK)
+        srv_store_note(r->st, rc, "submit"); /* a failure: srv_problem_store */
     if (rc == STORE_CONFLICT) {
         srv_problem_member(r, MHD_HTTP_UNPROCESSABLE_CONTENT, "idempotency-key-reused",
                            "Idempotency key reused", "",
@@ -155,7 +157,7 @@ static void create_job(srv_req *r, const api_spec *spec, const char *normalized)
         srv_problem(r, MHD_HTTP_BAD_REQUEST, "invalid-idempotency-key",
                     "Invalid Idempotency-Key", "the key must be 1..255 bytes");
     } else if (rc != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "submit");
     } else {
         /* A replay answers as the original did (202 + Location), so a
          * client retrying after a lost response cannot tell the difference;
@@ -261,8 +263,9 @@ void srv_route_jobs_list(srv_req *r)
     store_job_list l = {0};
     if (!list_options(r, &o))
         return;
-    if (store_job_list_page(r->st, &o, &l) != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+    store_rc rc = store_job_list_page(r->st, &o, &l);
+    if (rc != STORE_OK) {
+        srv_problem_store(r, rc, "list the jobs");
         return;
     }
     cJSON *doc = cJSON_CreateObject();
@@ -300,7 +303,7 @@ void srv_route_job_cancel(srv_req *r)
         srv_problem(r, MHD_HTTP_CONFLICT, "job-already-finished", "Job already finished",
                     "job %s is %s", r->params[0], store_state_name(j.state));
     } else {
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "cancel");
     }
     srv_notify_all();
     store_job_clear(&j);
@@ -319,7 +322,7 @@ void srv_route_job_delete(srv_req *r)
         srv_problem(r, MHD_HTTP_CONFLICT, "job-not-terminal", "Job not finished",
                     "job %s is %s; cancel it first", j.id, store_state_name(j.state));
     } else {
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "delete");
     }
     store_job_clear(&j);
 }

@@ -5,6 +5,8 @@
  *   config.c     flags + environment -> srv_config
  *   util.c       logging, time formatting
  *   storepool.c  a small pool of store handles for HTTP threads
+ *   storeio.c    opening store handles; the store's health from the
+ *                outcomes of writes; retry pacing
  *   notify.c     the condition variable SSE readers and idle workers wait on
  *   http.c       libmicrohttpd glue: request context, body, routing, replies
  *   problem.c    application/problem+json responses
@@ -82,6 +84,33 @@ char *srv_time_rfc3339(char *buf, double t);
 
 /* Constant-time string equality (time depends on the lengths only). */
 int srv_ct_equal(const char *a, const char *b);
+
+/* ----------------------------------------------------------- storeio -- */
+
+/* A new handle on srv.cfg.db (NULL with err, STORE_ERRMAX bytes, set).
+ * Every handle of the daemon comes from here. */
+store *srv_store_open(char *err);
+/* The outcome of a write to the store: STORE_OK ends a fault episode; a
+ * storage fault (store_rc_transient) starts or extends one (logged once,
+ * counted); any other code is an answer, not a fault, and is ignored. */
+void srv_store_note(store *st, store_rc rc, const char *what);
+/* Jobs holding data they could not write yet (+1 when one starts
+ * waiting, -1 when its writes went through or it gave up). */
+void srv_store_waiting(int delta);
+/* 1 while the store cannot take writes (a job waits to write, or a write
+ * failed moments ago); why (may be NULL) receives the reason. */
+int srv_store_degraded(char *why, size_t len);
+/* Storage faults of code rc since start (for /metrics). */
+uint64_t srv_store_failures(store_rc rc);
+/* Retry pacing: the wait before retry number `attempt` (0, 1, ...):
+ * 0.1 s doubling up to SRV_STORE_BACKOFF_MAX. */
+#define SRV_STORE_BACKOFF_MAX 5.0
+double srv_store_backoff(int attempt);
+/* Sleeps `seconds`, cut short when a shutdown begins meanwhile. */
+void srv_store_pause(double seconds);
+/* After a shutdown began, how long a worker keeps retrying the writes
+ * that end its job before leaving the job to the next start's recovery. */
+#define SRV_STORE_SHUTDOWN_GRACE 10.0
 
 /* --------------------------------------------------------- storepool -- */
 
@@ -168,6 +197,9 @@ double srv_heartbeat_age(void);
  * missed rounds, and never less than a minute (a store busy for a few
  * seconds is no reason to take the daemon out of rotation). */
 #define SRV_HEARTBEAT_STALE(every) ((every) * 12.0 > 60.0 ? (every) * 12.0 : 60.0)
+/* The heartbeat age after which a running job that no worker of this
+ * daemon holds is released by the watchdog (heartbeat.c): a few rounds. */
+#define SRV_ORPHAN_AFTER(every) ((every) * 4.0 > 1.0 ? (every) * 4.0 : 1.0)
 
 /* ----------------------------------------------------------- metrics -- */
 
@@ -201,6 +233,9 @@ int srv_main(int argc, char **argv);
 
 /* Exit status of a daemon refused because another one holds the store. */
 #define SRV_EXIT_DB_IN_USE 3
+/* Exit status of a daemon refused because its store is damaged, not an
+ * ircg store, or cannot be written. */
+#define SRV_EXIT_STORE_UNUSABLE 4
 
 /* dblock.c: takes the exclusive lock of `db` ("<db>.lock").  0: held, the
  * descriptor in *fd (close it to release); 1: another process holds it;

@@ -153,7 +153,7 @@ void srv_route_job_events(srv_req *r)
         srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
                     "no job with id \"%s\"", r->params[0]);
     } else if (rc != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "read the job");
     } else if (after < 0) {
         srv_problem_member(r, MHD_HTTP_BAD_REQUEST, "invalid-parameter",
                            "Invalid parameter", "/headers/Last-Event-ID",

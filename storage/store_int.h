@@ -54,6 +54,8 @@ const char *st_col_str(sqlite3_stmt *s, int i);
  * final code. */
 store_rc st_begin(store *st);
 store_rc st_end(store *st, store_rc rc);
+/* Rolls back an open transaction, keeping the handle's error message. */
+void st_rollback(store *st);
 
 /* NaN <-> NULL. */
 int st_bind_real(sqlite3_stmt *s, int i, double v);

@@ -79,6 +79,30 @@ static store_rc check_identity(store *st, const char *path)
     return STORE_OK;
 }
 
+/* PRAGMA quick_check reads every page (not the index contents): a
+ * damaged file is reported before anything writes to it. */
+static store_rc quick_check(store *st, const char *path)
+{
+    sqlite3_stmt *s = NULL;
+    store_rc out = STORE_OK;
+    int rc = sqlite3_prepare_v2(st->db, "PRAGMA quick_check(1)", -1, &s, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        const char *r = st_col_str(s, 0);
+        if (strcmp(r, "ok") != 0)
+            out = st_err(st, STORE_CORRUPT, "%s is damaged: %s", path, r);
+    } else {
+        out = st_sql(st, rc, "quick_check");
+    }
+    sqlite3_finalize(s);
+    if (out == STORE_CORRUPT || out == STORE_FOREIGN)
+        st_err(st, STORE_CORRUPT, "%s is damaged (%s); it was left as it was: "
+               "restore it from a backup, or try the sqlite3 shell's "
+               ".recover on a copy", path, st->err);
+    return out == STORE_FOREIGN ? STORE_CORRUPT : out;
+}
+
 /* journal_mode=WAL is persistent; setting it again is a no-op.  The first
  * switch of a new file needs the file to itself and SQLite does not call
  * the busy handler for it, so connections racing to create the file retry
@@ -188,6 +212,8 @@ store_rc store_open_ex(const char *path, int flags, store **out,
     rc = open_db(st, path);
     if (rc == STORE_OK)
         rc = check_identity(st, path);
+    if (rc == STORE_OK && (flags & STORE_OPEN_CHECK))
+        rc = quick_check(st, path);
     if (rc == STORE_OK)
         rc = set_pragmas(st, flags);
     if (rc == STORE_OK)
@@ -246,6 +272,36 @@ store_rc store_integrity_check(store *st, int *ok)
     }
     sqlite3_finalize(s);
     return out;
+}
+
+store_rc store_write_probe(store *st, int timeout_ms)
+{
+    store_rc rc;
+    if (!st || timeout_ms < 0)
+        return STORE_INVALID;
+    sqlite3_busy_timeout(st->db, timeout_ms);
+    rc = st_begin(st);
+    if (rc == STORE_OK)
+        st_rollback(st);
+    sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
+    return rc;
+}
+
+store_rc store_limit_pages(store *st, int64_t pages, int64_t *now)
+{
+    char sql[64];
+    int64_t got = 0;
+    store_rc rc = STORE_OK;
+    if (!st || pages < 0)
+        return STORE_INVALID;
+    if (pages > 0) {
+        /* PRAGMA takes no bound parameters; pages is our own integer. */
+        snprintf(sql, sizeof sql, "PRAGMA max_page_count = %lld", (long long)pages);
+        rc = query_int(st, sql, &got);
+    }
+    if (rc == STORE_OK && now)
+        rc = query_int(st, "PRAGMA page_count", now);
+    return rc;
 }
 
 store_rc store_checkpoint(store *st)

@@ -22,7 +22,9 @@ const char *store_rc_name(store_rc rc)
 {
     static const char *const names[] = {"ok", "not_found", "conflict",
                                         "invalid", "busy", "no_memory",
-                                        "foreign_file", "error", "stale"};
+                                        "foreign_file", "error", "stale",
+                                        "full", "read_only", "corrupt",
+                                        "io_error"};
     if ((unsigned)rc < sizeof names / sizeof names[0])
         return names[rc];
     return "unknown";
@@ -49,6 +51,14 @@ static store_rc map_sqlite(int rc)
         return STORE_NOMEM;
     case SQLITE_NOTADB:
         return STORE_FOREIGN;
+    case SQLITE_FULL:
+        return STORE_FULL;
+    case SQLITE_READONLY:
+        return STORE_READONLY;
+    case SQLITE_CORRUPT:
+        return STORE_CORRUPT;
+    case SQLITE_IOERR:
+        return STORE_IOERR;
     case SQLITE_TOOBIG:
     case SQLITE_RANGE:
     case SQLITE_MISMATCH:
@@ -62,6 +72,12 @@ static store_rc map_sqlite(int rc)
     default:
         return STORE_ERROR;
     }
+}
+
+int store_rc_transient(store_rc rc)
+{
+    return rc == STORE_BUSY || rc == STORE_FULL || rc == STORE_READONLY ||
+           rc == STORE_IOERR || rc == STORE_NOMEM;
 }
 
 store_rc st_sql(store *st, int sqlite_rc, const char *what)
@@ -144,7 +160,7 @@ store_rc st_begin(store *st)
     return rc;
 }
 
-static void rollback(store *st)
+void st_rollback(store *st)
 {
     sqlite3_stmt *s;
     if (sqlite3_get_autocommit(st->db))
@@ -163,7 +179,7 @@ store_rc st_end(store *st, store_rc rc)
     if (rc == STORE_OK)
         rc = st_step_done(st, s, SQLITE_OK, "commit");
     if (rc != STORE_OK)
-        rollback(st);
+        st_rollback(st);
     return rc;
 }
 

@@ -53,6 +53,10 @@ static void exec_daemon(const hu_daemon *d, int out_w, int log_fd)
     for (char *tok = strtok(extra, " "); tok && n < 22; tok = strtok(NULL, " "))
         argv[n++] = tok;
     argv[n] = NULL;
+    char env[256];
+    snprintf(env, sizeof env, "%s", d->env);
+    for (char *tok = strtok(env, " "); tok; tok = strtok(NULL, " "))
+        putenv(strdup(tok)); /* the child's own copy, kept until exec */
     dup2(out_w, 1);
     dup2(log_fd, 2);
     unsetenv("IRCGD_TOKENS_FILE");

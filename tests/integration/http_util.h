@@ -20,6 +20,7 @@ typedef struct hu_daemon {
     int workers;
     char tokens_file[600];
     char extra[256];     /* extra flags, space separated */
+    char env[256];       /* NAME=VALUE settings for the daemon, space separated */
 } hu_daemon;
 
 /* Prepares <tmp>/<name>/ (db, data dir, log) and starts the daemon.

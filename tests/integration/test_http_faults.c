@@ -1,0 +1,380 @@
+/*
+ * test_http_faults.c -- storage faults injected into a real daemon: a full
+ * disk (PRAGMA max_page_count through IRCGD_TEST_MAX_PAGES: a real
+ * SQLITE_FULL), the write lock held by another process (a second SQLite
+ * connection in BEGIN EXCLUSIVE), a backup running beside the daemon, and
+ * a damaged store at start.  Each checks what a user is owed: refusals
+ * that say what happened and when to come back (503/507 + Retry-After),
+ * /readyz not ready while the store cannot take writes, reads served,
+ * and afterwards every accepted job ended with a contiguous trace and the
+ * numbers of a fault-free run.
+ */
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../harness.h"
+#include "http_check.h"
+
+#define FULL_JOBS 8
+#define FULL_ITERS 2000
+#define MAX_JOBS 64
+
+/* A store holding `ballast` bytes of an uploaded dataset, created before
+ * the daemon starts; *pages its size in pages. */
+static int store_with_ballast(const char *db, size_t ballast, int64_t *pages)
+{
+    store *st = NULL;
+    char err[STORE_ERRMAX];
+    unsigned char *junk = malloc(ballast);
+    int ok = junk && store_open(db, &st, err) == STORE_OK;
+    for (size_t i = 0; junk && i < ballast; i++)
+        junk[i] = (unsigned char)(i * 2654435761u >> 13);
+    ok = ok && store_dataset_put(st, junk, ballast, "ballast", NULL, NULL, NULL) == STORE_OK &&
+         store_limit_pages(st, 0, pages) == STORE_OK;
+    store_close(st);
+    free(junk);
+    return ok ? 0 : -1;
+}
+
+/* Another process's SQL on the daemon's file (an operator's sqlite3). */
+static int sql(sqlite3 *db, const char *text)
+{
+    return sqlite3_exec(db, text, NULL, NULL, NULL);
+}
+
+/* Polls /readyz until its answer contains `want` (20 s at most). */
+static int readyz_says(const hu_daemon *d, long status, const char *want)
+{
+    for (double end = hu_now() + 20; hu_now() < end; hu_sleep_ms(50)) {
+        hu_resp r;
+        long got = hu_get(d, "/readyz", &r);
+        int ok = got == status && strstr(r.body, want) != NULL;
+        hu_resp_free(&r);
+        if (ok)
+            return 1;
+    }
+    return 0;
+}
+
+/* A refusal for a storage fault: status, problem type and Retry-After. */
+static void check_refusal(const hu_resp *r, long status, const char *type)
+{
+    CHECK_INT(r->status, status);
+    CHECK(strstr(r->ctype, "application/problem+json") != NULL);
+    CHECK(strstr(r->body, type) != NULL);
+    CHECK(atoi(r->retry_after) > 0);
+}
+
+static long long metric(const hu_daemon *d, const char *series)
+{
+    hu_resp r;
+    long long v = -1;
+    char line[200];
+    snprintf(line, sizeof line, "\n%s ", series); /* a sample, not its HELP */
+    if (hu_get(d, "/metrics", &r) == 200) {
+        const char *p = strstr(r.body, line);
+        if (p)
+            v = atoll(p + strlen(line));
+    }
+    hu_resp_free(&r);
+    return v;
+}
+
+/* Every job ends succeeded, with every row and the fault-free numbers. */
+static void check_all_succeeded(const hu_daemon *d, char ids[][64], int n, const char *spec,
+                                int iters)
+{
+    for (int i = 0; i < n; i++) {
+        char state[16];
+        CHECK(hu_wait_terminal(d, ids[i], 60, state) == 0);
+        CHECK_STR(state, "succeeded");
+        hc_check_trace_complete(d, ids[i], iters);
+        if (i == 0 || i == n - 1)
+            hc_check_same_numbers(d, ids[i], spec);
+    }
+}
+
+/* The database fills up while jobs run: the jobs that cannot write wait
+ * (rows in memory, then paused), submits get 507, /readyz says why, reads
+ * go on; once space returns every job finishes as if nothing happened. */
+TEST(http_faults, disk_full_pauses_then_everything_finishes)
+{
+    hu_daemon d = {0};
+    char ids[MAX_JOBS][64], id[64];
+    hu_resp r;
+    int64_t pages = 0;
+    int n = FULL_JOBS;
+    sqlite3 *op = NULL;
+    char *spec = hu_ls_spec(30, 80, 1, 8.4, FULL_ITERS, 0, "\"output\":{\"trace_every\":1}");
+    snprintf(d.dir, sizeof d.dir, "%s/http_full", th_tmpdir());
+    snprintf(d.db, sizeof d.db, "%s/jobs.db", d.dir);
+    mkdir(d.dir, 0755);
+    REQUIRE(store_with_ballast(d.db, 12 << 20, &pages) == 0);
+    /* room for about two jobs' traces beyond what is there */
+    snprintf(d.env, sizeof d.env, "IRCGD_TEST_MAX_PAGES=%lld", (long long)pages + 220);
+    snprintf(d.extra, sizeof d.extra, "--heartbeat-every 0.2");
+    REQUIRE(hu_start(&d, "http_full", 2) == 0);
+    for (int i = 0; i < FULL_JOBS; i++)
+        CHECK_INT(hu_submit(&d, spec, ids[i], sizeof ids[i]), 202);
+
+    /* full: jobs wait to write, the daemon says so, submits are refused
+     * once not even a job row fits (the ones that still fit are kept) */
+    CHECK(readyz_says(&d, 503, "jobs are waiting to write"));
+    CHECK(readyz_says(&d, 503, "full"));
+    for (r.status = 202; n < MAX_JOBS && r.status == 202; n++) {
+        hu_req(&d, "POST", "/v1/jobs", "application/json", spec, strlen(spec), NULL, &r);
+        cJSON *j = hu_json(&r);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "id");
+        snprintf(ids[n], sizeof ids[n], "%s", cJSON_IsString(v) ? v->valuestring : "");
+        cJSON_Delete(j);
+        if (r.status != 202)
+            check_refusal(&r, 507, "store-full");
+        hu_resp_free(&r);
+    }
+    n--; /* the refused one */
+    printf("    %d jobs accepted before a submit got 507\n", n);
+    CHECK_INT(hu_get(&d, "/v1/jobs?page_size=100", &r), 200); /* reads go on */
+    CHECK(strstr(r.body, "\"state\":\"running\"") != NULL);
+    hu_resp_free(&r);
+    CHECK(metric(&d, "ircgd_store_write_failures_total{code=\"full\"}") > 0);
+    CHECK_INT(metric(&d, "ircgd_store_writable"), 0);
+    /* and it stays so: the waiting jobs hold their rows, none is lost */
+    hu_sleep_ms(1500);
+    CHECK(readyz_says(&d, 503, "jobs are waiting to write"));
+    CHECK_INT(hu_get(&d, "/v1/jobs?state=running", &r), 200);
+    CHECK(strstr(r.body, "\"state\":\"running\"") != NULL);
+    hu_resp_free(&r);
+
+    /* space returns: an operator drops the ballast */
+    REQUIRE(sqlite3_open(d.db, &op) == SQLITE_OK);
+    sqlite3_busy_timeout(op, 10000);
+    CHECK_INT(sql(op, "DELETE FROM datasets"), SQLITE_OK);
+    sqlite3_close(op);
+    check_all_succeeded(&d, ids, n, spec, FULL_ITERS);
+    CHECK(readyz_says(&d, 200, "ready"));
+    CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
+    CHECK(hu_wait_terminal(&d, id, 30, (char[16]){0}) == 0);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    CHECK(hc_integrity_ok(d.db));
+    char *log = hu_read_file(d.log);
+    CHECK(log && strstr(log, "(full); writes are retried") != NULL);
+    free(log);
+    free(spec);
+}
+
+/* A backup (sqlite3_backup, as the sqlite3 shell's .backup) beside a
+ * running job costs it nothing: in WAL mode the backup only reads.  A
+ * client holding the write lock (BEGIN EXCLUSIVE) longer than the busy
+ * timeout does block writes: the job keeps its rows and waits, submits
+ * get 503 store-busy, /readyz says so, reads go on; afterwards the trace
+ * has every row and the job the numbers of an undisturbed run. */
+TEST(http_faults, backup_and_held_write_lock)
+{
+    hu_daemon d = {0};
+    char id[64], state[16], copy[700];
+    hu_resp r;
+    sqlite3 *op = NULL, *to = NULL;
+    const int iters = 60000;
+    char *spec = hu_ls_spec(200, 400, 5, 100, iters, 0, "\"output\":{\"trace_every\":1}");
+    char *small = hu_ls_spec(30, 80, 1, 8.4, 100, 0, NULL);
+    REQUIRE(hu_start(&d, "http_busy", 1) == 0);
+    CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
+    REQUIRE(hu_wait_iteration(&d, id, 2000, 20) == 0);
+
+    /* a backup while the job writes */
+    snprintf(copy, sizeof copy, "%s/backup.db", d.dir);
+    REQUIRE(sqlite3_open(d.db, &op) == SQLITE_OK);
+    REQUIRE(sqlite3_open(copy, &to) == SQLITE_OK);
+    sqlite3_backup *b = sqlite3_backup_init(to, "main", op, "main");
+    REQUIRE(b != NULL);
+    CHECK_INT(sqlite3_backup_step(b, -1), SQLITE_DONE);
+    CHECK_INT(sqlite3_backup_finish(b), SQLITE_OK);
+    sqlite3_close(to);
+    CHECK(hc_integrity_ok(copy));
+    CHECK_INT(metric(&d, "ircgd_store_write_failures_total{code=\"busy\"}"), 0);
+
+    /* the write lock held for longer than the busy timeout */
+    CHECK_INT(sql(op, "BEGIN EXCLUSIVE"), SQLITE_OK);
+    double t0 = hu_now();
+    hu_req(&d, "POST", "/v1/jobs", "application/json", small, strlen(small), NULL, &r);
+    check_refusal(&r, 503, "store-busy");
+    hu_resp_free(&r);
+    CHECK(readyz_says(&d, 503, "busy"));
+    snprintf(copy, sizeof copy, "/v1/jobs/%s", id);
+    CHECK_INT(hu_get(&d, copy, &r), 200); /* reads go on */
+    hu_resp_free(&r);
+    while (hu_now() - t0 < 7.0)
+        hu_sleep_ms(50);
+    CHECK_INT(sql(op, "COMMIT"), SQLITE_OK);
+    sqlite3_close(op);
+
+    CHECK(hu_wait_terminal(&d, id, 60, state) == 0);
+    CHECK_STR(state, "succeeded");
+    hc_check_trace_complete(&d, id, iters);
+    hc_check_same_numbers(&d, id, spec);
+    CHECK(metric(&d, "ircgd_store_write_failures_total{code=\"busy\"}") > 0);
+    CHECK(readyz_says(&d, 200, "ready"));
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    CHECK(hc_integrity_ok(d.db));
+    free(small);
+    free(spec);
+}
+
+/* Overwrites len bytes of the file at off with a pattern. */
+static int damage(const char *path, long off, size_t len)
+{
+    FILE *f = fopen(path, "r+b");
+    int ok = f && fseek(f, off, SEEK_SET) == 0;
+    for (size_t i = 0; ok && i < len; i++)
+        ok = fputc(0xA5 ^ (int)(i & 0xff), f) != EOF;
+    if (f)
+        fclose(f);
+    return ok ? 0 : -1;
+}
+
+/* SHA-256 of a whole file; 0 when read. */
+static int file_sha(const char *path, uint8_t h[32])
+{
+    FILE *f = fopen(path, "rb");
+    long size = -1;
+    char *buf = NULL;
+    int ok = f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 &&
+             fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size)) != NULL &&
+             fread(buf, 1, (size_t)size, f) == (size_t)size;
+    if (ok)
+        store_sha256(buf, (size_t)size, h);
+    if (f)
+        fclose(f);
+    free(buf);
+    return ok ? 0 : -1;
+}
+
+/* The daemon refuses a store it cannot trust (status 4, a message that
+ * says what is wrong) and leaves every byte of it as it was. */
+static void check_refused_untouched(hu_daemon *d, const char *want)
+{
+    uint8_t h0[32], h1[32];
+    REQUIRE(file_sha(d->db, h0) == 0);
+    CHECK_INT(hu_start_refused(d), 4);
+    REQUIRE(file_sha(d->db, h1) == 0);
+    CHECK(memcmp(h0, h1, sizeof h0) == 0);
+    char *log = hu_read_file(d->log);
+    CHECK(log && strstr(log, want) != NULL);
+    free(log);
+}
+
+TEST(http_faults, damaged_store_refused_untouched)
+{
+    hu_daemon d = {0};
+    char id[64], state[16];
+    char *spec = hu_ls_spec(30, 80, 1, 8.4, 3000, 0, "\"output\":{\"trace_every\":1}");
+    REQUIRE(hu_start(&d, "http_damaged", 1) == 0);
+    CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
+    CHECK(hu_wait_terminal(&d, id, 30, state) == 0);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0); /* the last close folds the WAL in */
+
+    /* the header of a page in the middle of the trace's b-tree */
+    REQUIRE(damage(d.db, 4096L * 40, 64) == 0);
+    check_refused_untouched(&d, "is damaged");
+    /* the header */
+    REQUIRE(damage(d.db, 0, 100) == 0);
+    check_refused_untouched(&d, "not an SQLite database");
+    free(spec);
+}
+
+/* A data file that disappears between submission and run: the job fails
+ * with the reason at its member, the daemon goes on. */
+TEST(http_faults, data_file_gone_fails_the_job_with_the_reason)
+{
+    hu_daemon d = {0};
+    char busy[64], id[64], state[16], path[800], cmd[1700];
+    hu_resp r;
+    char *blocker = hu_ls_spec(200, 400, 5, 100, 10000000, 0, NULL);
+    const char *mc = "{\"problem\":{\"type\":\"matrix_completion\",\"delta\":5,\"data\":"
+                     "{\"source\":\"file\",\"path\":\"r.dat\",\"format\":\"movielens\"}},"
+                     "\"algorithm\":{\"name\":\"ircg\",\"max_iter\":20}}";
+    REQUIRE(hu_start(&d, "http_gone", 1) == 0);
+    snprintf(path, sizeof path, "%s/r.dat", d.data);
+    snprintf(cmd, sizeof cmd, "cp tests/data/ratings_small.dat '%s'", path);
+    REQUIRE(system(cmd) == 0);
+    CHECK_INT(hu_submit(&d, blocker, busy, sizeof busy), 202);
+    REQUIRE(hu_wait_iteration(&d, busy, 10, 20) == 0);
+    CHECK_INT(hu_submit(&d, mc, id, sizeof id), 202);
+    REQUIRE(remove(path) == 0);
+    snprintf(cmd, sizeof cmd, "/v1/jobs/%s/cancel", busy);
+    hu_req(&d, "POST", cmd, NULL, NULL, 0, NULL, &r);
+    hu_resp_free(&r);
+    CHECK(hu_wait_terminal(&d, id, 30, state) == 0);
+    CHECK_STR(state, "failed");
+    snprintf(cmd, sizeof cmd, "/v1/jobs/%s", id);
+    CHECK_INT(hu_get(&d, cmd, &r), 200);
+    CHECK(strstr(r.body, "/problem/data/path") != NULL);
+    CHECK(strstr(r.body, "file not found") != NULL);
+    hu_resp_free(&r);
+    CHECK_INT(hu_get(&d, "/readyz", &r), 200);
+    hu_resp_free(&r);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    free(blocker);
+}
+
+/* A job left 'running' with no worker of the daemon behind it (here: a
+ * claim taken by another process that then went away) is found by the
+ * watchdog within a few heartbeats and goes back to the queue -- or fails
+ * with the reason once out of attempts -- instead of looking alive
+ * forever. */
+TEST(http_faults, job_without_a_worker_is_released)
+{
+    hu_daemon d = {0};
+    char busy[64], a[64], b[64], state[16], path[128];
+    hu_resp r;
+    store *st = NULL;
+    store_job j = {0};
+    char err[STORE_ERRMAX];
+    char *blocker = hu_ls_spec(200, 400, 5, 100, 10000000, 0, NULL);
+    char *spec = hu_ls_spec(30, 80, 1, 8.4, 500, 0, "\"output\":{\"trace_every\":1}");
+    snprintf(d.extra, sizeof d.extra, "--heartbeat-every 0.2 --max-attempts 2");
+    REQUIRE(hu_start(&d, "http_orphan", 1) == 0);
+    CHECK_INT(hu_submit(&d, blocker, busy, sizeof busy), 202);
+    REQUIRE(hu_wait_iteration(&d, busy, 10, 20) == 0);
+    CHECK_INT(hu_submit(&d, spec, a, sizeof a), 202);
+    REQUIRE(store_open(d.db, &st, err) == STORE_OK);
+    for (int k = 0; k < 2; k++) { /* two lost runs: requeued, then failed */
+        REQUIRE(store_job_claim_next(st, &j) == STORE_OK);
+        CHECK_STR(j.id, a);
+        store_job_clear(&j);
+        double t0 = hu_now();
+        int settled = 0;
+        while (!settled && hu_now() - t0 < 10) {
+            hu_sleep_ms(50);
+            REQUIRE(store_job_get(st, a, &j) == STORE_OK);
+            settled = j.state != STORE_RUNNING;
+            if (settled)
+                CHECK_INT(j.state, k == 0 ? STORE_QUEUED : STORE_FAILED);
+            store_job_clear(&j);
+        }
+        CHECK(settled);
+    }
+    snprintf(path, sizeof path, "/v1/jobs/%s", a);
+    CHECK_INT(hu_get(&d, path, &r), 200);
+    CHECK(strstr(r.body, "worker-lost") != NULL);
+    hu_resp_free(&r);
+
+    /* a job of ours is never taken for one without a worker */
+    CHECK_INT(hu_submit(&d, spec, b, sizeof b), 202);
+    snprintf(path, sizeof path, "/v1/jobs/%s/cancel", busy);
+    hu_req(&d, "POST", path, NULL, NULL, 0, NULL, &r);
+    hu_resp_free(&r);
+    CHECK(hu_wait_terminal(&d, b, 30, state) == 0);
+    CHECK_STR(state, "succeeded");
+    CHECK(hu_wait_terminal(&d, busy, 30, state) == 0);
+    CHECK_STR(state, "cancelled");
+    hc_check_trace_complete(&d, b, 500);
+    store_close(st);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    free(spec);
+    free(blocker);
+}
