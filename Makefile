@@ -73,7 +73,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test test-kernels asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help
+.PHONY: all lib test test-kernels crashloop asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
 
 help:
@@ -81,6 +81,7 @@ help:
 	@echo "make         build the library, tools and tests into $(BUILD)/"
 	@echo "make test    build and run the whole test suite"
 	@echo "make test-kernels  the numerical suites under several OpenBLAS kernel sets"
+	@echo "make crashloop  kill -9 at random moments CRASHLOOP_KILLS=200 times, four jobs running"
 	@echo "make asan    the test suite under AddressSanitizer and UBSan (assertions on)"
 	@echo "make debug   the test suite at -O0 with assertions on"
 	@echo "make lint    cppcheck and clang-tidy (.clang-tidy) over the shipped code"
@@ -165,6 +166,15 @@ NUMERIC_SUITES := cgbio. core. cut_ls. cut_mc. ls. ls_domain. ls_leastnorm. ls_n
                   mc_state. prox_ls. reference. synth.
 test-kernels: all data
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) tests/tools/kernels.sh ./$(RUN_TESTS) $(NUMERIC_SUITES)
+
+# The crash loop of `make test` (tests/integration/test_http_crashloop.c)
+# with many more kills: CRASHLOOP_KILLS (200 by default; about ten minutes
+# here), CRASHLOOP_SEED to replay a sequence of kill moments.
+CRASHLOOP_KILLS ?= 200
+crashloop: all
+	IRCG_BUILD_DIR=$(abspath $(BUILD)) OPENBLAS_NUM_THREADS=1 \
+	IRCG_CRASHLOOP_KILLS=$(CRASHLOOP_KILLS) $(if $(CRASHLOOP_SEED),IRCG_CRASHLOOP_SEED=$(CRASHLOOP_SEED)) \
+	./$(RUN_TESTS) http_crashloop.
 
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 DEFS= SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test

@@ -4,6 +4,7 @@
 #include "http_check.h"
 
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,4 +138,16 @@ int hc_integrity_ok(const char *db)
         ok = 0;
     store_close(st);
     return ok;
+}
+
+int hc_sql(const char *db, const char *sql)
+{
+    sqlite3 *h = NULL;
+    int rc = sqlite3_open(db, &h);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(h, 10000);
+        rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+    }
+    sqlite3_close(h);
+    return rc == SQLITE_OK ? 0 : -1;
 }

@@ -26,6 +26,10 @@ void hc_check_trace_complete(const hu_daemon *d, const char *id, int n);
  * Returns 0 when the job was read. */
 int hc_stored(const char *db, const char *id, store_job *out, int64_t *resume_iter);
 
+/* Runs SQL on the file through a connection of its own (what an
+ * operator's sqlite3 shell does); 0 on success. */
+int hc_sql(const char *db, const char *sql);
+
 /* PRAGMA integrity_check of the file is "ok". */
 int hc_integrity_ok(const char *db);
 

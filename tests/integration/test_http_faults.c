@@ -108,7 +108,6 @@ TEST(http_faults, disk_full_pauses_then_everything_finishes)
     hu_resp r;
     int64_t pages = 0;
     int n = FULL_JOBS;
-    sqlite3 *op = NULL;
     char *spec = hu_ls_spec(30, 80, 1, 8.4, FULL_ITERS, 0, "\"output\":{\"trace_every\":1}");
     snprintf(d.dir, sizeof d.dir, "%s/http_full", th_tmpdir());
     snprintf(d.db, sizeof d.db, "%s/jobs.db", d.dir);
@@ -150,10 +149,7 @@ TEST(http_faults, disk_full_pauses_then_everything_finishes)
     hu_resp_free(&r);
 
     /* space returns: an operator drops the ballast */
-    REQUIRE(sqlite3_open(d.db, &op) == SQLITE_OK);
-    sqlite3_busy_timeout(op, 10000);
-    CHECK_INT(sql(op, "DELETE FROM datasets"), SQLITE_OK);
-    sqlite3_close(op);
+    CHECK_INT(hc_sql(d.db, "DELETE FROM datasets"), 0);
     check_all_succeeded(&d, ids, n, spec, FULL_ITERS);
     CHECK(readyz_says(&d, 200, "ready"));
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
