@@ -42,7 +42,8 @@ STORAGE_SRC := $(wildcard storage/*.c)
 SERVER_SRC  := $(filter-out server/main.c,$(wildcard server/*.c))
 CLIENT_SRC  := $(wildcard clients/c/*.c)
 CLI_SRC     := $(wildcard clients/cli/*.c)
-TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c)
+TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c) \
+               $(wildcard tests/fuzz/*.c)
 BENCH_SRC   := $(wildcard tests/bench/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -73,7 +74,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test test-kernels crashloop asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help
+.PHONY: all lib test test-kernels crashloop fuzz fuzz-bins deps-fuzz asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
 
 help:
@@ -81,6 +82,7 @@ help:
 	@echo "make         build the library, tools and tests into $(BUILD)/"
 	@echo "make test    build and run the whole test suite"
 	@echo "make test-kernels  the numerical suites under several OpenBLAS kernel sets"
+	@echo "make fuzz    every libFuzzer target FUZZ_SECONDS=60 each (clang, ASan, UBSan)"
 	@echo "make crashloop  kill -9 at random moments CRASHLOOP_KILLS=200 times, four jobs running"
 	@echo "make asan    the test suite under AddressSanitizer and UBSan (assertions on)"
 	@echo "make debug   the test suite at -O0 with assertions on"
@@ -167,6 +169,29 @@ NUMERIC_SUITES := cgbio. core. cut_ls. cut_mc. ls. ls_domain. ls_leastnorm. ls_n
 test-kernels: all data
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) tests/tools/kernels.sh ./$(RUN_TESTS) $(NUMERIC_SUITES)
 
+# Fuzzing (tests/fuzz/README.md): one libFuzzer binary per target, built
+# by clang with ASan and UBSan in build-fuzz/, each run FUZZ_SECONDS at
+# nice 19 on its working corpus (build-fuzz/corpus/NAME, seeded from
+# tests/fuzz/corpus/NAME and tests/fuzz/regress/NAME).  Crashes land in
+# build-fuzz/artifacts/NAME/; `make test` replays the stored inputs.
+FUZZ_TARGETS ?= spec movielens udata csv mtx vector checkpoint http
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
+FUZZ_PKGS := clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_SUPPORT := tests/fuzz/fuzz_util.c tests/fuzz/fuzz_ratings.c
+fuzz: deps-fuzz
+	$(MAKE) BUILD=build-fuzz CC=clang OPT=-O1 DEFS= SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" fuzz-bins
+	FUZZ_RUNS=$(FUZZ_RUNS) tests/tools/fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-bins: $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/fuzz_$(t))
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SUPPORT) tests/fuzz/fuzz.h $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  FUZZ  $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(INC_TESTS) -DFUZZ_LIBFUZZER -fsanitize=fuzzer \
+	    -o $@ $(filter %.c,$^) $(filter %.a,$^) $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
+
 # The crash loop of `make test` (tests/integration/test_http_crashloop.c)
 # with many more kills: CRASHLOOP_KILLS (200 by default; about ten minutes
 # here), CRASHLOOP_SEED to replay a sequence of kill moments.
@@ -224,6 +249,9 @@ deps-paper:
 deps-lint:
 	$(call apt_install,$(LINT_PKGS))
 
+deps-fuzz:
+	$(call apt_install,$(FUZZ_PKGS))
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR)
 	install -m 0755 $(IRCGD) $(IRCG_CLI) $(DESTDIR)$(PREFIX)/bin/
@@ -234,6 +262,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ircgd $(DESTDIR)$(PREFIX)/bin/ircg $(DESTDIR)$(UNITDIR)/ircgd.service
 
 clean:
-	rm -rf $(BUILD) build-asan build-debug
+	rm -rf $(BUILD) build-asan build-debug build-fuzz build-tsan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -202,6 +202,10 @@ static void parse_synthetic(sp_ctx *c, const cJSON *d, sp_mc *mc)
         y->rank = y->n_rows < y->n_cols ? y->n_rows : y->n_cols;
     if (y->n_ratings > cells / 4 && !sp_get(d, "n_ratings"))
         y->n_ratings = cells / 4 > 0 ? cells / 4 : 1;
+    /* the default within the element cap too, as a given value must be
+     * (found by fuzzing: a default of 798k ratings under a cap of 20k) */
+    if (y->n_ratings > cap && !sp_get(d, "n_ratings"))
+        y->n_ratings = cap;
 }
 
 static void parse_dataset(sp_ctx *c, const cJSON *d, sp_mc *mc)

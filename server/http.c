@@ -18,14 +18,21 @@
 
 /* ------------------------------------------------------- request data -- */
 
+static const char *lookup(srv_req *r, enum MHD_ValueKind kind, const char *name)
+{
+    if (r->conn)
+        return MHD_lookup_connection_value(r->conn, kind, name);
+    return r->lookup ? r->lookup(r->lookup_ctx, kind, name) : NULL;
+}
+
 const char *srv_req_header(srv_req *r, const char *name)
 {
-    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+    return lookup(r, MHD_HEADER_KIND, name);
 }
 
 const char *srv_req_query(srv_req *r, const char *name)
 {
-    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+    return lookup(r, MHD_GET_ARGUMENT_KIND, name);
 }
 
 /* ------------------------------------------------------------ replies -- */
@@ -52,7 +59,7 @@ void srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp)
     for (int i = 0; i < r->nhdr; i++)
         MHD_add_response_header(resp, r->hdr[i].name, r->hdr[i].value);
     r->nhdr = 0;
-    if (MHD_queue_response(r->conn, status, resp) == MHD_YES) {
+    if (!r->conn || MHD_queue_response(r->conn, status, resp) == MHD_YES) {
         r->responded = 1;
         r->status = status;
     }
@@ -180,7 +187,7 @@ static void early_checks(srv_req *r)
     }
 }
 
-static void dispatch(srv_req *r)
+void srv_req_dispatch(srv_req *r)
 {
     srv_handler h = r->route ? handler_of(r->route, r->method) : NULL;
     if (!r->route) {
@@ -211,7 +218,7 @@ static void dispatch(srv_req *r)
 /* Appends a piece of the body; beyond the limit the bytes are dropped and
  * the request ends in 413.  A client streaming far past the limit is
  * disconnected rather than read forever. */
-static enum MHD_Result take_body(srv_req *r, const char *data, size_t n)
+enum MHD_Result srv_req_body(srv_req *r, const char *data, size_t n)
 {
     r->body_seen += (int64_t)n;
     if (r->body_seen > srv.cfg.max_body) {
@@ -224,12 +231,14 @@ static enum MHD_Result take_body(srv_req *r, const char *data, size_t n)
 }
 
 /* The headers-only call: a fresh context, the route, early refusals. */
-static srv_req *begin_request(struct MHD_Connection *conn, const char *url,
-                              const char *method)
+srv_req *srv_req_begin(struct MHD_Connection *conn, const char *url, const char *method,
+                       srv_lookup_fn lookup_fn, void *lookup_ctx)
 {
     srv_req *r = calloc(1, sizeof *r);
     if (r) {
         r->conn = conn;
+        r->lookup = lookup_fn;
+        r->lookup_ctx = lookup_ctx;
         r->t0 = srv_mono();
         snprintf(r->method, sizeof r->method, "%s", method);
         if (strlen(url) < sizeof r->path) {
@@ -243,6 +252,15 @@ static srv_req *begin_request(struct MHD_Connection *conn, const char *url,
     return r;
 }
 
+void srv_req_end(srv_req *r)
+{
+    if (!r)
+        return;
+    srv_pool_put(r->st);
+    api_buf_free(&r->body);
+    free(r);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
                                   const char *url, const char *method,
                                   const char *version, const char *upload_data,
@@ -253,15 +271,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
     srv_req *r = *req_cls;
     enum MHD_Result ret = MHD_YES;
     if (!r) {
-        *req_cls = r = begin_request(conn, url, method);
+        *req_cls = r = srv_req_begin(conn, url, method, NULL, NULL);
         ret = r ? MHD_YES : MHD_NO;
     } else if (*upload_data_size > 0) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
         if (!r->responded) /* after an early refusal the body is dropped */
-            ret = take_body(r, upload_data, n);
+            ret = srv_req_body(r, upload_data, n);
     } else if (!r->responded) {
-        dispatch(r);
+        srv_req_dispatch(r);
     }
     return ret;
 }
@@ -279,9 +297,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
             toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
     srv_metrics_request(r->route ? r->route->name : "other", r->method,
                         r->status, ms / 1000.0);
-    srv_pool_put(r->st);
-    api_buf_free(&r->body);
-    free(r);
+    srv_req_end(r);
     *req_cls = NULL;
 }
 

@@ -17,8 +17,15 @@ typedef void (*srv_handler)(srv_req *r);
 
 struct srv_route;
 
+/* Where a request without a connection (fuzzing, tests) finds its
+ * headers (MHD_HEADER_KIND) and query arguments (MHD_GET_ARGUMENT_KIND). */
+typedef const char *(*srv_lookup_fn)(void *ctx, enum MHD_ValueKind kind,
+                                     const char *name);
+
 struct srv_req {
-    struct MHD_Connection *conn;
+    struct MHD_Connection *conn; /* NULL: lookup below, replies recorded */
+    srv_lookup_fn lookup;
+    void *lookup_ctx;
     char method[16];
     char path[512];
     const struct srv_route *route; /* NULL: no route matched             */
@@ -98,6 +105,16 @@ void srv_route_version(srv_req *r);
 
 /* The job resource as JSON (routes_jobs.c), used by several routes. */
 cJSON *srv_job_json(const store_job *j, int with_result_summary);
+
+/* One request through the same steps MHD drives (http.c): begin (after
+ * the headers: route, early refusals), body pieces, dispatch (the
+ * handler), end (frees r).  With conn == NULL, srv_req_begin's caller sets
+ * r->lookup afterwards, and replies only record r->status. */
+srv_req *srv_req_begin(struct MHD_Connection *conn, const char *url, const char *method,
+                       srv_lookup_fn lookup, void *lookup_ctx);
+enum MHD_Result srv_req_body(srv_req *r, const char *data, size_t n);
+void srv_req_dispatch(srv_req *r);
+void srv_req_end(srv_req *r);
 
 /* The daemon (http.c) on an already listening socket, which it owns from
  * then on (closed by MHD_stop_daemon unless quiesced). */

@@ -126,7 +126,8 @@ ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
  * not listed are 0; field real or integer, symmetry general), or plain
  * decimal numbers separated by blanks or commas, any number per line, with
  * '#' and '%' lines as comments.  Numbers and errors follow the rules of
- * the ratings readers above ("line N: ..."; "no numbers found"). */
+ * the ratings readers above ("line N: ..."; "no numbers found").  A
+ * Matrix Market size line may declare at most 1e8 rows. */
 ircg_error ircg_vector_read_file(const char *path, double **out, int64_t *n,
                                  ircg_diag *diag);
 ircg_error ircg_vector_read_buffer(const char *buf, size_t len, double **out,
