@@ -74,7 +74,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test test-kernels crashloop fuzz fuzz-bins deps-fuzz asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help
+.PHONY: all lib test test-kernels crashloop fuzz fuzz-bins deps-fuzz tsan asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
 
 help:
@@ -85,6 +85,7 @@ help:
 	@echo "make fuzz    every libFuzzer target FUZZ_SECONDS=60 each (clang, ASan, UBSan)"
 	@echo "make crashloop  kill -9 at random moments CRASHLOOP_KILLS=200 times, four jobs running"
 	@echo "make asan    the test suite under AddressSanitizer and UBSan (assertions on)"
+	@echo "make tsan    the threaded tests under ThreadSanitizer"
 	@echo "make debug   the test suite at -O0 with assertions on"
 	@echo "make lint    cppcheck and clang-tidy (.clang-tidy) over the shipped code"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
@@ -200,6 +201,29 @@ crashloop: all
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) OPENBLAS_NUM_THREADS=1 \
 	IRCG_CRASHLOOP_KILLS=$(CRASHLOOP_KILLS) $(if $(CRASHLOOP_SEED),IRCG_CRASHLOOP_SEED=$(CRASHLOOP_SEED)) \
 	./$(RUN_TESTS) http_crashloop.
+
+# ThreadSanitizer on the threaded tests (several workers, SSE clients,
+# cancel and delete racing running jobs, shutdown during a solve); the
+# daemons they start are the TSan build too.  Reports of any process go to
+# build-tsan/tsan.PID; tests/tools/tsan.supp lists what is not ours, each
+# entry with its reason.  Fails on any report.
+TSAN_TESTS := http_race. http_sse. http_jobs. http_heartbeat. http_crash.sigterm \
+              http_faults. http_owner. store_conc.
+# gcc instruments the load-time resolvers of target_clones functions, which
+# run before the TSan runtime starts and crash: the files that use
+# target_clones (numerical kernels) are built without TSan.
+TSAN_PLAIN = $(shell grep -l target_clones $(SOLVER_SRC))
+ifeq ($(BUILD),build-tsan)
+$(call obj,$(TSAN_PLAIN)): override CFLAGS := $(filter-out -fsanitize=thread,$(CFLAGS))
+endif
+tsan:
+	rm -f build-tsan/tsan.*
+	$(MAKE) BUILD=build-tsan OPT=-O1 DEFS= SAN="-fsanitize=thread" all
+	TSAN_OPTIONS="suppressions=$(abspath tests/tools/tsan.supp) log_path=$(abspath build-tsan)/tsan second_deadlock_stack=1" \
+	IRCG_BUILD_DIR=$(abspath build-tsan) OPENBLAS_NUM_THREADS=1 ./build-tsan/bin/run_tests $(TSAN_TESTS)
+	@if ls build-tsan/tsan.* >/dev/null 2>&1; then cat build-tsan/tsan.*; \
+	  echo "tsan: $$(ls build-tsan/tsan.* | wc -l) process(es) reported data races"; exit 1; \
+	else echo "tsan: no reports"; fi
 
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 DEFS= SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test

@@ -184,6 +184,7 @@ TEST(http_faults, backup_and_held_write_lock)
     /* a backup while the job writes */
     snprintf(copy, sizeof copy, "%s/backup.db", d.dir);
     REQUIRE(sqlite3_open(d.db, &op) == SQLITE_OK);
+    sqlite3_busy_timeout(op, 10000); /* the daemon writes meanwhile */
     REQUIRE(sqlite3_open(copy, &to) == SQLITE_OK);
     sqlite3_backup *b = sqlite3_backup_init(to, "main", op, "main");
     REQUIRE(b != NULL);
