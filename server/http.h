@@ -82,6 +82,9 @@ void srv_problem_internal(srv_req *r, const char *what);
  * fault (noted in the store's health); 500 for anything else.  `what`
  * names the operation ("submit"). */
 void srv_problem_store(srv_req *r, store_rc rc, const char *what);
+/* A lookup of the job r->params[0] failed with rc: 404 job-not-found when
+ * there is no such job (or the id cannot be one), else srv_problem_store. */
+void srv_problem_job(srv_req *r, store_rc rc);
 
 /* Routes (routes_*.c). */
 extern const srv_route srv_routes[];

@@ -86,3 +86,13 @@ void srv_problem_store(srv_req *r, store_rc rc, const char *what)
         }
     srv_problem_internal(r, r->st ? store_errmsg(r->st) : what);
 }
+
+void srv_problem_job(srv_req *r, store_rc rc)
+{
+    if (rc == STORE_NOTFOUND || rc == STORE_INVALID) /* invalid: not an id */
+        srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
+                    "no job with id \"%.64s%s\"", r->params[0],
+                    strlen(r->params[0]) > 64 ? "..." : "");
+    else
+        srv_problem_store(r, rc, "read the job");
+}

@@ -105,11 +105,8 @@ static int query_true(srv_req *r, const char *name)
 static int load_job(srv_req *r, store_job *j)
 {
     store_rc rc = store_job_get(r->st, r->params[0], j);
-    if (rc == STORE_NOTFOUND)
-        srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
-                    "no job with id \"%s\"", r->params[0]);
-    else if (rc != STORE_OK)
-        srv_problem_store(r, rc, "read the job");
+    if (rc != STORE_OK)
+        srv_problem_job(r, rc);
     return rc == STORE_OK;
 }
 
@@ -289,9 +286,8 @@ void srv_route_job_cancel(srv_req *r)
 {
     store_job j = {0};
     store_rc rc = store_job_request_cancel(r->st, r->params[0], &j);
-    if (rc == STORE_NOTFOUND) {
-        srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
-                    "no job with id \"%s\"", r->params[0]);
+    if (rc == STORE_NOTFOUND || rc == STORE_INVALID) {
+        srv_problem_job(r, rc);
     } else if (rc == STORE_OK && j.state == STORE_RUNNING) {
         srv_workers_cancel(j.id);
         srv_reply_json(r, MHD_HTTP_ACCEPTED, srv_job_json(&j, 1));

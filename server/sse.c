@@ -149,11 +149,8 @@ void srv_route_job_events(srv_req *r)
     long long after = resume_point(r);
     store_rc rc = store_job_get(r->st, r->params[0], &j);
     sse_stream *s = NULL;
-    if (rc == STORE_NOTFOUND) {
-        srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
-                    "no job with id \"%s\"", r->params[0]);
-    } else if (rc != STORE_OK) {
-        srv_problem_store(r, rc, "read the job");
+    if (rc != STORE_OK) {
+        srv_problem_job(r, rc);
     } else if (after < 0) {
         srv_problem_member(r, MHD_HTTP_BAD_REQUEST, "invalid-parameter",
                            "Invalid parameter", "/headers/Last-Event-ID",
