@@ -121,6 +121,7 @@ static void stop(struct MHD_Daemon *d)
     srv_notify_all();     /* SSE readers see shutting_down and end */
     if (d)
         MHD_stop_daemon(d);
+    srv_guard_stop(); /* the connections are gone */
     if (fd != MHD_INVALID_SOCKET)
         close(fd);
     srv_pool_close();
@@ -139,7 +140,8 @@ static int serve(srv_config *c, int *listen_fd, const char *bound, int port)
         goto done;
     }
     rc = 1;
-    if (!(d = srv_http_start(c, *listen_fd))) {
+    if (srv_guard_start(c->request_timeout, c->conn_timeout) != 0 ||
+        !(d = srv_http_start(c, *listen_fd))) {
         srv_log("cannot start the HTTP daemon on %s", c->listen);
         goto done;
     }

@@ -9,6 +9,9 @@
  * read --, (2) for each piece of the body, which we append up to the limit,
  * and (3) once more with no data, when we dispatch to the route handler.
  */
+#include <arpa/inet.h>
+#include <math.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +164,45 @@ static int body_too_large(srv_req *r)
 
 /* Called on the headers-only call; queues a refusal when the request can
  * be refused without reading its body. */
+/* Who a request comes from, for the rate limit: its token when tokens
+ * are configured, else its address. */
+static void client_of(srv_req *r, char *out, size_t len)
+{
+    const char *auth = srv_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION);
+    const union MHD_ConnectionInfo *ci =
+        r->conn ? MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS)
+                : NULL;
+    char addr[64] = "local";
+    if (srv.tokens) {
+        snprintf(out, len, "token %s", auth ? auth : "");
+        return;
+    }
+    if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)ci->client_addr)->sin_addr, addr,
+                  sizeof addr);
+    else if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ci->client_addr)->sin6_addr,
+                  addr, sizeof addr);
+    snprintf(out, len, "address %s", addr);
+}
+
+/* 1 when the client is within its rate (or no limit is set). */
+static int rate_ok(srv_req *r)
+{
+    char client[400];
+    double wait = 0;
+    if (srv.cfg.rate_limit <= 0)
+        return 1;
+    client_of(r, client, sizeof client);
+    if (srv_rate_take(client, &wait))
+        return 1;
+    srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "%.0f", ceil(wait));
+    srv_problem(r, MHD_HTTP_TOO_MANY_REQUESTS, "rate-limited", "Too many requests",
+                "more than %g requests per second (burst %g); retry after %.0f s",
+                srv.cfg.rate_limit, srv.cfg.rate_burst, ceil(wait));
+    return 0;
+}
+
 static void early_checks(srv_req *r)
 {
     const srv_route *rt = r->route;
@@ -172,6 +214,8 @@ static void early_checks(srv_req *r)
         srv_reply_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"ircgd\"");
         srv_problem(r, MHD_HTTP_UNAUTHORIZED, "unauthorized", "Unauthorized",
                     "a valid bearer token is required");
+    } else if (!rt->open && !rate_ok(r)) {
+        /* 429 queued by rate_ok */
     } else if (posts_body && srv_is_shutting_down()) {
         srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "5");
         srv_problem(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting-down",
@@ -190,6 +234,7 @@ static void early_checks(srv_req *r)
 void srv_req_dispatch(srv_req *r)
 {
     srv_handler h = r->route ? handler_of(r->route, r->method) : NULL;
+    srv_guard_busy(r->conn, 1); /* received whole: no deadline now */
     if (!r->route) {
         srv_problem(r, MHD_HTTP_NOT_FOUND, "not-found", "Not found",
                     "no resource at %s", r->path);
@@ -288,7 +333,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)conn;
     srv_req *r = *req_cls;
     if (!r)
         return;
@@ -297,8 +341,23 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
             toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
     srv_metrics_request(r->route ? r->route->name : "other", r->method,
                         r->status, ms / 1000.0);
+    srv_guard_busy(conn, 0); /* the next request on it has its deadline */
     srv_req_end(r);
     *req_cls = NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    (void)cls;
+    (void)socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        srv_guard_open(conn, ci ? (int)ci->connect_fd : -1);
+    } else {
+        srv_guard_close(conn);
+    }
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -328,5 +387,6 @@ struct MHD_Daemon *srv_http_start(const srv_config *c, int listen_fd)
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->conn_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
         MHD_OPTION_END);
 }

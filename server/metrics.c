@@ -147,6 +147,14 @@ char *srv_metrics_render(store *st)
     head(&b, "ircgd_store_writable", "gauge",
          "1 when the store takes writes, 0 during a storage fault (see /readyz).");
     api_buf_printf(&b, "ircgd_store_writable %d\n", !srv_store_degraded(NULL, 0));
+    head(&b, "ircgd_http_slow_clients_closed_total", "counter",
+         "Connections closed for taking over --request-timeout to send a request.");
+    api_buf_printf(&b, "ircgd_http_slow_clients_closed_total %llu\n",
+                   (unsigned long long)srv_guard_closed());
+    head(&b, "ircgd_http_rate_limited_total", "counter",
+         "Requests refused with 429 by the per-client rate limit.");
+    api_buf_printf(&b, "ircgd_http_rate_limited_total %llu\n",
+                   (unsigned long long)srv_rate_refused());
     head(&b, "ircgd_workers_busy", "gauge", "Workers running a job.");
     api_buf_printf(&b, "ircgd_workers_busy %d\n", srv_workers_busy());
     head(&b, "ircgd_workers", "gauge", "Size of the worker pool.");

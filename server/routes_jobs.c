@@ -192,8 +192,9 @@ void srv_route_jobs_submit(srv_req *r)
         cJSON_AddItemToObject(o, "spec", cJSON_Parse(normalized));
         srv_reply_json(r, MHD_HTTP_OK, o);
     } else if (queue_full(r)) {
+        /* 429: this client should slow down; the service is fine */
         srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "30");
-        srv_problem(r, MHD_HTTP_SERVICE_UNAVAILABLE, "queue-full", "Queue full",
+        srv_problem(r, MHD_HTTP_TOO_MANY_REQUESTS, "queue-full", "Queue full",
                     "%lld jobs are queued; retry later", (long long)srv.cfg.max_queued);
     } else {
         create_job(r, spec, normalized);

@@ -7,6 +7,8 @@
  *   storepool.c  a small pool of store handles for HTTP threads
  *   storeio.c    opening store handles; the store's health from the
  *                outcomes of writes; retry pacing
+ *   connguard.c  a deadline on receiving a request (slow clients)
+ *   ratelimit.c  per-client request rates (token buckets)
  *   notify.c     the condition variable SSE readers and idle workers wait on
  *   http.c       libmicrohttpd glue: request context, body, routing, replies
  *   problem.c    application/problem+json responses
@@ -56,6 +58,10 @@ typedef struct srv_config {
     int max_attempts;
     int snapshot_keep;    /* 0 = keep all                                  */
     int conn_limit, per_ip_limit, conn_timeout;
+    double request_timeout; /* seconds to receive a whole request       */
+    double rate_limit;      /* requests per second per client; 0 = off  */
+    double rate_burst;      /* bucket size of the rate limit            */
+    double sse_max_seconds; /* lifetime of an event stream              */
     double heartbeat_every; /* seconds between job heartbeats             */
     double checkpoint_every; /* seconds of solving between crash
                                 checkpoints; 0 = only the spec's snapshots */
@@ -111,6 +117,25 @@ void srv_store_pause(double seconds);
 /* After a shutdown began, how long a worker keeps retrying the writes
  * that end its job before leaving the job to the next start's recovery. */
 #define SRV_STORE_SHUTDOWN_GRACE 10.0
+
+/* --------------------------------------------------------- connguard -- */
+
+/* Slow clients (connguard.c): a connection must deliver each request
+ * within request_timeout_s (after a response, plus idle_timeout_s). */
+int srv_guard_start(double request_timeout_s, double idle_timeout_s);
+void srv_guard_stop(void);              /* after MHD_stop_daemon */
+void srv_guard_open(const void *conn, int fd);
+void srv_guard_close(const void *conn);
+/* busy 1: a request is being handled (no deadline); 0: it was answered. */
+void srv_guard_busy(const void *conn, int busy);
+uint64_t srv_guard_closed(void);        /* connections shut for slowness */
+
+/* --------------------------------------------------------- ratelimit -- */
+
+/* One request of `client` (its token, or its address) against its
+ * bucket: 1 when allowed; 0 with *retry_after seconds otherwise. */
+int srv_rate_take(const char *client, double *retry_after);
+uint64_t srv_rate_refused(void);
 
 /* --------------------------------------------------------- storepool -- */
 

@@ -3,7 +3,9 @@
  */
 #include "http_util.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -406,4 +409,19 @@ char *hu_mc_spec(int rows, int cols, int ratings, long long max_iter,
                  "\"algorithm\":{\"name\":\"ircg\",\"max_iter\":%lld,\"time_limit\":%.17g}%s%s}",
                  rows, cols, ratings, max_iter, time_limit, extra ? "," : "", extra ? extra : "");
     return s;
+}
+
+int hu_connect(int port)
+{
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
 }

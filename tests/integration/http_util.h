@@ -79,6 +79,10 @@ char *hu_ls_spec(int m, int n, int seed, double rad, long long max_iter,
 char *hu_mc_spec(int rows, int cols, int ratings, long long max_iter,
                  double time_limit, const char *extra);
 
+/* A TCP connection to 127.0.0.1:port that the test drives by hand (slow
+ * or idle clients); -1 on failure. */
+int hu_connect(int port);
+
 double hu_now(void);
 void hu_sleep_ms(int ms);
 
