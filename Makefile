@@ -61,8 +61,10 @@ BENCH_BIN  := $(BUILD)/bin/bench
 DATA_DIR   ?= ../shared/data
 DATA_OUT   := $(BUILD)/data
 
-# `make lint` needs the two analyzers.
+# `make lint` needs the two analyzers; `make loadtest` wrk, curl.
 LINT_PKGS := cppcheck clang-tidy
+LOAD_PKGS := wrk curl
+VALGRIND_PKGS := valgrind
 
 # `make paper` also needs gnuplot for Figure 1.
 PAPER_PKGS := gnuplot-nox
@@ -74,7 +76,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test test-kernels crashloop fuzz fuzz-bins deps-fuzz tsan asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help
+.PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins deps-fuzz tsan asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
 
 help:
@@ -89,6 +91,8 @@ help:
 	@echo "make debug   the test suite at -O0 with assertions on"
 	@echo "make lint    cppcheck and clang-tidy (.clang-tidy) over the shipped code"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
+	@echo "make valgrind  the ircg CLI under valgrind memcheck on every example"
+	@echo "make loadtest  wrk on a real ircgd with jobs, SSE clients and submits; a burst of 500"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
 	@echo "make run     install, build and start the service"
 	@echo "make install ircgd, ircg and the systemd unit under PREFIX=$(PREFIX)"
@@ -241,6 +245,18 @@ debug:
 bench: all data
 	OPENBLAS_NUM_THREADS=1 ./$(BENCH_BIN) $(BENCH_ARGS)
 
+# The ircg CLI under valgrind's memcheck on every example with every
+# algorithm (tests/tools/valgrind.sh).
+valgrind: all deps-valgrind
+	tests/tools/valgrind.sh $(BUILD)
+
+# A benchmark of the service under load (tests/bench/loadtest.sh): wrk
+# LOAD_SECONDS=60 at LOAD_CONNECTIONS=64 on job status and lists while
+# jobs solve, SSE clients listen and submissions arrive; a burst of
+# LOAD_BURST=500 submissions.  Latency, errors, RSS, jobs lost.
+loadtest: all deps-load
+	tests/bench/loadtest.sh $(BUILD)
+
 # The paper's experiment on both MovieLens files (Table 1, Figure 1).
 paper: all data deps-paper
 	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/ratings.dat --out $(PAPER_OUT)/ml-1m --budget $(PAPER_BUDGET) $(PAPER_ARGS)
@@ -275,6 +291,12 @@ deps-lint:
 
 deps-fuzz:
 	$(call apt_install,$(FUZZ_PKGS))
+
+deps-load:
+	$(call apt_install,$(LOAD_PKGS))
+
+deps-valgrind:
+	$(call apt_install,$(VALGRIND_PKGS))
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR)
