@@ -76,11 +76,11 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins deps-fuzz tsan asan debug lint deps-lint bench paper run deps deps-paper data install uninstall clean help
+.PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins deps-fuzz tsan asan debug lint deps-lint bench paper run deps deps-core deps-paper data install uninstall clean help
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
 
 help:
-	@echo "make deps    install the Debian packages that are missing (apt-get)"
+	@echo "make deps    install the Debian packages that are missing (apt-get), tools included"
 	@echo "make         build the library, tools and tests into $(BUILD)/"
 	@echo "make test    build and run the whole test suite"
 	@echo "make test-kernels  the numerical suites under several OpenBLAS kernel sets"
@@ -265,7 +265,7 @@ paper: all data deps-paper
 # The store and the data directory live in build/: specs may name the
 # MovieLens files that `make data` put there ("path": "ratings.dat").
 RUN_ARGS ?= --db $(BUILD)/ircg.db --data-dir $(DATA_OUT)
-run: deps all data
+run: deps-core all data
 	OPENBLAS_NUM_THREADS=1 ./$(IRCGD) $(RUN_ARGS)
 
 # Installs the Debian packages of $(1) that are missing.
@@ -280,7 +280,12 @@ define apt_install
 	else echo "all dependencies are installed"; fi
 endef
 
-deps:
+# make deps: everything any target needs (the service's build and run
+# dependencies, and the tools of lint, fuzz, loadtest and valgrind);
+# make run installs only the first.
+deps: deps-core deps-lint deps-fuzz deps-load deps-valgrind
+
+deps-core:
 	$(call apt_install,$(DEB_PKGS))
 
 deps-paper:
