@@ -28,13 +28,13 @@ INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli
 LIB_SOLVER  := -llapacke -lopenblas -larpack -lm
 LIB_JSON    := -lcjson
 LIB_SQL     := -lsqlite3 -lnettle
-LIB_HTTP    := -lmicrohttpd
+LIB_HTTP    := -lmicrohttpd -lgnutls -lz
 LIB_CURL    := -lcurl
 
 # Debian packages of the dependencies (`make deps` installs the missing ones).
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
-            libcurl4-openssl-dev python3
+            libgnutls28-dev libcurl4-openssl-dev gnutls-bin zlib1g-dev python3
 
 SOLVER_SRC  := $(sort $(shell find solver/src -name '*.c'))
 API_SRC     := $(wildcard api/*.c)
@@ -45,6 +45,7 @@ CLI_SRC     := $(wildcard clients/cli/*.c)
 TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c) \
                $(wildcard tests/fuzz/*.c)
 BENCH_SRC   := $(wildcard tests/bench/*.c)
+SCALE_SRC   := $(wildcard tests/bench_scale/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -57,6 +58,7 @@ IRCGD      := $(BUILD)/bin/ircgd
 IRCG_CLI   := $(BUILD)/bin/ircg
 RUN_TESTS  := $(BUILD)/bin/run_tests
 BENCH_BIN  := $(BUILD)/bin/bench
+SCALE_BIN  := $(BUILD)/bin/bench_scale
 
 DATA_DIR   ?= ../shared/data
 DATA_OUT   := $(BUILD)/data
@@ -76,8 +78,10 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins deps-fuzz tsan asan debug lint deps-lint bench paper run deps deps-core deps-paper data install uninstall clean help
-all: lib $(RUN_TESTS) $(BENCH_BIN) $(IRCGD) $(IRCG_CLI)
+.PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins \
+        deps-fuzz tsan asan debug lint deps-lint bench bench-scale paper run deps deps-core deps-paper data \
+        install uninstall clean help deps-unit unit-check deps-image image image-test
+all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(IRCGD) $(IRCG_CLI)
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get), tools included"
@@ -93,8 +97,12 @@ help:
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make valgrind  the ircg CLI under valgrind memcheck on every example"
 	@echo "make loadtest  wrk on a real ircgd with jobs, SSE clients and submits; a burst of 500"
+	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace (SCALE_ARGS=)"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
 	@echo "make run     install, build and start the service"
+	@echo "make unit-check  systemd-analyze verify + security on deploy/ircgd.service (wants OK or better)"
+	@echo "make image   build deploy/Dockerfile with docker, podman or buildah as IMAGE=$(IMAGE)"
+	@echo "make image-test  build the image and smoke-test it (serve, a job, the volume)"
 	@echo "make install ircgd, ircg and the systemd unit under PREFIX=$(PREFIX)"
 	@echo "make uninstall"
 	@echo "make clean   remove $(BUILD)/, build-asan/ and build-debug/"
@@ -116,6 +124,7 @@ $(BUILD)/obj/server/%.o:      INC = $(INC_SERVER)
 $(BUILD)/obj/clients/c/%.o:   INC = $(INC_CLIENT)
 $(BUILD)/obj/clients/cli/%.o: INC = $(INC_CLI)
 $(BUILD)/obj/tests/%.o:       INC = $(INC_TESTS)
+$(BUILD)/obj/tests/bench_scale/%.o: INC = $(INC_PUBLIC) -Istorage
 
 $(LIBIRCG): $(call obj,$(SOLVER_SRC))
 	@mkdir -p $(dir $@)
@@ -148,6 +157,13 @@ $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LI
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
+
+# The scale benchmark links the library and the store (it seeds a long
+# trace) and talks to a real daemon through libcurl.
+$(SCALE_BIN): $(call obj,$(SCALE_SRC)) $(LIBSTORE) $(LIBIRCG)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_SQL) $(LIB_SOLVER)
 
 $(BENCH_BIN): $(call obj,$(BENCH_SRC))
 	@mkdir -p $(dir $@)
@@ -257,6 +273,12 @@ valgrind: all deps-valgrind
 loadtest: all deps-load
 	tests/bench/loadtest.sh $(BUILD)
 
+# Big instances (issue 12): several GB of memory and minutes of CPU at 100M;
+# SCALE_ARGS="--sizes 1,10" for a quick look.  Scratch files go to
+# $(BUILD)/bench-scale and are removed.
+bench-scale: all
+	OPENBLAS_NUM_THREADS=1 ./$(SCALE_BIN) --bin $(BUILD)/bin --tmp $(BUILD)/bench-scale $(SCALE_ARGS)
+
 # The paper's experiment on both MovieLens files (Table 1, Figure 1).
 paper: all data deps-paper
 	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/ratings.dat --out $(PAPER_OUT)/ml-1m --budget $(PAPER_BUDGET) $(PAPER_ARGS)
@@ -302,6 +324,29 @@ deps-load:
 
 deps-valgrind:
 	$(call apt_install,$(VALGRIND_PKGS))
+
+# The systemd unit, checked offline by systemd's own analyzer.
+UNIT_PKGS := systemd
+deps-unit:
+	$(call apt_install,$(UNIT_PKGS))
+unit-check: deps-unit $(IRCGD)
+	tests/tools/unit_check.sh deploy/ircgd.service $(IRCGD)
+
+# The container image.  `make image` uses the engine that is there
+# (docker, podman, buildah) and, without a registry, a debootstrap base
+# (deploy/build-image.sh); `make image-test` installs podman and
+# debootstrap, builds, and smoke-tests the image (tests/tools/image_test.sh:
+# `podman run`, or the image's files under chroot where containers cannot
+# run).  IMAGE_RUN_TESTS=0 skips `make test` inside the build.
+IMAGE_PKGS := podman buildah uidmap fuse-overlayfs slirp4netns debootstrap curl util-linux
+IMAGE ?= localhost/ircgd:latest
+IMAGE_RUN_TESTS ?= 1
+deps-image:
+	$(call apt_install,$(IMAGE_PKGS))
+image:
+	IMAGE=$(IMAGE) RUN_TESTS=$(IMAGE_RUN_TESTS) deploy/build-image.sh
+image-test: deps-image image
+	tests/tools/image_test.sh $(IMAGE)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR)

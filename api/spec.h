@@ -58,19 +58,27 @@ char *api_errors_problem_json(const api_errors *e, const char *instance);
 
 /* Resolves {"source":"dataset","id":...} for the daemon: fill *out (owned
  * by the caller of the callback, i.e. the spec) or return an error and a
- * message in diag->message. */
+ * message in diag->message.  out == NULL asks only whether the dataset
+ * exists (the cheap checks of build = 0). */
 typedef ircg_error (*api_dataset_fn)(void *user, const char *id,
                                      ircg_ratings **out, ircg_diag *diag);
 
 typedef struct api_parse_options {
     const char *base_dir;  /* relative file paths are resolved here;
                               NULL = the current directory               */
-    int confine_paths;     /* nonzero: every file must resolve (realpath,
-                              symlinks followed) inside base_dir; "..",
-                              and absolute paths outside are rejected    */
+    int confine_paths;     /* nonzero: every file must lie inside
+                              base_dir, both after lexical normalisation
+                              ("..", absolute paths) and after realpath
+                              (symlinks followed)                         */
     int build;             /* nonzero (default): load data, build the
-                              problem and trial the solver.  0 = check
-                              the document's shape and ranges only       */
+                              problem and trial the solver.  0 = the
+                              cheap checks a service makes before it
+                              accepts a job: the document's shape and
+                              ranges, files resolved (and confined) and
+                              their heads parsed (ircg_ratings_probe_file:
+                              format, header, first lines, size line),
+                              datasets known.  Nothing is loaded or
+                              generated; the job's worker builds it     */
     int64_t max_elements;  /* 0 = none; otherwise a cap on ratings
                               (MC) and on m*n (LS) of synthetic/inline
                               data, to protect a shared service          */

@@ -13,16 +13,31 @@
 
 #include "spec_internal.h"
 
-/* Does path contain a ".." component? */
-static int has_dotdot(const char *path)
+/* Collapses ".", ".." and repeated slashes of an absolute path in place,
+ * lexically (as if no component were a symlink; realpath() judges those
+ * afterwards).  ".." above the root stays at the root. */
+static void normalize(char *path)
 {
-    for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2) {
-        int start = p == path || p[-1] == '/';
-        int end = p[2] == '\0' || p[2] == '/';
-        if (start && end)
-            return 1;
+    char in[PATH_MAX], *save = NULL;
+    size_t n = 0; /* the result's length; it is never longer than the input */
+    snprintf(in, sizeof in, "%s", path);
+    for (char *c = strtok_r(in, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(c, "."))
+            continue;
+        if (!strcmp(c, "..")) {
+            while (n > 0 && path[n - 1] != '/')
+                n--;
+            n -= n > 0; /* and its slash */
+            continue;
+        }
+        size_t l = strlen(c);
+        path[n++] = '/';
+        memcpy(path + n, c, l);
+        n += l;
     }
-    return 0;
+    if (n == 0)
+        path[n++] = '/';
+    path[n] = '\0';
 }
 
 /* Is the canonical path inside the canonical directory dir? */
@@ -34,36 +49,46 @@ static int inside(const char *real, const char *dir)
     return strncmp(real, dir, n) == 0 && (real[n] == '/' || real[n] == '\0');
 }
 
+/* The path to open, checked twice when confined: lexically after
+ * normalisation (so "../x" or "/etc/x" is refused without looking at the
+ * filesystem, and a probe outside learns nothing of what exists there),
+ * then by realpath() (so a symlink that leads out is refused too). */
 char *sp_resolve_path(sp_ctx *c, const char *ptr, const char *path)
 {
     const char *base = c->opt->base_dir && *c->opt->base_dir ? c->opt->base_dir : ".";
+    int confine = c->opt->confine_paths;
     char full[PATH_MAX], real[PATH_MAX], rbase[PATH_MAX];
-    char *out = NULL;
-    if (path[0] == '/')
-        snprintf(full, sizeof full, "%s", path);
-    else if ((size_t)snprintf(full, sizeof full, "%s/%s", base, path) >= sizeof full) {
+    if (confine && !realpath(base, rbase)) {
+        sp_err(c, ptr, "the data directory cannot be resolved: %s", strerror(errno));
+        return NULL;
+    }
+    if ((size_t)snprintf(full, sizeof full, "%s%s%s", path[0] == '/' ? "" : confine ? rbase : base,
+                         path[0] == '/' ? "" : "/", path) >= sizeof full) {
         sp_err(c, ptr, "path too long");
         return NULL;
     }
-    if (c->opt->confine_paths && has_dotdot(path)) {
-        sp_err(c, ptr, "path must not contain \"..\"");
-        return NULL;
+    if (confine) {
+        snprintf(real, sizeof real, "%s", full);
+        normalize(real);
+        if (!inside(real, rbase)) {
+            sp_err(c, ptr, "path %s is outside the data directory", path);
+            return NULL;
+        }
     }
     if (!realpath(full, real)) {
         sp_err(c, ptr, errno == ENOENT ? "file not found: %s" : "cannot open %s: %s",
                path, strerror(errno));
         return NULL;
     }
-    if (c->opt->confine_paths &&
-        (!realpath(base, rbase) || !inside(real, rbase))) {
-        sp_err(c, ptr, "path %s is outside the data directory", path);
+    if (confine && !inside(real, rbase)) {
+        sp_err(c, ptr, "path %s is outside the data directory (a symlink leads out)", path);
         return NULL;
     }
     if (access(real, R_OK) != 0) {
         sp_err(c, ptr, "cannot read %s: %s", path, strerror(errno));
         return NULL;
     }
-    out = strdup(c->opt->confine_paths ? real : full);
+    char *out = strdup(confine ? real : full);
     if (!out)
         sp_err(c, ptr, "out of memory");
     return out;
@@ -125,7 +150,7 @@ static int coo_to_csr(const ircg_ratings *r, sp_ls *ls)
 int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *name, const char *path,
                     sp_ls *ls)
 {
-    ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, 0, 0};
+    ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, 0, 0, 0};
     ircg_ratings *r = NULL;
     ircg_diag d = {0};
     sp_stamp before;
@@ -142,6 +167,17 @@ int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *name, const char *pa
         sp_err(c, ptr, "out of memory");
     ircg_ratings_free(r);
     return ok;
+}
+
+int sp_probe_file(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                  const ircg_read_options *ro)
+{
+    ircg_ratings_probe pr;
+    ircg_diag d = {0};
+    if (ircg_ratings_probe_file(path, ro, &pr, &d) == IRCG_OK)
+        return 1;
+    sp_file_diag(c, ptr, name, &d);
+    return 0;
 }
 
 /* b: a vector file, read by the library's reader. */

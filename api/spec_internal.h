@@ -192,6 +192,10 @@ int sp_stamp_same(sp_ctx *c, const char *ptr, const char *name, const char *path
  * it (for messages), path the resolved one. */
 int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *name, const char *path,
                     sp_ls *ls);
+/* The cheap check of a ratings or matrix file (build = 0): its head
+ * parses (ircg_ratings_probe_file); the error, if any, at ptr. */
+int sp_probe_file(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                  const ircg_read_options *ro);
 /* b from Matrix Market (array or coordinate) or plain numbers. */
 int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *path,
                    double **b, int64_t *n);

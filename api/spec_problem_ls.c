@@ -225,6 +225,10 @@ static void parse_file(sp_ctx *c, const cJSON *d, sp_ls *ls)
     if (a)
         ls->A_resolved = sp_resolve_path(c, DP "/A_path", a);
     ls->A_path = a ? strdup(a) : NULL;
+    if (ls->A_resolved && ls->A_path && !c->opt->build) {
+        ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, ls->m_given, ls->n_given, 0};
+        sp_probe_file(c, DP "/A_path", ls->A_path, ls->A_resolved, &ro);
+    }
     if (sp_get(d, "b") && sp_get(d, "b_path"))
         sp_err(c, DP "/b_path", "give either \"b\" or \"b_path\", not both");
     else if (sp_get(d, "b"))

@@ -48,6 +48,10 @@ static void parse_file(sp_ctx *c, const cJSON *d, sp_mc *mc)
         mc->path = dup_str(path);
         mc->resolved = sp_resolve_path(c, DP "/path", path);
     }
+    if (mc->resolved && !c->opt->build) {
+        ircg_read_options ro = {mc->format, mc->n_rows, mc->n_cols, 0};
+        sp_probe_file(c, DP "/path", mc->path, mc->resolved, &ro);
+    }
 }
 
 /* One [user, item, rating] triplet at index i. */
@@ -219,6 +223,12 @@ static void parse_dataset(sp_ctx *c, const cJSON *d, sp_mc *mc)
         sp_err(c, DP "/source", "datasets are only available through the service");
     if (id)
         mc->dataset_id = dup_str(id);
+    if (id && c->opt->dataset && !c->opt->build) {
+        ircg_diag dd = {0};
+        if (c->opt->dataset(c->opt->dataset_user, id, NULL, &dd) != IRCG_OK)
+            sp_err(c, DP "/id", "dataset %s: %s", id,
+                   dd.message[0] ? dd.message : ircg_error_string(dd.code));
+    }
 }
 
 /* Defaults: a MovieLens-1M-shaped synthetic instance. */
@@ -291,7 +301,7 @@ static ircg_ratings *load_ratings(sp_ctx *c, sp_mc *mc, int *owned)
 {
     ircg_ratings *r = NULL;
     ircg_diag d = {0};
-    ircg_read_options ro = {mc->format, mc->n_rows, mc->n_cols};
+    ircg_read_options ro = {mc->format, mc->n_rows, mc->n_cols, 0};
     *owned = 1;
     if (mc->source == SP_SRC_INLINE) {
         *owned = 0;

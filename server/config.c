@@ -23,6 +23,7 @@ static void defaults(srv_config *c)
     c->max_elements = 50000000; /* 400 MB of doubles */
     c->max_attempts = 3;
     c->snapshot_keep = 3;
+    c->snapshot_keep_finished = 1;
     c->conn_limit = 128;
     c->per_ip_limit = 64;
     c->conn_timeout = 60;
@@ -49,8 +50,10 @@ void srv_config_usage(void)
            "  --data-dir DIR       spec file paths must lie inside it; uploaded datasets\n"
            "                       are copied there [IRCGD_DATA_DIR, default ./data]\n"
            "  --workers N          solver threads, 1..256 [IRCGD_WORKERS, default 2]\n"
-           "  --tokens-file FILE   one bearer token per line; absent = no auth\n"
-           "                       [IRCGD_TOKENS_FILE]\n"
+           "  --tokens-file FILE   \"sha256:<hex> SCOPE\" lines (scopes: read < submit <\n"
+           "                       admin); absent = no auth [IRCGD_TOKENS_FILE]\n"
+           "  --tls-cert FILE      serve HTTPS with this PEM certificate (chain) and\n"
+           "  --tls-key FILE       this PEM private key [IRCGD_TLS_CERT, IRCGD_TLS_KEY]\n"
            "\n"
            "HTTP limits:\n"
            "  --max-body BYTES     request body limit, else 413 [IRCGD_MAX_BODY,\n"
@@ -79,6 +82,11 @@ void srv_config_usage(void)
            "                       shutdown does not count [IRCGD_MAX_ATTEMPTS, default 3]\n"
            "  --snapshot-keep K    spec snapshots kept per job, 0 = all\n"
            "                       [IRCGD_SNAPSHOT_KEEP, default 3]\n"
+           "  --snapshot-keep-finished K  snapshots kept once a job is finished (the\n"
+           "                       newest), 0 = all [IRCGD_SNAPSHOT_KEEP_FINISHED, default 1]\n"
+           "  --retain-finished D  delete finished jobs (with trace, snapshots, events)\n"
+           "                       D after they finished: 3600, 90m, 12h, 30d; 0 = keep\n"
+           "                       them [IRCGD_RETAIN_FINISHED, default 0]\n"
            "  --max-elements N     cap on synthetic/inline data: ratings, or m*n of A\n"
            "                       [IRCGD_MAX_ELEMENTS, default 50000000]\n"
            "  --checkpoint-every S save a running job's solver state every S seconds of\n"
@@ -91,6 +99,7 @@ void srv_config_usage(void)
            "\n"
            "other:\n"
            "  --healthcheck        GET /healthz on the listen address; exit 0 if healthy\n"
+           "  --hash-token SCOPE   read a token on stdin, print its tokens-file line\n"
            "  --help, --version\n"
            "\n"
            "exit status: 0 stopped by SIGTERM/SIGINT, 1 could not start (port in use,\n"
@@ -122,6 +131,29 @@ static int parse_double(const char *s, double lo, double hi, double *out)
     return 1;
 }
 
+/* A duration: seconds, or a number with s, m, h or d; 0 on error. */
+static int parse_duration(const char *s, double *out)
+{
+    static const struct { char unit; double sec; } units[] = {
+        {'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+    char num[64];
+    size_t n = strlen(s);
+    double scale = 1;
+    for (size_t i = 0; n > 1 && i < sizeof units / sizeof units[0]; i++)
+        if (s[n - 1] == units[i].unit) {
+            scale = units[i].sec;
+            n--;
+        }
+    if (n == 0 || n >= sizeof num)
+        return 0;
+    memcpy(num, s, n);
+    num[n] = '\0';
+    if (!parse_double(num, 0, 1e12, out))
+        return 0;
+    *out *= scale;
+    return 1;
+}
+
 /* Applies one named setting; `name` is the flag without "--".  Returns 0
  * for an unknown name, -1 for a bad value, 1 on success. */
 static int apply(srv_config *c, const char *name, const char *v)
@@ -138,11 +170,16 @@ static int apply(srv_config *c, const char *name, const char *v)
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
         if (!strcmp(name, reals[i].name))
             return parse_double(v, reals[i].lo, reals[i].hi, reals[i].dst) ? 1 : -1;
+    if (!strcmp(name, "retain-finished"))
+        return parse_duration(v, &c->retain_finished) ? 1 : -1;
     struct { const char *name; char *dst; size_t len; } strs[] = {
         {"listen", c->listen, sizeof c->listen},
         {"db", c->db, sizeof c->db},
         {"data-dir", c->data_dir, sizeof c->data_dir},
         {"tokens-file", c->tokens_file, sizeof c->tokens_file},
+        {"tls-cert", c->tls_cert, sizeof c->tls_cert},
+        {"tls-key", c->tls_key, sizeof c->tls_key},
+        {"hash-token", c->hash_token, sizeof c->hash_token},
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (!strcmp(name, strs[i].name)) {
@@ -157,6 +194,7 @@ static int apply(srv_config *c, const char *name, const char *v)
         {"max-queued", 0, INT64_C(1) << 40, &c->max_queued, NULL},
         {"max-attempts", 1, 1000, NULL, &c->max_attempts},
         {"snapshot-keep", 0, 1000000, NULL, &c->snapshot_keep},
+        {"snapshot-keep-finished", 0, 1000000, NULL, &c->snapshot_keep_finished},
         {"max-elements", 1, INT64_C(1) << 40, &c->max_elements, NULL},
         {"conn-limit", 1, 65536, NULL, &c->conn_limit},
         {"per-ip-limit", 0, 65536, NULL, &c->per_ip_limit},
@@ -190,6 +228,9 @@ static int load_env(srv_config *c, char *err, size_t errlen)
         {"IRCGD_REQUEST_TIMEOUT", "request-timeout"},
         {"IRCGD_RATE_LIMIT", "rate-limit"}, {"IRCGD_RATE_BURST", "rate-burst"},
         {"IRCGD_SSE_MAX_SECONDS", "sse-max-seconds"},
+        {"IRCGD_SNAPSHOT_KEEP_FINISHED", "snapshot-keep-finished"},
+        {"IRCGD_RETAIN_FINISHED", "retain-finished"},
+        {"IRCGD_TLS_CERT", "tls-cert"}, {"IRCGD_TLS_KEY", "tls-key"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *v = getenv(names[i][0]);
@@ -251,6 +292,10 @@ int srv_config_load(srv_config *c, int argc, char **argv, char *err,
     int rc = load_env(c, err, errlen);
     if (rc == 0)
         rc = load_args(c, argc, argv, err, errlen);
+    if (rc == 0 && !c->tls_cert[0] != !c->tls_key[0]) {
+        snprintf(err, errlen, "--tls-cert and --tls-key go together (HTTPS needs both)");
+        rc = -1;
+    }
     if (rc == 0) {
         char host[256];
         int port = 0;

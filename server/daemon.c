@@ -31,7 +31,7 @@ extern void openblas_set_num_threads(int num_threads);
 static int prepare_data_dir(srv_config *c)
 {
     char real[PATH_MAX];
-    if (mkdir(c->data_dir, 0750) != 0 && errno != EEXIST) {
+    if (mkdir(c->data_dir, 0700) != 0 && errno != EEXIST) {
         srv_log("cannot create the data directory %s", c->data_dir);
         return -1;
     }
@@ -57,6 +57,17 @@ static int refuse_store(const srv_config *c, store_rc rc, const char *err)
     }
     srv_log("cannot open the store %s: %s", c->db, err);
     return 1;
+}
+
+/* Files made by an older ircgd (or by hand) may be readable by others:
+ * say so, without changing modes the operator may have chosen. */
+static void warn_if_shared(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && (sb.st_mode & 077))
+        srv_log("warning: %s is accessible to group or others (mode %03o); it holds "
+                "every job: chmod 600 it (0700 for a directory)", path,
+                (unsigned)(sb.st_mode & 0777));
 }
 
 /* Jobs left running by a crash go back to the queue (or fail after
@@ -93,6 +104,8 @@ static int recover(const srv_config *c)
         srv_log("compacting the events failed: %s", store_errmsg(st));
     else if (trimmed > 0)
         srv_log("compacted the events of finished jobs: %lld removed", (long long)trimmed);
+    if (rc == STORE_OK)
+        srv_maintain(st); /* retention runs at start too, not only as jobs end */
     store_close(st);
     return rc == STORE_OK ? 0 : 1;
 }
@@ -100,10 +113,12 @@ static int recover(const srv_config *c)
 static int setup(srv_config *c)
 {
     char err[512];
-    if (c->tokens_file[0] && srv_tokens_load(c->tokens_file, &srv.tokens, err, sizeof err)) {
+    if (srv_tls_load(c, &srv.tls, err, sizeof err) != 0 ||
+        (c->tokens_file[0] && srv_tokens_load(c->tokens_file, &srv.tokens, err, sizeof err))) {
         srv_log("%s", err);
         return -1;
     }
+    warn_if_shared(c->db);
     if (prepare_data_dir(c))
         return 1;
     int rc = recover(c);
@@ -125,8 +140,8 @@ static void stop(struct MHD_Daemon *d)
     if (fd != MHD_INVALID_SOCKET)
         close(fd);
     srv_pool_close();
-    srv_tokens_free(srv.tokens);
-    srv.tokens = NULL;
+    srv_tokens_free(&srv.tokens);
+    srv_tls_free(&srv.tls);
 }
 
 /* Steps 3 and 4 of the start and the wait for a signal; the socket is
@@ -148,10 +163,11 @@ static int serve(srv_config *c, int *listen_fd, const char *bound, int port)
     *listen_fd = -1;
     if (srv_workers_start(c->workers) != 0 || srv_heartbeat_start(c->heartbeat_every) != 0)
         goto done;
-    printf("listening on http://%s:%d\n", bound, port);
+    printf("listening on %s://%s:%d\n", srv.tls.cert ? "https" : "http", bound, port);
     fflush(stdout);
-    srv_log("ircgd %s: %d worker(s), db %s, data dir %s, auth %s", IRCG_VERSION,
-            c->workers, c->db, c->data_dir, srv.tokens ? "on" : "off");
+    srv_log("ircgd %s: %d worker(s), db %s, data dir %s, auth %s (%zu token(s)), %s",
+            IRCG_VERSION, c->workers, c->db, c->data_dir, srv.tokens.list ? "on" : "off",
+            srv.tokens.n, srv.tls.cert ? "HTTPS" : "plain HTTP");
     srv_signals_wait();
     rc = 0;
 done:
@@ -202,6 +218,13 @@ int srv_main(int argc, char **argv)
     }
     if (srv.cfg.healthcheck)
         return srv_healthcheck(&srv.cfg);
+    if (srv.cfg.hash_token[0])
+        return srv_hash_token_main(srv.cfg.hash_token);
+    /* Everything the daemon creates -- the database and its -wal/-shm
+     * (SQLite gives them the database's mode), the lock, the data
+     * directory, dataset copies -- is its own alone: files 0600,
+     * directories 0700. */
+    umask(077);
     openblas_set_num_threads(1); /* parallelism comes from the workers */
     srv.started_at = srv_now();
     return run(&srv.cfg);

@@ -49,7 +49,7 @@ int srv_db_lock(const char *db, int *fd_out, char *err, size_t errlen)
     int fd = -1, rc = -1;
     *fd_out = -1;
     snprintf(path, sizeof path, "%s.lock", db);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) {
         snprintf(err, errlen, "cannot open the lock file %s: %s", path, strerror(errno));
         goto done;

@@ -1,6 +1,7 @@
 /*
- * healthcheck.c -- `ircgd --healthcheck`: GET /healthz over a plain socket
- * (the runtime image has no curl).  Exit status 0 = healthy.
+ * healthcheck.c -- `ircgd --healthcheck`: GET /healthz over a plain socket,
+ * or over TLS when --tls-cert is set (the runtime image has no curl).
+ * Exit status 0 = healthy.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,8 +18,11 @@ int srv_healthcheck(const srv_config *c)
     int fd = srv_connect(host, port, 3.0);
     if (fd >= 0) {
         const char req[] = "GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n";
-        ssize_t n = write(fd, req, sizeof req - 1) == (ssize_t)(sizeof req - 1)
-                        ? read(fd, resp, sizeof resp - 1) : -1;
+        ssize_t n = -1;
+        if (c->tls_cert[0]) /* the daemon speaks HTTPS: so must we */
+            n = srv_tls_exchange(fd, req, sizeof req - 1, resp, sizeof resp - 1);
+        else if (write(fd, req, sizeof req - 1) == (ssize_t)(sizeof req - 1))
+            n = read(fd, resp, sizeof resp - 1);
         if (n > 0) {
             resp[n] = '\0';
             healthy = !strncmp(resp, "HTTP/1.", 7) && !strncmp(resp + 8, " 200", 4);

@@ -72,6 +72,16 @@ void srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp)
 void srv_reply(srv_req *r, unsigned status, const char *ctype, char *body,
                size_t len)
 {
+    char *gz = NULL;
+    size_t gzlen = 0;
+    int zipped = body && srv_gzip_worth(r, ctype, len) && srv_gzip(body, len, &gz, &gzlen) == 0;
+    if (zipped) {
+        free(body);
+        body = gz;
+        len = gzlen;
+    } else {
+        free(gz);
+    }
     struct MHD_Response *resp = MHD_create_response_from_buffer(
         body ? len : 0, body ? body : (void *)"", body ? MHD_RESPMEM_MUST_FREE
                                                        : MHD_RESPMEM_PERSISTENT);
@@ -81,6 +91,10 @@ void srv_reply(srv_req *r, unsigned status, const char *ctype, char *body,
     }
     if (ctype && body)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    if (ctype && body)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+    if (zipped)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
     srv_reply_response(r, status, resp);
 }
 
@@ -162,8 +176,29 @@ static int body_too_large(srv_req *r)
     return cl && strtoll(cl, NULL, 10) > srv.cfg.max_body;
 }
 
-/* Called on the headers-only call; queues a refusal when the request can
- * be refused without reading its body. */
+/* 401 without a known token, 403 (RFC 6750 insufficient_scope) with a
+ * token whose scope is too low; 1 when the request may go on. */
+static int authorized(srv_req *r, srv_scope need)
+{
+    srv_scope have = need == SRV_SCOPE_NONE ? SRV_SCOPE_ADMIN
+                     : srv_auth_scope(srv_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION));
+    if (have >= need)
+        return 1;
+    if (have == SRV_SCOPE_NONE) {
+        srv_reply_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"ircgd\"");
+        srv_problem(r, MHD_HTTP_UNAUTHORIZED, "unauthorized", "Unauthorized",
+                    "a valid bearer token is required");
+    } else {
+        srv_reply_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                         "Bearer realm=\"ircgd\", error=\"insufficient_scope\", scope=\"%s\"",
+                         srv_scope_name(need));
+        srv_problem(r, MHD_HTTP_FORBIDDEN, "insufficient-scope", "Insufficient scope",
+                    "%s %s needs a token of scope %s; this one has scope %s", r->method,
+                    r->route->name, srv_scope_name(need), srv_scope_name(have));
+    }
+    return 0;
+}
+
 /* Who a request comes from, for the rate limit: its token when tokens
  * are configured, else its address. */
 static void client_of(srv_req *r, char *out, size_t len)
@@ -173,7 +208,7 @@ static void client_of(srv_req *r, char *out, size_t len)
         r->conn ? MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS)
                 : NULL;
     char addr[64] = "local";
-    if (srv.tokens) {
+    if (srv.tokens.list) {
         snprintf(out, len, "token %s", auth ? auth : "");
         return;
     }
@@ -203,18 +238,17 @@ static int rate_ok(srv_req *r)
     return 0;
 }
 
+/* Called on the headers-only call; queues a refusal when the request can
+ * be refused without reading its body. */
 static void early_checks(srv_req *r)
 {
     const srv_route *rt = r->route;
     int posts_body = rt && rt->body && !strcmp(r->method, "POST");
     if (!rt) {
         /* 404 after the body, from dispatch */
-    } else if (!rt->open &&
-               !srv_auth_ok(srv_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION))) {
-        srv_reply_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"ircgd\"");
-        srv_problem(r, MHD_HTTP_UNAUTHORIZED, "unauthorized", "Unauthorized",
-                    "a valid bearer token is required");
-    } else if (!rt->open && !rate_ok(r)) {
+    } else if (!authorized(r, srv_route_need(rt, r->method))) {
+        /* refused: 401 or 403 queued */
+    } else if (srv_route_need(rt, r->method) != SRV_SCOPE_NONE && !rate_ok(r)) {
         /* 429 queued by rate_ok */
     } else if (posts_body && srv_is_shutting_down()) {
         srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "5");
@@ -378,6 +412,16 @@ struct MHD_Daemon *srv_http_start(const srv_config *c, int listen_fd)
     unsigned flags = MHD_USE_AUTO | MHD_USE_THREAD_PER_CONNECTION |
                      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG;
+    /* HTTPS when a certificate was loaded (srv_tls_load checked it) */
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, srv.tls.key},
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, srv.tls.cert},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (srv.tls.cert)
+        flags |= MHD_USE_TLS;
+    else
+        tls[0].option = MHD_OPTION_END;
     return MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, NULL,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, /* first, or MHD warns */
@@ -388,5 +432,6 @@ struct MHD_Daemon *srv_http_start(const srv_config *c, int listen_fd)
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+        MHD_OPTION_ARRAY, tls,
         MHD_OPTION_END);
 }

@@ -47,8 +47,14 @@ typedef struct srv_route {
     const char *allow;          /* "GET, POST"                           */
     srv_handler get, post, del;
     int body;                   /* POST carries a body (limits apply)    */
-    int open;                   /* no authentication needed              */
+    /* the scope each method needs; SRV_SCOPE_NONE: no token needed      */
+    srv_scope need_get, need_post, need_del;
 } srv_route;
+
+/* The scope a request with `method` needs on rt; a method the route does
+ * not serve needs the lowest scope of the ones it does (its 405 tells
+ * which methods exist, nothing more). */
+srv_scope srv_route_need(const srv_route *rt, const char *method);
 
 /* Request data. */
 const char *srv_req_header(srv_req *r, const char *name);
@@ -63,6 +69,21 @@ void srv_reply(srv_req *r, unsigned status, const char *ctype, char *body,
                size_t len);
 void srv_reply_json(srv_req *r, unsigned status, cJSON *doc); /* frees doc */
 void srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp);
+
+/* stream.c: bodies made piece by piece, and gzip.  A fill function
+ * appends the next piece of the body to out and returns 0 (more follows),
+ * 1 (that was the last piece) or -1 (error: the connection is closed,
+ * and the client sees a truncated chunked body, never a complete-looking
+ * one).  ctx is freed with ctx_free when the response is done. */
+typedef int (*srv_fill_fn)(void *ctx, api_buf *out);
+void srv_reply_stream(srv_req *r, unsigned status, const char *ctype,
+                      srv_fill_fn fill, void *ctx, void (*ctx_free)(void *));
+/* The client accepts gzip (Accept-Encoding, q > 0). */
+int srv_wants_gzip(srv_req *r);
+/* Buffered bodies: srv_reply compresses when this says so. */
+int srv_gzip_worth(srv_req *r, const char *ctype, size_t len);
+/* gzip of n bytes into *out (malloc'ed); 0 on success. */
+int srv_gzip(const char *in, size_t n, char **out, size_t *outlen);
 
 /* problem.c: application/problem+json. type is a slug ("job-not-found");
  * the full type is "urn:ircg:problem:<slug>". */

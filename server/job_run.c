@@ -65,6 +65,7 @@ static void finish(run_ctx *c, store_state s, const char *result, const char *er
                 store_errmsg(c->st));
     }
     srv_metrics_run(srv_now() - c->job->started_at);
+    srv_maintain(c->st);
     srv_notify_all();
 }
 
@@ -302,4 +303,14 @@ void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
     ircg_solver_free(c.sv);
     ircg_reference_free(ref);
     api_spec_free(spec);
+}
+
+void srv_maintain(store *st)
+{
+    store_bounds b = {srv.cfg.snapshot_keep_finished, srv.cfg.retain_finished};
+    int64_t deleted = 0;
+    if (store_maintain(st, &b, &deleted) != STORE_OK)
+        srv_log("storage maintenance failed: %s", store_errmsg(st));
+    else if (deleted > 0)
+        srv_log("retention: %lld finished jobs deleted", (long long)deleted);
 }

@@ -21,7 +21,9 @@ ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
     size_t len = 0;
     ircg_read_options opt = {0};
     ircg_error err = IRCG_ERR_IO;
-    if (store_dataset_get(st, id, &ds) != STORE_OK ||
+    if (!out && store_dataset_get(st, id, &ds) == STORE_OK)
+        return IRCG_OK; /* the cheap check of a submission: it exists */
+    if (!out || store_dataset_get(st, id, &ds) != STORE_OK ||
         store_dataset_bytes(st, id, &data, &len) != STORE_OK) {
         if (diag)
             snprintf(diag->message, sizeof diag->message,
@@ -56,7 +58,7 @@ static void copy_to_data_dir(store *st, const char *id)
     char dir[1200], path[1300];
     snprintf(dir, sizeof dir, "%s/datasets", srv.cfg.data_dir);
     snprintf(path, sizeof path, "%s/%s", dir, id);
-    if ((mkdir(dir, 0750) != 0 && errno != EEXIST) ||
+    if ((mkdir(dir, 0700) != 0 && errno != EEXIST) ||
         store_dataset_write_file(st, id, path) != STORE_OK)
         srv_log("could not copy dataset %s to %s", id, path);
 }

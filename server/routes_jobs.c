@@ -172,23 +172,50 @@ static void create_job(srv_req *r, const api_spec *spec, const char *normalized)
     store_job_clear(&job);
 }
 
+/* ?dry_run=true (or 1, or empty): the cheap checks of a submission, no
+ * job; ?dry_run=full: the whole build (data loaded or generated, problem
+ * and trial solver), as the worker would do it.  -1 after replying 400. */
+static int dry_run_mode(srv_req *r)
+{
+    const char *v = srv_req_query(r, "dry_run");
+    if (!v || !strcmp(v, "false") || !strcmp(v, "0"))
+        return 0;
+    if (!strcmp(v, "full"))
+        return 2;
+    if (query_true(r, "dry_run"))
+        return 1;
+    srv_problem_member(r, MHD_HTTP_BAD_REQUEST, "invalid-parameter", "Invalid parameter",
+                       "/query/dry_run", "must be true, false or full");
+    return -1;
+}
+
+/* A submission is answered after the cheap checks only (api_spec_parse
+ * with build = 0: shape, ranges, files' heads, datasets): loading or
+ * generating the data belongs to the worker, which fails the job with the
+ * member and file position of anything found later.  An HTTP thread is
+ * never held for the build of an instance. */
 void srv_route_jobs_submit(srv_req *r)
 {
     api_parse_options opt;
     api_errors errs;
     api_spec *spec = NULL;
     char *normalized = NULL;
+    int dry = dry_run_mode(r);
 
+    if (dry < 0)
+        return;
     api_errors_init(&errs);
     api_parse_options_service(&opt, srv.cfg.data_dir, srv.cfg.max_elements,
                               srv_dataset_resolve, r->st);
+    opt.build = dry == 2;
     if (api_spec_parse(r->body.p ? r->body.p : "", r->body.len, &opt, &spec, &errs) > 0) {
         reply_spec_errors(r, &errs);
     } else if (!spec || !(normalized = api_spec_normalized_json(spec, 0))) {
         srv_problem_internal(r, "out of memory");
-    } else if (query_true(r, "dry_run")) {
+    } else if (dry) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddBoolToObject(o, "valid", 1);
+        cJSON_AddStringToObject(o, "checks", dry == 2 ? "full" : "cheap");
         cJSON_AddItemToObject(o, "spec", cJSON_Parse(normalized));
         srv_reply_json(r, MHD_HTTP_OK, o);
     } else if (queue_full(r)) {
@@ -274,6 +301,9 @@ void srv_route_jobs_list(srv_req *r)
         char tok[32];
         snprintf(tok, sizeof tok, "%lld", (long long)l.next_cursor);
         cJSON_AddStringToObject(doc, "next_page_token", tok);
+        srv_reply_header(r, "Link", "</v1/jobs?page_token=%s&page_size=%d%s%s>; rel=\"next\"",
+                         tok, o.page_size > 0 ? o.page_size : 50, o.state >= 0 ? "&state=" : "",
+                         o.state >= 0 ? store_state_name((store_state)o.state) : "");
     } else {
         cJSON_AddNullToObject(doc, "next_page_token");
     }

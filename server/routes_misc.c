@@ -13,34 +13,64 @@
 /* OpenBLAS's own prototypes (its cblas.h is not on the default path). */
 extern char *openblas_get_config(void);
 
-/* body: 1 = JSON body, 2 = raw body; open: no token needed. */
+/* body: 1 = JSON body, 2 = raw body.  The scopes are documented per
+ * operation in api/openapi.json (x-required-scope), which tests compare
+ * with this table and with a real daemon's answers. */
+#define OPEN SRV_SCOPE_NONE
+#define READ SRV_SCOPE_READ
+#define SUBMIT SRV_SCOPE_SUBMIT
+#define ADMIN SRV_SCOPE_ADMIN
 const srv_route srv_routes[] = {
-    {"/healthz", "/healthz", "GET", srv_route_healthz, NULL, NULL, 0, 1},
-    {"/readyz", "/readyz", "GET", srv_route_readyz, NULL, NULL, 0, 1},
-    {"/metrics", "/metrics", "GET", srv_route_metrics, NULL, NULL, 0, 0},
-    {"/v1/version", "/v1/version", "GET", srv_route_version, NULL, NULL, 0, 0},
-    {"/v1/jobs", "/v1/jobs", "GET, POST", srv_route_jobs_list,
-     srv_route_jobs_submit, NULL, 1, 0},
+    {"/healthz", "/healthz", "GET", srv_route_healthz, NULL, NULL, 0, OPEN, OPEN, OPEN},
+    {"/readyz", "/readyz", "GET", srv_route_readyz, NULL, NULL, 0, OPEN, OPEN, OPEN},
+    {"/metrics", "/metrics", "GET", srv_route_metrics, NULL, NULL, 0, READ, READ, READ},
+    {"/v1/version", "/v1/version", "GET", srv_route_version, NULL, NULL, 0, READ, READ,
+     READ},
+    {"/v1/jobs", "/v1/jobs", "GET, POST", srv_route_jobs_list, srv_route_jobs_submit, NULL,
+     1, READ, SUBMIT, READ},
     {"/v1/jobs/{}", "/v1/jobs/{id}", "GET, DELETE", srv_route_job_get, NULL,
-     srv_route_job_delete, 0, 0},
-    {"/v1/jobs/{}/cancel", "/v1/jobs/{id}/cancel", "POST", NULL,
-     srv_route_job_cancel, NULL, 0, 0},
-    {"/v1/jobs/{}/trace", "/v1/jobs/{id}/trace", "GET", srv_route_job_trace,
-     NULL, NULL, 0, 0},
-    {"/v1/jobs/{}/result", "/v1/jobs/{id}/result", "GET", srv_route_job_result,
-     NULL, NULL, 0, 0},
-    {"/v1/jobs/{}/snapshots", "/v1/jobs/{id}/snapshots", "GET",
-     srv_route_job_snapshots, NULL, NULL, 0, 0},
-    {"/v1/jobs/{}/snapshots/{}/{}", "/v1/jobs/{id}/snapshots/{iteration}/{kind}",
-     "GET", srv_route_job_snapshot_get, NULL, NULL, 0, 0},
-    {"/v1/jobs/{}/events", "/v1/jobs/{id}/events", "GET", srv_route_job_events,
-     NULL, NULL, 0, 0},
-    {"/v1/datasets", "/v1/datasets", "POST", NULL, srv_route_datasets_post, NULL,
-     2, 0},
-    {"/v1/datasets/{}", "/v1/datasets/{id}", "GET", srv_route_dataset_get, NULL,
-     NULL, 0, 0},
-    {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0},
+     srv_route_job_delete, 0, READ, READ, ADMIN},
+    {"/v1/jobs/{}/cancel", "/v1/jobs/{id}/cancel", "POST", NULL, srv_route_job_cancel,
+     NULL, 0, SUBMIT, SUBMIT, SUBMIT},
+    {"/v1/jobs/{}/trace", "/v1/jobs/{id}/trace", "GET", srv_route_job_trace, NULL, NULL,
+     0, READ, READ, READ},
+    {"/v1/jobs/{}/result", "/v1/jobs/{id}/result", "GET", srv_route_job_result, NULL,
+     NULL, 0, READ, READ, READ},
+    {"/v1/jobs/{}/snapshots", "/v1/jobs/{id}/snapshots", "GET", srv_route_job_snapshots,
+     NULL, NULL, 0, READ, READ, READ},
+    {"/v1/jobs/{}/snapshots/{}/{}", "/v1/jobs/{id}/snapshots/{iteration}/{kind}", "GET",
+     srv_route_job_snapshot_get, NULL, NULL, 0, READ, READ, READ},
+    {"/v1/jobs/{}/events", "/v1/jobs/{id}/events", "GET", srv_route_job_events, NULL,
+     NULL, 0, READ, READ, READ},
+    {"/v1/datasets", "/v1/datasets", "POST", NULL, srv_route_datasets_post, NULL, 2,
+     SUBMIT, SUBMIT, SUBMIT},
+    {"/v1/datasets/{}", "/v1/datasets/{id}", "GET", srv_route_dataset_get, NULL, NULL, 0,
+     READ, READ, READ},
+    {NULL, NULL, NULL, NULL, NULL, NULL, 0, OPEN, OPEN, OPEN},
 };
+#undef OPEN
+#undef READ
+#undef SUBMIT
+#undef ADMIN
+
+srv_scope srv_route_need(const srv_route *rt, const char *method)
+{
+    int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+    if (get && rt->get)
+        return rt->need_get;
+    if (!strcmp(method, "POST") && rt->post)
+        return rt->need_post;
+    if (!strcmp(method, "DELETE") && rt->del)
+        return rt->need_del;
+    srv_scope low = SRV_SCOPE_ADMIN;
+    if (rt->get && rt->need_get < low)
+        low = rt->need_get;
+    if (rt->post && rt->need_post < low)
+        low = rt->need_post;
+    if (rt->del && rt->need_del < low)
+        low = rt->need_del;
+    return low;
+}
 
 static void reply_status(srv_req *r, unsigned code, const char *status,
                          const char *reason)

@@ -12,7 +12,8 @@
  *   notify.c     the condition variable SSE readers and idle workers wait on
  *   http.c       libmicrohttpd glue: request context, body, routing, replies
  *   problem.c    application/problem+json responses
- *   auth.c       bearer tokens, constant-time comparison
+ *   auth.c       hashed bearer tokens and their scopes
+ *   tls.c        HTTPS certificate and key; the healthcheck's TLS client
  *   routes_*.c   the endpoints
  *   sse.c        /v1/jobs/{id}/events
  *   workers.c    the solver worker pool
@@ -36,6 +37,7 @@
 #include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "buf.h"
@@ -51,12 +53,16 @@ typedef struct srv_config {
     char db[1024];
     char data_dir[1024];  /* absolute after srv_config_finish()            */
     char tokens_file[1024];
+    char tls_cert[1024], tls_key[1024]; /* PEM files; both or neither   */
+    char hash_token[16];  /* --hash-token SCOPE: print an entry and exit */
     int workers;
     int64_t max_body;
     int64_t max_queued;   /* 0 = unlimited                                 */
     int64_t max_elements; /* cap on synthetic/inline data (api_parse_options) */
     int max_attempts;
     int snapshot_keep;    /* 0 = keep all                                  */
+    int snapshot_keep_finished; /* once a job is finished; 0 = keep all    */
+    double retain_finished; /* seconds a finished job is kept; 0 = forever */
     int conn_limit, per_ip_limit, conn_timeout;
     double request_timeout; /* seconds to receive a whole request       */
     double rate_limit;      /* requests per second per client; 0 = off  */
@@ -67,6 +73,11 @@ typedef struct srv_config {
                                 checkpoints; 0 = only the spec's snapshots */
     int healthcheck, help, version;
 } srv_config;
+
+/* The storage bounds of the configuration (snapshots of finished jobs,
+ * retention, free pages): after every finished job and at start-up
+ * (job_run.c).  A failure is logged, never fatal. */
+void srv_maintain(store *st);
 
 /* Defaults, then environment, then argv (flags win).  Returns 0 on
  * success; on a usage error writes a message into err and returns -1. */
@@ -154,11 +165,63 @@ void srv_notify_all(void);
  * `timeout_s` elapses. */
 void srv_notify_wait(uint64_t seen, double timeout_s);
 
+/* -------------------------------------------------------------- auth -- */
+
+/* What a token may do; each scope includes the ones below it.  NONE is
+ * "no valid token" (and, for a route, "no token needed"). */
+typedef enum srv_scope {
+    SRV_SCOPE_NONE = 0, SRV_SCOPE_READ = 1, SRV_SCOPE_SUBMIT = 2, SRV_SCOPE_ADMIN = 3
+} srv_scope;
+
+#define SRV_DIGEST_LEN 32  /* SHA-256 */
+#define SRV_TOKEN_MIN 16   /* shortest token --hash-token accepts */
+
+typedef struct srv_token {
+    uint8_t digest[SRV_DIGEST_LEN]; /* SHA-256 of the token */
+    srv_scope scope;
+} srv_token;
+
+typedef struct srv_tokens {
+    srv_token *list;       /* NULL = auth off */
+    size_t n;
+} srv_tokens;
+
+/* Reads "sha256:<hex> SCOPE" lines; -1 with err naming the line. */
+int srv_tokens_load(const char *path, srv_tokens *out, char *err, size_t errlen);
+void srv_tokens_free(srv_tokens *ts);
+/* The scope the Authorization header value grants: NONE without a known
+ * token, ADMIN when auth is off. */
+srv_scope srv_auth_scope(const char *authorization);
+const char *srv_scope_name(srv_scope s);
+int srv_scope_parse(const char *name, srv_scope *out); /* 0 on success */
+void srv_token_digest(const char *token, size_t len, uint8_t digest[SRV_DIGEST_LEN]);
+/* `ircgd --hash-token SCOPE`: a token on stdin -> its tokens-file entry on
+ * stdout.  Returns the exit status. */
+int srv_hash_token_main(const char *scope_name);
+
+/* --------------------------------------------------------------- tls -- */
+
+/* The PEM certificate (chain) and key of HTTPS, NUL-terminated; NULLs
+ * when TLS is off. */
+typedef struct srv_tls {
+    char *cert, *key;
+    size_t cert_len, key_len;
+} srv_tls;
+
+/* Reads and checks --tls-cert/--tls-key (a no-op without them); -1 with
+ * err set when TLS is unsupported or the files are unusable. */
+int srv_tls_load(const srv_config *c, srv_tls *t, char *err, size_t errlen);
+void srv_tls_free(srv_tls *t); /* wipes the key */
+/* --healthcheck over TLS: sends req on the connected fd, reads at most cap
+ * bytes of the answer; -1 on failure. */
+ssize_t srv_tls_exchange(int fd, const char *req, size_t len, char *resp, size_t cap);
+
 /* ----------------------------------------------------------- globals -- */
 
 typedef struct srv_state {
     srv_config cfg;
-    char **tokens;          /* NULL-terminated; NULL = auth off         */
+    srv_tokens tokens;      /* list NULL = auth off                     */
+    srv_tls tls;            /* cert NULL = plain HTTP                   */
     volatile int shutting_down; /* atomic access only                   */
     double started_at;
 } srv_state;
@@ -166,14 +229,6 @@ typedef struct srv_state {
 extern srv_state srv;
 
 int srv_is_shutting_down(void);
-
-/* -------------------------------------------------------------- auth -- */
-
-int srv_tokens_load(const char *path, char ***out, char *err, size_t errlen);
-void srv_tokens_free(char **tokens);
-/* 1 when the Authorization header value carries a configured token (or
- * auth is off). */
-int srv_auth_ok(const char *authorization);
 
 /* ----------------------------------------------------------- workers -- */
 

@@ -146,6 +146,20 @@ store_rc store_limit_pages(store *st, int64_t pages, int64_t *now);
  * grow).  STORE_BUSY when readers kept it from completing; harmless. */
 store_rc store_checkpoint(store *st);
 
+/* Storage bounds, for a maintenance pass (store_maintain):
+ *  - the snapshots of every finished job are pruned to the keep_snapshots
+ *    highest iterations (0 = all kept);
+ *  - finished jobs whose finished_at is older than retain_seconds (<= 0 =
+ *    kept forever) are deleted with their traces, snapshots and events;
+ *  - the free pages go back to the file system (PRAGMA incremental_vacuum,
+ *    on files created with auto_vacuum=INCREMENTAL, i.e. by this build).
+ * *deleted (may be NULL) counts the jobs deleted. */
+typedef struct store_bounds {
+    int keep_snapshots;
+    double retain_seconds;
+} store_bounds;
+store_rc store_maintain(store *st, const store_bounds *b, int64_t *deleted);
+
 /* A counter bumped by every change to any job row (insert, update,
  * delete).  Long-polling: remember it, sleep, compare.  Cheap (one row). */
 store_rc store_changes(store *st, int64_t *counter);

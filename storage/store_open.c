@@ -103,16 +103,18 @@ static store_rc quick_check(store *st, const char *path)
     return out == STORE_FOREIGN ? STORE_CORRUPT : out;
 }
 
-/* journal_mode=WAL is persistent; setting it again is a no-op.  The first
- * switch of a new file needs the file to itself and SQLite does not call
- * the busy handler for it, so connections racing to create the file retry
- * here for up to the busy timeout. */
-static store_rc set_wal(store *st)
+/* A pragma SQLite may refuse with SQLITE_BUSY without calling the busy
+ * handler, retried here for up to the busy timeout.  journal_mode=WAL:
+ * the first switch of a new file needs the file to itself, so connections
+ * racing to create it collide.  auto_vacuum: refused the same way while
+ * other connections open the file at the same moment (found by a burst of
+ * 500 concurrent submissions, each borrowing a new handle). */
+static store_rc exec_retry(store *st, const char *sql, const char *what)
 {
     const struct timespec pause = {0, 10 * 1000 * 1000};
     store_rc rc = STORE_BUSY;
     for (int waited = 0; rc == STORE_BUSY; waited += 10) {
-        rc = exec(st, "PRAGMA journal_mode=WAL", "journal_mode");
+        rc = exec(st, sql, what);
         if (rc == STORE_BUSY && waited >= STORE_BUSY_TIMEOUT_MS)
             break;
         if (rc == STORE_BUSY)
@@ -124,7 +126,12 @@ static store_rc set_wal(store *st)
 static store_rc set_pragmas(store *st, int flags)
 {
     int64_t fk = 0;
-    store_rc rc = set_wal(st);
+    /* Takes effect on a new file only (before its first table): deleted
+     * jobs' pages can then be given back by store_maintain.  An older file
+     * keeps auto_vacuum off until a VACUUM (deploy/README.md). */
+    store_rc rc = exec_retry(st, "PRAGMA auto_vacuum=INCREMENTAL", "auto_vacuum");
+    if (rc == STORE_OK)
+        rc = exec_retry(st, "PRAGMA journal_mode=WAL", "journal_mode");
     if (rc == STORE_OK)
         rc = exec(st,
                   flags & STORE_OPEN_SYNC_FULL ? "PRAGMA synchronous=FULL"
@@ -241,6 +248,8 @@ void store_close(store *st)
 {
     if (!st)
         return;
+    if (st->writing) /* never left so, but the writer lock must not leak */
+        st_rollback(st);
     for (int i = 0; i < st->ncache; i++)
         sqlite3_finalize(st->cache[i].stmt);
     /* sqlite3_close_v2 never fails for a busy handle; the open failure

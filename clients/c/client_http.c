@@ -397,6 +397,8 @@ static void set_options(ircg_client *c, const cl_req *rq, xfer *x, const char *u
     curl_easy_setopt(h, CURLOPT_USERAGENT, c->user_agent);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_ms);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
+    /* "": every encoding libcurl decodes (gzip); bodies arrive decoded */
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);

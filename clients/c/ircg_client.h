@@ -274,10 +274,13 @@ typedef enum ircg_client_trace_format {
     IRCG_CLIENT_TRACE_CSV       /* header line, then one row per line      */
 } ircg_client_trace_format;
 
-/* GET /v1/jobs/{id}/trace: the rows with iteration t > after, at most limit
- * of them (0 = the server's default, 10000).  *text receives the body
- * (*len its length, may be NULL); *next_after (may be NULL) the cursor for
- * the next call: the last row's t, or `after` when no row came. */
+/* GET /v1/jobs/{id}/trace: the rows with iteration t > after -- every one
+ * of them when limit is 0 (the whole trace in one streamed response, as
+ * long as it is), else at most limit (1..100000) of them, one page.
+ * *text receives the body (*len its length, may be NULL); *next_after (may
+ * be NULL) the cursor for the next call: the last row's t, or `after` when
+ * no row came.  The body comes gzip-compressed over the wire when the
+ * server can, and decoded here. */
 ircg_client_code ircg_client_trace(ircg_client *c, const char *id,
                                    ircg_client_trace_format format,
                                    int64_t after, long limit, char **text,

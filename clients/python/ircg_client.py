@@ -20,6 +20,7 @@ As a command:  python3 -m ircg_client [--url URL] [--token T] COMMAND ...
 """
 
 import argparse
+import gzip
 import http.client
 import json
 import math
@@ -93,6 +94,13 @@ class WaitTimeout(IrcgError):
 
 class WaitStopped(IrcgError):
     """wait(): the on_event callback returned True."""
+
+
+def _decoded(resp, data: bytes) -> bytes:
+    """The body as sent before Content-Encoding (we ask for gzip)."""
+    if resp.getheader("Content-Encoding", "").lower() == "gzip":
+        return gzip.decompress(data)
+    return data
 
 
 def _http_error(status: int, body: bytes, headers) -> IrcgError:
@@ -203,7 +211,8 @@ class Client:
               timeout: Optional[float] = None):
         """Sends a request; returns (connection, socket, response) with the
         body unread.  Raises TransportError when no answer comes."""
-        h = {"User-Agent": self.user_agent, "Accept": "application/json"}
+        h = {"User-Agent": self.user_agent, "Accept": "application/json",
+             "Accept-Encoding": "gzip"}
         if self._token:
             h["Authorization"] = "Bearer " + self._token
         if ctype:
@@ -227,7 +236,7 @@ class Client:
               headers: Optional[Dict[str, str]] = None) -> _Response:
         conn, _, resp = self._open(method, path, body, ctype, headers)
         try:
-            data = resp.read()
+            data = _decoded(resp, resp.read())
         except (OSError, http.client.HTTPException) as e:
             raise TransportError("%s %s%s: %s" % (method, self.base_url, path, e)) from e
         finally:
@@ -243,7 +252,7 @@ class Client:
             raise ValueError("path must start with '/'")
         conn, _, resp = self._open(method, path, body, ctype)
         try:
-            return resp.status, resp.read()
+            return resp.status, _decoded(resp, resp.read())
         finally:
             conn.close()
 
@@ -323,7 +332,7 @@ class Client:
                                       headers=headers, timeout=first)
         try:
             if resp.status != 200:
-                raise _http_error(resp.status, resp.read(), resp.headers)
+                raise _http_error(resp.status, _decoded(resp, resp.read()), resp.headers)
             yield from self._read_events(sock, resp, deadline)
         finally:
             conn.close()
@@ -398,7 +407,8 @@ class Client:
 
     def trace(self, id: str, after: int = 0, limit: Optional[int] = None,
               format: str = "json") -> Union[Dict[str, Any], str]:
-        """GET /v1/jobs/{id}/trace: rows with t > after.  JSON: {"rows": [...],
+        """GET /v1/jobs/{id}/trace: every row with t > after (limit None), or
+        one page of at most `limit` rows.  JSON: {"rows": [...],
         "next_after": N}; CSV: the text (header line first)."""
         if format not in ("json", "csv"):
             raise ValueError('format must be "json" or "csv"')
@@ -409,7 +419,7 @@ class Client:
         return r.json() if format == "json" else r.body.decode("utf-8")
 
     def trace_rows(self, id: str, after: int = 0, page: int = 10000) -> Iterator[Dict[str, Any]]:
-        """Every trace row after `after`, page by page."""
+        """Every trace row after `after`, page by page (bounded memory)."""
         while True:
             doc = self.trace(id, after, page)
             rows = doc.get("rows", [])

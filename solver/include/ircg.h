@@ -114,6 +114,9 @@ typedef struct ircg_ratings {
 typedef struct ircg_read_options {
     ircg_ratings_format format;
     int n_rows, n_cols; /* 0 = from the data */
+    int threads;        /* parsing threads; 0 = the machine's processors
+                           (at most 8).  The result, errors included, never
+                           depends on it */
 } ircg_read_options;
 
 ircg_error ircg_ratings_read_file(const char *path, const ircg_read_options *opt,
@@ -121,6 +124,32 @@ ircg_error ircg_ratings_read_file(const char *path, const ircg_read_options *opt
 ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
                                     const ircg_read_options *opt,
                                     ircg_ratings **out, ircg_diag *diag);
+/* A cheap look at the head of a ratings file, for a service that must
+ * accept or refuse a job without reading gigabytes: the first
+ * IRCG_PROBE_BYTES bytes (cut after their last newline) and at most
+ * IRCG_PROBE_ENTRIES entries are parsed with the rules above, so a bad
+ * header, a wrong separator or a malformed first line fails here with the
+ * reader's own message ("line N: ..."); what lies further in the file is
+ * checked only by a full read.  out->bytes is the file's (buffer's) size,
+ * out->complete is 1 when the whole input was read. */
+#define IRCG_PROBE_BYTES 65536
+#define IRCG_PROBE_ENTRIES 1000
+typedef struct ircg_ratings_probe {
+    ircg_ratings_format format; /* detected or given                      */
+    int64_t bytes;              /* size of the file or buffer             */
+    int64_t entries;            /* entries read                           */
+    int64_t declared;           /* Matrix Market: entries of the size line;
+                                   -1 for the other formats               */
+    int n_rows, n_cols;         /* Matrix Market: the size line; else the
+                                   given dimensions, or the largest ids of
+                                   a complete read, 0 otherwise           */
+    int complete;
+} ircg_ratings_probe;
+ircg_error ircg_ratings_probe_file(const char *path, const ircg_read_options *opt,
+                                   ircg_ratings_probe *out, ircg_diag *diag);
+ircg_error ircg_ratings_probe_buffer(const char *buf, size_t len,
+                                     const ircg_read_options *opt,
+                                     ircg_ratings_probe *out, ircg_diag *diag);
 /* A dense vector (length *n, malloc'ed into *out, owned by the caller):
  * a Matrix Market "array" file or a one-column "coordinate" file (entries
  * not listed are 0; field real or integer, symmetry general), or plain

@@ -104,7 +104,7 @@ static void tidy(store *st)
 static store *daemon_state(void)
 {
     static store *st;
-    static char *tokens[] = {"fuzz-token", NULL};
+    static srv_token token = {.scope = SRV_SCOPE_ADMIN};
     char err[512];
     if (st)
         return st;
@@ -114,7 +114,9 @@ static store *daemon_state(void)
     snprintf(srv.cfg.data_dir, sizeof srv.cfg.data_dir, "%s", fuzz_tmpdir());
     srv.cfg.max_body = 1 << 16;
     srv.cfg.max_elements = 20000;
-    srv.tokens = tokens;
+    srv_token_digest("fuzz-token", 10, token.digest);
+    srv.tokens.list = &token;
+    srv.tokens.n = 1;
     if (store_open(srv.cfg.db, &st, err) != STORE_OK || srv_pool_init(srv.cfg.db) != 0 ||
         !seed_finished(st) || !seed_queued(st))
         abort();

@@ -37,12 +37,32 @@ static void check_ratings(const ircg_ratings *r, const ircg_read_options *ro)
     free(keys);
 }
 
+/* The same outcome: both failed with the same message, or both read the
+ * same ratings. */
+static void check_same(ircg_error e1, const ircg_ratings *a, const ircg_diag *d1,
+                       ircg_error e2, const ircg_ratings *b, const ircg_diag *d2)
+{
+    FUZZ_CHECK(e1 == e2);
+    if (e1 != IRCG_OK || e2 != IRCG_OK || !a || !b) {
+        FUZZ_CHECK(e1 == IRCG_OK || strcmp(d1->message, d2->message) == 0);
+        return;
+    }
+    FUZZ_CHECK(a->n_rows == b->n_rows && a->n_cols == b->n_cols && a->nnz == b->nnz);
+    if (a->nnz != b->nnz)
+        return;
+    size_t n = (size_t)a->nnz;
+    FUZZ_CHECK(n == 0 || (!memcmp(a->row, b->row, n * sizeof *a->row) &&
+                          !memcmp(a->col, b->col, n * sizeof *a->col) &&
+                          !memcmp(a->val, b->val, n * sizeof *a->val)));
+}
+
 int fuzz_ratings(const uint8_t *data, size_t size, ircg_ratings_format format)
 {
-    ircg_read_options ro = {format, 0, 0};
-    ircg_ratings *r = NULL;
-    ircg_diag d;
+    ircg_read_options ro = {.format = format, .threads = 1};
+    ircg_ratings *r = NULL, *r4 = NULL;
+    ircg_diag d, d4;
     memset(&d, 0, sizeof d);
+    memset(&d4, 0, sizeof d4);
     if (size >= 3 && data[0] == 0xff) {
         ro.n_rows = data[1];
         ro.n_cols = data[2];
@@ -59,6 +79,11 @@ int fuzz_ratings(const uint8_t *data, size_t size, ircg_ratings_format format)
         FUZZ_CHECK(d.message[0] != '\0');
         FUZZ_CHECK(memchr(d.message, '\0', sizeof d.message) != NULL);
     }
+    /* the readers may split the work: the outcome never depends on it */
+    ro.threads = 4;
+    ircg_error err4 = ircg_ratings_read_buffer((const char *)data, size, &ro, &r4, &d4);
+    check_same(err, r, &d, err4, r4, &d4);
     ircg_ratings_free(r);
+    ircg_ratings_free(r4);
     return 0;
 }

@@ -3,7 +3,8 @@
  * per-format targets (fuzz_movielens.c, fuzz_udata.c, fuzz_csv.c,
  * fuzz_mtx.c): through the public buffer entry point, either a clean
  * error with a message, or ratings whose every index is inside the
- * dimensions, every value finite, and no (row, col) pair twice.
+ * dimensions, every value finite, and no (row, col) pair twice; and the
+ * same outcome read by one thread or by four.
  */
 #ifndef IRCG_FUZZ_RATINGS_H
 #define IRCG_FUZZ_RATINGS_H

@@ -51,7 +51,7 @@ static void exec_daemon(const hu_daemon *d, int out_w, int log_fd)
         argv[n++] = "--tokens-file";
         argv[n++] = d->tokens_file;
     }
-    char extra[256];
+    char extra[sizeof d->extra];
     snprintf(extra, sizeof extra, "%s", d->extra);
     for (char *tok = strtok(extra, " "); tok && n < 22; tok = strtok(NULL, " "))
         argv[n++] = tok;
@@ -67,7 +67,7 @@ static void exec_daemon(const hu_daemon *d, int out_w, int log_fd)
     _exit(127);
 }
 
-/* Reads the "listening on http://HOST:PORT" line (10 s at most); -1 when
+/* Reads the "listening on http(s)://HOST:PORT" line (10 s at most); -1 when
  * the daemon exits (its stdout closes) or stays silent. */
 static int read_port(hu_daemon *d)
 {
@@ -85,6 +85,8 @@ static int read_port(hu_daemon *d)
             line[n] = '\0';
             const char *c = strrchr(line, ':');
             const char *url = strstr(line, "http://");
+            if (!url)
+                url = strstr(line, "https://");
             d->port = c ? atoi(c + 1) : 0;
             snprintf(d->base, sizeof d->base, "%s", url ? url : "");
             return d->port > 0 && url ? 0 : -1;
@@ -158,6 +160,24 @@ int hu_start_refused(hu_daemon *d)
     return wait_exit(d, 20.0);
 }
 
+int hu_write_tokens(const char *path, const char *const *pairs)
+{
+    char cmd[2048];
+    const char *bd = getenv("IRCG_BUILD_DIR");
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# made by ircgd --hash-token\n");
+    fclose(f);
+    for (int i = 0; pairs[i] && pairs[i + 1]; i += 2) {
+        snprintf(cmd, sizeof cmd, "printf '%%s' '%s' | '%s/bin/ircgd' --hash-token %s >> '%s'",
+                 pairs[i], bd ? bd : "build", pairs[i + 1], path);
+        if (system(cmd) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 char *hu_read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -173,15 +193,20 @@ char *hu_read_file(const char *path)
     return buf;
 }
 
-int hu_start(hu_daemon *d, const char *name, int workers)
+void hu_prepare(hu_daemon *d, const char *name, int workers)
 {
     snprintf(d->dir, sizeof d->dir, "%s/%s", th_tmpdir(), name);
     mkdir(d->dir, 0755);
     snprintf(d->db, sizeof d->db, "%s/jobs.db", d->dir);
     snprintf(d->data, sizeof d->data, "%s/data", d->dir);
     snprintf(d->log, sizeof d->log, "%s/ircgd.log", d->dir);
-    mkdir(d->data, 0755);
     d->workers = workers > 0 ? workers : 2;
+}
+
+int hu_start(hu_daemon *d, const char *name, int workers)
+{
+    hu_prepare(d, name, workers);
+    mkdir(d->data, 0755);
     return hu_restart(d);
 }
 
@@ -270,6 +295,8 @@ int hu_req(const hu_daemon *d, const char *method, const char *path,
     curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    if (d->cainfo[0])
+        curl_easy_setopt(c, CURLOPT_CAINFO, d->cainfo);
     if (body) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);

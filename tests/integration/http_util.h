@@ -14,15 +14,20 @@ typedef struct hu_daemon {
     pid_t pid;
     int port;
     int out_fd;          /* read end of the daemon's stdout */
-    char base[80];       /* http://HOST:PORT as the daemon printed it */
+    char base[80];       /* http(s)://HOST:PORT as the daemon printed it */
     char dir[512];       /* working directory of this daemon */
     char db[600], data[600], log[600];
     int workers;
     char tokens_file[600];
-    char extra[256];     /* extra flags, space separated */
+    char extra[1400];    /* extra flags, space separated */
     char env[256];       /* NAME=VALUE settings for the daemon, space separated */
+    char cainfo[600];    /* CA file the client trusts (HTTPS), or "" */
 } hu_daemon;
 
+/* Names <tmp>/<name>/ (creates it) and its db, data dir and log in d
+ * without creating the data dir (the daemon does that); workers <= 0
+ * means 2.  hu_restart then starts it. */
+void hu_prepare(hu_daemon *d, const char *name, int workers);
 /* Prepares <tmp>/<name>/ (db, data dir, log) and starts the daemon.
  * workers <= 0 means 2.  Returns 0 when it is listening. */
 int hu_start(hu_daemon *d, const char *name, int workers);
@@ -32,6 +37,10 @@ int hu_restart(hu_daemon *d);
  * log and extra flags); returns its exit status, or -1 when it did start
  * listening (it is then killed) or did not exit within 20 s. */
 int hu_start_refused(hu_daemon *d);
+/* Writes a tokens file at path from NULL-terminated {token, scope, ...}
+ * pairs, each line made by `ircgd --hash-token SCOPE` as an operator
+ * would (tokens: RFC 6750 characters, no quotes).  0 on success. */
+int hu_write_tokens(const char *path, const char *const *pairs);
 /* The whole file (e.g. a daemon's log), malloc'ed, or NULL. */
 char *hu_read_file(const char *path);
 /* Sends sig and waits (up to 30 s); returns the exit status, or -1

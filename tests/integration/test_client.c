@@ -451,6 +451,8 @@ TEST(client, datasets_and_snapshots)
     int rows, cols, nnz;
     char *text = ratings_text(&len, &rows, &cols, &nnz);
     REQUIRE(text);
+    /* the running job's snapshots (keep-last 3) stay after it finishes */
+    snprintf(d.extra, sizeof d.extra, "--snapshot-keep-finished 3");
     REQUIRE(hu_start(&d, "client_data", 1) == 0);
     REQUIRE(ircg_client_new(d.base, NULL, &c, &err) == IRCG_CLIENT_OK);
 

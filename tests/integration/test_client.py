@@ -315,6 +315,27 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.c.submit(SMALL, idempotency_key="")
 
+    def test_whole_trace_of_25000_iterations(self):
+        """trace() without a limit, trace_rows() and the CLI's `trace --csv`
+        all give every row of a long job (no silent cut at 10,000)."""
+        n = 25000
+        A, b, xs = least_norm_problem()
+        job = self.c.submit(ls_spec(A, b, 1.5 * norm(xs), n, {"output": {"trace_every": 1}}))
+        self.assertEqual(self.c.wait(job["id"], timeout=300)["state"], "succeeded")
+        doc = self.c.trace(job["id"])
+        self.assertEqual([r["t"] for r in doc["rows"]], list(range(1, n + 1)))
+        self.assertEqual(doc["next_after"], n)
+        self.assertEqual(sum(1 for _ in self.c.trace_rows(job["id"])), n)
+        csv = self.c.trace(job["id"], format="csv")
+        self.assertEqual(len(csv.splitlines()), n + 1)
+        env = dict(os.environ, PYTHONPATH=CLIENT_DIR, IRCG_URL=URL)
+        env.pop("IRCG_TOKEN", None)
+        p = subprocess.run([sys.executable, "-m", "ircg_client", "trace", job["id"], "--csv"],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, csv)
+        self.c.delete(job["id"])
+
     def test_cli(self):
         env = dict(os.environ, PYTHONPATH=CLIENT_DIR, IRCG_URL=URL)
         env.pop("IRCG_TOKEN", None)

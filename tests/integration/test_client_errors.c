@@ -231,16 +231,14 @@ TEST(client_errors, tokens)
     ircg_client_job job = {0};
     ircg_client_options o;
     snprintf(d.tokens_file, sizeof d.tokens_file, "%s/client_tokens.txt", th_tmpdir());
-    FILE *f = fopen(d.tokens_file, "w");
-    REQUIRE(f);
-    fprintf(f, "# tokens\nclient-token-123\n");
-    fclose(f);
+    REQUIRE(hu_write_tokens(d.tokens_file,
+                            (const char *[]){"client-token-0123", "admin", NULL}) == 0);
     REQUIRE(hu_start(&d, "client_tokens", 1) == 0);
     ircg_client_options_default(&o);
     REQUIRE(ircg_client_new(d.base, &o, &anon, &err) == IRCG_CLIENT_OK);
-    o.token = "client-token-124";
+    o.token = "client-token-0124";
     REQUIRE(ircg_client_new(d.base, &o, &wrong, &err) == IRCG_CLIENT_OK);
-    o.token = "client-token-123";
+    o.token = "client-token-0123";
     REQUIRE(ircg_client_new(d.base, &o, &good, &err) == IRCG_CLIENT_OK);
 
     ircg_client *refused[] = {anon, wrong};

@@ -82,10 +82,10 @@ TEST(client_py, unittest_suite)
         return;
     }
     snprintf(tok.tokens_file, sizeof tok.tokens_file, "%s/py_tokens.txt", th_tmpdir());
-    FILE *f = fopen(tok.tokens_file, "w");
-    REQUIRE(f);
-    fprintf(f, "py-token-1\npy-token-2\n");
-    fclose(f);
+    REQUIRE(hu_write_tokens(tok.tokens_file, (const char *[]){"py-token-00000001", "admin",
+                                                               "py-token-00000002", "admin",
+                                                               NULL}) == 0);
+    snprintf(plain.extra, sizeof plain.extra, "--snapshot-keep-finished 3");
     REQUIRE(hu_start(&plain, "client_py", 2) == 0);
     if (hu_start(&tok, "client_py_tokens", 1) != 0) {
         hu_stop(&plain, SIGTERM);
@@ -98,7 +98,7 @@ TEST(client_py, unittest_suite)
     snprintf(url[2], sizeof url[2], "http://127.0.0.1:%d", port > 0 ? port : 1);
     setenv("IRCG_TEST_URL", url[0], 1);
     setenv("IRCG_TEST_TOKEN_URL", url[1], 1);
-    setenv("IRCG_TEST_TOKEN", "py-token-2", 1);
+    setenv("IRCG_TEST_TOKEN", "py-token-00000002", 1);
     setenv("IRCG_TEST_DEAD_URL", url[2], 1);
     snprintf(log, sizeof log, "%s/client_py.log", th_tmpdir());
     snprintf(cmd, sizeof cmd, "python3 '%s' >'%s' 2>&1", script, log);

@@ -361,13 +361,12 @@ TEST(http_basic, metrics_and_tokens)
     hu_resp r;
     char id[64], state[16];
     snprintf(d.tokens_file, sizeof d.tokens_file, "%s/http_tokens.txt", th_tmpdir());
-    FILE *f = fopen(d.tokens_file, "w");
-    REQUIRE(f);
-    fprintf(f, "# tokens\nfirst-token-123\nsecond-token-456\n");
-    fclose(f);
+    REQUIRE(hu_write_tokens(d.tokens_file, (const char *[]){"first-token-00123", "admin",
+                                                             "second-token-0456", "admin",
+                                                             NULL}) == 0);
     REQUIRE(hu_start(&d, "http_tokens", 1) == 0);
-    const char *good[] = {"Authorization: Bearer second-token-456", NULL};
-    const char *bad[] = {"Authorization: Bearer second-token-457", NULL};
+    const char *good[] = {"Authorization: Bearer second-token-0456", NULL};
+    const char *bad[] = {"Authorization: Bearer second-token-0457", NULL};
     hu_req(&d, "GET", "/v1/jobs", NULL, NULL, 0, NULL, &r);
     CHECK_INT(r.status, 401);
     CHECK(strncmp(r.www_auth, "Bearer", 6) == 0);

@@ -27,6 +27,8 @@ TEST(http_crash, kill9_resume)
     store_job j = {0};
     int64_t snap = 0;
     char *spec = crash_spec(CRASH_ITERS);
+    /* the snapshot read after the job finished stays */
+    snprintf(d.extra, sizeof d.extra, "--snapshot-keep-finished 0");
     REQUIRE(hu_start(&d, "http_kill9", 1) == 0);
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
     REQUIRE(hu_wait_iteration(&d, id, 4000, 20) == 0);

@@ -39,6 +39,8 @@ TEST(http_data, datasets)
     char id[64], state[16], spec[1024], path[200];
     size_t len = 0;
     char *text = ratings_text(&len);
+    /* the running job's snapshots (keep-last 3) stay after it finishes */
+    snprintf(d.extra, sizeof d.extra, "--snapshot-keep-finished 3");
     REQUIRE(hu_start(&d, "http_datasets", 1) == 0);
     hu_req(&d, "POST", "/v1/datasets?format=auto", "text/plain", text, len, NULL, &r);
     CHECK_INT(r.status, 201);

@@ -15,6 +15,7 @@
 
 #include "../harness.h"
 #include "http_util.h"
+#include "store.h"
 
 /* Sends text one byte every step_ms until the server closes the
  * connection or max_s passes; returns the seconds it took (or max_s). */
@@ -125,12 +126,19 @@ TEST(http_limits, per_token_rates)
     snprintf(d.tokens_file, sizeof d.tokens_file, "%s/tokens", d.dir);
     FILE *f = fopen(d.tokens_file, "w");
     REQUIRE(f);
-    fputs("token-a\ntoken-b\n", f);
+    for (const char *const *t = (const char *const[]){"token-a-0123456789", "token-b-0123456789",
+                                                      NULL}; *t; t++) {
+        uint8_t h[STORE_SHA256_LEN];
+        char hex[65];
+        store_sha256(*t, strlen(*t), h);
+        store_sha256_hex(h, hex);
+        fprintf(f, "sha256:%s read\n", hex);
+    }
     fclose(f);
     snprintf(d.extra, sizeof d.extra, "--rate-limit 5 --rate-burst 5");
     REQUIRE(hu_restart(&d) == 0);
     for (int i = 0; i < 8; i++) {
-        long st = get_as(&d, "token-a", &r);
+        long st = get_as(&d, "token-a-0123456789", &r);
         ok += st == 200;
         if (st == 429) {
             limited++;
@@ -141,14 +149,14 @@ TEST(http_limits, per_token_rates)
     }
     CHECK(ok >= 5 && ok <= 6); /* the burst, and what refilled meanwhile */
     CHECK(limited >= 2);
-    CHECK_INT(get_as(&d, "token-b", &r), 200);
+    CHECK_INT(get_as(&d, "token-b-0123456789", &r), 200);
     hu_resp_free(&r);
     for (int i = 0; i < 10; i++) {
         CHECK_INT(hu_get(&d, "/healthz", &r), 200);
         hu_resp_free(&r);
     }
     hu_sleep_ms(1100);
-    CHECK_INT(get_as(&d, "token-a", &r), 200);
+    CHECK_INT(get_as(&d, "token-a-0123456789", &r), 200);
     hu_resp_free(&r);
     CHECK(metric(&d, "ircgd_http_rate_limited_total") < 0); /* /metrics needs a token */
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
@@ -213,6 +221,9 @@ TEST(http_limits, burst_of_500_submits_loses_none)
     }
     curl_multi_cleanup(m);
     printf("    %d of %d accepted\n", accepted, BURST);
+    for (int i = 0, shown = 0; i < BURST && shown < 3; i++)
+        if (b[i].status != 202)
+            printf("    submit %d: status %ld\n", i, b[i].status), shown++;
     CHECK_INT(accepted, BURST);
     CHECK_INT(hu_get(&d, "/v1/jobs?page_size=1000", &r), 200);
     cJSON *o = hu_json(&r);

@@ -15,7 +15,7 @@
 static ircg_ratings *read_str(const char *s, ircg_ratings_format fmt,
                               ircg_diag *d)
 {
-    ircg_read_options o = {fmt, 0, 0};
+    ircg_read_options o = {fmt, 0, 0, 0};
     ircg_ratings *r = NULL;
     memset(d, 0, sizeof *d);
     if (ircg_ratings_read_buffer(s, strlen(s), &o, &r, d) != IRCG_OK)
@@ -159,7 +159,7 @@ TEST(readers, decimal_numbers)
 
 TEST(readers, given_dimensions)
 {
-    ircg_read_options o = {IRCG_FORMAT_AUTO, 10, 20};
+    ircg_read_options o = {IRCG_FORMAT_AUTO, 10, 20, 0};
     const char *s = "1::2::5::0\n3::1::1::0\n";
     ircg_ratings *r = NULL;
     ircg_diag d = {0};
@@ -307,7 +307,7 @@ TEST(readers, explicit_format_mismatch_and_empty)
     CHECK_INT(d.line, 1);
     CHECK_STR(d.message, "line 1: a header line and no ratings after it");
     ircg_ratings *r = NULL;
-    ircg_read_options o = {IRCG_FORMAT_AUTO, -1, 0};
+    ircg_read_options o = {IRCG_FORMAT_AUTO, -1, 0, 0};
     CHECK_INT(ircg_ratings_read_buffer(NULL, 0, NULL, &r, &d), IRCG_ERR_PARSE);
     CHECK_INT(ircg_ratings_read_buffer(NULL, 5, NULL, &r, &d), IRCG_ERR_INVALID);
     CHECK_INT(ircg_ratings_read_buffer("1,1,1", 5, &o, &r, &d), IRCG_ERR_INVALID);
@@ -319,7 +319,7 @@ TEST(readers, explicit_format_mismatch_and_empty)
 TEST(readers, respects_len)
 {
     const char *s = "1::2::5::0\n3::4::4::123456";
-    ircg_read_options o = {IRCG_FORMAT_AUTO, 0, 0};
+    ircg_read_options o = {IRCG_FORMAT_AUTO, 0, 0, 0};
     ircg_ratings *r = NULL;
     ircg_diag d;
     size_t len = strlen(s) - 6; /* ends at "3::4::4::" */
@@ -451,4 +451,49 @@ TEST(readers, find_duplicate_radix)
     CHECK_INT(first, 10);
     free(row);
     free(col);
+}
+
+/* The probe reads the head only: an error there is found with the full
+ * reader's message, one further in is not, and a complete small input
+ * says so. */
+TEST(readers, probe_reads_the_head_only)
+{
+    enum { LINES = 20000 };
+    size_t cap = (size_t)LINES * 32, n = 0;
+    char *s = malloc(cap);
+    ircg_ratings_probe pr;
+    ircg_diag d = {0};
+    ircg_read_options o = {IRCG_FORMAT_AUTO, 0, 0, 0};
+    for (int k = 1; k <= LINES; k++)
+        n += (size_t)snprintf(s + n, cap - n, k == LINES - 5 ? "%d::%d::x::1\n"
+                                                              : "%d::%d::4::1\n",
+                              k, 1 + k % 7);
+    CHECK_INT(ircg_ratings_probe_buffer(s, n, &o, &pr, &d), IRCG_OK);
+    CHECK_INT(pr.format, IRCG_FORMAT_MOVIELENS);
+    CHECK_INT(pr.entries, IRCG_PROBE_ENTRIES);
+    CHECK_INT(pr.bytes, (long long)n);
+    CHECK_INT(pr.complete, 0);
+    CHECK_INT(pr.declared, -1);
+    /* the full read finds it */
+    ircg_ratings *r = NULL;
+    CHECK_INT(ircg_ratings_read_buffer(s, n, &o, &r, &d), IRCG_ERR_PARSE);
+    CHECK_INT(d.line, LINES - 5);
+    /* an error in the head: the same message as the full reader's */
+    ircg_diag full = {0};
+    memcpy(s + 3, "x", 1); /* line 1: "1::x:..." */
+    CHECK_INT(ircg_ratings_read_buffer(s, n, &o, &r, &full), IRCG_ERR_PARSE);
+    CHECK_INT(ircg_ratings_probe_buffer(s, n, &o, &pr, &d), IRCG_ERR_PARSE);
+    CHECK_STR(d.message, full.message);
+    CHECK_INT(d.line, 1);
+    /* Matrix Market: an input read to its end is checked in full (the
+     * count of the size line); the dimensions come from the size line */
+    const char *mm = "%%MatrixMarket matrix coordinate real general\n4 5 9\n1 1 2\n";
+    CHECK_INT(ircg_ratings_probe_buffer(mm, strlen(mm), &o, &pr, &d), IRCG_ERR_PARSE);
+    const char *mm2 = "%%MatrixMarket matrix coordinate real general\n4 5 1\n1 1 2\n";
+    CHECK_INT(ircg_ratings_probe_buffer(mm2, strlen(mm2), &o, &pr, &d), IRCG_OK);
+    CHECK_INT(pr.n_rows, 4);
+    CHECK_INT(pr.n_cols, 5);
+    CHECK_INT(pr.declared, 1);
+    CHECK_INT(pr.complete, 1);
+    free(s);
 }

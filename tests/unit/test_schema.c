@@ -125,8 +125,37 @@ TEST(schema, refs_resolve_and_job_schema_is_referenced)
     docs_free(&d);
 }
 
+/* The operation documents the scope the daemon's table asks for: its
+ * x-required-scope, its security requirement (the scope, or none), and
+ * 401 and 403 exactly when a token is needed. */
+static void check_scope_documented(const cJSON *op, const srv_route *rt, const char *method)
+{
+    srv_scope need = srv_route_need(rt, method);
+    const cJSON *x = cJSON_GetObjectItem(op, "x-required-scope");
+    const char *want = need == SRV_SCOPE_NONE ? "none" : srv_scope_name(need);
+    if (!cJSON_IsString(x) || strcmp(x->valuestring, want) != 0)
+        th_fail(__FILE__, __LINE__, "%s %s: x-required-scope %s, the daemon needs %s", method,
+                rt->name, cJSON_IsString(x) ? x->valuestring : "(missing)", want);
+    const cJSON *sec = cJSON_GetObjectItem(op, "security");
+    const cJSON *scopes = cJSON_GetObjectItem(cJSON_GetArrayItem(sec, 0), "bearer");
+    int sec_ok = need == SRV_SCOPE_NONE
+                     ? cJSON_GetArraySize(sec) == 0
+                     : cJSON_GetArraySize(scopes) == 1 &&
+                           !strcmp(cJSON_GetArrayItem(scopes, 0)->valuestring, want);
+    if (!sec_ok)
+        th_fail(__FILE__, __LINE__, "%s %s: security does not name scope %s", method,
+                rt->name, want);
+    const cJSON *resp = cJSON_GetObjectItem(op, "responses");
+    int r401 = cJSON_GetObjectItem(resp, "401") != NULL;
+    int r403 = cJSON_GetObjectItem(resp, "403") != NULL;
+    int open = need == SRV_SCOPE_NONE;
+    if (r401 == open || r403 == open)
+        th_fail(__FILE__, __LINE__, "%s %s: 401 documented %d, 403 %d, open %d", method,
+                rt->name, r401, r403, open);
+}
+
 /* The route table of the daemon (server/routes_misc.c) and the paths of
- * the document are the same set, method for method. */
+ * the document are the same set, method for method, scope for scope. */
 TEST(schema, every_route_documented)
 {
     docs d;
@@ -147,12 +176,9 @@ TEST(schema, every_route_documented)
             if (served != documented)
                 th_fail(__FILE__, __LINE__, "%s %s: served %d, documented %d", METHODS[m],
                         rt->name, served, documented);
-            /* open routes need no token; the others document 401 */
             const cJSON *op = cJSON_GetObjectItem(p, LOWER[m]);
-            const cJSON *r401 = cJSON_GetObjectItem(cJSON_GetObjectItem(op, "responses"), "401");
-            if (op && (r401 != NULL) == rt->open)
-                th_fail(__FILE__, __LINE__, "%s %s: 401 documented %d, open %d", METHODS[m],
-                        rt->name, r401 != NULL, rt->open);
+            if (op)
+                check_scope_documented(op, rt, METHODS[m]);
         }
     }
     CHECK_INT(cJSON_GetArraySize(paths), routes);

@@ -212,7 +212,7 @@ static ircg_error lookup(void *user, const char *id, ircg_ratings **out, ircg_di
         snprintf(diag->message, sizeof diag->message, "no such dataset");
         return IRCG_ERR_INVALID;
     }
-    ircg_read_options ro = {IRCG_FORMAT_MOVIELENS, 0, 0};
+    ircg_read_options ro = {IRCG_FORMAT_MOVIELENS, 0, 0, 0};
     return ircg_ratings_read_buffer(data, strlen(data), &ro, out, diag);
 }
 

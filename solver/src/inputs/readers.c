@@ -37,6 +37,8 @@ typedef struct rd {
     double *val;
     long *lines;              /* file line of every entry, for duplicates  */
     int64_t n, cap;
+    int64_t max_entries;      /* > 0: stop after this many (a probe)       */
+    int stopped;              /* stopped at max_entries: the rest unread   */
     ircg_diag *diag;
 } rd;
 
@@ -316,6 +318,10 @@ static ircg_error parse_body(rd *r)
         ircg_error e = parse_entry(r, line);
         if (e)
             return e;
+        if (r->max_entries > 0 && r->n >= r->max_entries) {
+            r->stopped = 1;
+            break;
+        }
     }
     if (r->n == 0 && header_line > 0)
         return csv_only_header(r, header, header_line);
@@ -440,7 +446,7 @@ static ircg_error read_all(rd *r, ircg_ratings **out)
     }
     if ((e = parse_body(r)) != IRCG_OK)
         return e;
-    if (r->fmt == IRCG_FORMAT_MATRIX_MARKET && r->n != r->mm_nnz) {
+    if (r->fmt == IRCG_FORMAT_MATRIX_MARKET && !r->stopped && r->n != r->mm_nnz) {
         r->in.line = r->size_line;
         return perr(r, "the size line declares %lld entries but %lld were "
                        "found", (long long)r->mm_nnz, (long long)r->n);
@@ -452,16 +458,21 @@ static ircg_error read_all(rd *r, ircg_ratings **out)
     return finish(r, out);
 }
 
-ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
-                                    const ircg_read_options *opt,
-                                    ircg_ratings **out, ircg_diag *diag)
+/* The reader on buf with the caller's options; max_entries > 0 stops
+ * after that many entries (then *out is NULL and *head describes what was
+ * read).  Either of out and head may be NULL. */
+static ircg_error run_reader(const char *buf, size_t len, const ircg_read_options *opt,
+                             int64_t max_entries, ircg_ratings **out,
+                             ircg_ratings_probe *head, ircg_diag *diag)
 {
     ircg_read_options o = opt ? *opt : (ircg_read_options){0};
+    ircg_ratings *got = NULL;
     if (diag)
         diag->line = 0;
-    if (!out || (!buf && len > 0))
+    if ((!out && !head) || (!buf && len > 0))
         return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL buffer or output");
-    *out = NULL;
+    if (out)
+        *out = NULL;
     buf = buf ? buf : ""; /* NULL + 0 is undefined behaviour */
     if (o.n_rows < 0 || o.n_cols < 0)
         return slv_fail(diag, IRCG_ERR_INVALID, o.n_rows < 0 ? "/n_rows"
@@ -480,12 +491,59 @@ ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
              * capped so that a huge file does not over-reserve. */
             .est = (int64_t)(len / 10 < 1024 ? 1024
                              : len / 10 > (1 << 22) ? (1 << 22) : len / 10),
-            .mm_nnz = -1, .diag = diag};
-    ircg_error e = read_all(&r, out);
+            .mm_nnz = -1, .max_entries = max_entries, .diag = diag};
+    ircg_error e = read_all(&r, &got);
+    if (!e && head)
+        *head = (ircg_ratings_probe){.format = r.fmt, .entries = r.n,
+                                     .declared = r.mm_nnz, .complete = !r.stopped,
+                                     .n_rows = r.lim_r > 0 || r.stopped || !got ? r.lim_r
+                                                                        : got->n_rows,
+                                     .n_cols = r.lim_c > 0 || r.stopped || !got ? r.lim_c
+                                                                        : got->n_cols};
+    if (out)
+        *out = got;
+    else
+        ircg_ratings_free(got);
     free(r.row);
     free(r.col);
     free(r.val);
     free(r.lines);
+    return e;
+}
+
+ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
+                                    const ircg_read_options *opt,
+                                    ircg_ratings **out, ircg_diag *diag)
+{
+    if (!out) {
+        if (diag)
+            diag->line = 0;
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL buffer or output");
+    }
+    return run_reader(buf, len, opt, 0, out, NULL, diag);
+}
+
+/* The head: at most IRCG_PROBE_BYTES, cut after its last newline when
+ * the buffer goes on (a line cut in two would read as malformed). */
+ircg_error ircg_ratings_probe_buffer(const char *buf, size_t len,
+                                     const ircg_read_options *opt,
+                                     ircg_ratings_probe *out, ircg_diag *diag)
+{
+    size_t n = len;
+    if (!out)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL output");
+    if (buf && len > IRCG_PROBE_BYTES) {
+        const char *nl = NULL;
+        for (size_t k = IRCG_PROBE_BYTES; k > 0 && !nl; k--)
+            if (buf[k - 1] == '\n')
+                nl = buf + k;
+        n = nl ? (size_t)(nl - buf) : IRCG_PROBE_BYTES;
+    }
+    ircg_error e = run_reader(buf, n, opt, IRCG_PROBE_ENTRIES, NULL, out, diag);
+    if (!e) {
+        out->bytes = (int64_t)len;
+        out->complete = out->complete && n == len;
+    }
     return e;
 }
 
@@ -502,6 +560,27 @@ ircg_error ircg_ratings_read_file(const char *path, const ircg_read_options *opt
     ircg_error e = slv_read_whole_file(path, &data, &len, diag);
     if (!e)
         e = ircg_ratings_read_buffer(data, len, opt, out, diag);
+    free(data);
+    return e;
+}
+
+ircg_error ircg_ratings_probe_file(const char *path, const ircg_read_options *opt,
+                                   ircg_ratings_probe *out, ircg_diag *diag)
+{
+    char *data = NULL;
+    size_t len = 0;
+    int64_t size = 0;
+    if (diag)
+        diag->line = 0;
+    if (!path || !out)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL path or output");
+    ircg_error e = slv_read_file_head(path, IRCG_PROBE_BYTES + 1, &data, &len, &size, diag);
+    if (!e)
+        e = ircg_ratings_probe_buffer(data, len, opt, out, diag);
+    if (!e) {
+        out->bytes = size;
+        out->complete = out->complete && (int64_t)len == size;
+    }
     free(data);
     return e;
 }

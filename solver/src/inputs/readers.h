@@ -17,6 +17,11 @@
 ircg_error slv_read_whole_file(const char *path, char **data, size_t *len,
                                 ircg_diag *diag);
 
+/* The first at most max bytes of a file (malloc'ed into *data, owned by
+ * the caller) and the file's size. */
+ircg_error slv_read_file_head(const char *path, size_t max, char **data, size_t *len,
+                              int64_t *size, ircg_diag *diag);
+
 /* Duplicated (row, col) pairs among n entries (0-based, each < 2^31).
  * Returns the index of the earliest second occurrence of any pair and sets
  * *first to the index of that pair's first occurrence; -1 when all pairs

@@ -132,6 +132,34 @@ done:
     return e;
 }
 
+ircg_error slv_read_file_head(const char *path, size_t max, char **data, size_t *len,
+                              int64_t *size, ircg_diag *diag)
+{
+    struct stat st;
+    FILE *f = fopen(path, "rb");
+    *data = NULL;
+    *len = 0;
+    if (!f)
+        return slv_fail(diag, IRCG_ERR_IO, "", "cannot open '%s': %s", path,
+                        strerror(errno));
+    *size = fstat(fileno(f), &st) == 0 ? (int64_t)st.st_size : 0;
+    char *buf = malloc(max ? max : 1);
+    size_t n = buf ? fread(buf, 1, max, f) : 0;
+    ircg_error e = IRCG_OK;
+    if (!buf)
+        e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory reading '%s'", path);
+    else if (ferror(f))
+        e = slv_fail(diag, IRCG_ERR_IO, "", "cannot read '%s': %s", path, strerror(errno));
+    fclose(f);
+    if (e) {
+        free(buf);
+        return e;
+    }
+    *size = *size > (int64_t)n ? *size : (int64_t)n; /* not a regular file */
+    *data = buf;
+    *len = n;
+    return IRCG_OK;
+}
 
 /* [+-] digits [. digits] [(e|E) [+-] digits], a digit on one side of the
  * point at least; strtod's hexadecimal, "inf" and "nan" forms are not. */
