@@ -241,15 +241,16 @@ static void progress_event(run_ctx *c)
 
 /* ------------------------------------------------------- checkpoints -- */
 
-typedef struct snap_arg {
+/* What a snapshot or a checkpoint writes: blobs of one iteration. */
+typedef struct put_arg {
     int64_t iteration;
     const store_snapshot_blob *blobs;
     size_t n;
-} snap_arg;
+} put_arg;
 
 static store_rc put_snapshot(run_ctx *c, const void *arg)
 {
-    const snap_arg *a = arg;
+    const put_arg *a = arg;
     return store_snapshot_put(c->st, &c->claim, a->iteration, a->blobs, a->n,
                               srv.cfg.snapshot_keep);
 }
@@ -276,7 +277,7 @@ static void save_snapshot(run_ctx *c, int64_t iteration)
     store_snapshot_blob b[3] = {{STORE_SNAP_STATE, blob[0], len[0]},
                                 {STORE_SNAP_X, blob[1], len[1]},
                                 {STORE_SNAP_Z, blob[2], len[2]}};
-    snap_arg a = {iteration, b, 3};
+    put_arg a = {iteration, b, 3};
     if (!ok)
         srv_log("job %s: snapshot at iteration %lld skipped: out of memory",
                 c->claim.id, (long long)iteration);
@@ -291,30 +292,26 @@ static void save_snapshot(run_ctx *c, int64_t iteration)
     ircg_iterate_free(it[1]);
 }
 
-typedef struct ckpt_arg {
-    int64_t iteration;
-    const void *data;
-    size_t len;
-} ckpt_arg;
-
 static store_rc put_checkpoint(run_ctx *c, const void *arg)
 {
-    const ckpt_arg *a = arg;
-    return store_job_checkpoint_put(c->st, &c->claim, a->iteration, a->data, a->len);
+    const put_arg *a = arg;
+    return store_job_checkpoint_put(c->st, &c->claim, a->iteration, a->blobs[0].data,
+                                    a->blobs[0].len);
 }
 
 void jr_save_checkpoint(run_ctx *c, int64_t iteration, int must)
 {
-    ckpt_arg a = {iteration, NULL, 0};
+    store_snapshot_blob b = {STORE_SNAP_STATE, NULL, 0};
+    put_arg a = {iteration, &b, 1};
     void *blob = NULL;
     c->last_checkpoint = srv_mono(); /* a failure is not retried at once */
     if (c->gap)
         return;
-    if (ircg_solver_save(c->sv, &blob, &a.len) != IRCG_OK) {
+    if (ircg_solver_save(c->sv, &blob, &b.len) != IRCG_OK) {
         srv_log("job %s: checkpoint skipped: out of memory", c->claim.id);
         return;
     }
-    a.data = blob;
+    b.data = blob;
     if (must)
         jr_must(c, put_checkpoint, &a, "checkpoint");
     else

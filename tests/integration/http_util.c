@@ -335,17 +335,26 @@ long hu_get(const hu_daemon *d, const char *path, hu_resp *r)
     return r->status;
 }
 
-long hu_submit(const hu_daemon *d, const char *spec, char *id, size_t idlen)
+long hu_submit_ex(const hu_daemon *d, const char *spec, const char *const *headers,
+                  char *id, size_t idlen, hu_resp *out)
 {
     hu_resp r;
-    hu_req(d, "POST", "/v1/jobs", "application/json", spec, strlen(spec), NULL, &r);
+    hu_req(d, "POST", "/v1/jobs", "application/json", spec, strlen(spec), headers, &r);
     cJSON *j = hu_json(&r);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "id");
     if (id && idlen)
         snprintf(id, idlen, "%s", cJSON_IsString(v) ? v->valuestring : "");
     cJSON_Delete(j);
-    hu_resp_free(&r);
+    if (out)
+        *out = r;
+    else
+        hu_resp_free(&r);
     return r.status;
+}
+
+long hu_submit(const hu_daemon *d, const char *spec, char *id, size_t idlen)
+{
+    return hu_submit_ex(d, spec, NULL, id, idlen, NULL);
 }
 
 /* The job resource, or NULL. */

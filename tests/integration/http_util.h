@@ -69,6 +69,10 @@ cJSON *hu_json(const hu_resp *r); /* parsed body or NULL */
 long hu_get(const hu_daemon *d, const char *path, hu_resp *r);
 /* POST /v1/jobs with a JSON body; *id receives the job id on 2xx. */
 long hu_submit(const hu_daemon *d, const char *spec, char *id, size_t idlen);
+/* The same with extra headers (NULL-terminated, may be NULL); out (may be
+ * NULL) keeps the response (free with hu_resp_free). */
+long hu_submit_ex(const hu_daemon *d, const char *spec, const char *const *headers,
+                  char *id, size_t idlen, hu_resp *out);
 /* Polls GET /v1/jobs/{id} until a terminal state (or timeout_s); copies the
  * state into state (>= 16 bytes).  Returns 0 when terminal. */
 int hu_wait_terminal(const hu_daemon *d, const char *id, double timeout_s,

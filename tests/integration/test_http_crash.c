@@ -222,8 +222,7 @@ TEST(http_crash, kill9_matrix_completion_timed_checkpoint)
 TEST(http_crash, damaged_checkpoint_fails_the_job_with_the_reason)
 {
     hu_daemon d = {0};
-    char id[64], state[16], path[160];
-    hu_resp r;
+    char id[64];
     store_job j = {0};
     int64_t from = 0;
     char *spec = hu_mc_spec(600, 400, 40000, 100000, 0, "\"output\":{\"trace_every\":1}");
@@ -239,15 +238,7 @@ TEST(http_crash, damaged_checkpoint_fails_the_job_with_the_reason)
     REQUIRE(hc_sql(d.db, "UPDATE checkpoints SET data = substr(data, 1, length(data) / 2)") == 0);
 
     REQUIRE(hu_restart(&d) == 0);
-    CHECK(hu_wait_terminal(&d, id, 30, state) == 0);
-    CHECK_STR(state, "failed");
-    snprintf(path, sizeof path, "/v1/jobs/%s", id);
-    CHECK_INT(hu_get(&d, path, &r), 200);
-    CHECK(strstr(r.body, "resume-failed") != NULL);
-    CHECK(strstr(r.body, "truncated") != NULL);
-    hu_resp_free(&r);
-    CHECK_INT(hu_get(&d, "/readyz", &r), 200);
-    hu_resp_free(&r);
+    hc_check_failed_because(&d, id, "resume-failed", "truncated");
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
     CHECK(hc_integrity_ok(d.db));
     free(spec);

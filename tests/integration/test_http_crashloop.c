@@ -59,7 +59,6 @@ static long env_long(const char *name, long dflt)
 static int submit(loop *l, char *spec, int iters, int compare)
 {
     char key[80];
-    hu_resp r;
     if (l->n >= MAX_SUBMITS) {
         free(spec);
         return -1;
@@ -67,14 +66,9 @@ static int submit(loop *l, char *spec, int iters, int compare)
     loop_job *j = &l->job[l->n];
     snprintf(key, sizeof key, "Idempotency-Key: crashloop-%d", l->n);
     const char *hdr[] = {key, NULL};
-    hu_req(&l->d, "POST", "/v1/jobs", "application/json", spec, strlen(spec), hdr, &r);
-    cJSON *o = hu_json(&r);
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "id");
-    snprintf(j->id, sizeof j->id, "%s", cJSON_IsString(v) ? v->valuestring : "");
-    cJSON_Delete(o);
-    hu_resp_free(&r);
-    if (r.status != 202) {
-        th_fail(__FILE__, __LINE__, "submit %d answered %ld", l->n, r.status);
+    long status = hu_submit_ex(&l->d, spec, hdr, j->id, sizeof j->id, NULL);
+    if (status != 202) {
+        th_fail(__FILE__, __LINE__, "submit %d answered %ld", l->n, status);
         free(spec);
         return -1;
     }

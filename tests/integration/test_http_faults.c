@@ -125,12 +125,7 @@ TEST(http_faults, disk_full_pauses_then_everything_finishes)
     CHECK(readyz_says(&d, 503, "jobs are waiting to write"));
     CHECK(readyz_says(&d, 503, "full"));
     for (r.status = 202; n < MAX_JOBS && r.status == 202; n++) {
-        hu_req(&d, "POST", "/v1/jobs", "application/json", spec, strlen(spec), NULL, &r);
-        cJSON *j = hu_json(&r);
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "id");
-        snprintf(ids[n], sizeof ids[n], "%s", cJSON_IsString(v) ? v->valuestring : "");
-        cJSON_Delete(j);
-        if (r.status != 202)
+        if (hu_submit_ex(&d, spec, NULL, ids[n], sizeof ids[n], &r) != 202)
             check_refusal(&r, 507, "store-full");
         hu_resp_free(&r);
     }
@@ -288,7 +283,7 @@ TEST(http_faults, damaged_store_refused_untouched)
 TEST(http_faults, data_file_gone_fails_the_job_with_the_reason)
 {
     hu_daemon d = {0};
-    char busy[64], id[64], state[16], path[800], cmd[1700];
+    char busy[64], id[64], path[800], cmd[1700];
     hu_resp r;
     char *blocker = hu_ls_spec(200, 400, 5, 100, 10000000, 0, NULL);
     const char *mc = "{\"problem\":{\"type\":\"matrix_completion\",\"delta\":5,\"data\":"
@@ -305,15 +300,7 @@ TEST(http_faults, data_file_gone_fails_the_job_with_the_reason)
     snprintf(cmd, sizeof cmd, "/v1/jobs/%s/cancel", busy);
     hu_req(&d, "POST", cmd, NULL, NULL, 0, NULL, &r);
     hu_resp_free(&r);
-    CHECK(hu_wait_terminal(&d, id, 30, state) == 0);
-    CHECK_STR(state, "failed");
-    snprintf(cmd, sizeof cmd, "/v1/jobs/%s", id);
-    CHECK_INT(hu_get(&d, cmd, &r), 200);
-    CHECK(strstr(r.body, "/problem/data/path") != NULL);
-    CHECK(strstr(r.body, "file not found") != NULL);
-    hu_resp_free(&r);
-    CHECK_INT(hu_get(&d, "/readyz", &r), 200);
-    hu_resp_free(&r);
+    hc_check_failed_because(&d, id, "/problem/data/path", "file not found");
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
     free(blocker);
 }
