@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../harness.h"
 #include "http_check.h"
@@ -361,4 +362,24 @@ TEST(http_faults, job_without_a_worker_is_released)
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
     free(spec);
     free(blocker);
+}
+
+/* A store the daemon cannot write (a read-only file) is refused at start
+ * with status 4 and left as it was.  Root writes read-only files anyway,
+ * so as root there is nothing to see. */
+TEST(http_faults, read_only_store_refused_untouched)
+{
+    hu_daemon d = {0};
+    char id[64], state[16];
+    char *spec = hu_ls_spec(30, 80, 1, 8.4, 200, 0, NULL);
+    if (geteuid() == 0)
+        SKIP("running as root, which may write a read-only file");
+    REQUIRE(hu_start(&d, "http_read_only", 1) == 0);
+    CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
+    CHECK(hu_wait_terminal(&d, id, 30, state) == 0);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    REQUIRE(chmod(d.db, 0400) == 0);
+    check_refused_untouched(&d, "cannot be written");
+    CHECK(chmod(d.db, 0600) == 0);
+    free(spec);
 }
