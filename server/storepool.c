@@ -12,7 +12,7 @@
 
 #include "server.h"
 
-#define POOL_MAX 16
+#define POOL_MAX 64
 
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static store *idle[POOL_MAX];

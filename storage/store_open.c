@@ -56,16 +56,19 @@ static store_rc read_identity(store *st, int64_t *app, int64_t *ver,
 }
 
 /* Refuses files that belong to another application or a newer build. */
-static store_rc check_identity(store *st, const char *path)
+static store_rc check_identity(store *st, const char *path, int *is_new)
 {
     int64_t app = 0, ver = 0, nobj = 0;
     store_rc rc = read_identity(st, &app, &ver, &nobj);
+    *is_new = 0;
     if (rc == STORE_FOREIGN)
         return st_err(st, rc, "%s is not an SQLite database", path);
     if (rc != STORE_OK)
         return rc;
-    if (app == 0 && nobj == 0)
+    if (app == 0 && nobj == 0) {
+        *is_new = 1;
         return STORE_OK; /* a new, empty file: ours to initialize */
+    }
     if (app != STORE_APPLICATION_ID)
         return st_err(st, STORE_FOREIGN,
                       "%s is not an ircg store (application_id 0x%llx, "
@@ -123,13 +126,18 @@ static store_rc exec_retry(store *st, const char *sql, const char *what)
     return rc;
 }
 
-static store_rc set_pragmas(store *st, int flags)
+static store_rc set_pragmas(store *st, int flags, int is_new)
 {
     int64_t fk = 0;
+    store_rc rc = STORE_OK;
     /* Takes effect on a new file only (before its first table): deleted
      * jobs' pages can then be given back by store_maintain.  An older file
-     * keeps auto_vacuum off until a VACUUM (deploy/README.md). */
-    store_rc rc = exec_retry(st, "PRAGMA auto_vacuum=INCREMENTAL", "auto_vacuum");
+     * keeps auto_vacuum off until a VACUUM (deploy/README.md).  Set on a
+     * new file only: on an existing one the pragma opens a write
+     * transaction (to rewrite the header's incremental-vacuum flag), and
+     * every handle the HTTP threads open queued on the write lock. */
+    if (is_new)
+        rc = exec_retry(st, "PRAGMA auto_vacuum=INCREMENTAL", "auto_vacuum");
     if (rc == STORE_OK)
         rc = exec_retry(st, "PRAGMA journal_mode=WAL", "journal_mode");
     if (rc == STORE_OK)
@@ -206,6 +214,7 @@ store_rc store_open_ex(const char *path, int flags, store **out,
 {
     store *st = NULL;
     store_rc rc = STORE_INVALID;
+    int is_new = 0;
     const char *msg = "store_open: NULL argument";
     if (out)
         *out = NULL;
@@ -218,11 +227,11 @@ store_rc store_open_ex(const char *path, int flags, store **out,
         goto fail;
     rc = open_db(st, path);
     if (rc == STORE_OK)
-        rc = check_identity(st, path);
+        rc = check_identity(st, path, &is_new);
     if (rc == STORE_OK && (flags & STORE_OPEN_CHECK))
         rc = quick_check(st, path);
     if (rc == STORE_OK)
-        rc = set_pragmas(st, flags);
+        rc = set_pragmas(st, flags, is_new);
     if (rc == STORE_OK)
         rc = migrate(st);
     if (rc != STORE_OK) {

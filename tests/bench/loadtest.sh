@@ -4,7 +4,9 @@
 # while wrk asks for job status and job lists; then a burst of concurrent
 # submissions.  Prints p50/p99 latency, errors, the daemon's RSS before
 # and after, and what the burst lost.  Knobs (environment): LOAD_SECONDS
-# (60), LOAD_CONNECTIONS (64), LOAD_SSE (16 SSE clients), LOAD_BURST (500).
+# (60), LOAD_CONNECTIONS (64), LOAD_SSE (16 SSE clients), LOAD_BURST (500),
+# LOAD_WARMUP (10 s of load before the run), LOAD_KEEP (keep the
+# daemon's directory and log).
 set -u
 build=$1
 secs=${LOAD_SECONDS:-60} conns=${LOAD_CONNECTIONS:-64} nsse=${LOAD_SSE:-16} burst=${LOAD_BURST:-500}
@@ -42,9 +44,10 @@ for i in $(seq "$nsse"); do
 done
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$daemon/status"; }
 
-# warm-up: threads, pools and caches reach their working size
-wrk -t2 -c"$conns" -d5s -s "$here/loadtest.lua" "$base" -- "/v1/jobs/$job" >/dev/null 2>&1
-rss_before=$(rss)
+# warm-up (LOAD_WARMUP s, 10): connection threads, the store pool, SQLite's
+# page caches and malloc's arenas reach their working size first
+wrk -t2 -c"$conns" -d"${LOAD_WARMUP:-10}s" -s "$here/loadtest.lua" "$base" -- "/v1/jobs/$job" \
+    >/dev/null 2>&1
 
 # submissions arriving during the run
 ( ok=0 other=0; end=$((SECONDS + secs))
@@ -53,9 +56,15 @@ rss_before=$(rss)
   done; echo "$ok $other" >"$tmp/submits" ) &
 sub=$!
 wrk -t2 -c"$conns" -d"${secs}s" --latency -s "$here/loadtest.lua" "$base" -- "/v1/jobs/$job" \
-    >"$tmp/wrk" 2>&1
-wait "$sub"
+    >"$tmp/wrk" 2>&1 &
+load=$!
+# the RSS under load, early and late in the run (between runs the daemon
+# gives memory back, which would flatter the comparison)
+sleep 5
+rss_before=$(rss)
+sleep $((secs - 8))
 rss_after=$(rss)
+wait "$load" "$sub"
 
 # the burst: concurrent submissions, each with its own Idempotency-Key
 for i in $(seq "$burst"); do # one transfer each, "next" between them
@@ -83,6 +92,6 @@ loadtest: ${secs}s, $conns connections (GET job status / job list), $nsse SSE cl
   latency         p50 $p50, p99 $p99
   errors          non-2xx ${non2xx:-0}, socket ${sockerr:-none}
   submits during  $sub_ok accepted, $sub_other other
-  RSS             before ${rss_before} kB, after ${rss_after} kB ($growth)
+  RSS under load  at 5 s ${rss_before} kB, at $((secs - 3)) s ${rss_after} kB ($growth)
   burst           $accepted of $burst accepted; jobs $before -> $after: $((after - before)) created, $((accepted - (after - before))) lost
 REPORT
