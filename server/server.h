@@ -18,7 +18,8 @@
  *   sse.c        /v1/jobs/{id}/events
  *   workers.c    the solver worker pool
  *   heartbeat.c  job heartbeats on a timer, independent of the solver
- *   job_run.c    one job on one worker: parse, solve, trace, snapshots
+ *   job_run.c    one job on one worker: parse, resume, solve, finish
+ *   job_output.c what a running job writes, retried through store faults
  *   iterate_io.c binary serialization of iterates for snapshots
  *   metrics.c    Prometheus counters and histograms
  *   shutdown.c   the signal thread
