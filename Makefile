@@ -7,8 +7,9 @@ SAN     ?=
 # Release builds compile the assertions out; `make asan` and `make debug`
 # keep them (DEFS=).
 DEFS    ?= -DNDEBUG
+# -fPIC: the solver's and the client's objects also make shared libraries.
 CFLAGS  := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-           -D_DEFAULT_SOURCE $(DEFS) -pthread -MMD -MP $(SAN) $(EXTRA_CFLAGS)
+           -D_DEFAULT_SOURCE $(DEFS) -pthread -fPIC -MMD -MP $(SAN) $(EXTRA_CFLAGS)
 LDFLAGS := -pthread $(SAN) $(EXTRA_LDFLAGS)
 
 # Each layer sees only what it may use (DESIGN.md; tests/tools/layers.py
@@ -23,18 +24,25 @@ INC_API      := $(INC_PUBLIC) -Iapi $(CJSON_INC)
 INC_STORAGE  := -Istorage
 INC_SERVER   := $(INC_PUBLIC) -Iapi -Istorage -Iserver $(CJSON_INC)
 INC_CLIENT   := -Iclients/c $(CJSON_INC)
-INC_CLI      := $(INC_PUBLIC) -Iapi -Iclients/cli $(CJSON_INC)
+INC_CLI      := $(INC_PUBLIC) -Iapi -Iclients/cli -Iclients/c $(CJSON_INC)
 INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli -Itests $(CJSON_INC)
 LIB_SOLVER  := -llapacke -lopenblas -larpack -lm
 LIB_JSON    := -lcjson
-LIB_SQL     := -lsqlite3 -lnettle
+LIB_SQL     := -lsqlite3 -lnettle -lz
 LIB_HTTP    := -lmicrohttpd -lgnutls -lz
 LIB_CURL    := -lcurl
 
 # Debian packages of the dependencies (`make deps` installs the missing ones).
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
-            libgnutls28-dev libcurl4-openssl-dev gnutls-bin zlib1g-dev python3
+            libgnutls28-dev libcurl4-openssl-dev gnutls-bin zlib1g-dev python3 python3-venv \
+            python3-wheel-whl libjs-chart.js
+# The browser test's chromium; node and npm run its driver and Redocly CLI
+# (nodejs from another source may bring its own npm, so each is installed
+# only when its command is missing).  TEST_TOOLS=0 leaves them out (the
+# container image's build stage): those tests then skip, saying why.
+TEST_TOOLS ?= 1
+TEST_PKGS  := chromium
 
 SOLVER_SRC  := $(sort $(shell find solver/src -name '*.c'))
 API_SRC     := $(wildcard api/*.c)
@@ -54,11 +62,22 @@ LIBAPI     := $(BUILD)/lib/libircgapi.a
 LIBSTORE   := $(BUILD)/lib/libircgstore.a
 LIBSERVER  := $(BUILD)/lib/libircgserver.a
 LIBCLIENT  := $(BUILD)/lib/libircgclient.a
+# Shared libraries: libircg (the solver) and libircgclient (the C client),
+# versioned sonames, exporting only their public API (the .map files).
+VERSION    := 0.1.0
+SOVERSION  := 0
+LIBIRCG_SO   := $(BUILD)/lib/libircg.so.$(VERSION)
+LIBCLIENT_SO := $(BUILD)/lib/libircgclient.so.$(VERSION)
 IRCGD      := $(BUILD)/bin/ircgd
 IRCG_CLI   := $(BUILD)/bin/ircg
 RUN_TESTS  := $(BUILD)/bin/run_tests
 BENCH_BIN  := $(BUILD)/bin/bench
 SCALE_BIN  := $(BUILD)/bin/bench_scale
+
+UI_FILES      := $(sort $(shell find server/ui -type f))
+EXAMPLES_JSON := $(BUILD)/gen/examples.json
+GEN_ASSETS    := $(BUILD)/gen/assets.c
+ASSETS_OBJ    := $(BUILD)/obj/gen/assets.o
 
 DATA_DIR   ?= ../shared/data
 DATA_OUT   := $(BUILD)/data
@@ -79,9 +98,10 @@ DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 .PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins \
-        deps-fuzz tsan asan debug lint deps-lint bench bench-scale paper run deps deps-core deps-paper data \
-        install uninstall clean help deps-unit unit-check deps-image image image-test
-all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(IRCGD) $(IRCG_CLI)
+        deps-fuzz tsan asan debug lint deps-lint bench bench-scale paper run deps deps-core deps-test \
+        deps-paper data deps-node apt-install openapi-lint screenshots install uninstall clean help \
+        deps-unit unit-check deps-image image image-test
+all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(IRCGD) $(IRCG_CLI) $(LIBIRCG_SO) $(LIBCLIENT_SO)
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get), tools included"
@@ -94,6 +114,9 @@ help:
 	@echo "make tsan    the threaded tests under ThreadSanitizer"
 	@echo "make debug   the test suite at -O0 with assertions on"
 	@echo "make lint    cppcheck and clang-tidy (.clang-tidy) over the shipped code"
+	@echo "make screenshots  the dashboard in headless chromium, PNGs into docs/"
+	@echo "make deps-node    Redocly CLI (npm ci in tests/node)"
+	@echo "make openapi-lint Redocly CLI over api/openapi.json"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make valgrind  the ircg CLI under valgrind memcheck on every example"
 	@echo "make loadtest  wrk on a real ircgd with jobs, SSE clients and submits; a burst of 500"
@@ -103,7 +126,8 @@ help:
 	@echo "make unit-check  systemd-analyze verify + security on deploy/ircgd.service (wants OK or better)"
 	@echo "make image   build deploy/Dockerfile with docker, podman or buildah as IMAGE=$(IMAGE)"
 	@echo "make image-test  build the image and smoke-test it (serve, a job, the volume)"
-	@echo "make install ircgd, ircg and the systemd unit under PREFIX=$(PREFIX)"
+	@echo "make install ircgd, ircg, the systemd unit, libircg.so and libircgclient.so with"
+	@echo "             headers and pkg-config files under PREFIX=$(PREFIX) (DESTDIR stages)"
 	@echo "make uninstall"
 	@echo "make clean   remove $(BUILD)/, build-asan/ and build-debug/"
 
@@ -135,12 +159,39 @@ $(LIBAPI): $(call obj,$(API_SRC))
 $(LIBSTORE): $(call obj,$(STORAGE_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
-$(LIBSERVER): $(call obj,$(SERVER_SRC))
+$(LIBSERVER): $(call obj,$(SERVER_SRC)) $(ASSETS_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# Files compiled into ircgd (server/assets.h): the dashboard, the OpenAPI
+# document, and the examples of `ircg example` (server/examples.sh).
+$(EXAMPLES_JSON): $(IRCG_CLI) server/examples.sh
+	@mkdir -p $(dir $@)
+	$(Q)server/examples.sh $(IRCG_CLI) $@
+$(GEN_ASSETS): server/embed.sh api/openapi.json $(UI_FILES) $(EXAMPLES_JSON)
+	@mkdir -p $(dir $@)
+	$(Q)server/embed.sh $@ /openapi.json=api/openapi.json /v1/examples=$(EXAMPLES_JSON) \
+	  $(foreach f,$(UI_FILES),/ui/$(patsubst server/ui/%,%,$(f))=$(f))
+$(ASSETS_OBJ): $(GEN_ASSETS)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC    $<")
+	$(Q)$(CC) $(CFLAGS) -Iserver -c $< -o $@
 $(LIBCLIENT): $(call obj,$(CLIENT_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# lib$(1).so.$(VERSION) from objects $(2), linked with $(3), exporting what
+# the version script $(4) lists; soname lib$(1).so.$(SOVERSION).
+define shared_lib
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,lib$(1).so.$(SOVERSION) -Wl,--version-script=$(4) \
+	  -Wl,-z,defs -o $@ $(2) $(3)
+endef
+$(LIBIRCG_SO): $(call obj,$(SOLVER_SRC)) solver/libircg.map
+	$(call shared_lib,ircg,$(call obj,$(SOLVER_SRC)),$(LIB_SOLVER),solver/libircg.map)
+$(LIBCLIENT_SO): $(call obj,$(CLIENT_SRC)) clients/c/libircgclient.map
+	$(call shared_lib,ircgclient,$(call obj,$(CLIENT_SRC)),$(LIB_CURL) $(LIB_JSON) -lm,clients/c/libircgclient.map)
 
 # Each binary links only what it uses; dependents first.
 $(IRCGD): $(call obj,server/main.c) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
@@ -148,10 +199,10 @@ $(IRCGD): $(call obj,server/main.c) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
 
-$(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBAPI) $(LIBIRCG)
+$(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBCLIENT) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_JSON) $(LIB_SOLVER)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) $(LIB_SOLVER)
 
 $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
@@ -179,8 +230,9 @@ data:
 	  xz -dc $(DATA_DIR)/ml-1m-subset/ratings.dat.xz > $(DATA_OUT)/ratings.dat.tmp && mv $(DATA_OUT)/ratings.dat.tmp $(DATA_OUT)/ratings.dat; fi
 
 # IRCG_BUILD_DIR lets the tests find the daemon, the CLI and build/data.
+# IRCG_SAN: the sanitizer flags, for what the tests compile themselves.
 test: all data
-	IRCG_BUILD_DIR=$(abspath $(BUILD)) OPENBLAS_NUM_THREADS=1 ./$(RUN_TESTS) $(T)
+	IRCG_BUILD_DIR=$(abspath $(BUILD)) IRCG_SAN="$(SAN)" OPENBLAS_NUM_THREADS=1 ./$(RUN_TESTS) $(T)
 
 # The numerical suites again under several OpenBLAS kernel sets
 # (tests/tools/kernels.sh): a tolerance must hold on any CPU's kernels.
@@ -302,13 +354,45 @@ define apt_install
 	else echo "all dependencies are installed"; fi
 endef
 
-# make deps: everything any target needs (the service's build and run
-# dependencies, and the tools of lint, fuzz, loadtest and valgrind);
-# make run installs only the first.
-deps: deps-core deps-lint deps-fuzz deps-load deps-valgrind
+# make deps: everything any target needs -- the service's build and run
+# dependencies (deps-core, all make run installs), then, unless
+# TEST_TOOLS=0, the test tools (chromium, node, Redocly CLI) and the tools
+# of lint, fuzz, loadtest and valgrind.
+deps: deps-core
+ifeq ($(TEST_TOOLS),1)
+deps: deps-test deps-lint deps-fuzz deps-load deps-valgrind
+endif
 
 deps-core:
 	$(call apt_install,$(DEB_PKGS))
+
+deps-test:
+	$(call apt_install,$(TEST_PKGS))
+	@for c in node:nodejs npm:npm; do command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; done; \
+	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory apt-install PKGS="$$missing"; fi
+	$(MAKE) --no-print-directory deps-node
+
+# Debian packages named on the command line (used by deps).
+apt-install:
+	$(call apt_install,$(PKGS))
+
+# The test suite's node tools (tests/node/package.json, pinned by its
+# lock): Redocly CLI.  Into tests/node/node_modules, never committed.
+deps-node:
+	@if [ ! -x tests/node/node_modules/.bin/redocly ] || [ tests/node/package-lock.json -nt tests/node/node_modules ]; then \
+	  cd tests/node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
+	else echo "node tools are installed"; fi
+
+# Redocly CLI over the OpenAPI document (api/redocly.yaml); make test does
+# the same when the tool is installed, CI always.
+openapi-lint: deps-node
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
+	  tests/node/node_modules/.bin/redocly lint --config api/redocly.yaml api/openapi.json
+
+# Screenshots of the dashboard for docs/, by the headless browser against
+# a daemon started for it (tests/browser/screenshots.sh).
+screenshots: all
+	tests/browser/screenshots.sh $(IRCGD) docs
 
 deps-paper:
 	$(call apt_install,$(PAPER_PKGS))
@@ -348,14 +432,42 @@ image:
 image-test: deps-image image
 	tests/tools/image_test.sh $(IMAGE)
 
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PCDIR      ?= $(LIBDIR)/pkgconfig
+
+# A pkg-config file: $(1) name, $(2) description, $(3) library, $(4) the
+# pkg-config modules it needs privately, $(5) other private flags.
+define pc_file
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+	  'Name: $(1)' 'Description: $(2)' 'Version: $(VERSION)' \
+	  'Requires.private: $(4)' 'Libs: -L$${libdir} -l$(3)' 'Libs.private: $(5)' \
+	  'Cflags: -I$${includedir}' > $(DESTDIR)$(PCDIR)/$(1).pc
+endef
+
+# The daemon, the CLI, the unit; the shared libraries with their headers
+# and pkg-config files (`cc app.c $$(pkg-config --cflags --libs ircg-client)`).
+# DESTDIR stages it (tests/integration/test_install.c).
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBDIR) \
+	  $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PCDIR)
 	install -m 0755 $(IRCGD) $(IRCG_CLI) $(DESTDIR)$(PREFIX)/bin/
 	sed 's|/usr/local/bin/ircgd|$(PREFIX)/bin/ircgd|' deploy/ircgd.service > $(DESTDIR)$(UNITDIR)/ircgd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/ircgd.service
+	install -m 0755 $(LIBIRCG_SO) $(LIBCLIENT_SO) $(DESTDIR)$(LIBDIR)/
+	for l in ircg ircgclient; do \
+	  ln -sf lib$$l.so.$(VERSION) $(DESTDIR)$(LIBDIR)/lib$$l.so.$(SOVERSION); \
+	  ln -sf lib$$l.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/lib$$l.so; done
+	install -m 0644 solver/include/ircg.h clients/c/ircg_client.h $(DESTDIR)$(INCLUDEDIR)/
+	$(call pc_file,ircg,the IR-CG solver library,ircg,,-llapacke -lopenblas -larpack -lm)
+	$(call pc_file,ircg-client,C client of the ircgd solver service,ircgclient,libcurl libcjson,-pthread -lm)
+	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ircgd $(DESTDIR)$(PREFIX)/bin/ircg $(DESTDIR)$(UNITDIR)/ircgd.service
+	rm -f $(DESTDIR)$(LIBDIR)/libircg.so* $(DESTDIR)$(LIBDIR)/libircgclient.so* \
+	  $(DESTDIR)$(INCLUDEDIR)/ircg.h $(DESTDIR)$(INCLUDEDIR)/ircg_client.h \
+	  $(DESTDIR)$(PCDIR)/ircg.pc $(DESTDIR)$(PCDIR)/ircg-client.pc
 
 clean:
 	rm -rf $(BUILD) build-asan build-debug build-fuzz build-tsan

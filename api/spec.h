@@ -63,6 +63,21 @@ char *api_errors_problem_json(const api_errors *e, const char *instance);
 typedef ircg_error (*api_dataset_fn)(void *user, const char *id,
                                      ircg_ratings **out, ircg_diag *diag);
 
+/* Resolves {"start": {"job": ID, "snapshot": N}} for the daemon: the
+ * job's stored (normalized) spec and its snapshot at iteration N (N = 0:
+ * the latest snapshot holding a solver state), as the iteration and the
+ * head of that state (at most IRCG_CHECKPOINT_HEAD bytes, for
+ * ircg_checkpoint_peek).  On failure an error with diag->field "/job" (no
+ * such job) or "/snapshot" (no such snapshot) and diag->message. */
+typedef struct api_job_source {
+    char *spec_json;     /* malloc'ed by the callback, freed by the api  */
+    int64_t iteration;
+    unsigned char head[IRCG_CHECKPOINT_HEAD];
+    size_t head_len;
+} api_job_source;
+typedef ircg_error (*api_job_fn)(void *user, const char *job_id, int64_t snapshot,
+                                 api_job_source *out, ircg_diag *diag);
+
 typedef struct api_parse_options {
     const char *base_dir;  /* relative file paths are resolved here;
                               NULL = the current directory               */
@@ -84,6 +99,8 @@ typedef struct api_parse_options {
                               data, to protect a shared service          */
     api_dataset_fn dataset;/* NULL: "dataset" sources are rejected       */
     void *dataset_user;
+    api_job_fn job;        /* NULL: starts from a job are rejected       */
+    void *job_user;
 } api_parse_options;
 
 void api_parse_options_default(api_parse_options *o); /* build = 1 */
@@ -118,8 +135,22 @@ void api_spec_free(api_spec *s);
 const ircg_problem *api_spec_problem(const api_spec *s);
 /* The solver settings of the spec.  callback, callback_data, cancel,
  * reference and g_opt (unless the spec gives "reference":{"g_opt":..})
- * are left for the caller.  x0 points into the spec (borrowed). */
+ * are left for the caller.  x0 points into the spec (borrowed).  A spec
+ * that continues another job's schedule counts max_iter from there: the
+ * solver's max_iter is the snapshot's iteration plus the spec's. */
 void api_spec_settings(const api_spec *s, ircg_settings *out);
+
+/* {"start": {"job", "snapshot", "schedule"}}: 1 and *out filled (job
+ * borrowed from the spec; iteration = the snapshot's, resolved when the
+ * spec was parsed) when the spec starts from another job's snapshot,
+ * else 0.  The caller restores that snapshot's state into its solver
+ * with ircg_solver_restore_as(mode). */
+typedef struct api_start_job {
+    const char *job;
+    int64_t iteration;
+    ircg_restore_mode mode; /* CONTINUE or AFRESH */
+} api_start_job;
+int api_spec_start_job(const api_spec *s, api_start_job *out);
 
 typedef struct api_reference_spec {
     int compute;          /* run ircg_reference_compute before solving   */

@@ -100,7 +100,7 @@ static void check_applicable(sp_ctx *c, const cJSON *alg, int which)
     }
 }
 
-/* "start": "default" | "zero" | {"x0": [...]} */
+/* "start": "default" | "zero" | {"x0": [...]} | {"job": ID, ...} */
 static void parse_start(sp_ctx *c, const cJSON *alg, api_spec *s)
 {
     const cJSON *v = sp_get(alg, "start");
@@ -109,6 +109,14 @@ static void parse_start(sp_ctx *c, const cJSON *alg, api_spec *s)
         int k = 0;
         if (sp_enum(c, alg, AP, "start", START_NAMES, &k) > 0)
             s->settings.start = k == 0 ? IRCG_START_DEFAULT : IRCG_START_ZERO;
+        return;
+    }
+    if (cJSON_IsObject(v) && (sp_get(v, "job") || sp_get(v, "snapshot") ||
+                              sp_get(v, "schedule"))) {
+        if (!sp_get(v, "job"))
+            sp_err(c, AP "/start/job", "missing required member \"job\"");
+        else
+            sp_parse_start_job(c, v, s);
         return;
     }
     if (!sp_members(c, v, AP "/start", X0_MEMBERS))
@@ -262,7 +270,9 @@ static void add_member(cJSON *a, const api_spec *s, const char *name)
     } else if (!strcmp(name, "projection")) {
         cJSON_AddStringToObject(a, name, api_projection_name(st->projection));
     } else if (!strcmp(name, "start")) {
-        if (st->start == IRCG_START_GIVEN) {
+        if (s->start.job) {
+            cJSON_AddItemToObject(a, "start", sp_norm_start_job(s));
+        } else if (st->start == IRCG_START_GIVEN) {
             cJSON *x = cJSON_AddObjectToObject(a, "start");
             cJSON_AddItemToObject(x, "x0", num_array(s->x0, s->x0_len));
         } else {

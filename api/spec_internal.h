@@ -80,6 +80,16 @@ typedef struct sp_ls {
 
 typedef enum sp_dense { SP_DENSE_AUTO_MODE = 0, SP_DENSE_NO, SP_DENSE_YES } sp_dense;
 
+/* "start": {"job", "snapshot", "schedule"} (spec_start.c). */
+typedef struct sp_start {
+    char *job;                    /* NULL: the start is not another job's   */
+    int64_t snapshot;             /* as given; 0 = the latest               */
+    int afresh;                   /* "schedule": "afresh"                   */
+    int resolved;                 /* the source was found: below are valid  */
+    int64_t iteration;            /* the snapshot's iteration               */
+    ircg_checkpoint_info ck;      /* its state's header                     */
+} sp_start;
+
 struct api_spec {
     ircg_problem_kind kind;
     int typed;                    /* problem.type was recognized            */
@@ -88,6 +98,7 @@ struct api_spec {
     ircg_settings settings;       /* callback/cancel/reference unset        */
     double *x0;                   /* start {"x0": [...]}                     */
     int64_t x0_len;
+    sp_start start;               /* start {"job": ...}                      */
     api_reference_spec ref;
     api_output_spec output;       /* dense_iterate: resolved on output     */
     sp_dense dense;               /* "dense_iterate": "auto" | false | true */
@@ -162,6 +173,16 @@ void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s);
  * settings, and a trial solver when the problem is built. */
 void sp_build_algorithm(sp_ctx *c, api_spec *s, int64_t dim);
 cJSON *sp_norm_algorithm(const api_spec *s);
+
+/* Starts from another job (spec_start.c): the members of {"job", ...};
+ * the source checked against the spec once the problem and algorithm
+ * parsed cleanly (its type, algorithm, model members, synthetic data),
+ * and against the built problem (dimensions, data digest); the start's
+ * normalized form. */
+void sp_parse_start_job(sp_ctx *c, const cJSON *v, api_spec *s);
+void sp_check_start(sp_ctx *c, api_spec *s, int problem_ok);
+void sp_build_start(sp_ctx *c, const api_spec *s);
+cJSON *sp_norm_start_job(const api_spec *s);
 
 /* |v| <= SP_MAX_VALUE for values read from files or generated: error at
  * ptr naming what (e.g. "rating of user 3, item 7") when not. */

@@ -182,10 +182,14 @@ static void parse_root(sp_ctx *c, const cJSON *root, api_spec *s)
 {
     if (!sp_members(c, root, "", TOP_MEMBERS))
         return;
-    parse_problem(c, sp_get(root, "problem"), s);
     int e0 = c->nerr;
+    parse_problem(c, sp_get(root, "problem"), s);
+    int problem_ok = c->nerr == e0;
+    e0 = c->nerr;
     sp_parse_algorithm(c, sp_get(root, "algorithm"), s);
     int alg_ok = c->nerr == e0;
+    if (alg_ok && s->typed)
+        sp_check_start(c, s, problem_ok);
     e0 = c->nerr;
     parse_output(c, sp_get(root, "output"), s);
     int out_ok = c->nerr == e0;
@@ -195,8 +199,10 @@ static void parse_root(sp_ctx *c, const cJSON *root, api_spec *s)
         return;
     int64_t dim = s->kind == IRCG_PROBLEM_MATRIX_COMPLETION ? sp_build_mc(c, s)
                                                             : sp_build_ls(c, s);
-    if (alg_ok)
+    if (alg_ok) {
         sp_build_algorithm(c, s, dim);
+        sp_build_start(c, s);
+    }
     if (out_ok)
         build_output(c, s, dim);
 }
@@ -251,6 +257,7 @@ void api_spec_free(api_spec *s)
     free(s->ls.Q);
     free(s->ls.q);
     free(s->x0);
+    free(s->start.job);
     ircg_problem_free(s->problem);
     free(s);
 }
@@ -262,6 +269,8 @@ void api_spec_settings(const api_spec *s, ircg_settings *out)
 {
     *out = s->settings;
     out->g_opt = s->ref.g_opt;
+    if (s->start.resolved && !s->start.afresh)
+        out->max_iter += s->start.iteration;
 }
 
 void api_spec_reference(const api_spec *s, api_reference_spec *out) { *out = s->ref; }

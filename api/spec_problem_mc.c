@@ -237,7 +237,7 @@ static void mc_defaults(sp_mc *mc)
     mc->delta = 5;
     mc->outer = IRCG_OUTER_COLUMN_VARIANCE;
     mc->format = IRCG_FORMAT_AUTO;
-    mc->synth = (ircg_synth_ratings_spec){6040, 3952, 10, 1000209, 1, 5, 0.5, 1};
+    mc->synth = (ircg_synth_ratings_spec){6040, 3952, 10, 1000209, 1, 5, 0.5, 1, 0};
 }
 
 static void parse_data(sp_ctx *c, const cJSON *d, sp_mc *mc)

@@ -17,6 +17,7 @@ static void defaults(srv_config *c)
     snprintf(c->listen, sizeof c->listen, "127.0.0.1:8080");
     snprintf(c->db, sizeof c->db, "./ircg.db");
     snprintf(c->data_dir, sizeof c->data_dir, "./data");
+    snprintf(c->ui_chartjs, sizeof c->ui_chartjs, "/usr/share/javascript/chart.js");
     c->workers = 2;
     c->max_body = INT64_C(64) << 20;
     c->max_queued = 1000;
@@ -54,6 +55,12 @@ void srv_config_usage(void)
            "                       admin); absent = no auth [IRCGD_TOKENS_FILE]\n"
            "  --tls-cert FILE      serve HTTPS with this PEM certificate (chain) and\n"
            "  --tls-key FILE       this PEM private key [IRCGD_TLS_CERT, IRCGD_TLS_KEY]\n"
+           "  --cors-origins LIST  comma-separated origins (https://app.example.org) whose\n"
+           "                       pages may call the API; absent = CORS off\n"
+           "                       [IRCGD_CORS_ORIGINS]\n"
+           "  --ui-chartjs DIR     Chart.js for the dashboard at /ui, as Debian's\n"
+           "                       libjs-chart.js installs it [IRCGD_UI_CHARTJS,\n"
+           "                       default /usr/share/javascript/chart.js]\n"
            "\n"
            "HTTP limits:\n"
            "  --max-body BYTES     request body limit, else 413 [IRCGD_MAX_BODY,\n"
@@ -180,6 +187,8 @@ static int apply(srv_config *c, const char *name, const char *v)
         {"tls-cert", c->tls_cert, sizeof c->tls_cert},
         {"tls-key", c->tls_key, sizeof c->tls_key},
         {"hash-token", c->hash_token, sizeof c->hash_token},
+        {"cors-origins", c->cors_origins, sizeof c->cors_origins},
+        {"ui-chartjs", c->ui_chartjs, sizeof c->ui_chartjs},
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (!strcmp(name, strs[i].name)) {
@@ -231,6 +240,7 @@ static int load_env(srv_config *c, char *err, size_t errlen)
         {"IRCGD_SNAPSHOT_KEEP_FINISHED", "snapshot-keep-finished"},
         {"IRCGD_RETAIN_FINISHED", "retain-finished"},
         {"IRCGD_TLS_CERT", "tls-cert"}, {"IRCGD_TLS_KEY", "tls-key"},
+        {"IRCGD_CORS_ORIGINS", "cors-origins"}, {"IRCGD_UI_CHARTJS", "ui-chartjs"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *v = getenv(names[i][0]);

@@ -25,7 +25,15 @@ static const char *lookup(srv_req *r, enum MHD_ValueKind kind, const char *name)
 {
     if (r->conn)
         return MHD_lookup_connection_value(r->conn, kind, name);
-    return r->lookup ? r->lookup(r->lookup_ctx, kind, name) : NULL;
+    return r->src ? r->src->value(r->src->ctx, kind, name) : NULL;
+}
+
+int srv_req_values(srv_req *r, enum MHD_ValueKind kind, MHD_KeyValueIterator it,
+                   void *cls)
+{
+    if (r->conn)
+        return MHD_get_connection_values(r->conn, kind, it, cls);
+    return r->src ? r->src->each(r->src->ctx, kind, it, cls) : 0;
 }
 
 const char *srv_req_header(srv_req *r, const char *name)
@@ -62,6 +70,8 @@ void srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp)
     for (int i = 0; i < r->nhdr; i++)
         MHD_add_response_header(resp, r->hdr[i].name, r->hdr[i].value);
     r->nhdr = 0;
+    MHD_add_response_header(resp, "X-Request-Id", r->request_id);
+    srv_cors_headers(r, resp);
     if (!r->conn || MHD_queue_response(r->conn, status, resp) == MHD_YES) {
         r->responded = 1;
         r->status = status;
@@ -120,12 +130,22 @@ void srv_reply_json(srv_req *r, unsigned status, cJSON *doc)
 /* ------------------------------------------------------------ routing -- */
 
 /* Matches path segments against a pattern where "{}" matches one
- * non-empty segment; captured segments go to r->params. */
+ * non-empty segment and a final "{*}" the rest of the path (possibly
+ * empty); captured segments go to r->params. */
 static int match(const char *pattern, const char *path, srv_req *r)
 {
     int np = 0;
     const char *p = pattern, *s = path;
-    while (*p && *s) {
+    while (*p) {
+        if (!strcmp(p, "{*}")) {
+            size_t n = strlen(s);
+            if (n >= sizeof r->params[0] || np >= SRV_MAX_PARAMS)
+                return 0;
+            memcpy(r->params[np], s, n + 1);
+            return 1;
+        }
+        if (!*s)
+            break;
         if (p[0] == '{' && p[1] == '}') {
             size_t n = strcspn(s, "/");
             if (n == 0 || n >= sizeof r->params[0] || np >= SRV_MAX_PARAMS)
@@ -246,10 +266,14 @@ static void early_checks(srv_req *r)
     int posts_body = rt && rt->body && !strcmp(r->method, "POST");
     if (!rt) {
         /* 404 after the body, from dispatch */
+    } else if (!strcmp(r->method, "OPTIONS")) {
+        srv_cors_preflight(r); /* browsers send no credentials with it */
     } else if (!authorized(r, srv_route_need(rt, r->method))) {
         /* refused: 401 or 403 queued */
     } else if (srv_route_need(rt, r->method) != SRV_SCOPE_NONE && !rate_ok(r)) {
         /* 429 queued by rate_ok */
+    } else if (!srv_query_known(r)) {
+        /* 400 naming the parameter queued */
     } else if (posts_body && srv_is_shutting_down()) {
         srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "5");
         srv_problem(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting-down",
@@ -311,15 +335,15 @@ enum MHD_Result srv_req_body(srv_req *r, const char *data, size_t n)
 
 /* The headers-only call: a fresh context, the route, early refusals. */
 srv_req *srv_req_begin(struct MHD_Connection *conn, const char *url, const char *method,
-                       srv_lookup_fn lookup_fn, void *lookup_ctx)
+                       const srv_req_source *src)
 {
     srv_req *r = calloc(1, sizeof *r);
     if (r) {
         r->conn = conn;
-        r->lookup = lookup_fn;
-        r->lookup_ctx = lookup_ctx;
+        r->src = src;
         r->t0 = srv_mono();
         snprintf(r->method, sizeof r->method, "%s", method);
+        srv_request_id(r);
         if (strlen(url) < sizeof r->path) {
             snprintf(r->path, sizeof r->path, "%s", url);
             r->route = find_route(r);
@@ -350,7 +374,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
     srv_req *r = *req_cls;
     enum MHD_Result ret = MHD_YES;
     if (!r) {
-        *req_cls = r = srv_req_begin(conn, url, method, NULL, NULL);
+        *req_cls = r = srv_req_begin(conn, url, method, NULL);
         ret = r ? MHD_YES : MHD_NO;
     } else if (*upload_data_size > 0) {
         size_t n = *upload_data_size;
@@ -371,8 +395,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     if (!r)
         return;
     double ms = 1000.0 * (srv_mono() - r->t0);
-    srv_log("%s %s %u %.1fms%s", r->method, r->path, r->status, ms,
-            toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+    srv_access_log(r, ms, toe != MHD_REQUEST_TERMINATED_COMPLETED_OK);
     srv_metrics_request(r->route ? r->route->name : "other", r->method,
                         r->status, ms / 1000.0);
     srv_guard_busy(conn, 0); /* the next request on it has its deadline */

@@ -11,6 +11,7 @@
 
 #define SRV_MAX_PARAMS 3
 #define SRV_MAX_HDRS 6
+#define SRV_REQUEST_ID_MAX 128
 
 typedef struct srv_req srv_req;
 typedef void (*srv_handler)(srv_req *r);
@@ -18,14 +19,17 @@ typedef void (*srv_handler)(srv_req *r);
 struct srv_route;
 
 /* Where a request without a connection (fuzzing, tests) finds its
- * headers (MHD_HEADER_KIND) and query arguments (MHD_GET_ARGUMENT_KIND). */
-typedef const char *(*srv_lookup_fn)(void *ctx, enum MHD_ValueKind kind,
-                                     const char *name);
+ * headers (MHD_HEADER_KIND) and query arguments (MHD_GET_ARGUMENT_KIND):
+ * one by name, or all of a kind (as MHD_get_connection_values). */
+typedef struct srv_req_source {
+    const char *(*value)(void *ctx, enum MHD_ValueKind kind, const char *name);
+    int (*each)(void *ctx, enum MHD_ValueKind kind, MHD_KeyValueIterator it, void *cls);
+    void *ctx;
+} srv_req_source;
 
 struct srv_req {
-    struct MHD_Connection *conn; /* NULL: lookup below, replies recorded */
-    srv_lookup_fn lookup;
-    void *lookup_ctx;
+    struct MHD_Connection *conn; /* NULL: src below, replies recorded   */
+    const srv_req_source *src;
     char method[16];
     char path[512];
     const struct srv_route *route; /* NULL: no route matched             */
@@ -36,25 +40,34 @@ struct srv_req {
     int responded;              /* a response was queued                 */
     unsigned status;            /* the status sent (for the log)         */
     double t0;                  /* monotonic start, for the log          */
+    char request_id[SRV_REQUEST_ID_MAX + 1]; /* X-Request-Id, ours or the
+                                   client's; echoed and logged           */
     store *st;                  /* borrowed from the pool by dispatch    */
     int nhdr;
     struct { char name[40]; char value[300]; } hdr[SRV_MAX_HDRS];
 };
 
 typedef struct srv_route {
-    const char *pattern;        /* "/v1/jobs/{}/trace"                   */
+    const char *pattern;        /* "/v1/jobs/{}/trace"; a final "{*}"
+                                   matches the rest of the path           */
     const char *name;           /* metrics label: "/v1/jobs/{id}/trace"  */
     const char *allow;          /* "GET, POST"                           */
     srv_handler get, post, del;
     int body;                   /* POST carries a body (limits apply)    */
     /* the scope each method needs; SRV_SCOPE_NONE: no token needed      */
     srv_scope need_get, need_post, need_del;
+    /* the query parameters each method accepts, space separated (NULL:
+     * none); any other one is refused with 400 before the handler runs */
+    const char *query_get, *query_post, *query_del;
 } srv_route;
 
 /* The scope a request with `method` needs on rt; a method the route does
  * not serve needs the lowest scope of the ones it does (its 405 tells
  * which methods exist, nothing more). */
 srv_scope srv_route_need(const srv_route *rt, const char *method);
+
+/* The query parameters `method` accepts on rt (NULL: none). */
+const char *srv_route_query(const srv_route *rt, const char *method);
 
 /* Request data. */
 const char *srv_req_header(srv_req *r, const char *name);
@@ -113,6 +126,7 @@ extern const srv_route srv_routes[];
 void srv_route_jobs_list(srv_req *r);
 void srv_route_jobs_submit(srv_req *r);
 void srv_route_job_get(srv_req *r);
+void srv_route_job_spec(srv_req *r);
 void srv_route_job_delete(srv_req *r);
 void srv_route_job_cancel(srv_req *r);
 void srv_route_job_trace(srv_req *r);
@@ -126,16 +140,39 @@ void srv_route_healthz(srv_req *r);
 void srv_route_readyz(srv_req *r);
 void srv_route_metrics(srv_req *r);
 void srv_route_version(srv_req *r);
+void srv_route_openapi(srv_req *r);
+void srv_route_examples(srv_req *r);
+void srv_route_ui_root(srv_req *r);
+void srv_route_ui(srv_req *r);
+
+/* params.c: 400 naming the first query parameter the route does not
+ * accept; 1 when every parameter is known. */
+int srv_query_known(srv_req *r);
+
+/* cors.c: the CORS headers of a response to an allowed Origin (none when
+ * CORS is off or the origin is not listed); the answer to a preflight
+ * (OPTIONS). */
+void srv_cors_headers(srv_req *r, struct MHD_Response *resp);
+void srv_cors_preflight(srv_req *r);
+
+/* accesslog.c: the request id (the client's X-Request-Id when it is
+ * acceptable, else a fresh one) and the access log line of a request. */
+void srv_request_id(srv_req *r);
+void srv_access_log(srv_req *r, double ms, int aborted);
 
 /* The job resource as JSON (routes_jobs.c), used by several routes. */
 cJSON *srv_job_json(const store_job *j, int with_result_summary);
 
 /* One request through the same steps MHD drives (http.c): begin (after
  * the headers: route, early refusals), body pieces, dispatch (the
- * handler), end (frees r).  With conn == NULL, srv_req_begin's caller sets
- * r->lookup afterwards, and replies only record r->status. */
+ * handler), end (frees r).  With conn == NULL, the request's headers and
+ * arguments come from src (borrowed until srv_req_end), and replies only
+ * record r->status. */
 srv_req *srv_req_begin(struct MHD_Connection *conn, const char *url, const char *method,
-                       srv_lookup_fn lookup, void *lookup_ctx);
+                       const srv_req_source *src);
+/* Every header or query argument of r, as MHD_get_connection_values. */
+int srv_req_values(srv_req *r, enum MHD_ValueKind kind, MHD_KeyValueIterator it,
+                   void *cls);
 enum MHD_Result srv_req_body(srv_req *r, const char *data, size_t n);
 void srv_req_dispatch(srv_req *r);
 void srv_req_end(srv_req *r);

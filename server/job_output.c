@@ -221,18 +221,20 @@ static void flush(run_ctx *c)
 
 static void progress_event(run_ctx *c)
 {
-    char json[512], n[7][32];
+    char json[640], n[9][32];
     const ircg_iter_info *it = &c->last;
     c->last_event = srv_mono();
     if (c->row_fails > 0)
         return; /* superseded by the next one anyway */
+    /* what the dashboard plots live: the objectives, the gaps, the step */
     snprintf(json, sizeof json,
              "{\"id\":\"%s\",\"iteration\":%lld,\"elapsed\":%s,\"g_x\":%s,\"f_x\":%s,"
-             "\"g_z\":%s,\"f_z\":%s,\"gap\":%s}",
+             "\"g_z\":%s,\"f_z\":%s,\"gap\":%s,\"g_gap_x\":%s,\"sigma\":%s,\"alpha\":%s}",
              c->job->id, (long long)it->t, api_fmt_double(n[0], it->elapsed),
              api_fmt_double(n[1], it->g_x), api_fmt_double(n[2], it->f_x),
              api_fmt_double(n[3], it->g_z), api_fmt_double(n[4], it->f_z),
-             api_fmt_double(n[5], it->gap));
+             api_fmt_double(n[5], it->gap), api_fmt_double(n[6], it->g_gap_x),
+             api_fmt_double(n[7], it->sigma), api_fmt_double(n[8], it->alpha));
     store_rc rc = store_event_append(c->st, &c->claim, STORE_EV_PROGRESS, json, NULL);
     outcome(c, rc, "progress event");
     if (rc == STORE_OK)
@@ -265,7 +267,7 @@ static store_rc put_snapshot_event(run_ctx *c, const void *arg)
 
 /* Checkpoint + iterates of the current iteration, in one transaction,
  * then its event; both after the rows up to here. */
-static void save_snapshot(run_ctx *c, int64_t iteration)
+void jr_save_snapshot(run_ctx *c, int64_t iteration)
 {
     void *blob[3] = {NULL, NULL, NULL};
     size_t len[3] = {0, 0, 0};
@@ -337,7 +339,7 @@ int jr_on_iteration(void *user, const ircg_iter_info *it)
     if (now - c->last_event >= EVENT_EVERY_S)
         progress_event(c);
     if (c->out.snapshot_every > 0 && it->t % c->out.snapshot_every == 0)
-        save_snapshot(c, it->t);
+        jr_save_snapshot(c, it->t);
     /* timed: only once every row up to here is stored */
     if (srv.cfg.checkpoint_every > 0 && now - c->last_checkpoint >= srv.cfg.checkpoint_every &&
         now >= c->next_try && rows_try(c))

@@ -141,6 +141,11 @@ static void conclude(run_ctx *c, const ircg_info *info, ircg_error err,
         return;
     }
     jr_report_progress(c); /* the job's progress shows where it ended */
+    /* a job that keeps snapshots keeps its last iterate, so that another
+     * job can start where it stopped */
+    if (err == IRCG_OK && c->out.snapshot_every > 0 && c->last.t > 0 &&
+        c->last.t % c->out.snapshot_every != 0)
+        jr_save_snapshot(c, c->last.t);
     char *res = result_json(c, info, err, diag, ref, g_opt);
     if (err != IRCG_OK) {
         char detail[320];
@@ -174,25 +179,68 @@ static store_rc get_resume_point(run_ctx *c, const void *arg)
     return store_job_resume_point(c->st, c->job->id, a->iter, a->blob, a->len);
 }
 
+typedef struct warm_arg {
+    const api_start_job *sj;
+    void **blob;
+    size_t *len;
+} warm_arg;
+
+static store_rc get_warm_snapshot(run_ctx *c, const void *arg)
+{
+    const warm_arg *a = arg;
+    free(*a->blob);
+    *a->blob = NULL;
+    return store_snapshot_get(c->st, a->sj->job, a->sj->iteration, STORE_SNAP_STATE,
+                              a->blob, a->len, NULL);
+}
+
+/* No checkpoint of its own: start from another job's snapshot when the
+ * spec says so (read through store faults like the job's own checkpoint).
+ * 1 when it did, 0 when the spec starts afresh, -1 on failure. */
+static int warm_start(run_ctx *c, const api_spec *spec, int64_t *iter, ircg_diag *diag)
+{
+    api_start_job sj;
+    void *blob = NULL;
+    size_t len = 0;
+    warm_arg a = {&sj, &blob, &len};
+    int rc;
+    if (!api_spec_start_job(spec, &sj))
+        return 0;
+    store_rc src = jr_must(c, get_warm_snapshot, &a, "read the snapshot to start from");
+    if (src != STORE_OK) {
+        snprintf(diag->message, sizeof diag->message,
+                 "cannot read the snapshot of job %s at iteration %lld to start from: %s",
+                 sj.job, (long long)sj.iteration, store_errmsg(c->st));
+        rc = -1;
+    } else {
+        rc = srv_warm_restore(c->sv, &sj, blob, len, iter, diag);
+    }
+    free(blob);
+    return rc;
+}
+
 static store_rc put_truncate(run_ctx *c, const void *arg)
 {
     return store_trace_truncate(c->st, &c->claim, *(const int64_t *)arg);
 }
 
-/* Resume from the latest checkpoint, or start over; the trace keeps the
- * rows up to where the solver continues.  0 on success. */
-static int resume(run_ctx *c, ircg_diag *diag)
+/* Resume from the latest checkpoint, or start over (from another job's
+ * snapshot when the spec says so); the trace keeps the rows up to where
+ * the solver continues.  0 on success. */
+static int resume(run_ctx *c, const api_spec *spec, ircg_diag *diag)
 {
     int64_t iter = 0;
     void *blob = NULL;
     size_t len = 0;
-    int rc = 0;
+    int rc = 0, warm = 0;
     resume_arg a = {&iter, &blob, &len};
     store_rc src = jr_must(c, get_resume_point, &a, "read the checkpoint");
     if (src == STORE_OK && ircg_solver_restore(c->sv, blob, len, diag) != IRCG_OK) {
         rc = -1;
     } else if (src == STORE_NOTFOUND) {
         iter = 0; /* no checkpoint: start over */
+        if ((warm = warm_start(c, spec, &iter, diag)) < 0)
+            rc = -1;
     } else if (src != STORE_OK) {
         /* the checkpoint may exist but could not be read: starting over
          * would truncate the trace, so fail and keep everything */
@@ -206,7 +254,8 @@ static int resume(run_ctx *c, ircg_diag *diag)
         /* c->last stays empty until the first new iteration: the job's
          * progress keeps the values of the run that wrote the checkpoint */
         c->last_recorded = iter;
-        srv_log("job %s resumes from its checkpoint at iteration %lld", c->job->id,
+        srv_log("job %s %s at iteration %lld", c->job->id,
+                warm ? "continues another job's snapshot" : "resumes from its checkpoint",
                 (long long)iter);
     }
     free(blob);
@@ -218,8 +267,7 @@ static int parse_spec(run_ctx *c, api_spec **spec)
     api_parse_options opt;
     api_errors errs;
     api_errors_init(&errs);
-    api_parse_options_service(&opt, srv.cfg.data_dir, srv.cfg.max_elements,
-                              srv_dataset_resolve, c->st);
+    srv_parse_options(&opt, c->st);
     const char *text = c->job->spec_json ? c->job->spec_json : "";
     int n = api_spec_parse(text, strlen(text), &opt, spec, &errs);
     if (n > 0) {
@@ -276,7 +324,7 @@ static int run(run_ctx *c, api_spec **spec, ircg_reference **ref, double *g_opt,
         fail(c, "solver-error", ircg_error_string(*err), diag->message);
         return -1;
     }
-    if (resume(c, diag) != 0) {
+    if (resume(c, *spec, diag) != 0) {
         if (!jr_lost(c))
             fail(c, "resume-failed", "Cannot resume from the checkpoint",
                  diag->message[0] ? diag->message : store_errmsg(c->st));

@@ -66,6 +66,9 @@ void jr_record_last(run_ctx *c);
 void jr_report_progress(run_ctx *c);
 /* Stores the whole backlog (jr_must); 1 when it is empty after. */
 int jr_rows_must(run_ctx *c);
+/* The spec's snapshot at `iteration` (state, x and z) and its event, after
+ * every row up to there, all through jr_must. */
+void jr_save_snapshot(run_ctx *c, int64_t iteration);
 /* The solver state at `iteration` as the job's crash checkpoint: tried
  * once, or through jr_must when `must`. */
 void jr_save_checkpoint(run_ctx *c, int64_t iteration, int must);

@@ -96,7 +96,14 @@ void srv_route_job_snapshot_get(srv_req *r)
         srv_reply_header(r, "X-Snapshot-Iteration", "%lld", iter);
         srv_reply_header(r, "X-Snapshot-Kind", "%s", r->params[2]);
         srv_reply_header(r, "Cache-Control", "max-age=31536000, immutable");
-        srv_reply(r, MHD_HTTP_OK, "application/octet-stream", data, len);
+        /* iterates are NumPy .npz archives (older ones IRCGITR1 blobs) */
+        int npz = kind != STORE_SNAP_STATE && len >= 4 && !memcmp(data, "PK\x03\x04", 4);
+        if (npz)
+            srv_reply_header(r, "Content-Disposition",
+                             "attachment; filename=\"%s-%lld-%s.npz\"", r->params[0], iter,
+                             r->params[2]);
+        srv_reply(r, MHD_HTTP_OK, npz ? "application/x-npz" : "application/octet-stream",
+                  data, len);
         data = NULL;
     }
     free(data);

@@ -67,6 +67,7 @@ cJSON *srv_job_json(const store_job *j, int with_result_summary)
     cJSON_AddStringToObject(o, "id", j->id);
     cJSON_AddStringToObject(o, "state", store_state_name(j->state));
     cJSON_AddStringToObject(o, "problem_type", j->problem_type ? j->problem_type : "");
+    cJSON_AddStringToObject(o, "algorithm", j->algorithm);
     add_time(o, "created_at", j->created_at);
     add_time(o, "started_at", j->started_at);
     add_time(o, "finished_at", j->finished_at);
@@ -83,6 +84,9 @@ cJSON *srv_job_json(const store_job *j, int with_result_summary)
         add_num(p, "g_z", j->progress.g_z);
         add_num(p, "f_z", j->progress.f_z);
         add_num(p, "gap", j->progress.gap);
+        /* the spec's limits, for a progress bar and an ETA */
+        add_num(p, "max_iter", j->max_iter > 0 ? (double)j->max_iter : NAN);
+        add_num(p, "time_limit", j->time_limit);
     }
     add_links(o, j->id);
     if (with_result_summary && j->result_json)
@@ -205,8 +209,7 @@ void srv_route_jobs_submit(srv_req *r)
     if (dry < 0)
         return;
     api_errors_init(&errs);
-    api_parse_options_service(&opt, srv.cfg.data_dir, srv.cfg.max_elements,
-                              srv_dataset_resolve, r->st);
+    srv_parse_options(&opt, r->st);
     opt.build = dry == 2;
     if (api_spec_parse(r->body.p ? r->body.p : "", r->body.len, &opt, &spec, &errs) > 0) {
         reply_spec_errors(r, &errs);
@@ -232,6 +235,17 @@ void srv_route_jobs_submit(srv_req *r)
 }
 
 /* --------------------------------------------------------- get, list -- */
+
+/* The normalized spec the job runs (what ?dry_run=true answered). */
+void srv_route_job_spec(srv_req *r)
+{
+    store_job j = {0};
+    if (load_job(r, &j)) {
+        srv_reply(r, MHD_HTTP_OK, "application/json", j.spec_json, strlen(j.spec_json));
+        j.spec_json = NULL; /* ownership moved to the response */
+    }
+    store_job_clear(&j);
+}
 
 void srv_route_job_get(srv_req *r)
 {

@@ -15,39 +15,61 @@ extern char *openblas_get_config(void);
 
 /* body: 1 = JSON body, 2 = raw body.  The scopes are documented per
  * operation in api/openapi.json (x-required-scope), which tests compare
- * with this table and with a real daemon's answers. */
+ * with this table and with a real daemon's answers; so are the query
+ * parameters each operation accepts. */
 #define OPEN SRV_SCOPE_NONE
 #define READ SRV_SCOPE_READ
 #define SUBMIT SRV_SCOPE_SUBMIT
 #define ADMIN SRV_SCOPE_ADMIN
+#define GET_ONLY(path, h, need)                                                   \
+    {.pattern = path, .name = path, .allow = "GET", .get = h, .need_get = need, \
+     .need_post = need, .need_del = need}
 const srv_route srv_routes[] = {
-    {"/healthz", "/healthz", "GET", srv_route_healthz, NULL, NULL, 0, OPEN, OPEN, OPEN},
-    {"/readyz", "/readyz", "GET", srv_route_readyz, NULL, NULL, 0, OPEN, OPEN, OPEN},
-    {"/metrics", "/metrics", "GET", srv_route_metrics, NULL, NULL, 0, READ, READ, READ},
-    {"/v1/version", "/v1/version", "GET", srv_route_version, NULL, NULL, 0, READ, READ,
-     READ},
-    {"/v1/jobs", "/v1/jobs", "GET, POST", srv_route_jobs_list, srv_route_jobs_submit, NULL,
-     1, READ, SUBMIT, READ},
-    {"/v1/jobs/{}", "/v1/jobs/{id}", "GET, DELETE", srv_route_job_get, NULL,
-     srv_route_job_delete, 0, READ, READ, ADMIN},
-    {"/v1/jobs/{}/cancel", "/v1/jobs/{id}/cancel", "POST", NULL, srv_route_job_cancel,
-     NULL, 0, SUBMIT, SUBMIT, SUBMIT},
-    {"/v1/jobs/{}/trace", "/v1/jobs/{id}/trace", "GET", srv_route_job_trace, NULL, NULL,
-     0, READ, READ, READ},
-    {"/v1/jobs/{}/result", "/v1/jobs/{id}/result", "GET", srv_route_job_result, NULL,
-     NULL, 0, READ, READ, READ},
-    {"/v1/jobs/{}/snapshots", "/v1/jobs/{id}/snapshots", "GET", srv_route_job_snapshots,
-     NULL, NULL, 0, READ, READ, READ},
-    {"/v1/jobs/{}/snapshots/{}/{}", "/v1/jobs/{id}/snapshots/{iteration}/{kind}", "GET",
-     srv_route_job_snapshot_get, NULL, NULL, 0, READ, READ, READ},
-    {"/v1/jobs/{}/events", "/v1/jobs/{id}/events", "GET", srv_route_job_events, NULL,
-     NULL, 0, READ, READ, READ},
-    {"/v1/datasets", "/v1/datasets", "POST", NULL, srv_route_datasets_post, NULL, 2,
-     SUBMIT, SUBMIT, SUBMIT},
-    {"/v1/datasets/{}", "/v1/datasets/{id}", "GET", srv_route_dataset_get, NULL, NULL, 0,
-     READ, READ, READ},
-    {NULL, NULL, NULL, NULL, NULL, NULL, 0, OPEN, OPEN, OPEN},
+    GET_ONLY("/healthz", srv_route_healthz, OPEN),
+    GET_ONLY("/readyz", srv_route_readyz, OPEN),
+    GET_ONLY("/metrics", srv_route_metrics, READ),
+    GET_ONLY("/openapi.json", srv_route_openapi, OPEN),
+    GET_ONLY("/v1/version", srv_route_version, READ),
+    GET_ONLY("/v1/examples", srv_route_examples, READ),
+    {.pattern = "/v1/jobs", .name = "/v1/jobs", .allow = "GET, POST",
+     .get = srv_route_jobs_list, .post = srv_route_jobs_submit, .body = 1,
+     .need_get = READ, .need_post = SUBMIT, .need_del = READ,
+     .query_get = "state page_size page_token", .query_post = "dry_run"},
+    {.pattern = "/v1/jobs/{}", .name = "/v1/jobs/{id}", .allow = "GET, DELETE",
+     .get = srv_route_job_get, .del = srv_route_job_delete,
+     .need_get = READ, .need_post = READ, .need_del = ADMIN},
+    {.pattern = "/v1/jobs/{}/spec", .name = "/v1/jobs/{id}/spec", .allow = "GET",
+     .get = srv_route_job_spec, .need_get = READ, .need_post = READ, .need_del = READ},
+    {.pattern = "/v1/jobs/{}/cancel", .name = "/v1/jobs/{id}/cancel", .allow = "POST",
+     .post = srv_route_job_cancel, .need_get = SUBMIT, .need_post = SUBMIT,
+     .need_del = SUBMIT},
+    {.pattern = "/v1/jobs/{}/trace", .name = "/v1/jobs/{id}/trace", .allow = "GET",
+     .get = srv_route_job_trace, .need_get = READ, .need_post = READ, .need_del = READ,
+     .query_get = "after limit format"},
+    {.pattern = "/v1/jobs/{}/result", .name = "/v1/jobs/{id}/result", .allow = "GET",
+     .get = srv_route_job_result, .need_get = READ, .need_post = READ, .need_del = READ},
+    {.pattern = "/v1/jobs/{}/snapshots", .name = "/v1/jobs/{id}/snapshots", .allow = "GET",
+     .get = srv_route_job_snapshots, .need_get = READ, .need_post = READ,
+     .need_del = READ},
+    {.pattern = "/v1/jobs/{}/snapshots/{}/{}",
+     .name = "/v1/jobs/{id}/snapshots/{iteration}/{kind}", .allow = "GET",
+     .get = srv_route_job_snapshot_get, .need_get = READ, .need_post = READ,
+     .need_del = READ},
+    {.pattern = "/v1/jobs/{}/events", .name = "/v1/jobs/{id}/events", .allow = "GET",
+     .get = srv_route_job_events, .need_get = READ, .need_post = READ, .need_del = READ,
+     .query_get = "after"},
+    {.pattern = "/v1/datasets", .name = "/v1/datasets", .allow = "POST",
+     .post = srv_route_datasets_post, .body = 2, .need_get = SUBMIT, .need_post = SUBMIT,
+     .need_del = SUBMIT, .query_post = "format"},
+    {.pattern = "/v1/datasets/{}", .name = "/v1/datasets/{id}", .allow = "GET",
+     .get = srv_route_dataset_get, .need_get = READ, .need_post = READ, .need_del = READ},
+    /* the dashboard: open, since its page is what asks for a token */
+    GET_ONLY("/ui", srv_route_ui_root, OPEN),
+    {.pattern = "/ui/{*}", .name = "/ui/{file}", .allow = "GET", .get = srv_route_ui,
+     .need_get = OPEN, .need_post = OPEN, .need_del = OPEN},
+    {0},
 };
+#undef GET_ONLY
 #undef OPEN
 #undef READ
 #undef SUBMIT
@@ -70,6 +92,15 @@ srv_scope srv_route_need(const srv_route *rt, const char *method)
     if (rt->del && rt->need_del < low)
         low = rt->need_del;
     return low;
+}
+
+const char *srv_route_query(const srv_route *rt, const char *method)
+{
+    if (!strcmp(method, "POST"))
+        return rt->query_post;
+    if (!strcmp(method, "DELETE"))
+        return rt->query_del;
+    return rt->query_get;
 }
 
 static void reply_status(srv_req *r, unsigned code, const char *status,

@@ -16,7 +16,7 @@
 #include "http.h"
 #include "result.h"
 
-#define BATCH 2000
+#define BATCH 2048 /* whole chunks of the store (256 rows each) */
 #define PAGE_MAX 100000
 
 static ircg_iter_info row_to_info(const store_trace_row *row)
@@ -42,11 +42,13 @@ static int wants_csv(srv_req *r)
     return acc && strstr(acc, "text/csv") != NULL;
 }
 
-/* ?after=ITER&limit=N (limit 0 = every row); 0 after replying 400. */
+/* ?after=ITER&limit=N (limit 0 = every row)&format=json|csv; 0 after
+ * replying 400. */
 static int trace_params(srv_req *r, long long *after, long *limit)
 {
     const char *a = srv_req_query(r, "after");
     const char *l = srv_req_query(r, "limit");
+    const char *f = srv_req_query(r, "format");
     const char *bad = NULL, *why = NULL;
     char *end = NULL;
     *after = 0;
@@ -55,6 +57,8 @@ static int trace_params(srv_req *r, long long *after, long *limit)
         bad = "/query/after", why = "must be a non-negative iteration";
     else if (l && *l && ((*limit = strtol(l, &end, 10)) < 1 || *limit > PAGE_MAX || *end))
         bad = "/query/limit", why = "must be an integer in [1, 100000] (omit it for every row)";
+    else if (f && strcasecmp(f, "json") != 0 && strcasecmp(f, "csv") != 0)
+        bad = "/query/format", why = "unsupported format: must be json or csv";
     if (bad)
         srv_problem_member(r, MHD_HTTP_BAD_REQUEST, "invalid-parameter",
                            "Invalid parameter", bad, why);

@@ -15,6 +15,11 @@
  *   auth.c       hashed bearer tokens and their scopes
  *   tls.c        HTTPS certificate and key; the healthcheck's TLS client
  *   routes_*.c   the endpoints
+ *   static.c     the dashboard (/ui), Chart.js from its Debian package, and
+ *                /openapi.json, from files compiled in (assets.h)
+ *   params.c     unknown query parameters -> 400
+ *   cors.c       CORS for the origins an operator allows
+ *   accesslog.c  X-Request-Id and the JSON access log
  *   sse.c        /v1/jobs/{id}/events
  *   workers.c    the solver worker pool
  *   heartbeat.c  job heartbeats on a timer, independent of the solver
@@ -56,6 +61,9 @@ typedef struct srv_config {
     char tokens_file[1024];
     char tls_cert[1024], tls_key[1024]; /* PEM files; both or neither   */
     char hash_token[16];  /* --hash-token SCOPE: print an entry and exit */
+    char cors_origins[1024]; /* comma-separated origins allowed by CORS;
+                                "" = CORS off                            */
+    char ui_chartjs[1024];   /* where Debian's libjs-chart.js put Chart.js */
     int workers;
     int64_t max_body;
     int64_t max_queued;   /* 0 = unlimited                                 */
@@ -89,6 +97,8 @@ void srv_config_usage(void);
 /* -------------------------------------------------------------- util -- */
 
 void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line as is (the access log's JSON), under the same lock. */
+void srv_log_raw(const char *line);
 double srv_now(void);          /* unix seconds */
 double srv_mono(void);         /* monotonic seconds */
 /* Timed waits on CLOCK_MONOTONIC, so a step of the wall clock neither
@@ -296,8 +306,23 @@ char *srv_metrics_render(store *st);
 /* ------------------------------------------------------- iterate I/O -- */
 
 struct ircg_iterate;
-/* Binary form of an iterate (see iterate_io.c): malloc'ed into *out. */
+/* An iterate as a NumPy .npz (see iterate_io.c and api/SPEC.md,
+ * "Snapshots"): malloc'ed into *out.  0, or -1 when out of memory. */
 int srv_iterate_encode(const struct ircg_iterate *it, void **out, size_t *len);
+
+/* npz.c: n arrays of 8-byte values (float64, or int64 when `integer`) of
+ * 0, 1 or 2 dimensions (2: column-major, written in Fortran order) as an
+ * .npz archive, each member deflated: malloc'ed into *out.  0, or -1 when
+ * out of memory or a member exceeds 4 GiB. */
+typedef struct srv_npz_array {
+    const char *name;        /* the member is name + ".npy"             */
+    int integer;
+    int ndim;
+    int64_t shape[2];
+    size_t count;            /* values: the product of the shape        */
+    const void *data;        /* borrowed                                */
+} srv_npz_array;
+int srv_npz_write(const srv_npz_array *arrays, size_t n, void **out, size_t *len);
 
 /* ---------------------------------------------------------- datasets -- */
 
@@ -307,6 +332,25 @@ struct api_parse_options;
  * directory and the size cap, at submission and in the worker alike. */
 ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
                                ircg_diag *diag);
+
+/* ------------------------------------------------------- warm start -- */
+
+struct api_job_source;
+struct api_spec;
+struct api_start_job;
+/* warm_start.c: api_job_fn for {"start": {"job": ...}} (user is a store*):
+ * the job's spec and the head of its snapshot's state. */
+ircg_error srv_job_source(void *user, const char *id, int64_t snapshot,
+                          struct api_job_source *out, ircg_diag *diag);
+/* The service's parse options (data directory, size cap, datasets and
+ * jobs resolved in st), at submission and in the worker alike. */
+void srv_parse_options(struct api_parse_options *o, store *st);
+/* A spec's start from another job (sj; its snapshot's state read by the
+ * worker, through store faults): restored into sv as the spec says; *iter
+ * is where the run goes on (the snapshot's iteration, or 0 afresh).  1
+ * when restored, -1 on failure (diag says why). */
+int srv_warm_restore(ircg_solver *sv, const struct api_start_job *sj, const void *blob,
+                     size_t len, int64_t *iter, ircg_diag *diag);
 
 /* ------------------------------------------------------------ daemon -- */
 

@@ -67,17 +67,26 @@ char *srv_time_rfc3339(char *buf, double t)
 }
 
 /* One line per call; a mutex keeps lines from interleaving. */
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void srv_log_raw(const char *line)
+{
+    pthread_mutex_lock(&log_mu);
+    fputs(line, stderr);
+    fputc('\n', stderr);
+    pthread_mutex_unlock(&log_mu);
+}
+
 void srv_log(const char *fmt, ...)
 {
-    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     char ts[40];
     va_list ap;
     va_start(ap, fmt);
-    pthread_mutex_lock(&mu);
+    pthread_mutex_lock(&log_mu);
     fprintf(stderr, "%s %s: ", srv_time_rfc3339(ts, srv_now()), SRV_NAME);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_unlock(&log_mu);
     va_end(ap);
 }
 

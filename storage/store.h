@@ -207,6 +207,11 @@ typedef struct store_job {
     store_progress progress;
     int64_t version;         /* +1 on every change: ETag, long-poll       */
     int64_t event_seq;       /* seq of the job's last event (0 = none)    */
+    /* from the spec, for listings: its algorithm's name ("" if none) and
+     * limits (max_iter 0, time_limit NaN when absent) */
+    char algorithm[16];
+    int64_t max_iter;
+    double time_limit;
 } store_job;
 
 /* Frees the owned strings and zeroes *j.  NULL-safe. */
@@ -356,9 +361,12 @@ typedef struct store_trace_row {
 } store_trace_row;
 
 /* Inserts n rows of the claimed run in one transaction (all or nothing).
- * Any NaN is stored as NULL.  STORE_NOTFOUND: no such job; STORE_STALE:
- * the claim is gone; STORE_CONFLICT: an iteration is already stored
- * (truncate first when resuming). */
+ * The rows are kept as compressed chunks (store_trace_codec.h), every
+ * value bit for bit; any NaN reads back as NaN (unknown).  They must come
+ * in ascending iteration order after the rows already stored.
+ * STORE_NOTFOUND: no such job; STORE_STALE: the claim is gone;
+ * STORE_CONFLICT: an iteration is not after the stored ones (truncate
+ * first when resuming) or the rows are not ascending. */
 store_rc store_trace_append(store *st, const store_claim *c,
                             const store_trace_row *rows, size_t n);
 
@@ -423,6 +431,16 @@ store_rc store_snapshot_get(store *st, const char *job_id, int64_t iteration,
 store_rc store_snapshot_latest_state(store *st, const char *job_id,
                                      int64_t *iteration, void **data,
                                      size_t *len);
+
+/* The first bytes of one blob without reading the rest (a state's header,
+ * for a warm start checked before anything is built): the blob of `kind`
+ * at `iteration`, or when iteration is 0 the one with the highest
+ * iteration.  min(cap, its size) bytes go to buf; *len (may be NULL) is
+ * their count, *at (may be NULL) the blob's iteration.  STORE_NOTFOUND
+ * when there is no such blob. */
+store_rc store_snapshot_head(store *st, const char *job_id, int64_t iteration,
+                             store_snap_kind kind, void *buf, size_t cap,
+                             size_t *len, int64_t *at);
 
 /* ------------------------------------------------------ checkpoints -- */
 /* The server's crash checkpoints (solver state only, ircg_solver_save), on

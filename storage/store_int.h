@@ -93,4 +93,12 @@ store_rc st_event_append_tx(store *st, const char *job_id, const char *type,
  * is now, plus an 'end' event when its state is terminal. */
 store_rc st_event_state_tx(store *st, const char *job_id);
 
+/* store_trace.c: rows[0..n) (ascending, n <= STC_CHUNK_ROWS) as a new
+ * chunk of the job's trace, for the migration of plain rows
+ * (store_trace_migrate.c).  Inside a transaction. */
+store_rc st_trace_chunk_insert(store *st, const char *job_id,
+                               const store_trace_row *rows, size_t n);
+/* store_trace_migrate.c: the C part of migration 7 (store_schema.c). */
+store_rc st_migrate_trace_chunks(store *st);
+
 #endif /* IRCG_STORE_INT_H */

@@ -19,13 +19,20 @@
     " created_at, started_at, finished_at, heartbeat_at, attempt,"        \
     " cancel_requested, prog_iteration, prog_elapsed, prog_g_x, prog_f_x," \
     " prog_g_z, prog_f_z, prog_gap, version, event_seq, run,"             \
-    " spec_json, result_json, error_json"
+    " spec_json, result_json, error_json,"                                \
+    " json_extract(spec_json, '$.algorithm.name') AS algorithm,"          \
+    " json_extract(spec_json, '$.algorithm.max_iter') AS max_iter,"       \
+    " json_extract(spec_json, '$.algorithm.time_limit') AS time_limit"
+/* The last three read the spec the service normalized (always valid
+ * JSON), so a listing shows each job's algorithm and limits without a
+ * column of its own or a copy of the spec. */
 enum job_col {
     JC_SEQ, JC_ID, JC_STATE, JC_PROBLEM_TYPE, JC_IDEMPOTENCY_KEY, JC_REQUEST_SHA256,
     JC_CREATED_AT, JC_STARTED_AT, JC_FINISHED_AT, JC_HEARTBEAT_AT, JC_ATTEMPT,
     JC_CANCEL_REQUESTED, JC_PROG_ITERATION, JC_PROG_ELAPSED, JC_PROG_G_X, JC_PROG_F_X,
     JC_PROG_G_Z, JC_PROG_F_Z, JC_PROG_GAP, JC_VERSION, JC_EVENT_SEQ, JC_RUN,
-    JC_SPEC_JSON, JC_RESULT_JSON, JC_ERROR_JSON, JC_COUNT
+    JC_SPEC_JSON, JC_RESULT_JSON, JC_ERROR_JSON, JC_ALGORITHM, JC_MAX_ITER, JC_TIME_LIMIT,
+    JC_COUNT
 };
 
 #ifndef NDEBUG
@@ -36,7 +43,7 @@ static int job_cols_match(sqlite3_stmt *s)
         "created_at", "started_at", "finished_at", "heartbeat_at", "attempt",
         "cancel_requested", "prog_iteration", "prog_elapsed", "prog_g_x", "prog_f_x",
         "prog_g_z", "prog_f_z", "prog_gap", "version", "event_seq", "run",
-        "spec_json", "result_json", "error_json"};
+        "spec_json", "result_json", "error_json", "algorithm", "max_iter", "time_limit"};
     if (sqlite3_column_count(s) != JC_COUNT)
         return 0;
     for (int i = 0; i < JC_COUNT; i++)
@@ -76,6 +83,8 @@ static void read_numbers(sqlite3_stmt *s, store_job *j)
     j->version = sqlite3_column_int64(s, JC_VERSION);
     j->event_seq = sqlite3_column_int64(s, JC_EVENT_SEQ);
     j->run = sqlite3_column_int64(s, JC_RUN);
+    j->max_iter = sqlite3_column_int64(s, JC_MAX_ITER);
+    j->time_limit = st_col_real(s, JC_TIME_LIMIT);
 }
 
 /* Fills *j from the current row; -1 on allocation failure (j cleared). */
@@ -89,6 +98,7 @@ static int read_job(sqlite3_stmt *s, store_job *j, int with_bodies)
     memset(j, 0, sizeof *j);
     j->seq = sqlite3_column_int64(s, JC_SEQ);
     snprintf(j->id, sizeof j->id, "%s", id);
+    snprintf(j->algorithm, sizeof j->algorithm, "%s", st_col_str(s, JC_ALGORITHM));
     store_state_parse((const char *)sqlite3_column_text(s, JC_STATE), &state);
     j->state = state; /* the CHECK constraint admits only known names */
     if (h && sqlite3_column_bytes(s, JC_REQUEST_SHA256) == 32) {

@@ -166,6 +166,8 @@ static store_rc migrate_one(store *st, int64_t v, int64_t *now_at)
         return rc;
     }
     rc = exec(st, store_migrations[v], "migration");
+    if (rc == STORE_OK && store_migration_code[v])
+        rc = store_migration_code[v](st);
     if (rc == STORE_OK) {
         /* PRAGMA takes no bound parameters; v is our own integer. */
         snprintf(sql, sizeof sql, "PRAGMA user_version = %lld",

@@ -7,7 +7,7 @@
  */
 #include "store_schema.h"
 
-#include "store.h"
+#include "store_int.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -123,6 +123,20 @@ static const char M6_CHECKPOINTS[] =
     " WHEN NEW.state IN ('succeeded', 'failed', 'cancelled') BEGIN"
     " DELETE FROM checkpoints WHERE job_id = NEW.id; END;";
 
+/* Traces as compressed columnar chunks of up to 256 rows
+ * (store_trace_codec.h): ~140 bytes a row become a few dozen.  Keyed by
+ * (job_id, first iteration); the rows of the traces table are converted
+ * by st_migrate_trace_chunks, which then drops it.  A rowid table: a
+ * chunk is a few kilobytes. */
+static const char M7_TRACE_CHUNKS[] =
+    "CREATE TABLE trace_chunks("
+    " job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+    " first INTEGER NOT NULL,"
+    " last INTEGER NOT NULL,"
+    " nrows INTEGER NOT NULL CHECK(nrows BETWEEN 1 AND 256),"
+    " data BLOB NOT NULL);"
+    "CREATE UNIQUE INDEX trace_chunks_job ON trace_chunks(job_id, first);";
+
 const char *const store_migrations[] = {
     M1_JOBS,
     M2_TRACES_SNAPSHOTS,
@@ -130,6 +144,11 @@ const char *const store_migrations[] = {
     M4_TRACE_SOLVER_DETAILS,
     M5_JOB_RUNS,
     M6_CHECKPOINTS,
+    M7_TRACE_CHUNKS,
+};
+
+const store_migration_fn store_migration_code[] = {
+    NULL, NULL, NULL, NULL, NULL, NULL, st_migrate_trace_chunks,
 };
 
 const int store_nmigrations =

@@ -52,6 +52,11 @@ static const char SQL_SN_LATEST[] =
     "SELECT iteration, data FROM snapshots WHERE job_id = ?1"
     " AND kind = 'state' ORDER BY iteration DESC LIMIT 1";
 
+static const char SQL_SN_HEAD[] =
+    "SELECT rowid, iteration, bytes FROM snapshots WHERE job_id = ?1"
+    " AND kind = ?3 AND (?2 = 0 OR iteration = ?2)"
+    " ORDER BY iteration DESC LIMIT 1";
+
 static store_rc put_one(store *st, sqlite3_stmt *s, const char *job_id,
                         int64_t iteration, const store_snapshot_blob *blob)
 {
@@ -237,6 +242,56 @@ store_rc store_snapshot_latest_state(store *st, const char *job_id,
             rc = st_err(st, STORE_NOMEM, "snapshot: out of memory");
         else
             *iteration = sqlite3_column_int64(s, 0);
+    }
+    st_reset(s);
+    return rc;
+}
+
+/* The row by SQL, then its first bytes by incremental blob I/O (the rest
+ * of a large blob is never read). */
+static store_rc head_of(store *st, sqlite3_stmt *s, int b, void *buf, size_t cap,
+                        size_t *len, int64_t *at)
+{
+    sqlite3_blob *blob = NULL;
+    int r = st_step(st, s, b);
+    if (r == SQLITE_DONE)
+        return st_err(st, STORE_NOTFOUND, "no such snapshot");
+    if (r != SQLITE_ROW)
+        return st_sql(st, r, "snapshot head");
+    sqlite3_int64 rowid = sqlite3_column_int64(s, 0);
+    int64_t bytes = sqlite3_column_int64(s, 2);
+    size_t n = bytes < 0 ? 0 : (uint64_t)bytes < cap ? (size_t)bytes : cap;
+    if (at)
+        *at = sqlite3_column_int64(s, 1);
+    r = sqlite3_blob_open(st->db, "main", "snapshots", "data", rowid, 0, &blob);
+    if (r == SQLITE_OK && n > 0)
+        r = sqlite3_blob_read(blob, buf, (int)n, 0);
+    sqlite3_blob_close(blob);
+    if (r != SQLITE_OK)
+        return st_sql(st, r, "snapshot head");
+    if (len)
+        *len = n;
+    return STORE_OK;
+}
+
+store_rc store_snapshot_head(store *st, const char *job_id, int64_t iteration,
+                             store_snap_kind kind, void *buf, size_t cap,
+                             size_t *len, int64_t *at)
+{
+    sqlite3_stmt *s = NULL;
+    store_rc rc;
+    if (!st || (!buf && cap) || cap > (1u << 30) || iteration < 0)
+        return STORE_INVALID;
+    rc = st_check_id(st, job_id);
+    if (rc == STORE_OK && (unsigned)kind >= NKINDS)
+        rc = st_err(st, STORE_INVALID, "snapshot: bad kind");
+    if (rc == STORE_OK)
+        rc = st_prep(st, SQL_SN_HEAD, &s);
+    if (rc == STORE_OK) {
+        int b = sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
+        b |= sqlite3_bind_int64(s, 2, iteration);
+        b |= sqlite3_bind_text(s, 3, KIND_NAMES[kind], -1, SQLITE_STATIC);
+        rc = head_of(st, s, b, buf, cap, len, at);
     }
     st_reset(s);
     return rc;

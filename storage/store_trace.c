@@ -1,84 +1,154 @@
 /*
- * store_trace.c -- per-iteration trace rows.  The worker buffers rows and
- * appends them in batches (one transaction per batch bounds the commit
- * rate); readers page with an iteration cursor.
+ * store_trace.c -- per-iteration trace rows, kept as compressed columnar
+ * chunks of up to STC_CHUNK_ROWS rows (store_trace_codec.h) in the table
+ * trace_chunks (job_id, first, last, nrows, data): a few dozen bytes a
+ * row instead of ~140 as plain rows.
+ *
+ * The worker appends rows in batches, one transaction per batch: the
+ * batch fills up the job's last chunk (decoded, extended, encoded again)
+ * and goes on in new chunks, all or nothing.  A truncation deletes the
+ * chunks after the cursor and cuts the one that holds it.  Readers page
+ * with an iteration cursor: the chunks whose last iteration is past it,
+ * decoded in order.
  */
 #include "store_int.h"
+#include "store_trace_codec.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The trace's columns in the order of SQL_TR_READ; SQL_TR_INSERT binds
- * job_id as ?1 and column c as ?(c + 2). */
-enum trace_col {
-    TC_ITERATION, TC_ELAPSED, TC_SIGMA, TC_ALPHA, TC_G_X, TC_F_X, TC_G_Z, TC_F_Z,
-    TC_GAP, TC_G_GAP_X, TC_G_GAP_Z, TC_LMO_SECONDS, TC_LMO_MATVECS, TC_TOP_SV,
-    TC_RANK, TC_LMO_CONVERGED, TC_BACKTRACKS, TC_PROJ_FULL, TC_LAMBDA, TC_COUNT
-};
-#define TC_PARAM(c) ((c) + 2)
+static const char SQL_TC_LAST[] =
+    "SELECT rowid, first, last, data FROM trace_chunks WHERE job_id = ?1"
+    " ORDER BY first DESC LIMIT 1";
+static const char SQL_TC_INSERT[] =
+    "INSERT INTO trace_chunks(job_id, first, last, nrows, data)"
+    " VALUES(?1, ?2, ?3, ?4, ?5)";
+static const char SQL_TC_UPDATE[] =
+    "UPDATE trace_chunks SET last = ?2, nrows = ?3, data = ?4 WHERE rowid = ?1";
+static const char SQL_TC_READ[] =
+    "SELECT data FROM trace_chunks WHERE job_id = ?1 AND last > ?2"
+    " ORDER BY first";
+static const char SQL_TC_CUT[] =
+    "SELECT rowid, first, last, data FROM trace_chunks WHERE job_id = ?1"
+    " AND first <= ?2 AND last > ?2";
+static const char SQL_TC_DROP[] =
+    "DELETE FROM trace_chunks WHERE job_id = ?1 AND first > ?2";
 
-static const char SQL_TR_INSERT[] =
-    "INSERT INTO traces(job_id, iteration, elapsed, sigma, alpha, g_x, f_x,"
-    " g_z, f_z, gap, g_gap_x, g_gap_z, lmo_seconds, lmo_matvecs, top_sv,"
-    " rank, lmo_converged, backtracks, proj_full, lambda) VALUES(?1, ?2, ?3,"
-    " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-    " ?19, ?20)";
-static const char SQL_TR_READ[] =
-    "SELECT iteration, elapsed, sigma, alpha, g_x, f_x, g_z, f_z, gap,"
-    " g_gap_x, g_gap_z, lmo_seconds, lmo_matvecs, top_sv, rank,"
-    " lmo_converged, backtracks, proj_full, lambda FROM traces"
-    " WHERE job_id = ?1 AND iteration > ?2 ORDER BY iteration LIMIT ?3";
-static const char SQL_TR_TRUNC[] =
-    "DELETE FROM traces WHERE job_id = ?1 AND iteration > ?2";
+/* A chunk as the table holds it. */
+typedef struct chunk {
+    sqlite3_int64 rowid;     /* 0: none */
+    int64_t first, last;
+    store_trace_row rows[STC_CHUNK_ROWS];
+    size_t n;
+} chunk;
 
-/* A negative count is "unknown": NULL, like NaN for the doubles. */
-static int bind_count(sqlite3_stmt *s, int i, int v)
+static store_rc decode_col(store *st, sqlite3_stmt *s, int i, chunk *k)
 {
-    return v < 0 ? sqlite3_bind_null(s, i) : sqlite3_bind_int(s, i, v);
+    const void *p = sqlite3_column_blob(s, i);
+    int len = sqlite3_column_bytes(s, i);
+    k->n = 0;
+    if (!p || stc_decode(p, (size_t)len, k->rows, &k->n) != 0)
+        return st_err(st, STORE_ERROR, "trace: a chunk is damaged");
+    return STORE_OK;
 }
 
-static int col_count(sqlite3_stmt *s, int i)
+/* The row of SQL_TC_LAST or SQL_TC_CUT, decoded (k->rowid = 0: none). */
+static store_rc load_chunk(store *st, sqlite3_stmt *s, int b, chunk *k)
 {
-    return sqlite3_column_type(s, i) == SQLITE_NULL ? -1
-                                                    : sqlite3_column_int(s, i);
+    int r = st_step(st, s, b);
+    store_rc rc = STORE_OK;
+    k->rowid = 0;
+    k->n = 0;
+    if (r == SQLITE_ROW) {
+        k->rowid = sqlite3_column_int64(s, 0);
+        k->first = sqlite3_column_int64(s, 1);
+        k->last = sqlite3_column_int64(s, 2);
+        rc = decode_col(st, s, 3, k);
+    } else if (r != SQLITE_DONE) {
+        rc = st_sql(st, r, "trace chunk");
+    }
+    st_reset(s);
+    return rc;
 }
 
-static int bind_row(sqlite3_stmt *s, const store_trace_row *r)
+/* Writes rows[0..n) as the chunk `rowid` (0: a new one). */
+static store_rc put_chunk(store *st, const char *job_id, sqlite3_int64 rowid,
+                          const store_trace_row *rows, size_t n)
 {
-    /* Every double goes through st_bind_real: NaN becomes NULL.  These are
-     * the columns TC_ELAPSED .. TC_LMO_SECONDS, in order. */
-    const double v[] = {r->elapsed, r->sigma, r->alpha, r->g_x,
-                        r->f_x,     r->g_z,   r->f_z,   r->gap,
-                        r->g_gap_x, r->g_gap_z, r->lmo_seconds};
-    int b = sqlite3_bind_int64(s, TC_PARAM(TC_ITERATION), r->iteration);
-    for (int i = 0; i < (int)(sizeof v / sizeof v[0]); i++)
-        b |= st_bind_real(s, TC_PARAM(TC_ELAPSED + i), v[i]);
-    b |= sqlite3_bind_int64(s, TC_PARAM(TC_LMO_MATVECS), r->lmo_matvecs);
-    b |= st_bind_real(s, TC_PARAM(TC_TOP_SV), r->top_sv);
-    b |= sqlite3_bind_int(s, TC_PARAM(TC_RANK), r->rank);
-    b |= bind_count(s, TC_PARAM(TC_LMO_CONVERGED), r->lmo_converged);
-    b |= bind_count(s, TC_PARAM(TC_BACKTRACKS), r->backtracks);
-    b |= bind_count(s, TC_PARAM(TC_PROJ_FULL), r->proj_full);
-    b |= st_bind_real(s, TC_PARAM(TC_LAMBDA), r->lambda);
-    return b;
+    unsigned char *data = NULL;
+    size_t len = 0;
+    sqlite3_stmt *s;
+    int b;
+    assert(rows && n > 0 && n <= STC_CHUNK_ROWS);
+    if (stc_encode(rows, n, &data, &len) != 0)
+        return st_err(st, STORE_NOMEM, "trace: out of memory");
+    store_rc rc = st_prep(st, rowid ? SQL_TC_UPDATE : SQL_TC_INSERT, &s);
+    if (rc == STORE_OK && rowid) {
+        b = sqlite3_bind_int64(s, 1, rowid);
+        b |= sqlite3_bind_int64(s, 2, rows[n - 1].iteration);
+        b |= sqlite3_bind_int64(s, 3, (sqlite3_int64)n);
+        b |= sqlite3_bind_blob64(s, 4, data, len, SQLITE_STATIC);
+        rc = st_step_done(st, s, b, "append trace");
+    } else if (rc == STORE_OK) {
+        b = sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
+        b |= sqlite3_bind_int64(s, 2, rows[0].iteration);
+        b |= sqlite3_bind_int64(s, 3, rows[n - 1].iteration);
+        b |= sqlite3_bind_int64(s, 4, (sqlite3_int64)n);
+        b |= sqlite3_bind_blob64(s, 5, data, len, SQLITE_STATIC);
+        rc = st_step_done(st, s, b, "append trace");
+    }
+    free(data);
+    return rc;
+}
+
+store_rc st_trace_chunk_insert(store *st, const char *job_id,
+                               const store_trace_row *rows, size_t n)
+{
+    return put_chunk(st, job_id, 0, rows, n);
+}
+
+/* rows[0..n) after the job's stored rows: the last chunk filled up, then
+ * new chunks.  `k` is scratch. */
+static store_rc trace_put(store *st, const char *job_id, const store_trace_row *rows,
+                      size_t n, chunk *k)
+{
+    sqlite3_stmt *s;
+    assert(rows && n > 0 && k);
+    store_rc rc = st_prep(st, SQL_TC_LAST, &s);
+    if (rc == STORE_OK)
+        rc = load_chunk(st, s, sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC), k);
+    for (size_t i = 1; rc == STORE_OK && i < n; i++)
+        if (rows[i].iteration <= rows[i - 1].iteration)
+            rc = st_err(st, STORE_CONFLICT, "trace of job %s: rows must come in "
+                        "ascending iteration order", job_id);
+    if (rc == STORE_OK && k->rowid && rows[0].iteration <= k->last)
+        rc = st_err(st, STORE_CONFLICT, "trace of job %s already has rows up to "
+                    "iteration %lld (truncate before resuming)", job_id,
+                    (long long)k->last);
+    size_t done = 0;
+    if (rc == STORE_OK && k->rowid && k->n < STC_CHUNK_ROWS) {
+        done = STC_CHUNK_ROWS - k->n < n ? STC_CHUNK_ROWS - k->n : n;
+        memcpy(k->rows + k->n, rows, done * sizeof *rows);
+        rc = put_chunk(st, job_id, k->rowid, k->rows, k->n + done);
+    }
+    for (; rc == STORE_OK && done < n; done += STC_CHUNK_ROWS)
+        rc = put_chunk(st, job_id, 0, rows + done,
+                       n - done < STC_CHUNK_ROWS ? n - done : STC_CHUNK_ROWS);
+    return rc;
 }
 
 static store_rc append_tx(store *st, const store_claim *c,
                           const store_trace_row *rows, size_t n)
 {
-    sqlite3_stmt *s;
     store_rc rc = st_claim_held(st, c, "append trace");
-    if (rc == STORE_OK)
-        rc = st_prep(st, SQL_TR_INSERT, &s);
-    for (size_t i = 0; rc == STORE_OK && i < n; i++) {
-        int b = sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
-        b |= bind_row(s, &rows[i]);
-        rc = st_step_done(st, s, b, "append trace");
-    }
-    if (rc == STORE_CONFLICT)
-        rc = st_err(st, rc, "trace of job %s already has one of these "
-                    "iterations (truncate before resuming)", c->id);
+    if (rc != STORE_OK)
+        return rc;
+    chunk *k = malloc(sizeof *k);
+    if (!k)
+        return st_err(st, STORE_NOMEM, "trace: out of memory");
+    rc = trace_put(st, c->id, rows, n, k);
+    free(k);
     return rc;
 }
 
@@ -99,33 +169,26 @@ store_rc store_trace_append(store *st, const store_claim *c,
     return st_end(st, append_tx(st, c, rows, n));
 }
 
-static void read_row(sqlite3_stmt *s, store_trace_row *r)
+/* The chunks past `after`, decoded, until `limit` rows are read. */
+static store_rc read_chunks(store *st, sqlite3_stmt *s, int b, int64_t after,
+                            size_t limit, store_trace_row *rows, size_t *n)
 {
-    double *v[] = {&r->elapsed, &r->sigma, &r->alpha, &r->g_x,
-                   &r->f_x,     &r->g_z,   &r->f_z,   &r->gap,
-                   &r->g_gap_x, &r->g_gap_z, &r->lmo_seconds};
-    assert(sqlite3_column_count(s) == TC_COUNT);
-    r->iteration = sqlite3_column_int64(s, TC_ITERATION);
-    for (int i = 0; i < (int)(sizeof v / sizeof v[0]); i++)
-        *v[i] = st_col_real(s, TC_ELAPSED + i);
-    r->lmo_matvecs = sqlite3_column_int64(s, TC_LMO_MATVECS);
-    r->top_sv = st_col_real(s, TC_TOP_SV);
-    r->rank = sqlite3_column_int(s, TC_RANK);
-    r->lmo_converged = col_count(s, TC_LMO_CONVERGED);
-    r->backtracks = col_count(s, TC_BACKTRACKS);
-    r->proj_full = col_count(s, TC_PROJ_FULL);
-    r->lambda = st_col_real(s, TC_LAMBDA);
-}
-
-static store_rc read_rows(store *st, sqlite3_stmt *s, int b, size_t limit,
-                          store_trace_row *rows, size_t *n)
-{
+    chunk *k = malloc(sizeof *k);
     int r = SQLITE_DONE;
+    store_rc rc = STORE_OK;
+    if (!k)
+        return st_err(st, STORE_NOMEM, "trace: out of memory");
     assert(rows || limit == 0);
-    while (*n < limit && (r = st_step(st, s, b)) == SQLITE_ROW)
-        read_row(s, &rows[(*n)++]);
-    return *n == limit || r == SQLITE_DONE ? STORE_OK
-                                           : st_sql(st, r, "read trace");
+    while (rc == STORE_OK && *n < limit && (r = st_step(st, s, b)) == SQLITE_ROW) {
+        rc = decode_col(st, s, 0, k);
+        for (size_t i = 0; rc == STORE_OK && i < k->n && *n < limit; i++)
+            if (k->rows[i].iteration > after)
+                rows[(*n)++] = k->rows[i];
+    }
+    free(k);
+    if (rc == STORE_OK && *n < limit && r != SQLITE_DONE)
+        rc = st_sql(st, r, "read trace");
+    return rc;
 }
 
 store_rc store_trace_read(store *st, const char *job_id, int64_t after,
@@ -143,12 +206,11 @@ store_rc store_trace_read(store *st, const char *job_id, int64_t after,
     if (rc == STORE_OK && !(*rows = malloc(limit * sizeof **rows)))
         rc = st_err(st, STORE_NOMEM, "trace: out of memory");
     if (rc == STORE_OK)
-        rc = st_prep(st, SQL_TR_READ, &s);
+        rc = st_prep(st, SQL_TC_READ, &s);
     if (rc == STORE_OK) {
         int b = sqlite3_bind_text(s, 1, job_id, -1, SQLITE_STATIC);
         b |= sqlite3_bind_int64(s, 2, after);
-        b |= sqlite3_bind_int64(s, 3, (sqlite3_int64)limit);
-        rc = read_rows(st, s, b, limit, *rows, n);
+        rc = read_chunks(st, s, b, after, limit, *rows, n);
     }
     st_reset(s);
     if (rc != STORE_OK || *n == 0) {
@@ -159,10 +221,43 @@ store_rc store_trace_read(store *st, const char *job_id, int64_t after,
     return rc;
 }
 
+/* Rows after `after` deleted: whole chunks, and the part of the chunk
+ * that holds `after`. */
+static store_rc truncate_tx(store *st, const store_claim *c, int64_t after)
+{
+    sqlite3_stmt *s;
+    chunk *k = malloc(sizeof *k);
+    if (!k)
+        return st_err(st, STORE_NOMEM, "trace: out of memory");
+    store_rc rc = st_claim_held(st, c, "truncate trace");
+    if (rc == STORE_OK)
+        rc = st_prep(st, SQL_TC_DROP, &s);
+    if (rc == STORE_OK) {
+        int b = sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
+        b |= sqlite3_bind_int64(s, 2, after);
+        rc = st_step_done(st, s, b, "truncate trace");
+    }
+    if (rc == STORE_OK)
+        rc = st_prep(st, SQL_TC_CUT, &s);
+    if (rc == STORE_OK) {
+        int b = sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
+        b |= sqlite3_bind_int64(s, 2, after);
+        rc = load_chunk(st, s, b, k);
+    }
+    if (rc == STORE_OK && k->rowid) {
+        size_t keep = 0;
+        while (keep < k->n && k->rows[keep].iteration <= after)
+            keep++;
+        assert(keep > 0); /* its first row is at most `after` */
+        rc = put_chunk(st, c->id, k->rowid, k->rows, keep);
+    }
+    free(k);
+    return rc;
+}
+
 store_rc store_trace_truncate(store *st, const store_claim *c,
                               int64_t after_iteration)
 {
-    sqlite3_stmt *s;
     store_rc rc;
     if (!st)
         return STORE_INVALID;
@@ -171,13 +266,5 @@ store_rc store_trace_truncate(store *st, const store_claim *c,
         rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    rc = st_claim_held(st, c, "truncate trace");
-    if (rc == STORE_OK)
-        rc = st_prep(st, SQL_TR_TRUNC, &s);
-    if (rc == STORE_OK) {
-        int b = sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
-        b |= sqlite3_bind_int64(s, 2, after_iteration);
-        rc = st_step_done(st, s, b, "truncate trace");
-    }
-    return st_end(st, rc);
+    return st_end(st, truncate_tx(st, c, after_iteration));
 }

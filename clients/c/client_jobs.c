@@ -40,7 +40,7 @@ void ircg_client_job_clear(ircg_client_job *j)
     if (j) {
         free(j->json);
         memset(j, 0, sizeof *j);
-        j->elapsed = j->g_x = j->f_x = j->g_z = j->f_z = j->gap = NAN;
+        j->elapsed = j->g_x = j->f_x = j->g_z = j->f_z = j->gap = j->time_limit = NAN;
     }
 }
 
@@ -68,6 +68,9 @@ void cl_job_from_json(const cJSON *o, ircg_client_job *j)
     j->g_z = cl_json_num(p, "g_z");
     j->f_z = cl_json_num(p, "f_z");
     j->gap = cl_json_num(p, "gap");
+    cl_json_str(o, "algorithm", j->algorithm, sizeof j->algorithm);
+    j->max_iter = cl_json_int(p, "max_iter");
+    j->time_limit = cl_json_num(p, "time_limit");
     cl_json_str(res, "status", j->result_status, sizeof j->result_status);
     cl_json_str(e, "title", j->error_title, sizeof j->error_title);
     cl_json_str(e, "detail", j->error_detail, sizeof j->error_detail);

@@ -164,6 +164,11 @@ typedef struct ircg_client_job {
     char *json;
     /* submit only: 1 when an Idempotency-Key replayed an existing job */
     int replayed;
+    /* from the spec: the algorithm ("ircg", ...) and its limits (max_iter
+     * 0 and time_limit NaN when not reported), for progress and an ETA */
+    char algorithm[16];
+    int64_t max_iter;
+    double time_limit;
 } ircg_client_job;
 
 void ircg_client_job_clear(ircg_client_job *j); /* frees json; zeroes j   */

@@ -4,6 +4,7 @@
 #ifndef IRCG_CLI_H
 #define IRCG_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -16,9 +17,34 @@ enum {
                              file, unreadable spec, unwritable output path  */
     CLI_FAILED = 3,       /* the solver or the reference failed, or writing
                              the result or trace failed after the solve     */
-    CLI_USAGE = 64,       /* command-line usage (sysexits.h EX_USAGE)       */
+    CLI_USAGE = 2,        /* command-line usage: unknown command or option,
+                             missing or malformed argument (getopt's 2)     */
     CLI_INTERRUPTED = 130 /* SIGINT: the result and trace say how far it got */
 };
+
+/* A command's name, usage text and options (cli_opts.c). */
+typedef struct cli_command {
+    const char *name;             /* "solve"                                */
+    const char *usage;            /* printed by --help and on usage errors  */
+    const char *shortopts;        /* getopt's short options, or NULL        */
+    const struct option *longopts; /* ends with {0}; include CLI_OPT_HELP   */
+} cli_command;
+
+#define CLI_OPT_HELP {"help", no_argument, NULL, 'h'}
+/* cli_getopt's answer to --help: the caller returns CLI_OK. */
+#define CLI_HELP (-1)
+
+/* Parses argv (argv[0] is the command's name) with getopt_long, calling
+ * on_opt for each option (it returns nonzero, after printing why, to
+ * refuse it).  CLI_OK with the first argument's index in *first;
+ * CLI_HELP after printing the usage on stdout; CLI_USAGE after printing
+ * what was wrong and the usage on stderr. */
+int cli_getopt(int argc, char **argv, const cli_command *cmd,
+               int (*on_opt)(void *user, int c, const char *arg), void *user, int *first);
+/* on_opt for a command whose only option is --help. */
+int cli_no_options(void *user, int c, const char *arg);
+/* "ircg NAME: <fmt with what>" and the usage on stderr; CLI_USAGE. */
+int cli_usage_error(const cli_command *cmd, const char *fmt, const char *what);
 
 int cmd_solve(int argc, char **argv);
 int cmd_validate(int argc, char **argv);

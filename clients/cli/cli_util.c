@@ -116,12 +116,18 @@ int cli_parse_count(const char *text, long long max, long long *out)
 
 int cmd_validate(int argc, char **argv)
 {
-    int code = CLI_INVALID;
-    if (argc != 2) {
-        fprintf(stderr, "usage: ircg validate SPEC.json\n");
-        return CLI_USAGE;
-    }
-    api_spec *s = cli_load_spec(argv[1]);
+    static const struct option opts[] = {CLI_OPT_HELP, {0}};
+    static const cli_command cmd = {
+        "validate",
+        "usage: ircg validate SPEC.json\n"
+        "  print every error with its JSON pointer, or \"valid\" and the normalized spec\n",
+        NULL, opts};
+    int code = CLI_INVALID, first = 0, rc = cli_getopt(argc, argv, &cmd, cli_no_options, NULL, &first);
+    if (rc != CLI_OK)
+        return rc == CLI_HELP ? CLI_OK : rc;
+    if (argc - first != 1)
+        return cli_usage_error(&cmd, "%s", "one SPEC.json is needed");
+    api_spec *s = cli_load_spec(argv[first]);
     char *norm = s ? api_spec_normalized_json(s, 0) : NULL;
     if (s && !norm) {
         fprintf(stderr, "ircg: out of memory\n");

@@ -25,6 +25,7 @@ typedef struct ex_opts {
     long long max_iter;     /* 0 = the example's own                        */
     const char *size;       /* "small" | "full" | NULL (= full)             */
     int small;
+    int list;               /* --list: the names, one a line               */
 } ex_opts;
 
 /* A relative ratings path is made absolute against the current directory,
@@ -174,44 +175,53 @@ static int one_of(const char *v, const char *const *names)
     return 0;
 }
 
-/* Options after NAME; returns 0 (after a message) on a usage error. */
-static int parse_opts(int argc, char **argv, ex_opts *o)
+static const char EXAMPLE_USAGE[] =
+    "usage: ircg example NAME [--ratings PATH] [--algorithm ircg|cgbio|irpg|bisg]\n"
+    "         [--step-rule open_loop|closed_loop|line_search] [--projection partial|full]\n"
+    "         [--max-iter N] [--size small|full]\n"
+    "       ircg example --list\n"
+    "NAME: paper-movielens (ratings from --ratings PATH, default " DEFAULT_RATINGS
+    ",\n      which `make data` creates), synthetic-movielens, least-norm\n";
+
+static const struct option EXAMPLE_OPTS[] = {
+    {"ratings", required_argument, NULL, 'r'}, {"algorithm", required_argument, NULL, 'a'},
+    {"step-rule", required_argument, NULL, 's'}, {"projection", required_argument, NULL, 'p'},
+    {"max-iter", required_argument, NULL, 'm'}, {"size", required_argument, NULL, 'z'},
+    {"list", no_argument, NULL, 'l'}, CLI_OPT_HELP, {0},
+};
+static const cli_command EXAMPLE = {"example", EXAMPLE_USAGE, NULL, EXAMPLE_OPTS};
+
+static int example_opt(void *user, int c, const char *v)
+{
+    ex_opts *o = user;
+    const char **slot = c == 'r' ? &o->ratings : c == 'a' ? &o->algorithm
+                        : c == 's' ? &o->step_rule : c == 'p' ? &o->projection
+                        : c == 'z' ? &o->size : NULL;
+    if (slot)
+        *slot = v;
+    else if (c == 'l')
+        o->list = 1;
+    else if (!cli_parse_count(v, INT64_C(1) << 53, &o->max_iter)) {
+        fprintf(stderr, "ircg example: --max-iter wants an integer in [1, 2^53], got \"%s\"\n", v);
+        return -1;
+    }
+    return 0;
+}
+
+/* The option values make sense together; 0 (after a message) if not. */
+static int check_opts(ex_opts *o)
 {
     static const char *const ALGS[] = {"ircg", "cgbio", "irpg", "bisg", NULL};
     static const char *const RULES[] = {"open_loop", "closed_loop", "line_search", NULL};
     static const char *const PROJS[] = {"partial", "full", NULL};
     static const char *const SIZES[] = {"small", "full", NULL};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **slot = !strcmp(a, "--ratings")      ? &o->ratings
-                            : !strcmp(a, "--algorithm")  ? &o->algorithm
-                            : !strcmp(a, "--step-rule")  ? &o->step_rule
-                            : !strcmp(a, "--projection") ? &o->projection
-                            : !strcmp(a, "--size")       ? &o->size
-                                                         : NULL;
-        if (!slot && strcmp(a, "--max-iter") != 0) {
-            fprintf(stderr, "ircg: unknown option \"%s\"\n", a);
-            return 0;
-        }
-        if (!v) {
-            fprintf(stderr, "ircg: %s wants a value\n", a);
-            return 0;
-        }
-        if (!slot && !cli_parse_count(v, INT64_C(1) << 53, &o->max_iter)) {
-            fprintf(stderr, "ircg: --max-iter wants an integer in [1, 2^53], got \"%s\"\n", v);
-            return 0;
-        }
-        if (slot)
-            *slot = v;
-        i++;
-    }
     const char *bad = o->algorithm && !one_of(o->algorithm, ALGS)       ? "--algorithm"
                       : o->step_rule && !one_of(o->step_rule, RULES)    ? "--step-rule"
                       : o->projection && !one_of(o->projection, PROJS)  ? "--projection"
                       : o->size && !one_of(o->size, SIZES)              ? "--size"
                                                                         : NULL;
     if (bad) {
-        fprintf(stderr, "ircg: unknown value for %s\n", bad);
+        fprintf(stderr, "ircg example: unknown value for %s\n", bad);
         return 0;
     }
     const char *alg = o->algorithm ? o->algorithm : "ircg";
@@ -226,13 +236,6 @@ static int parse_opts(int argc, char **argv, ex_opts *o)
     o->small = o->size && !strcmp(o->size, "small");
     return 1;
 }
-
-static const char EXAMPLE_USAGE[] =
-    "usage: ircg example NAME [--ratings PATH] [--algorithm ircg|cgbio|irpg|bisg]\n"
-    "         [--step-rule open_loop|closed_loop|line_search] [--projection partial|full]\n"
-    "         [--max-iter N] [--size small|full]\n"
-    "NAME: paper-movielens (ratings from --ratings PATH, default " DEFAULT_RATINGS
-    ",\n      which `make data` creates), synthetic-movielens, least-norm\n";
 
 /* --ratings and --size are read by some examples only: say so. */
 static void warn_ignored(const char *name, const ex_opts *o)
@@ -250,22 +253,29 @@ int cmd_example(int argc, char **argv)
 {
     ex_opts o = {0};
     cJSON *spec = NULL;
-    if (argc < 2 || !parse_opts(argc, argv, &o)) {
+    int first = 0, rc = cli_getopt(argc, argv, &EXAMPLE, example_opt, &o, &first);
+    if (rc != CLI_OK)
+        return rc == CLI_HELP ? CLI_OK : rc;
+    if (o.list) { /* one name a line: server/examples.sh reads it */
+        puts("paper-movielens\nsynthetic-movielens\nleast-norm");
+        return CLI_OK;
+    }
+    if (argc - first != 1)
+        return cli_usage_error(&EXAMPLE, "%s", "one example NAME is needed");
+    if (!check_opts(&o)) {
         fputs(EXAMPLE_USAGE, stderr);
         return CLI_USAGE;
     }
-    if (!strcmp(argv[1], "paper-movielens"))
+    const char *name = argv[first];
+    if (!strcmp(name, "paper-movielens"))
         spec = paper_movielens(&o);
-    else if (!strcmp(argv[1], "synthetic-movielens"))
+    else if (!strcmp(name, "synthetic-movielens"))
         spec = synthetic_movielens(&o);
-    else if (!strcmp(argv[1], "least-norm"))
+    else if (!strcmp(name, "least-norm"))
         spec = least_norm(&o);
-    else {
-        fprintf(stderr, "ircg: unknown example \"%s\"\n", argv[1]);
-        fputs(EXAMPLE_USAGE, stderr);
-        return CLI_USAGE;
-    }
-    warn_ignored(argv[1], &o);
+    else
+        return cli_usage_error(&EXAMPLE, "unknown example \"%s\"", name);
+    warn_ignored(name, &o);
     char *text = spec ? cJSON_Print(spec) : NULL;
     int code = text ? CLI_OK : CLI_FAILED;
     if (text)

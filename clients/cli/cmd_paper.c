@@ -67,33 +67,48 @@ static int parse_double(const char *s, double *out)
     return s[0] && !*end && !errno && isfinite(*out) ? 0 : -1;
 }
 
-static int parse_args(int argc, char **argv, paper_opts *o)
+static const struct option PAPER_OPTS[] = {
+    {"ratings", required_argument, NULL, 'r'}, {"out", required_argument, NULL, 'o'},
+    {"methods", required_argument, NULL, 'm'}, {"budget", required_argument, NULL, 'b'},
+    {"delta", required_argument, NULL, 'd'}, {"gopt-tol", required_argument, NULL, 'g'},
+    {"threads", required_argument, NULL, 't'}, CLI_OPT_HELP, {0},
+};
+static const cli_command PAPER = {"paper", USAGE, NULL, PAPER_OPTS};
+
+static int paper_opt(void *user, int c, const char *val)
 {
-    double v;
-    *o = (paper_opts){"build/data/ratings.dat", "build/paper", NULL, 600, 5, 2, 1e-12};
-    for (int i = 1; i < argc; i += 2) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!val)
-            return -1;
-        if (!strcmp(a, "--ratings"))
-            o->ratings = val;
-        else if (!strcmp(a, "--out"))
-            o->out = val;
-        else if (!strcmp(a, "--methods"))
-            o->methods = val;
-        else if (!strcmp(a, "--budget") && !parse_double(val, &v) && v > 0)
-            o->budget = v;
-        else if (!strcmp(a, "--delta") && !parse_double(val, &v) && v > 0)
-            o->delta = v;
-        else if (!strcmp(a, "--gopt-tol") && !parse_double(val, &v) && v > 0)
-            o->gopt_tol = v;
-        else if (!strcmp(a, "--threads") && !parse_double(val, &v) && v >= 1 && v <= 64 &&
-                 v == floor(v))
-            o->threads = (int)v;
-        else
-            return -1;
+    paper_opts *o = user;
+    double v = 0;
+    int num = parse_double(val, &v) == 0;
+    if (c == 'r')
+        o->ratings = val;
+    else if (c == 'o')
+        o->out = val;
+    else if (c == 'm')
+        o->methods = val;
+    else if (c == 'b' && num && v > 0)
+        o->budget = v;
+    else if (c == 'd' && num && v > 0)
+        o->delta = v;
+    else if (c == 'g' && num && v > 0)
+        o->gopt_tol = v;
+    else if (c == 't' && num && v >= 1 && v <= 64 && v == floor(v))
+        o->threads = (int)v;
+    else {
+        fprintf(stderr, "ircg paper: invalid value \"%s\"\n", val);
+        return -1;
     }
     return 0;
+}
+
+static int parse_args(int argc, char **argv, paper_opts *o)
+{
+    int first = 0;
+    *o = (paper_opts){"build/data/ratings.dat", "build/paper", NULL, 600, 5, 2, 1e-12};
+    int rc = cli_getopt(argc, argv, &PAPER, paper_opt, o, &first);
+    if (rc == CLI_OK && first < argc)
+        rc = cli_usage_error(&PAPER, "unexpected argument \"%s\"", argv[first]);
+    return rc;
 }
 
 /* Is key selected by the comma-separated list (NULL = all)? */
@@ -214,10 +229,14 @@ int cmd_paper(int argc, char **argv)
     cJSON *summary = cJSON_CreateObject();
     struct sigaction sa, old;
 
-    if (parse_args(argc, argv, &o) != 0 || check_methods(o.methods) != 0) {
+    int usage = parse_args(argc, argv, &o);
+    if (usage == CLI_OK && check_methods(o.methods) != 0) {
         fputs(USAGE, stderr);
+        usage = CLI_USAGE;
+    }
+    if (usage != CLI_OK) {
         cJSON_Delete(summary);
-        return CLI_USAGE;
+        return usage == CLI_HELP ? CLI_OK : usage;
     }
     if (make_dirs(o.out) != 0) {
         fprintf(stderr, "ircg paper: cannot create %s: %s\n", o.out, strerror(errno));

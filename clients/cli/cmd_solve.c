@@ -79,22 +79,31 @@ static int on_iter(void *user, const ircg_iter_info *it)
     return 0;
 }
 
-/* 1 when the arguments make sense. */
-static int parse_args(int argc, char **argv, const char **spec, cli_outputs *o, int *quiet)
+static const struct option SOLVE_OPTS[] = {
+    {"trace", required_argument, NULL, 't'}, {"result", required_argument, NULL, 'r'},
+    {"quiet", no_argument, NULL, 'q'}, CLI_OPT_HELP, {0},
+};
+static const cli_command SOLVE = {
+    "solve",
+    "usage: ircg solve SPEC.json [--trace FILE.csv|FILE.jsonl] [--result FILE.json] [--quiet]\n"
+    "  validate and solve a job spec locally; progress on stderr (\"-\" = stdin)\n",
+    "q", SOLVE_OPTS};
+
+typedef struct solve_args {
+    cli_outputs *o;
+    int quiet;
+} solve_args;
+
+static int solve_opt(void *user, int c, const char *arg)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--trace") && i + 1 < argc)
-            o->trace_path = argv[++i];
-        else if (!strcmp(argv[i], "--result") && i + 1 < argc)
-            o->result_path = argv[++i];
-        else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
-            *quiet = 1;
-        else if (!*spec && (argv[i][0] != '-' || !strcmp(argv[i], "-")))
-            *spec = argv[i];
-        else
-            return 0;
-    }
-    return *spec != NULL;
+    solve_args *a = user;
+    if (c == 't')
+        a->o->trace_path = arg;
+    else if (c == 'r')
+        a->o->result_path = arg;
+    else
+        a->quiet = 1;
+    return 0;
 }
 
 /* The reference first when asked; a cancel leaves rp->ref with status
@@ -278,14 +287,16 @@ static int run(cli_outputs *o, const api_spec *s, int quiet)
 
 int cmd_solve(int argc, char **argv)
 {
-    const char *spec_path = NULL;
     cli_outputs o = {0};
-    int quiet = 0;
-    if (!parse_args(argc, argv, &spec_path, &o, &quiet)) {
-        fprintf(stderr, "usage: ircg solve SPEC.json [--trace FILE.csv|FILE.jsonl] "
-                        "[--result FILE.json] [--quiet]\n");
-        return CLI_USAGE;
-    }
+    solve_args a = {&o, 0};
+    int first = 0, rc = cli_getopt(argc, argv, &SOLVE, solve_opt, &a, &first);
+    int quiet = a.quiet;
+    if (rc != CLI_OK)
+        return rc == CLI_HELP ? CLI_OK : rc;
+    if (argc - first != 1)
+        return cli_usage_error(&SOLVE, "%s", argc == first ? "a SPEC.json is needed"
+                                                            : "one SPEC.json only");
+    const char *spec_path = argv[first];
     api_spec *s = cli_load_spec(spec_path);
     if (!s)
         return CLI_INVALID;

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "ircg.h"
+#include "remote.h"
 
 static const char USAGE[] =
     "usage: ircg COMMAND [ARGS]\n"
@@ -41,14 +42,41 @@ static const char USAGE[] =
     "        for the same budget; writes traces, table1.md, Figure 1.\n"
     "  help  this text;  version  the library version.\n"
     "\n"
+    "commands on an ircgd (--server URL or IRCG_SERVER, default\n"
+    "http://127.0.0.1:8080; --token TOKEN or IRCG_TOKEN):\n"
+    "  submit SPEC.json [--wait] [--quiet] [--json]   send a job; --wait follows it\n"
+    "  jobs [--state S] [--limit N] [--json]          the jobs, newest first\n"
+    "  status ID [--json]      watch ID [--json]      result ID\n"
+    "  trace ID [--csv]        cancel ID              delete ID\n"
+    "  upload FILE [--format F]                       a ratings file, as a dataset\n"
+    "  Progress goes to stderr: one line redrawn on a terminal, plain lines to a\n"
+    "  pipe; --json gives one JSON object a line on stdout.\n"
+    "\n"
+    "Every command takes --help.\n"
+    "\n"
     "exit codes:\n"
-    "  0    success (converged, iteration or time limit reached)\n"
-    "  2    invalid input: invalid spec, unreadable spec, missing or malformed\n"
-    "       data file, unwritable --trace or --result path\n"
-    "  3    failure: the solver or the reference computation failed, or the\n"
-    "       result or trace could not be written after the solve\n"
-    "  64   usage: unknown command or option, missing or malformed argument\n"
+    "  0    success (converged, iteration or time limit reached; a job succeeded)\n"
+    "  2    usage (unknown command or option, missing or malformed argument) or\n"
+    "       invalid input: invalid spec, unreadable spec, missing or malformed\n"
+    "       data file, unwritable --trace or --result path, a spec the server\n"
+    "       refused\n"
+    "  3    failure: the solver or the reference computation failed, the result\n"
+    "       or trace could not be written after the solve, a request failed\n"
+    "  4    the job failed or was cancelled (submit --wait, watch)\n"
     "  130  interrupted (SIGINT): the result and trace written so far\n";
+
+typedef struct cli_entry {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} cli_entry;
+
+static const cli_entry COMMANDS[] = {
+    {"solve", cmd_solve},   {"validate", cmd_validate}, {"example", cmd_example},
+    {"paper", cmd_paper},   {"submit", cmd_submit},     {"jobs", cmd_jobs},
+    {"status", cmd_status}, {"watch", cmd_watch},       {"trace", cmd_trace},
+    {"result", cmd_result}, {"cancel", cmd_cancel},     {"delete", cmd_delete},
+    {"upload", cmd_upload},
+};
 
 int main(int argc, char **argv)
 {
@@ -57,14 +85,9 @@ int main(int argc, char **argv)
         fputs(USAGE, stderr);
         return CLI_USAGE;
     }
-    if (!strcmp(cmd, "solve"))
-        return cmd_solve(argc - 1, argv + 1);
-    if (!strcmp(cmd, "validate"))
-        return cmd_validate(argc - 1, argv + 1);
-    if (!strcmp(cmd, "example"))
-        return cmd_example(argc - 1, argv + 1);
-    if (!strcmp(cmd, "paper"))
-        return cmd_paper(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (!strcmp(cmd, COMMANDS[i].name))
+            return COMMANDS[i].run(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         fputs(USAGE, stdout);
         return CLI_OK;
@@ -73,6 +96,7 @@ int main(int argc, char **argv)
         printf("ircg %s\n", IRCG_VERSION);
         return CLI_OK;
     }
-    fprintf(stderr, "ircg: unknown command \"%s\" (try ircg --help)\n", cmd);
+    fprintf(stderr, "ircg: unknown command \"%s\"\n\n", cmd);
+    fputs(USAGE, stderr);
     return CLI_USAGE;
 }

@@ -161,6 +161,13 @@ ircg_error ircg_vector_read_file(const char *path, double **out, int64_t *n,
                                  ircg_diag *diag);
 ircg_error ircg_vector_read_buffer(const char *buf, size_t len, double **out,
                                    int64_t *n, ircg_diag *diag);
+/* The readers' number parser: the decimal number in p[0, n) (not
+ * NUL-terminated, [+-]digits[.digits][(e|E)[+-]digits]) into *out,
+ * exactly what strtod gives (a fast path for short ones).  0; -1 when it
+ * is not of that form (hexadecimal, "inf", "nan", blanks, empty, 64
+ * characters or more); -2 when it overflows. */
+int ircg_parse_decimal(const char *p, size_t n, double *out);
+
 /* Allocate an empty (nnz entries, zero-filled) ratings object. */
 ircg_ratings *ircg_ratings_new(int n_rows, int n_cols, int64_t nnz);
 void ircg_ratings_free(ircg_ratings *r);
@@ -169,13 +176,20 @@ void ircg_ratings_free(ircg_ratings *r);
  * matrix scaled and rounded to the rating scale [min_rating, max_rating]
  * (step 1), observed on n_ratings distinct uniformly chosen entries, with
  * every row and every column rated at least once when n_ratings allows.
- * The same spec (seed included) gives the same ratings on every machine. */
+ * Large instances (at least 2^22 ratings, at most an eighth of the cells,
+ * 64 <= n_cols <= 2^21, n_rows >= 64) are drawn row by row in parallel:
+ * every row gets an equal share of the ratings (+-1) beyond its covering
+ * ones, on distinct uniform columns, and the entries come row-major,
+ * columns ascending.  The same spec (seed included) gives the same
+ * ratings on every machine, whatever the number of threads. */
 typedef struct ircg_synth_ratings_spec {
     int n_rows, n_cols, rank;
     int64_t n_ratings;
     double min_rating, max_rating;
     double noise;   /* std. dev. of Gaussian noise before rounding, >= 0   */
     uint64_t seed;
+    int threads;    /* 0 = the machine's processors (at most 8); the
+                       ratings never depend on it                          */
 } ircg_synth_ratings_spec;
 
 ircg_error ircg_synth_ratings(const ircg_synth_ratings_spec *spec,
@@ -256,6 +270,11 @@ typedef struct ircg_problem_info {
     ircg_outer_kind outer;
     double L_f, L_g;     /* Lipschitz constants of the gradients           */
     double diameter;     /* Euclidean/Frobenius diameter of X              */
+    uint64_t data_digest;/* XXH64 of the data as the solver holds it (MC:
+                            the dimensions, Omega in CSR order and the
+                            ratings; LS: the dimensions, A and b), so that
+                            a state is restored into the same instance
+                            only; 0 = not computed (never checked)      */
 } ircg_problem_info;
 
 void ircg_problem_get_info(const ircg_problem *pb, ircg_problem_info *info);
@@ -461,10 +480,51 @@ void ircg_iterate_free(ircg_iterate *it);
 
 /* Checkpoints: the complete state (t, S_t, x_t, z_t, warm-start vectors), so
  * that a restored solver continues exactly as the original would have.  The
- * blob is little-endian, versioned, and checked against the problem's shape. */
+ * blob is little-endian, versioned, and checked against the problem: its
+ * kind, dimensions and number of observations, and (blobs of version 3 on,
+ * when both digests are known) the data digest.  A mismatch is
+ * IRCG_ERR_INVALID with diag->field "/checkpoint" (shape) or "/data"
+ * (same shape, other data); the solver is then unchanged. */
 ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len);
 ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
                                ircg_diag *diag);
+
+/* What a restored state starts.  The solver must run the algorithm that
+ * saved it (else IRCG_ERR_INVALID, field "/checkpoint").
+ *  - RESUME: the same run goes on (crash recovery): everything is restored,
+ *    the clock and the oracle totals included.
+ *  - CONTINUE: a new run that goes on from the saved state: x_t, the
+ *    averaged z_t and the schedule (t, S_t, so sigma_t and the steps) as if
+ *    the solve had never stopped, bit for bit; the clock (elapsed), the
+ *    oracle totals and the counters of ircg_info start at zero.  max_iter
+ *    still counts iterations from the schedule's start (t).
+ *  - AFRESH: a new run started at the saved x: z_0 = x_0 = x, t = 0,
+ *    S_0 = 0, the clock and totals at zero; the last LMO vertex stays as
+ *    the oracle's warm start, and CG-BiO makes its warm start again. */
+typedef enum ircg_restore_mode {
+    IRCG_RESTORE_RESUME = 0,
+    IRCG_RESTORE_CONTINUE,
+    IRCG_RESTORE_AFRESH
+} ircg_restore_mode;
+ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
+                                  ircg_restore_mode mode, ircg_diag *diag);
+
+/* The header of a checkpoint blob, read without a solver: a service checks
+ * a warm start against a job before it builds anything.  At least
+ * IRCG_CHECKPOINT_HEAD bytes of the blob (or the whole blob when shorter)
+ * are needed; IRCG_ERR_INVALID ("/checkpoint") when they are not a
+ * checkpoint's.  data_digest is 0 for blobs before version 3. */
+#define IRCG_CHECKPOINT_HEAD 128
+typedef struct ircg_checkpoint_info {
+    int version;
+    ircg_problem_kind kind;
+    ircg_algorithm algorithm;
+    int64_t dim, n_observed;
+    uint64_t data_digest;
+    int64_t iterations;   /* t of the saved state                        */
+} ircg_checkpoint_info;
+ircg_error ircg_checkpoint_peek(const void *head, size_t len,
+                                ircg_checkpoint_info *out, ircg_diag *diag);
 
 /* ------------------------------------------------ inner optimum (g_opt) -- */
 

@@ -63,15 +63,25 @@ sc_shape sc_shape_of(int millions)
 static ircg_synth_ratings_spec synth_spec(int millions)
 {
     sc_shape s = sc_shape_of(millions);
-    return (ircg_synth_ratings_spec){s.rows, s.cols, 10, s.ratings, 1, 5, 0.5, 1};
+    return (ircg_synth_ratings_spec){s.rows, s.cols, 10, s.ratings, 1, 5, 0.5, 1, 0};
 }
 
 /* ------------------------------------------------------------ solver -- */
 
 typedef struct row_out {
-    double gen, build, per_iter, first_iter, rss_mb;
+    double gen, gen_cpu, build, per_iter, first_iter, rss_mb, matvecs;
     long long nnz;
 } row_out;
+
+/* CPU seconds of this process (all its threads): what a loaded machine
+ * does not inflate. */
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
 
 static int progress(void *user, const ircg_iter_info *it)
 {
@@ -93,10 +103,11 @@ static int solver_child(const sc_opts *o, int millions, int fd)
     ircg_info info = {0};
     ircg_settings set;
     row_out out = {0};
-    double t0 = sc_now();
+    double t0 = sc_now(), c0 = cpu_seconds();
     if (ircg_synth_ratings(&sp, &r, &d) != IRCG_OK)
         goto fail;
     out.gen = sc_now() - t0;
+    out.gen_cpu = cpu_seconds() - c0;
     out.nnz = r->nnz;
     t0 = sc_now();
     if (ircg_problem_matrix_completion(r, IRCG_OUTER_COLUMN_VARIANCE, 5, &pb, &d) != IRCG_OK)
@@ -113,6 +124,7 @@ static int solver_child(const sc_opts *o, int millions, int fd)
     if (ircg_solver_new(pb, &set, &sv, &d) != IRCG_OK || ircg_solve(sv, &info) != IRCG_OK)
         goto fail;
     out.per_iter = (info.solve_seconds - out.first_iter) / (double)(info.iterations - 1);
+    out.matvecs = (double)info.lmo_matvecs / (double)info.iterations;
     ircg_solver_free(sv);
     ircg_problem_free(pb);
     return write(fd, &out, sizeof out) == (ssize_t)sizeof out ? 0 : 1;
@@ -142,8 +154,13 @@ static int solver_row(const sc_opts *o, int millions)
         return -1;
     out.rss_mb = (double)ru.ru_maxrss / 1024.0;
     sc_shape s = sc_shape_of(millions);
-    printf("| %4dM | %6d x %5d | %8.2f | %8.2f | %9.4f | %9.4f | %8.0f |\n", millions,
-           s.rows, s.cols, out.gen, out.build, out.first_iter, out.per_iter, out.rss_mb);
+    /* the LMO's products (and the step's passes) read all of Omega: the
+     * cost of an iteration per rating and per product compares sizes whose
+     * LMOs need different numbers of products */
+    printf("| %4dM | %6d x %5d | %6.2f (%.2f) | %8.2f | %9.4f | %9.4f | %5.1f | %6.2f | %8.0f |\n",
+           millions, s.rows, s.cols, out.gen, out.gen_cpu, out.build, out.first_iter, out.per_iter,
+           out.matvecs, 1e9 * out.per_iter / ((double)out.nnz * (out.matvecs + 1)),
+           out.rss_mb);
     fflush(stdout);
     return 0;
 }
@@ -271,8 +288,9 @@ int main(int argc, char **argv)
     mkdir(o.tmp, 0755);
     if (!o.skip_solver) {
         printf("library (%d threads, %d iterations of IR-CG after the first):\n\n"
-               "| ratings | shape | generate s | build s | first iter s | s/iter "
-               "| peak RSS MB |\n|---|---|---|---|---|---|---|\n", o.threads, o.iters);
+               "| ratings | shape | generate s (cpu s) | build s | first iter s | s/iter "
+               "| products/iter | ns/rating/product | peak RSS MB |\n"
+               "|---|---|---|---|---|---|---|---|---|\n", o.threads, o.iters);
         char sizes[64];
         snprintf(sizes, sizeof sizes, "%s", o.sizes);
         for (char *t = strtok(sizes, ","); t; t = strtok(NULL, ","))

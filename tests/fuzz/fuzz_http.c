@@ -236,10 +236,22 @@ static const char *lookup(void *ctx, enum MHD_ValueKind kind, const char *name)
     return NULL;
 }
 
+static int each(void *ctx, enum MHD_ValueKind kind, MHD_KeyValueIterator it, void *cls)
+{
+    const request *q = ctx;
+    const kv *list = kind == MHD_HEADER_KIND ? q->hdr : q->arg;
+    int n = kind == MHD_HEADER_KIND ? q->nhdr : q->narg;
+    for (int i = 0; i < n; i++)
+        if (it(cls, kind, list[i].name, list[i].value) != MHD_YES)
+            return i + 1;
+    return n;
+}
+
 /* The steps MHD drives: begin, body pieces, dispatch. */
 static void serve(request *q)
 {
-    srv_req *r = srv_req_begin(NULL, q->url, q->method, lookup, q);
+    srv_req_source src = {lookup, each, q};
+    srv_req *r = srv_req_begin(NULL, q->url, q->method, &src);
     FUZZ_CHECK(r != NULL);
     if (!r)
         return;

@@ -178,6 +178,21 @@ int hu_write_tokens(const char *path, const char *const *pairs)
     return 0;
 }
 
+int hu_repo_file(const char *rel, char *path, size_t cap)
+{
+    struct stat st;
+    const char *bd = getenv("IRCG_BUILD_DIR");
+    snprintf(path, cap, "%s", rel);
+    if (stat(path, &st) == 0)
+        return 0;
+    if (bd) {
+        snprintf(path, cap, "%s/../%s", bd, rel);
+        if (stat(path, &st) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 char *hu_read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -267,6 +282,10 @@ static size_t on_header(char *p, size_t sz, size_t n, void *user)
         {"idempotent-replayed:", offsetof(hu_resp, replayed), sizeof(((hu_resp *)0)->replayed)},
         {"x-next-after:", offsetof(hu_resp, next_after), sizeof(((hu_resp *)0)->next_after)},
         {"link:", offsetof(hu_resp, link), sizeof(((hu_resp *)0)->link)},
+        {"x-request-id:", offsetof(hu_resp, request_id), sizeof(((hu_resp *)0)->request_id)},
+        {"access-control-allow-origin:", offsetof(hu_resp, acao), sizeof(((hu_resp *)0)->acao)},
+        {"content-security-policy:", offsetof(hu_resp, csp), sizeof(((hu_resp *)0)->csp)},
+        {"cache-control:", offsetof(hu_resp, cache), sizeof(((hu_resp *)0)->cache)},
     };
     for (size_t i = 0; i < sizeof h / sizeof h[0]; i++) {
         size_t l = strlen(h[i].name);

@@ -41,6 +41,10 @@ int hu_start_refused(hu_daemon *d);
  * pairs, each line made by `ircgd --hash-token SCOPE` as an operator
  * would (tokens: RFC 6750 characters, no quotes).  0 on success. */
 int hu_write_tokens(const char *path, const char *const *pairs);
+/* A repository file by its path from the root: as is (make test runs at
+ * the root), else beside the build directory (IRCG_BUILD_DIR/..).  0 when
+ * found, its path in path. */
+int hu_repo_file(const char *rel, char *path, size_t cap);
 /* The whole file (e.g. a daemon's log), malloc'ed, or NULL. */
 char *hu_read_file(const char *path);
 /* Sends sig and waits (up to 30 s); returns the exit status, or -1
@@ -53,7 +57,8 @@ typedef struct hu_resp {
     char *body;          /* NUL-terminated, malloc'ed */
     size_t len;
     char ctype[128], location[256], etag[64], allow[64], www_auth[128],
-        retry_after[16], replayed[16], next_after[32], link[400];
+        retry_after[16], replayed[16], next_after[32], link[400], request_id[160],
+        acao[160], csp[400], cache[80];
 } hu_resp;
 
 /* One request; headers is a NULL-terminated list of "Name: value" (may be

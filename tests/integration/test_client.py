@@ -14,13 +14,19 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENT_DIR = os.environ.get("IRCG_CLIENT_PY_DIR",
                             os.path.join(HERE, "..", "..", "clients", "python"))
-sys.path.insert(0, CLIENT_DIR)
+# IRCG_TEST_INSTALLED=1: the package installed in this interpreter's venv
+# (pip install ./clients/python), not the source tree
+INSTALLED = os.environ.get("IRCG_TEST_INSTALLED") == "1"
+if not INSTALLED:
+    sys.path.insert(0, CLIENT_DIR)
 
+import ircg_client  # noqa: E402
 from ircg_client import (Client, IrcgError, TransportError, WaitStopped,  # noqa: E402
                          WaitTimeout)
 
@@ -135,11 +141,25 @@ class ClientTest(unittest.TestCase):
         # the trace, page by page: t = 1, 10, 20, ..., 20000
         ts = [row["t"] for row in self.c.trace_rows(job["id"], page=700)]
         self.assertEqual(ts, [1] + list(range(10, 20001, 10)))
-        page = self.c.trace(job["id"], after=19990)
+        rows = self.c.trace(job["id"], as_frame=False)
+        self.assertEqual([r["t"] for r in rows], [1] + list(range(10, 20001, 10)))
+        frame = self.c.trace(job["id"])  # a DataFrame when pandas is there
+        self.assertEqual(len(frame), len(rows))
+        if isinstance(frame, list):
+            self.assertEqual(frame, rows)
+        else:
+            self.assertEqual(list(frame["t"]), [r["t"] for r in rows])
+        whole = self.c.trace_csv(job["id"]).strip().split("\n")
+        self.assertEqual(len(whole), 1 + len(rows))
+        self.assertEqual([ln.split(",")[0] for ln in whole[1:]], [str(r["t"]) for r in rows])
+        evs = list(self.c.watch(job["id"], timeout=30))  # finished: replayed to "end"
+        self.assertEqual(evs[-1].type, "end")
+        self.assertEqual([e.id for e in evs], list(range(1, len(evs) + 1)))
+        page = self.c.trace_page(job["id"], after=19990)
         self.assertEqual([r["t"] for r in page["rows"]], [20000])
         self.assertEqual(page["next_after"], 20000)
         self.assertEqual(page["rows"][0]["f_z"], res["f_z"])
-        csv = self.c.trace(job["id"], after=19980, format="csv")
+        csv = self.c.trace_page(job["id"], after=19980, format="csv")
         lines = csv.strip().split("\n")
         self.assertTrue(lines[0].startswith("t,elapsed,"))
         self.assertEqual([ln.split(",")[0] for ln in lines[1:]], ["19990", "20000"])
@@ -215,7 +235,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(cm.exception.status, 400)
         self.assertIsNotNone(cm.exception.reason("/query/page_size"))
         with self.assertRaises(IrcgError) as cm:
-            self.c.trace(a["id"], limit=200000)
+            self.c.trace_page(a["id"], limit=200000)
         self.assertIsNotNone(cm.exception.reason("/query/limit"))
         ghost = "j_0000000000000000ghost"
         for call in (self.c.job, self.c.result, self.c.cancel, self.c.delete,
@@ -243,9 +263,24 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(IrcgError) as cm:
             self.c.delete(a["id"])
         self.assertEqual(cm.exception.status, 409)
-        for mode in ("events", "poll"):
+        for mode in ("events", "poll"):  # the timeout, to the moment
+            t0 = time.monotonic()
             with self.assertRaises(WaitTimeout):
                 self.c.wait(a["id"], timeout=0.3, mode=mode)
+            self.assertGreaterEqual(time.monotonic() - t0, 0.3)
+            self.assertLess(time.monotonic() - t0, 0.5)
+        # watch: an iterator over the events as they come
+        seen = []
+        for ev in self.c.watch(a["id"], timeout=30):
+            seen.append(ev.type)
+            if ev.type == "progress":
+                break
+        self.assertEqual(seen[:2], ["state", "state"])
+        t0 = time.monotonic()
+        with self.assertRaises(WaitTimeout):
+            for ev in self.c.watch(a["id"], timeout=0.4):
+                pass
+        self.assertLess(time.monotonic() - t0, 0.6)
         with self.assertRaises(WaitStopped):
             self.c.wait(a["id"], mode="poll", on_event=stop_at_progress)
         job = self.c.cancel(a["id"])
@@ -287,7 +322,7 @@ class ClientTest(unittest.TestCase):
         x300 = [s for s in snaps if s["iteration"] == 300 and s["kind"] == "x"][0]
         blob = self.c.snapshot(job["id"], 300, "x")
         self.assertEqual(len(blob), x300["bytes"])
-        self.assertEqual(blob[:8], b"IRCGITR1")
+        self.assertEqual(blob[:4], b"PK\x03\x04")  # an .npz
         with self.assertRaises(IrcgError) as cm:
             self.c.snapshot(job["id"], 301, "x")
         self.assertEqual(cm.exception.type, "urn:ircg:problem:snapshot-not-found")
@@ -311,24 +346,44 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.c.wait("j_x", mode="sometimes")
         with self.assertRaises(ValueError):
-            self.c.trace("j_x", format="xml")
+            self.c.trace_page("j_x", format="xml")
         with self.assertRaises(ValueError):
             self.c.submit(SMALL, idempotency_key="")
 
+    def test_installed(self):
+        """From a venv: the package is the installed one, typed, with its
+        console script."""
+        if not INSTALLED:
+            self.assertTrue(os.path.samefile(os.path.dirname(os.path.dirname(
+                ircg_client.__file__)), CLIENT_DIR))
+            return
+        self.assertTrue(ircg_client.__file__.startswith(sys.prefix), ircg_client.__file__)
+        self.assertTrue(os.path.exists(os.path.join(os.path.dirname(ircg_client.__file__),
+                                                    "py.typed")))
+        script = os.path.join(os.path.dirname(sys.executable), "ircg-client")
+        p = subprocess.run([script, "--url", URL, "health"], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["health"]["status"], "ok")
+
     def test_whole_trace_of_25000_iterations(self):
-        """trace() without a limit, trace_rows() and the CLI's `trace --csv`
+        """trace(), trace_rows(), trace_csv() and the CLI's `trace --csv`
         all give every row of a long job (no silent cut at 10,000)."""
         n = 25000
         A, b, xs = least_norm_problem()
         job = self.c.submit(ls_spec(A, b, 1.5 * norm(xs), n, {"output": {"trace_every": 1}}))
         self.assertEqual(self.c.wait(job["id"], timeout=300)["state"], "succeeded")
-        doc = self.c.trace(job["id"])
-        self.assertEqual([r["t"] for r in doc["rows"]], list(range(1, n + 1)))
+        rows = self.c.trace(job["id"], as_frame=False)
+        self.assertEqual([r["t"] for r in rows], list(range(1, n + 1)))
+        doc = self.c.trace_page(job["id"])  # no limit: the whole trace in one answer
+        self.assertEqual(len(doc["rows"]), n)
         self.assertEqual(doc["next_after"], n)
         self.assertEqual(sum(1 for _ in self.c.trace_rows(job["id"])), n)
-        csv = self.c.trace(job["id"], format="csv")
+        csv = self.c.trace_csv(job["id"])
         self.assertEqual(len(csv.splitlines()), n + 1)
-        env = dict(os.environ, PYTHONPATH=CLIENT_DIR, IRCG_URL=URL)
+        env = dict(os.environ, IRCG_URL=URL)
+        if not INSTALLED:
+            env["PYTHONPATH"] = CLIENT_DIR
         env.pop("IRCG_TOKEN", None)
         p = subprocess.run([sys.executable, "-m", "ircg_client", "trace", job["id"], "--csv"],
                            env=env, capture_output=True, text=True, timeout=120)
@@ -337,7 +392,9 @@ class ClientTest(unittest.TestCase):
         self.c.delete(job["id"])
 
     def test_cli(self):
-        env = dict(os.environ, PYTHONPATH=CLIENT_DIR, IRCG_URL=URL)
+        env = dict(os.environ, IRCG_URL=URL)
+        if not INSTALLED:
+            env["PYTHONPATH"] = CLIENT_DIR
         env.pop("IRCG_TOKEN", None)
 
         def run(*args, stdin=None):
@@ -360,8 +417,11 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(json.loads(p.stdout)["progress"]["iteration"], 50)
             p = run("result", jid)
             self.assertEqual(json.loads(p.stdout)["iterations"], 50)
-            p = run("trace", jid, "--csv", "--after", "49")
+            p = run("trace", jid, "--csv", "--after", "49", "--limit", "10")
             self.assertEqual(p.stdout.split("\n")[1].split(",")[0], "50")
+            p = run("trace", jid)
+            self.assertEqual([json.loads(ln)["t"] for ln in p.stdout.splitlines()],
+                             list(range(1, 51)))
             p = run("submit", "-", "--wait", stdin=json.dumps(SMALL))
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(json.loads(p.stdout)["state"], "succeeded")

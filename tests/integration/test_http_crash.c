@@ -52,11 +52,11 @@ TEST(http_crash, kill9_resume)
     hc_check_trace_complete(&d, id, CRASH_ITERS);
     hc_check_same_numbers(&d, id, spec);
 
-    /* a snapshot downloads as the documented binary iterate */
+    /* a snapshot downloads as the documented .npz */
     snprintf(path, sizeof path, "/v1/jobs/%s/snapshots/%d/z", id, CRASH_ITERS - 1000);
     CHECK_INT(hu_get(&d, path, &r), 200);
-    CHECK(strstr(r.ctype, "application/octet-stream") != NULL);
-    CHECK(r.len == 48 + 8 * 400 && memcmp(r.body, "IRCGITR1", 8) == 0);
+    CHECK(strstr(r.ctype, "application/x-npz") != NULL);
+    CHECK(r.len > 8 * 400 / 2 && memcmp(r.body, "PK\x03\x04", 4) == 0);
     hu_resp_free(&r);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
     CHECK(hc_integrity_ok(d.db));

@@ -2,7 +2,9 @@
  * test_readers.c -- the ratings readers: every format on small buffers,
  * format detection, CSV headers, given dimensions, a table of malformed
  * inputs (exact line and message), a file round trip, and the two MovieLens
- * files against the counts of data/SOURCES.md (skipped when absent).
+ * files against the counts of data/SOURCES.md (skipped when absent).  Every
+ * input is also read cut into ranges of a few bytes on several threads,
+ * which must give the same entries or the same first error.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,15 +14,42 @@
 #include "ircg.h"
 #include "inputs/readers.h"
 
+/* The same input read in one range and in ranges of a few bytes (down to
+ * a line each) on several threads: the same entries, or the same error. */
+static void same_when_cut(const char *s, const ircg_read_options *o, const ircg_ratings *r,
+                          const ircg_diag *d)
+{
+    static const size_t bytes[] = {1, 2, 5, 13};
+    for (size_t b = 0; b < sizeof bytes / sizeof bytes[0]; b++) {
+        ircg_read_options oc = *o;
+        ircg_ratings *c = NULL;
+        ircg_diag dc = {0};
+        oc.threads = 1 + (int)b;
+        ircg_error e = slv_ratings_read_ranges(s, strlen(s), &oc, bytes[b], &c, &dc);
+        int same = (e == IRCG_OK) == (r != NULL);
+        if (same && r)
+            same = c->nnz == r->nnz && c->n_rows == r->n_rows && c->n_cols == r->n_cols &&
+                   !memcmp(c->row, r->row, (size_t)r->nnz * 4) &&
+                   !memcmp(c->col, r->col, (size_t)r->nnz * 4) &&
+                   !memcmp(c->val, r->val, (size_t)r->nnz * 8);
+        else if (same)
+            same = dc.code == d->code && dc.line == d->line && !strcmp(dc.message, d->message);
+        if (!same)
+            th_fail(__FILE__, __LINE__, "ranges of %zu bytes on %d threads differ: '%s' "
+                    "vs '%s'", bytes[b], oc.threads, dc.message, d->message);
+        ircg_ratings_free(c);
+    }
+}
+
 static ircg_ratings *read_str(const char *s, ircg_ratings_format fmt,
                               ircg_diag *d)
 {
     ircg_read_options o = {fmt, 0, 0, 0};
     ircg_ratings *r = NULL;
     memset(d, 0, sizeof *d);
-    if (ircg_ratings_read_buffer(s, strlen(s), &o, &r, d) != IRCG_OK)
-        return NULL;
-    return r;
+    ircg_error e = ircg_ratings_read_buffer(s, strlen(s), &o, &r, d);
+    same_when_cut(s, &o, e == IRCG_OK ? r : NULL, d);
+    return e == IRCG_OK ? r : NULL;
 }
 
 /* The entry (row, col) (0-based) or NaN. */
@@ -251,6 +280,14 @@ static const struct {
      "more entries than the 1 of the size line (line 2)"},
     {"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n4 2 2\n", 4,
      "row index 4 exceeds the number of rows 3"},
+    /* one entry too many: that is the error, whatever else is wrong with
+     * it once its fields are counted; a wrong field count comes first */
+    {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 1\n4 2 2\n", 4,
+     "more entries than the 1 of the size line (line 2)"},
+    {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 1\n2 2\n", 4,
+     "expected 3 fields separated by blanks, found 2"},
+    {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 1\n\n2 2 2\n", 4,
+     "empty line in the middle"},
     {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 4 1\n", 3,
      "column index 4 exceeds the number of columns 3"},
     {"%%MatrixMarket matrix coordinate real general\n3 3\n", 2,

@@ -375,10 +375,10 @@ TEST(store, delete_only_terminal_and_cascades)
     CHECK(store_event_append(st, &c, STORE_EV_PROGRESS, "{}", NULL) ==
           STORE_OK);
     REQUIRE(store_job_finish(st, &c, STORE_SUCCEEDED, "{}", NULL) == STORE_OK);
-    CHECK(count_rows(path, "traces") == 1 && count_rows(path, "snapshots") == 1);
+    CHECK(count_rows(path, "trace_chunks") == 1 && count_rows(path, "snapshots") == 1);
     CHECK(store_job_delete(st, a) == STORE_OK);
     CHECK(store_job_delete(st, a) == STORE_NOTFOUND);
-    CHECK_INT(count_rows(path, "traces"), 0);
+    CHECK_INT(count_rows(path, "trace_chunks"), 0);
     CHECK_INT(count_rows(path, "snapshots"), 0);
     CHECK_INT(count_rows(path, "events"), 1); /* b's 'queued' event */
     CHECK_INT(count_rows(path, "jobs"), 1);

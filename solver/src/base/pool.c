@@ -2,6 +2,7 @@
  * wake on a new generation; tasks are claimed from a shared counter. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "base/pool.h"
 
@@ -121,4 +122,10 @@ void slv_pool_free(slv_pool *p)
     pthread_mutex_destroy(&p->mu);
     free(p->tid);
     free(p);
+}
+
+int slv_processors(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }

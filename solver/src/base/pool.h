@@ -15,5 +15,7 @@ typedef void (*slv_task_fn)(void *ctx, int task);
 slv_pool *slv_pool_new(int threads);
 void slv_pool_run(slv_pool *pool, slv_task_fn fn, void *ctx, int ntask);
 void slv_pool_free(slv_pool *pool);
+/* The processors online (at least 1). */
+int slv_processors(void);
 
 #endif /* IRCG_BASE_POOL_H */

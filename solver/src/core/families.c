@@ -2,11 +2,48 @@
  * families.c -- the public problem constructors: a problem family builds
  * its data and its own oracle (problems/), and here the oracles of the
  * methods built on it are attached (baselines/), so that no family depends
- * on a method.
+ * on a method.  The data's digest (ircg_problem_info.data_digest) is taken
+ * here too, over the arrays each family keeps.
  */
+#include "base/digest.h"
 #include "core/oracle.h"
 #include "problems/ls/ls.h"
 #include "problems/mc/mc.h"
+
+/* Omega in CSR order and the ratings: what the solver reads, in the
+ * order it reads them (the same ratings in another order round otherwise). */
+static uint64_t mc_digest(const mc_data *d)
+{
+    slv_digest h;
+    slv_digest_init(&h);
+    slv_digest_update(&h, "mc", 2);
+    slv_digest_i64(&h, d->n);
+    slv_digest_i64(&h, d->p);
+    slv_digest_i64(&h, d->nnz);
+    slv_digest_i64s(&h, d->rowptr, (size_t)d->n + 1);
+    slv_digest_i32s(&h, d->col, (size_t)d->nnz);
+    slv_digest_f64s(&h, d->m, (size_t)d->nnz);
+    return slv_digest_final(&h);
+}
+
+/* A (dense or CSR, with its kind) and b. */
+static uint64_t ls_digest(const ls_data *d)
+{
+    slv_digest h;
+    slv_digest_init(&h);
+    slv_digest_update(&h, d->A ? "lsd" : "lss", 3);
+    slv_digest_i64(&h, d->m);
+    slv_digest_i64(&h, d->n);
+    if (d->A) {
+        slv_digest_f64s(&h, d->A, (size_t)d->m * (size_t)d->n);
+    } else {
+        slv_digest_i64s(&h, d->rowptr, (size_t)d->m + 1);
+        slv_digest_i32s(&h, d->colind, (size_t)d->rowptr[d->m]);
+        slv_digest_f64s(&h, d->val, (size_t)d->rowptr[d->m]);
+    }
+    slv_digest_f64s(&h, d->b, (size_t)d->m);
+    return slv_digest_final(&h);
+}
 
 ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
                                           ircg_outer_kind outer, double delta,
@@ -17,6 +54,7 @@ ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
         (*out)->cut = &slv_mc_cut_ops;
         (*out)->prox_ops = &slv_mc_prox_ops; /* a workspace of its own */
         (*out)->proj = &slv_mc_proj_ops;
+        (*out)->info.data_digest = mc_digest(mc_data_of(*out));
     }
     return err;
 }
@@ -31,6 +69,7 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
         (*out)->cut = &slv_ls_cut_ops;
         (*out)->prox_ops = &slv_ls_ops; /* the same workspace */
         (*out)->proj = &slv_ls_proj_ops;
+        (*out)->info.data_digest = ls_digest((*out)->data);
     }
     return err;
 }

@@ -109,6 +109,9 @@ typedef struct slv_oracle_ops {
     /* The whole workspace state (x, z, warm starts) for checkpoints. */
     ircg_error (*save)(void *ws, slv_buf *out);
     ircg_error (*restore)(void *ws, slv_rbuf *in, ircg_diag *diag);
+    /* z <- x: the averaged iterate starts again at the current x (a run
+     * started afresh from a saved state, ircg_solver_restore_as). */
+    ircg_error (*restart)(void *ws);
 
 } slv_oracle_ops;
 

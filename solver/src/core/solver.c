@@ -1,6 +1,7 @@
 /*
  * solver.c -- the loop every algorithm shares (stopping rules, clock,
- * objective values, callback) and the solver's life cycle and checkpoints.
+ * objective values, callback) and the solver's life cycle; checkpoints
+ * are in checkpoint.c.
  * The algorithms themselves live in alg_*.c (solver_internal.h).
  */
 #include <math.h>
@@ -10,9 +11,6 @@
 #include "core/oracle.h"
 #include "reference/reference.h"
 #include "core/solver_internal.h"
-
-#define CKPT_MAGIC 0x31504b4347524931ULL /* "IRCGCKP1" little-endian */
-#define CKPT_VERSION 2 /* 2 adds the algorithm and CG-BiO's warm start */
 
 static const slv_alg *alg_of(ircg_algorithm a)
 {
@@ -241,150 +239,4 @@ void ircg_iterate_free(ircg_iterate *it)
     free(it->P);
     free(it->Q);
     free(it);
-}
-
-/* Checkpoint layout: magic, version, problem kind, dim, n_observed, the
- * loop's state (t, S_t, elapsed, LMO totals, last gap and sigma), then the
- * oracle's own state; version 2 adds, before the oracle's state, the
- * algorithm and CG-BiO's warm start (done flag, its iterations and seconds,
- * r(x'_0) when done).  Version 1 (IR-CG only) is still read. */
-ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len)
-{
-    slv_buf b = {0};
-    const ircg_problem_info *pi = &sv->pb->info;
-    ircg_error err;
-
-    *blob = NULL;
-    *len = 0;
-    slv_buf_put_u64(&b, CKPT_MAGIC);
-    slv_buf_put_u64(&b, CKPT_VERSION);
-    slv_buf_put_u64(&b, (uint64_t)pi->kind);
-    slv_buf_put_i64(&b, pi->dim);
-    slv_buf_put_i64(&b, pi->n_observed);
-    slv_buf_put_i64(&b, sv->t);
-    slv_buf_put_f64(&b, sv->S);
-    slv_buf_put_f64(&b, sv->elapsed);
-    slv_buf_put_f64(&b, sv->lmo_seconds);
-    slv_buf_put_i64(&b, sv->lmo_matvecs);
-    slv_buf_put_f64(&b, sv->last_gap);
-    slv_buf_put_f64(&b, sv->last_sigma);
-    slv_buf_put_u64(&b, (uint64_t)sv->algorithm);
-    slv_buf_put_i64(&b, sv->lmo_unconverged);
-    slv_buf_put_i64(&b, sv->proj_partial);
-    slv_buf_put_i64(&b, sv->proj_full);
-    slv_buf_put_u64(&b, (uint64_t)sv->warm_done);
-    slv_buf_put_i64(&b, sv->warmup_iterations);
-    slv_buf_put_f64(&b, sv->warmup_seconds);
-    if (sv->warm_done && sv->cut_ref)
-        slv_buf_put_f64s(&b, sv->cut_ref, (size_t)pi->n_observed);
-    err = sv->ops->save(sv->ws, &b);
-    if (err == IRCG_OK && b.failed)
-        err = IRCG_ERR_NOMEM;
-    if (err != IRCG_OK) {
-        slv_buf_free(&b);
-        return err;
-    }
-    *blob = b.data;
-    *len = b.len;
-    return IRCG_OK;
-}
-
-static ircg_error corrupt(ircg_diag *diag)
-{
-    return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
-                     "checkpoint header is corrupt");
-}
-
-/* Version 2's members after the common header; into sv only on success. */
-static ircg_error restore_v2(ircg_solver *sv, slv_rbuf *r, ircg_diag *diag,
-                             ircg_solver *tmp)
-{
-    const ircg_problem_info *pi = &sv->pb->info;
-    uint64_t alg = slv_rbuf_u64(r);
-
-    tmp->lmo_unconverged = slv_rbuf_i64(r);
-    tmp->proj_partial = slv_rbuf_i64(r);
-    tmp->proj_full = slv_rbuf_i64(r);
-    uint64_t warm_done = slv_rbuf_u64(r);
-    tmp->warm_done = warm_done == 1;
-    tmp->warmup_iterations = slv_rbuf_i64(r);
-    tmp->warmup_seconds = slv_rbuf_f64(r);
-    /* counts are never negative: a negative warm-up count kept CG-BiO's
-     * warm start going for 2^42 steps (found by fuzzing:
-     * tests/fuzz/regress/checkpoint/cgbio_negative_warmup.bin) */
-    if (r->failed || warm_done > 1 || tmp->lmo_unconverged < 0 || tmp->proj_partial < 0 ||
-        tmp->proj_full < 0 || tmp->warmup_iterations < 0 || !(tmp->warmup_seconds >= 0))
-        return corrupt(diag);
-    if (alg != (uint64_t)sv->algorithm)
-        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
-                         "checkpoint was made by another algorithm (%llu, "
-                         "this solver runs %d)", (unsigned long long)alg,
-                         (int)sv->algorithm);
-    if (tmp->warm_done && sv->algorithm == IRCG_ALG_CGBIO) {
-        tmp->cut_ref = malloc((size_t)pi->n_observed * sizeof(double));
-        if (!tmp->cut_ref)
-            return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
-        slv_rbuf_f64s(r, tmp->cut_ref, (size_t)pi->n_observed);
-    }
-    return r->failed ? corrupt(diag) : IRCG_OK;
-}
-
-ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
-                               ircg_diag *diag)
-{
-    slv_rbuf r = {blob, len, 0, 0};
-    const ircg_problem_info *pi = &sv->pb->info;
-    ircg_solver tmp = {0};
-    ircg_error err;
-
-    if (slv_rbuf_u64(&r) != CKPT_MAGIC)
-        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
-                         "not an ircg checkpoint");
-    uint64_t version = slv_rbuf_u64(&r);
-    if (version != 1 && version != CKPT_VERSION)
-        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
-                         "unsupported checkpoint version");
-    uint64_t kind = slv_rbuf_u64(&r);
-    int64_t dim = slv_rbuf_i64(&r), nobs = slv_rbuf_i64(&r);
-    if (r.failed || kind != (uint64_t)pi->kind || dim != pi->dim ||
-        nobs != pi->n_observed)
-        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
-                         "checkpoint is for another problem (dim %lld, %lld "
-                         "observations; expected %lld, %lld)", (long long)dim,
-                         (long long)nobs, (long long)pi->dim,
-                         (long long)pi->n_observed);
-    tmp.t = slv_rbuf_i64(&r);
-    tmp.S = slv_rbuf_f64(&r);
-    tmp.elapsed = slv_rbuf_f64(&r);
-    tmp.lmo_seconds = slv_rbuf_f64(&r);
-    tmp.lmo_matvecs = slv_rbuf_i64(&r);
-    tmp.last_gap = slv_rbuf_f64(&r);
-    tmp.last_sigma = slv_rbuf_f64(&r);
-    if (r.failed || tmp.t < 0 || !(tmp.S >= 0) || !(tmp.elapsed >= 0))
-        return corrupt(diag);
-    if (version == 1 && sv->algorithm != IRCG_ALG_IRCG)
-        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
-                         "a version 1 checkpoint holds an IR-CG state");
-    if (version == CKPT_VERSION && (err = restore_v2(sv, &r, diag, &tmp)) != IRCG_OK)
-        goto fail;
-    if ((err = sv->ops->restore(sv->ws, &r, diag)) != IRCG_OK)
-        goto fail;
-    if (r.failed || r.pos != r.len) {
-        err = slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
-                        "checkpoint is truncated or has trailing bytes");
-        goto fail;
-    }
-    free(sv->cut_ref);
-    tmp.pb = sv->pb;
-    tmp.ops = sv->ops;
-    tmp.algorithm = sv->algorithm;
-    tmp.set = sv->set;
-    tmp.ws = sv->ws;
-    tmp.setup_seconds = sv->setup_seconds;
-    *sv = tmp;
-    slv_solver_refresh_values(sv);
-    return IRCG_OK;
-fail:
-    free(tmp.cut_ref);
-    return err;
 }

@@ -16,6 +16,7 @@
  * with one of the columns (so every row and column is rated), then the rest
  * are uniform among the remaining cells: rejection with a hash set when at
  * most half of the matrix is observed, selection sampling otherwise.
+ * Large instances are drawn row by row in parallel instead (synth_rows.c).
  */
 #include <assert.h>
 #include <math.h>
@@ -28,6 +29,7 @@
 
 #include "base/rng.h"
 #include "base/util.h"
+#include "inputs/synth.h"
 
 /* Independent streams of one seed; changing them changes every output. */
 enum { ST_FACTORS = 1, ST_CELLS = 2, ST_NOISE = 3, ST_LS_A = 11, ST_LS_X = 12,
@@ -113,7 +115,7 @@ static ircg_error validate_spec(const ircg_synth_ratings_spec *s, ircg_diag *d)
 /* ------------------------------------------------------ cells */
 
 /* A random permutation of 0..n-1 (Fisher-Yates). */
-static int32_t *permutation(slv_rng *g, int n)
+int32_t *synth_permutation(slv_rng *g, int n)
 {
     int32_t *p = malloc((size_t)n * sizeof *p);
     if (!p)
@@ -135,7 +137,7 @@ static int64_t cover(slv_rng *g, int n, int p, cellset *set, int32_t *row,
 {
     int m = n > p ? n : p;
     int64_t k = 0;
-    int32_t *rp = permutation(g, n), *cp = permutation(g, p);
+    int32_t *rp = synth_permutation(g, n), *cp = synth_permutation(g, p);
     if (rp && cp) {
         /* t % n (or t % p) is t itself on the longer side: pairs distinct */
         for (int t = 0; t < m; t++, k++) {
@@ -218,39 +220,27 @@ static double *normals(slv_rng *g, int64_t count)
     return v;
 }
 
-static ircg_error fill_values(const ircg_synth_ratings_spec *s,
-                              ircg_ratings *R, ircg_diag *diag)
+/* The factors U (n x r) and V (p x r), row-major, from ST_FACTORS. */
+static int factors(const ircg_synth_ratings_spec *s, double **U, double **V)
 {
-    ircg_error e = IRCG_OK;
-    slv_rng gf, gn;
-    int r = s->rank;
+    slv_rng gf;
     slv_rng_seed(&gf, s->seed, ST_FACTORS);
+    *U = normals(&gf, (int64_t)s->n_rows * s->rank);
+    *V = normals(&gf, (int64_t)s->n_cols * s->rank);
+    return *U && *V ? 0 : -1;
+}
+
+static void fill_values(const ircg_synth_ratings_spec *s, const double *U, const double *V,
+                        ircg_ratings *R)
+{
+    slv_rng gn;
+    synth_scale sc = synth_scale_of(s);
+    int r = s->rank;
     slv_rng_seed(&gn, s->seed, ST_NOISE);
-    double *U = normals(&gf, (int64_t)s->n_rows * r);
-    double *V = normals(&gf, (int64_t)s->n_cols * r);
-    if (!U || !V) {
-        e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
-        goto done;
-    }
-    double lo = s->min_rating, steps = floor(s->max_rating - lo);
-    double centre = 0.5 * (lo + s->max_rating);
-    double scale = 0.25 * (s->max_rating - lo) / sqrt((double)r);
     for (int64_t t = 0; t < R->nnz; t++) {
-        const double *u = U + (size_t)R->row[t] * r, *v = V + (size_t)R->col[t] * r;
-        double dot = 0;
-        for (int q = 0; q < r; q++)
-            dot += u[q] * v[q];
-        double x = centre + scale * dot;
-        if (s->noise > 0)
-            x += s->noise * slv_rng_normal(&gn);
-        double k = floor(x - lo + 0.5);
-        k = k < 0 ? 0 : k > steps ? steps : k;
-        R->val[t] = lo + k;
+        double z = s->noise > 0 ? slv_rng_normal(&gn) : 0.0;
+        R->val[t] = synth_rating(&sc, U + (size_t)R->row[t] * r, V + (size_t)R->col[t] * r, z);
     }
-done:
-    free(U);
-    free(V);
-    return e;
 }
 
 ircg_error ircg_synth_ratings(const ircg_synth_ratings_spec *spec,
@@ -266,18 +256,23 @@ ircg_error ircg_synth_ratings(const ircg_synth_ratings_spec *spec,
     if ((e = validate_spec(spec, diag)) != IRCG_OK)
         return e;
     R = ircg_ratings_new(spec->n_rows, spec->n_cols, spec->n_ratings);
-    if (!R)
-        return slv_fail(diag, IRCG_ERR_NOMEM, "/n_ratings",
-                         "out of memory for %lld ratings",
-                         (long long)spec->n_ratings);
-    if ((e = pick_cells(spec, R, diag)) != IRCG_OK ||
-        (e = fill_values(spec, R, diag)) != IRCG_OK)
-        goto fail;
+    double *U = NULL, *V = NULL;
+    if (!R || factors(spec, &U, &V) != 0) {
+        e = slv_fail(diag, IRCG_ERR_NOMEM, "/n_ratings", "out of memory for %lld ratings",
+                     (long long)spec->n_ratings);
+    } else if (synth_by_rows(spec)) {
+        e = synth_rows(spec, U, V, R, diag);
+    } else if ((e = pick_cells(spec, R, diag)) == IRCG_OK) {
+        fill_values(spec, U, V, R);
+    }
+    free(U);
+    free(V);
+    if (e != IRCG_OK) {
+        ircg_ratings_free(R);
+        return e;
+    }
     *out = R;
     return IRCG_OK;
-fail:
-    ircg_ratings_free(R);
-    return e;
 }
 
 /* ------------------------------------------------------ least squares */

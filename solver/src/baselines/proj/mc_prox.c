@@ -140,4 +140,5 @@ const slv_oracle_ops slv_mc_prox_ops = {
     .iterate = mp_iterate,
     .save = mp_save,
     .restore = mp_restore,
+    .restart = mp_restart,
 };

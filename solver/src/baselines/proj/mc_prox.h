@@ -114,6 +114,8 @@ ircg_error mp_accept(void *ws, unsigned into);
 /* mc_prox_state.c */
 ircg_error mp_save(void *ws, slv_buf *out);
 ircg_error mp_restore(void *ws, slv_rbuf *in, ircg_diag *diag);
+/* z <- x (the oracle's restart) */
+ircg_error mp_restart(void *ws);
 ircg_error mp_iterate(void *ws, ircg_which which, int want_dense,
                       ircg_iterate **out);
 

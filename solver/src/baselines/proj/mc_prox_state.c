@@ -161,6 +161,12 @@ done:
     return err;
 }
 
+ircg_error mp_restart(void *ws)
+{
+    mp_ws *w = ws;
+    return mp_point_copy(&w->z, &w->x, w->d);
+}
+
 ircg_error mp_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate **out)
 {
     mp_ws *w = ws;

@@ -334,6 +334,17 @@ done:
     return err;
 }
 
+/* z <- x with its residual and Q product. */
+static ircg_error ls_restart(void *p)
+{
+    ls_ws *w = p;
+    memcpy(w->z, w->x, (size_t)w->d->n * sizeof *w->z);
+    memcpy(w->rz, w->rx, (size_t)w->d->m * sizeof *w->rz);
+    if (ls_has_q(w))
+        memcpy(w->qz, w->qx, (size_t)w->d->n * sizeof *w->qz);
+    return IRCG_OK;
+}
+
 const slv_oracle_ops slv_ls_ops = {
     .name = "least_squares",
     .create = ls_create,
@@ -346,4 +357,5 @@ const slv_oracle_ops slv_ls_ops = {
     .grad_singular_values = NULL,
     .save = ls_save,
     .restore = ls_restore,
+    .restart = ls_restart,
 };

@@ -172,6 +172,8 @@ ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
 /* mc_state.c */
 ircg_error mc_save(void *ws, slv_buf *out);
 ircg_error mc_restore(void *ws, slv_rbuf *in, ircg_diag *diag);
+/* z <- x (the oracle's restart) */
+ircg_error mc_restart(void *ws);
 ircg_error mc_iterate(void *ws, ircg_which which, int want_dense,
                       ircg_iterate **out);
 

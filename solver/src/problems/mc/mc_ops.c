@@ -227,4 +227,5 @@ const slv_oracle_ops slv_mc_ops = {
     .grad_singular_values = mc_grad_singular_values,
     .save = mc_save,
     .restore = mc_restore,
+    .restart = mc_restart,
 };

@@ -144,6 +144,20 @@ ircg_error mc_restore(void *ws, slv_rbuf *r, ircg_diag *diag)
     return IRCG_OK;
 }
 
+ircg_error mc_restart(void *ws)
+{
+    mc_ws *w = ws;
+    size_t nnz = (size_t)w->d->nnz;
+    w->z.a = w->x.a;
+    for (int j = 0; j < w->k; j++)
+        memcpy(w->z.K + (size_t)j * w->cap, w->x.K + (size_t)j * w->cap,
+               (size_t)w->k * sizeof(double));
+    memcpy(w->z.xo, w->x.xo, nnz * sizeof(double));
+    memcpy(w->z.r, w->x.r, nnz * sizeof(double));
+    w->z.g = w->x.g;
+    return IRCG_OK;
+}
+
 ircg_error mc_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate **out)
 {
     mc_ws *w = ws;

@@ -1,0 +1,77 @@
+// convergence.js -- the job page's plots: g(x_t), f(x_t), g(x_t) − g_opt
+// (when a reference exists), the step size and sigma_t, against iteration
+// or wall time, on log or linear scales.  Rows come from the trace and
+// then from the live progress events.
+
+import { h } from './dom.js';
+import { METRICS, X_AXES, createPlot, pointCount, points, render } from './plots.js';
+
+const PANELS = [
+  { title: METRICS.g_x, keys: ['g_x'] },
+  { title: METRICS.f_x, keys: ['f_x'] },
+  { title: METRICS.g_gap_x, keys: ['g_gap_x'], optional: true },
+  { title: 'step size α_t and σ_t', keys: ['alpha', 'sigma'] },
+];
+
+export function axisControls(opts, onChange) {
+  const xSel = h('select', { id: 'x-axis', onchange: (e) => { opts.xKey = e.target.value; onChange(); } },
+    Object.entries(X_AXES).map(([k, label]) => h('option', { value: k, selected: k === opts.xKey }, label)));
+  const box = (id, key, label) => h('label', h('input', { type: 'checkbox', id, checked: opts[key],
+    onchange: (e) => { opts[key] = e.target.checked; onChange(); } }), ` ${label}`);
+  return h('div', { class: 'controls' }, h('label', 'x axis ', xSel),
+    box('log-x', 'logX', 'log x'), box('log-y', 'logY', 'log y'));
+}
+
+export class Convergence {
+  constructor() {
+    this.rows = [];
+    this.last = 0; // the last iteration held
+    this.opts = { xKey: 't', logX: false, logY: true };
+    this.charts = [];
+    this.grid = h('div', { class: 'plots' });
+    this.el = h('section', { class: 'convergence' }, h('h2', 'Convergence'),
+      axisControls(this.opts, () => this.draw()), this.grid);
+  }
+
+  async init() {
+    for (const p of PANELS) {
+      const canvas = h('canvas', { 'aria-label': p.title });
+      const box = h('div', { class: 'plot', dataset: { metric: p.keys.join(',') } }, canvas);
+      this.grid.append(box);
+      const chart = await createPlot(canvas, p.title);
+      if (this.destroyed) { chart.destroy(); return; }
+      this.charts.push({ panel: p, box, chart });
+    }
+    this.draw();
+  }
+
+  // Rows in iteration order; those already held are skipped.
+  add(rows) {
+    let added = 0;
+    for (const r of rows) {
+      const t = r.t ?? r.iteration;
+      if (typeof t !== 'number' || t <= this.last) continue;
+      this.rows.push({ ...r, t });
+      this.last = t;
+      added++;
+    }
+    if (added) this.draw();
+  }
+
+  draw() {
+    if (this.destroyed) return;
+    for (const c of this.charts) {
+      const series = c.panel.keys.map((k) => ({ label: METRICS[k],
+        points: points(this.rows, k, this.opts.xKey, this.opts) }));
+      const empty = series.every((s) => !s.points.length);
+      c.box.hidden = Boolean(c.panel.optional && empty);
+      render(c.chart, series, { ...this.opts, xLabel: X_AXES[this.opts.xKey] });
+    }
+    this.el.dataset.points = String(this.charts.reduce((n, c) => n + pointCount(c.chart), 0));
+  }
+
+  destroy() {
+    this.destroyed = true;
+    for (const c of this.charts) c.chart.destroy();
+  }
+}

@@ -1,0 +1,133 @@
+// job.js -- one job: live convergence plots fed by its event stream, its
+// spec, result and snapshots, downloads, cancel and delete.
+
+import { ApiError, getJSON, request, sendJSON } from './api.js';
+import { Convergence } from './convergence.js';
+import { age, download, duration, errorBox, h, num, replace, stateBadge } from './dom.js';
+import { followEvents } from './sse.js';
+import { traceCSV, traceRows } from './trace.js';
+
+const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
+const SHOW_MAX = 200000; // characters of spec or result shown inline
+
+function facts(j) {
+  const p = j.progress || {};
+  const r = j.result || {};
+  const rows = [
+    ['state', stateBadge(j.state)], ['problem', j.problem_type], ['algorithm', j.algorithm || '–'],
+    ['iteration', `${p.iteration ?? 0}${p.max_iter ? ` of at most ${p.max_iter}` : ''}`],
+    ['elapsed', duration(p.elapsed)], ['g(x)', num(p.g_x)], ['f(x)', num(p.f_x)], ['gap', num(p.gap)],
+    ['created', `${j.created_at} (${age(j.created_at)} ago)`], ['finished', j.finished_at || '–'],
+  ];
+  if (r.status) rows.push(['outcome', r.status], ['g_opt', num(r.g_opt)]);
+  if (j.error) rows.push(['error', `${j.error.title}: ${j.error.detail || ''}`]);
+  return h('dl', { class: 'facts', id: 'job-facts' }, rows.map(([k, v]) => [h('dt', k), h('dd', v)]));
+}
+
+function pretty(text) {
+  if (text.length > SHOW_MAX) return `${text.slice(0, SHOW_MAX)}\n… (${text.length} characters: download it)`;
+  try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; }
+}
+
+async function blobOf(path) {
+  return (await request('GET', path)).blob();
+}
+
+export function mount(view, params) {
+  const id = params.get('id');
+  const base = `/v1/jobs/${encodeURIComponent(id)}`;
+  const conv = new Convergence();
+  const head = h('div', { class: 'job-head' });
+  const errors = h('div');
+  const specPre = h('pre', { class: 'json', id: 'job-spec' }, '…');
+  const resultPre = h('pre', { class: 'json', id: 'job-result' }, 'available once the job has finished');
+  const snaps = h('ul', { id: 'job-snapshots' });
+  let job = null;
+  let stop = null;
+  let stopped = false;
+
+  replace(view, head, errors, conv.el,
+    h('div', { class: 'columns' },
+      h('section', h('h2', 'Spec'), specPre),
+      h('section', h('h2', 'Result'), resultPre, h('h2', 'Snapshots'), snaps)));
+
+  const fail = (err) => { if (!stopped) replace(errors, errorBox(err)); };
+
+  function buttons() {
+    const terminal = TERMINAL.has(job.state);
+    return h('div', { class: 'buttons' },
+      h('button', { type: 'button', id: 'cancel-job', disabled: terminal, onclick: cancel }, 'Cancel'),
+      h('button', { type: 'button', id: 'delete-job', class: 'danger', disabled: !terminal, onclick: remove }, 'Delete'),
+      h('button', { type: 'button', class: 'secondary', id: 'download-csv',
+        onclick: () => traceCSV(id).then((t) => download(`${id}-trace.csv`, t, 'text/csv')).catch(fail) }, 'Trace (CSV)'),
+      h('button', { type: 'button', class: 'secondary',
+        onclick: () => traceRows(id).then((r) => download(`${id}-trace.json`, JSON.stringify(r), 'application/json')).catch(fail) }, 'Trace (JSON)'),
+      h('a', { href: `#/compare?ids=${id}`, class: 'button secondary' }, 'Compare…'));
+  }
+
+  function showJob(j) {
+    job = j;
+    replace(head, h('h1', 'Job ', h('span', { class: 'mono' }, j.id), ' ', stateBadge(j.state)),
+      buttons(), facts(j));
+    head.dataset.state = j.state;
+  }
+
+  async function refresh() {
+    try { showJob(await getJSON(base)); } catch (err) { fail(err); }
+  }
+
+  async function cancel() {
+    try { showJob(await sendJSON('POST', `${base}/cancel`)); } catch (err) { fail(err); }
+  }
+
+  async function remove() {
+    if (!window.confirm(`Delete job ${id}, its trace and snapshots?`)) return;
+    try { await request('DELETE', base); location.hash = '#/jobs'; } catch (err) { fail(err); }
+  }
+
+  async function finished() {
+    await refresh();
+    conv.add(await traceRows(id, conv.last).catch(() => []));
+    try {
+      const text = await (await request('GET', `${base}/result`)).text();
+      replace(resultPre, pretty(text), ' ');
+      resultPre.append(h('button', { type: 'button', class: 'secondary',
+        onclick: () => download(`${id}-result.json`, text, 'application/json') }, 'Download'));
+    } catch (err) { if (!(err instanceof ApiError && err.status === 409)) fail(err); }
+    loadSnapshots();
+  }
+
+  async function loadSnapshots() {
+    try {
+      const { snapshots } = await getJSON(`${base}/snapshots`);
+      replace(snaps, snapshots.length ? snapshots.map((s) => h('li',
+        h('button', { type: 'button', class: 'link', onclick: () => blobOf(s.href)
+          .then((b) => download(`${id}-${s.iteration}-${s.kind}.bin`, b)).catch(fail) },
+        `iteration ${s.iteration} · ${s.kind} · ${s.bytes} bytes`))) : h('li', { class: 'muted' }, 'none'));
+    } catch (err) { fail(err); }
+  }
+
+  function onEvent(ev) {
+    if (stopped) return;
+    if (ev.type === 'progress') conv.add([ev.data]);
+    // the stream replays the job's history first: only a newer version
+    // of the job is worth fetching
+    else if (ev.type === 'state' && job && (ev.data?.version ?? 0) > job.version) refresh();
+  }
+
+  (async () => {
+    try {
+      showJob(await getJSON(base));
+      getJSON(`${base}/spec`).then((s) => replace(specPre, pretty(JSON.stringify(s)))).catch(fail);
+      await conv.init().catch(() => replace(conv.el, h('p', { class: 'error' },
+        'Charts unavailable: Chart.js was not found (install Debian\'s libjs-chart.js).')));
+      conv.add(await traceRows(id));
+      if (stopped) return;
+      if (TERMINAL.has(job.state)) { finished(); return; }
+      loadSnapshots();
+      stop = followEvents(id, onEvent, { onEnd: finished, onError: fail });
+    } catch (err) { fail(err); }
+  })();
+
+  return () => { stopped = true; stop?.(); conv.destroy(); };
+}

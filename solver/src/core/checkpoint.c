@@ -1,0 +1,244 @@
+/*
+ * checkpoint.c -- the solver's state as a blob (ircg_solver_save), its
+ * header read alone (ircg_checkpoint_peek), and the three ways a restored
+ * state starts a run (ircg_solver_restore_as).
+ *
+ * Layout, every value 8 bytes little-endian: magic "IRCGCKP1", version,
+ * problem kind, dim, n_observed, [v3: the data digest], the loop's state
+ * (t, S_t, elapsed, LMO seconds and products, last gap and sigma), [v2+:
+ * the algorithm, the oracle counters and CG-BiO's warm start (done flag,
+ * its iterations and seconds, r(x'_0) when done)], then the oracle's own
+ * state.  Versions 1 (IR-CG only) and 2 are still read.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/oracle.h"
+#include "core/solver_internal.h"
+
+#define CKPT_MAGIC 0x31504b4347524931ULL /* "IRCGCKP1" little-endian */
+#define CKPT_VERSION 3 /* 2 adds the algorithm and CG-BiO's warm start,
+                          3 the data digest */
+
+ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len)
+{
+    slv_buf b = {0};
+    const ircg_problem_info *pi = &sv->pb->info;
+    ircg_error err;
+
+    *blob = NULL;
+    *len = 0;
+    slv_buf_put_u64(&b, CKPT_MAGIC);
+    slv_buf_put_u64(&b, CKPT_VERSION);
+    slv_buf_put_u64(&b, (uint64_t)pi->kind);
+    slv_buf_put_i64(&b, pi->dim);
+    slv_buf_put_i64(&b, pi->n_observed);
+    slv_buf_put_u64(&b, pi->data_digest);
+    slv_buf_put_i64(&b, sv->t);
+    slv_buf_put_f64(&b, sv->S);
+    slv_buf_put_f64(&b, sv->elapsed);
+    slv_buf_put_f64(&b, sv->lmo_seconds);
+    slv_buf_put_i64(&b, sv->lmo_matvecs);
+    slv_buf_put_f64(&b, sv->last_gap);
+    slv_buf_put_f64(&b, sv->last_sigma);
+    slv_buf_put_u64(&b, (uint64_t)sv->algorithm);
+    slv_buf_put_i64(&b, sv->lmo_unconverged);
+    slv_buf_put_i64(&b, sv->proj_partial);
+    slv_buf_put_i64(&b, sv->proj_full);
+    slv_buf_put_u64(&b, (uint64_t)sv->warm_done);
+    slv_buf_put_i64(&b, sv->warmup_iterations);
+    slv_buf_put_f64(&b, sv->warmup_seconds);
+    if (sv->warm_done && sv->cut_ref)
+        slv_buf_put_f64s(&b, sv->cut_ref, (size_t)pi->n_observed);
+    err = sv->ops->save(sv->ws, &b);
+    if (err == IRCG_OK && b.failed)
+        err = IRCG_ERR_NOMEM;
+    if (err != IRCG_OK) {
+        slv_buf_free(&b);
+        return err;
+    }
+    *blob = b.data;
+    *len = b.len;
+    return IRCG_OK;
+}
+
+static ircg_error corrupt(ircg_diag *diag)
+{
+    return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                     "checkpoint header is corrupt");
+}
+
+/* The header up to the algorithm, into out and tmp (the loop's state). */
+static ircg_error read_header(slv_rbuf *r, ircg_checkpoint_info *out,
+                              ircg_solver *tmp, ircg_diag *diag)
+{
+    *out = (ircg_checkpoint_info){0};
+    if (slv_rbuf_u64(r) != CKPT_MAGIC)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                         "not an ircg checkpoint");
+    uint64_t version = slv_rbuf_u64(r);
+    if (version < 1 || version > CKPT_VERSION)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                         "unsupported checkpoint version");
+    out->version = (int)version;
+    uint64_t kind = slv_rbuf_u64(r);
+    out->dim = slv_rbuf_i64(r);
+    out->n_observed = slv_rbuf_i64(r);
+    if (version >= 3)
+        out->data_digest = slv_rbuf_u64(r);
+    tmp->t = slv_rbuf_i64(r);
+    tmp->S = slv_rbuf_f64(r);
+    tmp->elapsed = slv_rbuf_f64(r);
+    tmp->lmo_seconds = slv_rbuf_f64(r);
+    tmp->lmo_matvecs = slv_rbuf_i64(r);
+    tmp->last_gap = slv_rbuf_f64(r);
+    tmp->last_sigma = slv_rbuf_f64(r);
+    uint64_t alg = version >= 2 ? slv_rbuf_u64(r) : (uint64_t)IRCG_ALG_IRCG;
+    if (r->failed || kind > (uint64_t)IRCG_PROBLEM_LEAST_SQUARES || alg > 3 ||
+        out->dim < 0 || out->n_observed < 0 || tmp->t < 0 || !(tmp->S >= 0) ||
+        !(tmp->elapsed >= 0))
+        return corrupt(diag);
+    out->kind = (ircg_problem_kind)kind;
+    out->algorithm = (ircg_algorithm)alg;
+    out->iterations = tmp->t;
+    return IRCG_OK;
+}
+
+ircg_error ircg_checkpoint_peek(const void *head, size_t len,
+                                ircg_checkpoint_info *out, ircg_diag *diag)
+{
+    slv_rbuf r = {head, len, 0, 0};
+    ircg_solver tmp = {0};
+    return read_header(&r, out, &tmp, diag);
+}
+
+/* The members of version 2 on after the header; into tmp. */
+static ircg_error read_v2(const ircg_solver *sv, slv_rbuf *r, ircg_solver *tmp,
+                          ircg_diag *diag)
+{
+    const ircg_problem_info *pi = &sv->pb->info;
+
+    tmp->lmo_unconverged = slv_rbuf_i64(r);
+    tmp->proj_partial = slv_rbuf_i64(r);
+    tmp->proj_full = slv_rbuf_i64(r);
+    uint64_t warm_done = slv_rbuf_u64(r);
+    tmp->warm_done = warm_done == 1;
+    tmp->warmup_iterations = slv_rbuf_i64(r);
+    tmp->warmup_seconds = slv_rbuf_f64(r);
+    /* counts are never negative: a negative warm-up count kept CG-BiO's
+     * warm start going for 2^42 steps (found by fuzzing:
+     * tests/fuzz/regress/checkpoint/cgbio_negative_warmup.bin) */
+    if (r->failed || warm_done > 1 || tmp->lmo_unconverged < 0 || tmp->proj_partial < 0 ||
+        tmp->proj_full < 0 || tmp->warmup_iterations < 0 || !(tmp->warmup_seconds >= 0))
+        return corrupt(diag);
+    if (tmp->warm_done && sv->algorithm == IRCG_ALG_CGBIO) {
+        tmp->cut_ref = malloc((size_t)pi->n_observed * sizeof(double));
+        if (!tmp->cut_ref)
+            return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+        slv_rbuf_f64s(r, tmp->cut_ref, (size_t)pi->n_observed);
+    }
+    return r->failed ? corrupt(diag) : IRCG_OK;
+}
+
+/* The header against this solver's problem and algorithm. */
+static ircg_error check_header(const ircg_solver *sv, const ircg_checkpoint_info *h,
+                               ircg_diag *diag)
+{
+    const ircg_problem_info *pi = &sv->pb->info;
+    if (h->kind != pi->kind || h->dim != pi->dim || h->n_observed != pi->n_observed)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                         "checkpoint is for another problem (dim %lld, %lld "
+                         "observations; expected %lld, %lld)", (long long)h->dim,
+                         (long long)h->n_observed, (long long)pi->dim,
+                         (long long)pi->n_observed);
+    if (h->data_digest && pi->data_digest && h->data_digest != pi->data_digest)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/data",
+                         "checkpoint is for other data of the same shape "
+                         "(data digest %016llx, this problem's %016llx)",
+                         (unsigned long long)h->data_digest,
+                         (unsigned long long)pi->data_digest);
+    if (h->algorithm != sv->algorithm && h->version == 1)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                         "a version 1 checkpoint holds an IR-CG state");
+    if (h->algorithm != sv->algorithm)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                         "checkpoint was made by another algorithm (%d, this "
+                         "solver runs %d)", (int)h->algorithm, (int)sv->algorithm);
+    return IRCG_OK;
+}
+
+/* A new run from the restored state (ircg_restore_mode). */
+static ircg_error start_new_run(ircg_solver *sv, ircg_restore_mode mode)
+{
+    if (mode == IRCG_RESTORE_AFRESH) {
+        ircg_error err = sv->ops->restart(sv->ws);
+        if (err != IRCG_OK)
+            return err;
+        sv->t = 0;
+        sv->S = 0;
+        sv->last_gap = NAN;
+        sv->last_sigma = NAN;
+        sv->warm_done = 0;
+        free(sv->cut_ref);
+        sv->cut_ref = NULL;
+    }
+    sv->elapsed = 0;
+    sv->lmo_seconds = 0;
+    sv->lmo_matvecs = 0;
+    sv->lmo_unconverged = 0;
+    sv->proj_partial = sv->proj_full = 0;
+    sv->warmup_iterations = 0;
+    sv->warmup_seconds = 0;
+    return IRCG_OK;
+}
+
+ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
+                                  ircg_restore_mode mode, ircg_diag *diag)
+{
+    slv_rbuf r = {blob, len, 0, 0};
+    ircg_solver tmp = {0};
+    ircg_checkpoint_info h;
+    ircg_error err;
+
+    if ((unsigned)mode > IRCG_RESTORE_AFRESH)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/mode", "unknown restore mode");
+    if (mode == IRCG_RESTORE_AFRESH && !sv->ops->restart)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/mode",
+                         "this problem cannot restart from a saved state");
+    if ((err = read_header(&r, &h, &tmp, diag)) != IRCG_OK ||
+        (err = check_header(sv, &h, diag)) != IRCG_OK)
+        return err;
+    if (h.version >= 2 && (err = read_v2(sv, &r, &tmp, diag)) != IRCG_OK)
+        goto fail;
+    /* from here on the workspace may be partly overwritten: a failure
+     * leaves the solver to be freed, as before */
+    if ((err = sv->ops->restore(sv->ws, &r, diag)) != IRCG_OK)
+        goto fail;
+    if (r.failed || r.pos != r.len) {
+        err = slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                        "checkpoint is truncated or has trailing bytes");
+        goto fail;
+    }
+    free(sv->cut_ref);
+    tmp.pb = sv->pb;
+    tmp.ops = sv->ops;
+    tmp.algorithm = sv->algorithm;
+    tmp.set = sv->set;
+    tmp.ws = sv->ws;
+    tmp.setup_seconds = sv->setup_seconds;
+    *sv = tmp;
+    if (mode != IRCG_RESTORE_RESUME && (err = start_new_run(sv, mode)) != IRCG_OK)
+        return slv_fail(diag, err, "", "out of memory");
+    slv_solver_refresh_values(sv);
+    return IRCG_OK;
+fail:
+    free(tmp.cut_ref);
+    return err;
+}
+
+ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
+                               ircg_diag *diag)
+{
+    return ircg_solver_restore_as(sv, blob, len, IRCG_RESTORE_RESUME, diag);
+}
