@@ -247,7 +247,7 @@ test-kernels: all data
 # nice 19 on its working corpus (build-fuzz/corpus/NAME, seeded from
 # tests/fuzz/corpus/NAME and tests/fuzz/regress/NAME).  Crashes land in
 # build-fuzz/artifacts/NAME/; `make test` replays the stored inputs.
-FUZZ_TARGETS ?= spec movielens udata csv mtx vector checkpoint http
+FUZZ_TARGETS ?= spec movielens udata csv mtx vector decimal checkpoint trace_chunk http
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
 FUZZ_PKGS := clang

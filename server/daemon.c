@@ -184,7 +184,8 @@ static int run(srv_config *c)
     int locked = srv_db_lock(c->db, &lock_fd, err, sizeof err);
     if (locked != 0) {
         srv_log("%s", err);
-        return locked > 0 ? SRV_EXIT_DB_IN_USE : 1;
+        return locked == 1 ? SRV_EXIT_DB_IN_USE
+               : locked == 2 ? SRV_EXIT_STORE_UNUSABLE : 1;
     }
     listen_fd = srv_listen_open(c->listen, bound, sizeof bound, &port, err, sizeof err);
     if (listen_fd < 0)

@@ -364,7 +364,8 @@ int srv_main(int argc, char **argv);
 
 /* dblock.c: takes the exclusive lock of `db` ("<db>.lock").  0: held, the
  * descriptor in *fd (close it to release); 1: another process holds it;
- * -1: an error.  err explains the last two. */
+ * 2: the lock file cannot be written (read-only file system, no
+ * permission); -1: another error.  err explains the last three. */
 int srv_db_lock(const char *db, int *fd, char *err, size_t errlen);
 
 /* sockets.c: a listening socket for ADDR:PORT (names resolved); `bound`

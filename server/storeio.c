@@ -29,6 +29,9 @@
 static pthread_mutex_t io_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     double first_fail, last_fail, last_ok, last_log; /* monotonic       */
+    double last_reclaim;                   /* the last checkpoint tried  */
+    int reclaim_due;                       /* the disk was full since the
+                                              last checkpoint went through */
     int64_t episode_fails;                 /* failures in this episode   */
     char reason[STORE_ERRMAX + 64];        /* the latest failure         */
     store_rc last_rc;
@@ -113,7 +116,22 @@ void srv_store_note(store *st, store_rc rc, const char *what)
         note_ok(now);
     else
         note_fail(st, rc, what, now);
+    /* A full disk may be full of WAL, which only a checkpoint gives back,
+     * and a checkpoint needs room to grow the database file: tried five
+     * times a second from the moment the disk is full until one goes
+     * through -- soon after the first write that succeeds again, before
+     * the waiting writers take the returned space too.  (The WAL is also
+     * kept small: store_open's wal_autocheckpoint.) */
+    io.reclaim_due |= rc == STORE_FULL;
+    int reclaim = io.reclaim_due && now - io.last_reclaim >= 0.2;
+    if (reclaim)
+        io.last_reclaim = now;
     pthread_mutex_unlock(&io_mu);
+    if (reclaim && store_checkpoint_within(st, 50) == STORE_OK) {
+        pthread_mutex_lock(&io_mu);
+        io.reclaim_due = 0;
+        pthread_mutex_unlock(&io_mu);
+    }
 }
 
 void srv_store_waiting(int delta)

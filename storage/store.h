@@ -145,6 +145,11 @@ store_rc store_limit_pages(store *st, int64_t pages, int64_t *now);
  * and then from a maintenance thread: long readers otherwise let the WAL
  * grow).  STORE_BUSY when readers kept it from completing; harmless. */
 store_rc store_checkpoint(store *st);
+/* The same, waiting at most timeout_ms for readers and writers (not the
+ * busy timeout): what a writer refused for a full disk tries, since a WAL
+ * that grew into the last free space is only given back by a checkpoint
+ * (SQLite's own comes at 1000 pages, more than a small disk holds). */
+store_rc store_checkpoint_within(store *st, int timeout_ms);
 
 /* Storage bounds, for a maintenance pass (store_maintain):
  *  - the snapshots of every finished job are pruned to the keep_snapshots

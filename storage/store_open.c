@@ -145,6 +145,13 @@ static store_rc set_pragmas(store *st, int flags, int is_new)
                   flags & STORE_OPEN_SYNC_FULL ? "PRAGMA synchronous=FULL"
                                                : "PRAGMA synchronous=NORMAL",
                   "synchronous");
+    /* The WAL is folded into the file every 256 pages (1 MB) rather than
+     * SQLite's 1000: a WAL only shrinks through a checkpoint, and one that
+     * has grown into the last free space of a small disk cannot be folded
+     * in any more (that needs room to grow the file) -- the store would
+     * stay full for good (the issue 17 reproduction on a 3 MB tmpfs). */
+    if (rc == STORE_OK)
+        rc = exec(st, "PRAGMA wal_autocheckpoint=256", "wal_autocheckpoint");
     if (rc == STORE_OK)
         rc = exec(st, "PRAGMA foreign_keys=ON", "foreign_keys");
     if (rc == STORE_OK)
@@ -326,11 +333,18 @@ store_rc store_limit_pages(store *st, int64_t pages, int64_t *now)
 
 store_rc store_checkpoint(store *st)
 {
+    return store_checkpoint_within(st, STORE_BUSY_TIMEOUT_MS);
+}
+
+store_rc store_checkpoint_within(store *st, int timeout_ms)
+{
     int rc;
-    if (!st)
+    if (!st || timeout_ms < 0)
         return STORE_INVALID;
+    sqlite3_busy_timeout(st->db, timeout_ms);
     rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
                                    NULL, NULL);
+    sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
     return rc == SQLITE_OK ? STORE_OK : st_sql(st, rc, "wal_checkpoint");
 }
 

@@ -1,8 +1,9 @@
 /*
  * fuzz_spec.c -- the job specification: JSON parse, validation, data
  * loading (files confined to a private directory holding one small file
- * of each format; a dataset resolver that knows one id) and the problem's
- * build, with the service's options and a small element cap.
+ * of each format; a dataset resolver that knows one id; a job source that
+ * knows one job with a snapshot, for "start": {"job": ...}) and the
+ * problem's build, with the service's options and a small element cap.
  *
  * What any input is owed: a valid spec or a problem document listing its
  * errors; and for a valid one, its normalized form is itself valid and
@@ -50,6 +51,61 @@ static ircg_error dataset(void *user, const char *id, ircg_ratings **out, ircg_d
     return ircg_ratings_read_buffer(files[0][1], strlen(files[0][1]), NULL, out, diag);
 }
 
+/* The one job "j1" (least squares, IR-CG) with its snapshot at iteration
+ * 10: a real solver state's header, made once. */
+static const char J1_SPEC[] =
+    "{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":\"inline\","
+    "\"A\":[[1,2],[3,4],[5,6]],\"b\":[1,2,3]},\"domain\":{\"type\":\"l2_ball\","
+    "\"radius\":2}},\"algorithm\":{\"name\":\"ircg\",\"max_iter\":10}}";
+
+static int j1_head(unsigned char *head, size_t *len)
+{
+    static unsigned char h[IRCG_CHECKPOINT_HEAD];
+    static size_t hlen;
+    if (!hlen) {
+        api_parse_options opt;
+        api_spec *s = NULL;
+        api_errors errs;
+        ircg_settings set;
+        ircg_solver *sv = NULL;
+        ircg_info info;
+        void *blob = NULL;
+        size_t n = 0;
+        api_errors_init(&errs);
+        api_parse_options_service(&opt, data_dir(), MAX_ELEMENTS, NULL, NULL);
+        if (api_spec_parse(J1_SPEC, strlen(J1_SPEC), &opt, &s, &errs) != 0)
+            abort();
+        api_spec_settings(s, &set);
+        if (ircg_solver_new(api_spec_problem(s), &set, &sv, NULL) != IRCG_OK ||
+            ircg_solve(sv, &info) != IRCG_OK || ircg_solver_save(sv, &blob, &n) != IRCG_OK)
+            abort();
+        hlen = n < sizeof h ? n : sizeof h;
+        memcpy(h, blob, hlen);
+        free(blob);
+        ircg_solver_free(sv);
+        api_spec_free(s);
+        api_errors_clear(&errs);
+    }
+    memcpy(head, h, hlen);
+    *len = hlen;
+    return 0;
+}
+
+static ircg_error job_source(void *user, const char *id, int64_t snapshot,
+                             api_job_source *out, ircg_diag *diag)
+{
+    (void)user;
+    if (strcmp(id, "j1") != 0 || (snapshot != 0 && snapshot != 10)) {
+        strcpy(diag->field, strcmp(id, "j1") ? "/job" : "/snapshot");
+        strcpy(diag->message, "no such job or snapshot");
+        return IRCG_ERR_INVALID;
+    }
+    out->spec_json = strdup(J1_SPEC);
+    out->iteration = 10;
+    j1_head(out->head, &out->head_len);
+    return out->spec_json ? IRCG_OK : IRCG_ERR_NOMEM;
+}
+
 /* text -> normalized text (malloc'ed), or NULL with *nerr errors. */
 static char *normalize(const char *text, size_t len, const api_parse_options *opt, int *nerr)
 {
@@ -78,6 +134,7 @@ FUZZ_TARGET(spec)
     api_parse_options opt;
     int n1 = 0, n2 = 0;
     api_parse_options_service(&opt, data_dir(), MAX_ELEMENTS, dataset, NULL);
+    opt.job = job_source;
     char *once = normalize((const char *)data, size, &opt, &n1);
     if (once) {
         char *twice = normalize(once, strlen(once), &opt, &n2);

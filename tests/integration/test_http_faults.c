@@ -1,7 +1,8 @@
 /*
  * test_http_faults.c -- storage faults injected into a real daemon: a full
  * disk (PRAGMA max_page_count through IRCGD_TEST_MAX_PAGES: a real
- * SQLITE_FULL), the write lock held by another process (a second SQLite
+ * SQLITE_FULL; and, where the test may mount one, the issue's own report:
+ * the database on a 3 MB tmpfs that runs out of space), the write lock held by another process (a second SQLite
  * connection in BEGIN EXCLUSIVE), a backup running beside the daemon, and
  * a damaged store at start.  Each checks what a user is owed: refusals
  * that say what happened and when to come back (503/507 + Retry-After),
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -154,6 +156,91 @@ TEST(http_faults, disk_full_pauses_then_everything_finishes)
     CHECK(log && strstr(log, "(full); writes are retried") != NULL);
     free(log);
     free(spec);
+}
+
+/* A file of `bytes` bytes at path (what filled the disk); 0 when written. */
+static int write_ballast(const char *path, size_t bytes)
+{
+    FILE *f = fopen(path, "wb");
+    int ok = f != NULL;
+    for (size_t i = 0; ok && i < bytes; i++)
+        ok = fputc((int)(i * 2654435761u >> 7) & 0xff, f) != EOF;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
+/* The issue's reproduction, as a new user met it: the database on a 3 MB
+ * tmpfs, 60 least-norm submits.  Then 54 got 500, /readyz said ready, and
+ * a job that finished while the disk was full stayed 'running' forever.
+ * Owed: every submit 202 or 507 store-full with Retry-After, /readyz not
+ * ready while full, reads served, and once space returns (the file that
+ * filled the disk is deleted) every accepted job succeeded with every
+ * trace row and a fault-free run's numbers, none left running. */
+static void tmpfs_full(hu_daemon *d, const char *fs)
+{
+    char ids[60][64], ballast[700], id[64];
+    hu_resp r;
+    int accepted = 0, refused = 0;
+    char *spec = hu_ls_spec(30, 80, 1, 8.4, FULL_ITERS, 0, "\"output\":{\"trace_every\":1}");
+    snprintf(ballast, sizeof ballast, "%s/ballast", fs);
+    CHECK(write_ballast(ballast, 3u << 19) == 0); /* half of it */
+    snprintf(d->extra, sizeof d->extra, "--heartbeat-every 0.2");
+    if (hu_restart(d) != 0) {
+        CHECK(!"the daemon starts on the tmpfs");
+        free(spec);
+        return;
+    }
+    for (int i = 0; i < 60; i++) {
+        long st = hu_submit_ex(d, spec, NULL, ids[accepted], sizeof ids[0], &r);
+        CHECK(st == 202 || st == 507);
+        if (st == 507)
+            check_refusal(&r, 507, "store-full");
+        accepted += st == 202;
+        refused += st == 507;
+        hu_resp_free(&r);
+    }
+    printf("    60 submits on a 3 MB tmpfs: %d accepted, %d refused with 507\n", accepted,
+           refused);
+    CHECK(accepted >= 1 && refused >= 1);
+    CHECK(readyz_says(d, 503, "full"));
+    CHECK_INT(hu_get(d, "/v1/jobs?page_size=100", &r), 200); /* reads go on */
+    hu_resp_free(&r);
+    CHECK(remove(ballast) == 0); /* space returns */
+    check_all_succeeded(d, ids, accepted, spec, FULL_ITERS);
+    CHECK(readyz_says(d, 200, "ready"));
+    CHECK_INT(hu_get(d, "/v1/jobs?state=running", &r), 200);
+    CHECK(strstr(r.body, "\"state\":\"running\"") == NULL);
+    hu_resp_free(&r);
+    CHECK_INT(hu_submit(d, spec, id, sizeof id), 202);
+    CHECK(hu_wait_terminal(d, id, 30, (char[16]){0}) == 0);
+    CHECK_INT(hu_stop(d, SIGTERM), 0);
+    CHECK(hc_integrity_ok(d->db));
+    free(spec);
+}
+
+TEST(http_faults, disk_full_on_a_small_tmpfs)
+{
+    hu_daemon d = {0};
+    char fs[560];
+    hu_prepare(&d, "http_tmpfs", 2);
+    snprintf(fs, sizeof fs, "%s/fs", d.dir);
+    mkdir(fs, 0755);
+    mkdir(d.data, 0755);
+    umount2(fs, MNT_DETACH); /* a run that stopped half way */
+    if (mount("tmpfs", fs, "tmpfs", MS_NOSUID | MS_NODEV, "size=3m,mode=0755") != 0)
+        SKIP("cannot mount a tmpfs here (needs CAP_SYS_ADMIN); "
+             "disk_full_pauses_then_everything_finishes covers SQLITE_FULL");
+    snprintf(d.db, sizeof d.db, "%s/jobs.db", fs);
+    tmpfs_full(&d, fs);
+    if (d.pid > 0)
+        hu_kill9(&d);
+    if (th_failed()) { /* what filled the file system */
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "ls -l '%s' >&2; df -k '%s' >&2", fs, fs);
+        CHECK(system(cmd) == 0);
+    }
+    CHECK(umount2(fs, MNT_DETACH) == 0);
 }
 
 /* A backup (sqlite3_backup, as the sqlite3 shell's .backup) beside a
@@ -362,22 +449,38 @@ TEST(http_faults, job_without_a_worker_is_released)
     free(blocker);
 }
 
-/* A store the daemon cannot write (a read-only file) is refused at start
- * with status 4 and left as it was.  Root writes read-only files anyway,
- * so as root there is nothing to see. */
+/* A store the daemon cannot write is refused at start with status 4 and
+ * left as it was: a read-only file, or -- for root, who writes read-only
+ * files anyway -- a store on a file system mounted read-only (a tmpfs
+ * remounted so: EROFS, as a failing disk the kernel turned read-only). */
 TEST(http_faults, read_only_store_refused_untouched)
 {
     hu_daemon d = {0};
-    char id[64], state[16];
+    char id[64], state[16], fs[560];
+    int root = geteuid() == 0;
+    hu_prepare(&d, "http_read_only", 1);
+    mkdir(d.data, 0755);
+    snprintf(fs, sizeof fs, "%s/fs", d.dir);
+    if (root) {
+        mkdir(fs, 0755);
+        umount2(fs, MNT_DETACH); /* a run that stopped half way */
+        if (mount("tmpfs", fs, "tmpfs", MS_NOSUID | MS_NODEV, "size=8m,mode=0755") != 0)
+            SKIP("root without CAP_SYS_ADMIN: writes read-only files and cannot mount");
+        snprintf(d.db, sizeof d.db, "%s/jobs.db", fs);
+    }
     char *spec = hu_ls_spec(30, 80, 1, 8.4, 200, 0, NULL);
-    if (geteuid() == 0)
-        SKIP("running as root, which may write a read-only file");
-    REQUIRE(hu_start(&d, "http_read_only", 1) == 0);
+    CHECK_INT(hu_restart(&d), 0);
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
     CHECK(hu_wait_terminal(&d, id, 30, state) == 0);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
-    REQUIRE(chmod(d.db, 0400) == 0);
+    if (root)
+        CHECK(mount("tmpfs", fs, "tmpfs", MS_REMOUNT | MS_RDONLY, NULL) == 0);
+    else
+        CHECK(chmod(d.db, 0400) == 0);
     check_refused_untouched(&d, "cannot be written");
-    CHECK(chmod(d.db, 0600) == 0);
+    if (root)
+        CHECK(umount2(fs, MNT_DETACH) == 0);
+    else
+        CHECK(chmod(d.db, 0600) == 0);
     free(spec);
 }

@@ -19,11 +19,13 @@ for t in "$@"; do
     dict=""
     [ -f "tests/fuzz/$t.dict" ] && dict="-dict=tests/fuzz/$t.dict"
     echo "fuzz $t: ${FUZZ_RUNS:+$FUZZ_RUNS runs}${FUZZ_RUNS:-${seconds}s}"
+    regress=""  # (a target nothing ever crashed has no such directory)
+    [ -d "tests/fuzz/regress/$t" ] && regress="tests/fuzz/regress/$t"
     limit="-max_total_time=$seconds"
     [ -n "${FUZZ_RUNS:-}" ] && limit="-runs=$FUZZ_RUNS"
     nice -n 19 "$build/fuzz/fuzz_$t" $limit -timeout=20 \
         -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 $dict \
-        -artifact_prefix="$art/" "$corpus" "tests/fuzz/corpus/$t" "tests/fuzz/regress/$t" \
+        -artifact_prefix="$art/" "$corpus" "tests/fuzz/corpus/$t" $regress \
         >"$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
