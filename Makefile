@@ -36,7 +36,7 @@ LIB_CURL    := -lcurl
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
             libgnutls28-dev libcurl4-openssl-dev gnutls-bin zlib1g-dev python3 python3-venv \
-            python3-wheel-whl libjs-chart.js
+            python3-wheel-whl libjs-chart.js openmpi-bin libopenmpi-dev
 # The browser test's chromium; node and npm run its driver and Redocly CLI
 # (nodejs from another source may bring its own npm, so each is installed
 # only when its command is missing).  TEST_TOOLS=0 leaves them out (the
@@ -50,8 +50,12 @@ STORAGE_SRC := $(wildcard storage/*.c)
 SERVER_SRC  := $(filter-out server/main.c,$(wildcard server/*.c))
 CLIENT_SRC  := $(wildcard clients/c/*.c)
 CLI_SRC     := $(wildcard clients/cli/*.c)
+MPI_SRC     := $(wildcard clients/mpi/*.c)
+# tests/study: measurements shared by the unit tests (assertions) and the
+# study program (the tables of tests/paper/RESULTS.md)
+STUDY_LIB   := $(filter-out tests/study/study_main.c,$(wildcard tests/study/*.c))
 TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c) \
-               $(wildcard tests/fuzz/*.c)
+               $(STUDY_LIB) $(wildcard tests/fuzz/*.c)
 BENCH_SRC   := $(wildcard tests/bench/*.c)
 SCALE_SRC   := $(wildcard tests/bench_scale/*.c)
 
@@ -70,8 +74,10 @@ LIBIRCG_SO   := $(BUILD)/lib/libircg.so.$(VERSION)
 LIBCLIENT_SO := $(BUILD)/lib/libircgclient.so.$(VERSION)
 IRCGD      := $(BUILD)/bin/ircgd
 IRCG_CLI   := $(BUILD)/bin/ircg
+IRCG_MPI   := $(BUILD)/bin/ircg-mpi
 RUN_TESTS  := $(BUILD)/bin/run_tests
 BENCH_BIN  := $(BUILD)/bin/bench
+STUDY_BIN  := $(BUILD)/bin/study
 SCALE_BIN  := $(BUILD)/bin/bench_scale
 
 UI_FILES      := $(sort $(shell find server/ui -type f))
@@ -92,16 +98,25 @@ PAPER_PKGS := gnuplot-nox
 PAPER_BUDGET ?= 600
 PAPER_BUDGET_100K ?= 120
 PAPER_OUT ?= $(BUILD)/paper
+STUDY_OUT ?= $(BUILD)/study
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 .PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins \
-        deps-fuzz tsan asan debug lint deps-lint bench bench-scale paper run deps deps-core deps-test \
-        deps-paper data deps-node apt-install openapi-lint screenshots install uninstall clean help \
+        deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-storage paper tta tta-run \
+        study results run deps deps-core deps-test deps-paper data deps-node apt-install openapi-lint \
+        screenshots install uninstall clean help \
         deps-unit unit-check deps-image image image-test
-all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(IRCGD) $(IRCG_CLI) $(LIBIRCG_SO) $(LIBCLIENT_SO)
+# ircg-mpi (clients/mpi/) is the one program built with MPI (Open MPI's
+# flags, from mpicc); libircg and ircgd know nothing of it.  Without mpicc
+# it is not built, and its tests skip saying why.
+MPI_CFLAGS ?= $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   ?= $(shell mpicc --showme:link 2>/dev/null)
+MPI_BIN    := $(if $(MPI_LIBS),$(IRCG_MPI))
+
+all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(MPI_BIN) $(LIBIRCG_SO) $(LIBCLIENT_SO)
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get), tools included"
@@ -120,8 +135,15 @@ help:
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make valgrind  the ircg CLI under valgrind memcheck on every example"
 	@echo "make loadtest  wrk on a real ircgd with jobs, SSE clients and submits; a burst of 500"
-	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace (SCALE_ARGS=)"
-	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s"
+	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace,"
+	@echo "             the file 1,000 least-norm jobs leave (SCALE_ARGS=)"
+	@echo "make bench-storage  only the last two: the 1M-row trace download and the 1,000 jobs' file"
+	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s,"
+	@echo "             the time to accuracy (TTA_BUDGET=600 s), then make study and make results"
+	@echo "make study   the rates of Section 5, the selection instance, over-parameterized regression"
+	@echo "make results tests/paper/RESULTS.md (from RESULTS.in.md) from the last paper, tta and study runs"
+	@echo "make tta     time to g - g_opt <= 1e-4, 1e-6 per method on ML-1M (TTA_BUDGET=600 s each),"
+	@echo "             then only the time-to-accuracy section of tests/paper/RESULTS.md (results.py)"
 	@echo "make run     install, build and start the service"
 	@echo "make unit-check  systemd-analyze verify + security on deploy/ircgd.service (wants OK or better)"
 	@echo "make image   build deploy/Dockerfile with docker, podman or buildah as IMAGE=$(IMAGE)"
@@ -147,6 +169,7 @@ $(BUILD)/obj/storage/%.o:     INC = $(INC_STORAGE)
 $(BUILD)/obj/server/%.o:      INC = $(INC_SERVER)
 $(BUILD)/obj/clients/c/%.o:   INC = $(INC_CLIENT)
 $(BUILD)/obj/clients/cli/%.o: INC = $(INC_CLI)
+$(BUILD)/obj/clients/mpi/%.o: INC = $(INC_CLI) -Iclients/mpi $(MPI_CFLAGS)
 $(BUILD)/obj/tests/%.o:       INC = $(INC_TESTS)
 $(BUILD)/obj/tests/bench_scale/%.o: INC = $(INC_PUBLIC) -Istorage
 
@@ -204,10 +227,22 @@ $(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBCLIENT) $(LIBAPI) $(LIBIRCG)
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) $(LIB_SOLVER)
 
+# ircg-mpi shares the CLI's output files and spec helpers.
+MPI_CLI_SRC := clients/cli/solve_output.c clients/cli/cli_util.c clients/cli/cli_opts.c
+$(IRCG_MPI): $(call obj,$(MPI_SRC) $(MPI_CLI_SRC)) $(LIBAPI) $(LIBIRCG)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS) $(LIB_JSON) $(LIB_SOLVER)
+
 $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
+
+$(STUDY_BIN): $(call obj,tests/study/study_main.c $(STUDY_LIB)) $(LIBIRCG)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_JSON) $(LIB_SOLVER)
 
 # The scale benchmark links the library and the store (it seeds a long
 # trace) and talks to a real daemon through libcurl.
@@ -236,9 +271,9 @@ test: all data
 
 # The numerical suites again under several OpenBLAS kernel sets
 # (tests/tools/kernels.sh): a tolerance must hold on any CPU's kernels.
-NUMERIC_SUITES := cgbio. core. cut_ls. cut_mc. ls. ls_domain. ls_leastnorm. ls_norm. \
-                  ls_oracle. ls_rates. mc_dense. mc_lmo. mc_proj. mc_prox. mc_prox_dense. \
-                  mc_state. prox_ls. reference. synth.
+NUMERIC_SUITES := cgbio. core. cut_ls. cut_mc. logreg. logreg_ref. ls. ls_domain. ls_leastnorm. \
+                  ls_norm. ls_oracle. ls_overparam. ls_rates. ls_simplex. rates_qg. mc_dense. mc_lmo. mc_proj. mc_prox. mc_prox_dense. mc_sweep. \
+                  mc_state. prox_ls. reference. selection. synth.
 test-kernels: all data
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) tests/tools/kernels.sh ./$(RUN_TESTS) $(NUMERIC_SUITES)
 
@@ -304,7 +339,7 @@ asan:
 lint: deps-lint
 	INC_SOLVER="$(INC_SOLVER)" INC_API="$(INC_API)" INC_STORAGE="$(INC_STORAGE)" \
 	INC_SERVER="$(INC_SERVER)" INC_CLIENT="$(INC_CLIENT)" INC_CLI="$(INC_CLI)" \
-	tests/tools/lint.sh
+	INC_MPI="$(INC_CLI) -Iclients/mpi $(MPI_CFLAGS)" tests/tools/lint.sh
 
 # The suite with assertions on and no optimization.
 debug:
@@ -331,10 +366,51 @@ loadtest: all deps-load
 bench-scale: all
 	OPENBLAS_NUM_THREADS=1 ./$(SCALE_BIN) --bin $(BUILD)/bin --tmp $(BUILD)/bench-scale $(SCALE_ARGS)
 
-# The paper's experiment on both MovieLens files (Table 1, Figure 1).
+# Storage (issue 12, item 4): the streamed download of a 1M-row trace and
+# the file that 1,000 least-norm jobs of 2,000 iterations leave, table by
+# table (~2 minutes on 2 cores).
+bench-storage: all
+	OPENBLAS_NUM_THREADS=1 ./$(SCALE_BIN) --bin $(BUILD)/bin --tmp $(BUILD)/bench-scale \
+	  --no-solver --no-readers --sizes 1 --file-gb 0 $(SCALE_ARGS)
+
+# The paper's experiment on both MovieLens files (Table 1, Figure 1), the
+# time to accuracy on ML-1M, the studies beyond the paper, and
+# tests/paper/RESULTS.md made from all of their outputs (with the commit
+# that produced them).  OpenBLAS runs one thread: ours split the passes.
+PAPER_RUN = OPENBLAS_NUM_THREADS=1 ./$(IRCG_CLI) paper
 paper: all data deps-paper
-	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/ratings.dat --out $(PAPER_OUT)/ml-1m --budget $(PAPER_BUDGET) $(PAPER_ARGS)
-	./$(IRCG_CLI) paper --ratings $(DATA_OUT)/u.data --out $(PAPER_OUT)/ml-100k --budget $(PAPER_BUDGET_100K) $(PAPER_ARGS)
+	@mkdir -p $(PAPER_OUT)
+	tests/paper/provenance.sh > $(PAPER_OUT)/provenance.json
+	$(PAPER_RUN) --ratings $(DATA_OUT)/ratings.dat --out $(PAPER_OUT)/ml-1m --budget $(PAPER_BUDGET) $(PAPER_ARGS)
+	$(PAPER_RUN) --ratings $(DATA_OUT)/u.data --out $(PAPER_OUT)/ml-100k --budget $(PAPER_BUDGET_100K) $(PAPER_ARGS)
+	$(MAKE) tta-run study results
+
+# The measurements beyond the paper's experiment (tests/study): the rate
+# table of Section 5, the selection instance, over-parameterized regression.
+study: all
+	OPENBLAS_NUM_THREADS=1 ./$(STUDY_BIN) all --out $(STUDY_OUT)
+	@if command -v gnuplot >/dev/null; then cd $(STUDY_OUT) && gnuplot overparam.gp; \
+	else echo "gnuplot is not installed (make deps-paper): $(STUDY_OUT)/overparam.gp not run"; fi
+
+# tests/paper/RESULTS.md (from its template RESULTS.in.md) and its copies
+# of the outputs, from the last runs.
+results:
+	python3 tests/paper/results.py --paper $(PAPER_OUT) --study $(STUDY_OUT) --into tests/paper --check
+
+# Time to accuracy on ML-1M, each method with the paper's parameters
+# (tta-run: the run, part of make paper).  make tta: the run, then only
+# the time-to-accuracy section of tests/paper/RESULTS.md, by results.py.
+TTA_BUDGET ?= 600
+TTA_THREADS ?= 2
+TTA_METHODS ?= ircg-open,ircg-closed,ircg-ls,cgbio,irpg,bisg
+TTA_OUT := $(PAPER_OUT)/tta-ml-1m
+tta-run: all data
+	@mkdir -p $(TTA_OUT)
+	tests/paper/provenance.sh > $(TTA_OUT)/provenance.json
+	$(PAPER_RUN) --ratings $(DATA_OUT)/ratings.dat --out $(TTA_OUT) --budget $(TTA_BUDGET) \
+	  --threads $(TTA_THREADS) --time-to 1e-4,1e-6 --methods $(TTA_METHODS)
+tta: tta-run
+	python3 tests/paper/results.py --paper $(PAPER_OUT) --into tests/paper --only tta
 
 # The store and the data directory live in build/: specs may name the
 # MovieLens files that `make data` put there ("path": "ratings.dat").

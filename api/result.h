@@ -17,6 +17,13 @@
 extern "C" {
 #endif
 
+/* How a distributed solve ran: its ranks and the host of each, in rank
+ * order (written as "execution": {"ranks", "hosts"}). */
+typedef struct api_execution {
+    int ranks;
+    const char *const *hosts;       /* ranks of them                         */
+} api_execution;
+
 typedef struct api_result {
     const ircg_info *info;          /* required                              */
     ircg_error error;               /* IRCG_OK unless the solve failed       */
@@ -28,12 +35,15 @@ typedef struct api_result {
     const ircg_settings *settings;  /* the solver's settings: NULL writes
                                        "algorithm": null and leaves out the
                                        members of the baselines            */
+    const api_execution *execution; /* NULL: one process (left out)          */
 } api_result;
 
 /* {"status", "error", "algorithm", "iterations", "setup_seconds",
- *  "solve_seconds", "lmo_seconds", "lmo_matvecs", "lmo_unconverged", "g_x",
+ *  "solve_seconds", "lmo_seconds", "lmo_matvecs", "lmo_unconverged",
+ *  "omega_passes", "omega_bytes", "threads", "g_x",
  *  "f_x", "g_z", "f_z", "gap", "sigma", "rank", "g_opt", "g_gap_x",
  *  "g_gap_z", "projections"{"mode","partial","full"} (irpg, bisg),
+ *  "execution"{"ranks","hosts"} (a distributed solve),
  *  "warmup_iterations", "warmup_seconds" (cgbio), "reference"{...},
  *  "x"{...}, "z"{...}}.
  * x and z per algorithm: IR-CG: the last iterate x_t and the averaged z_t;

@@ -83,7 +83,7 @@ static void sb_iterate(api_buf *b, const char *name, const ircg_iterate *it)
     if (!it)
         return;
     api_buf_printf(b, ",\"%s\":{", name);
-    if (it->kind == IRCG_PROBLEM_LEAST_SQUARES) {
+    if (it->kind != IRCG_PROBLEM_MATRIX_COMPLETION) { /* a vector */
         api_buf_printf(b, "\"kind\":\"vector\",\"n\":%lld,\"values\":", (long long)it->dim);
         sb_array(b, it->dense, it->dense ? it->dim : 0, 1);
         api_buf_add(b, "}", 1);
@@ -178,6 +178,19 @@ static void sb_algorithm_extras(api_buf *b, const api_result *r)
     }
 }
 
+static void sb_execution(api_buf *b, const api_execution *e)
+{
+    if (!e)
+        return;
+    api_buf_printf(b, ",\"execution\":{\"ranks\":%d,\"hosts\":[", e->ranks);
+    for (int i = 0; i < e->ranks; i++) {
+        if (i)
+            api_buf_add(b, ",", 1);
+        sb_str(b, e->hosts[i] ? e->hosts[i] : "");
+    }
+    api_buf_add(b, "]}", 2);
+}
+
 char *api_result_json(const api_result *r)
 {
     api_buf b = {0};
@@ -197,6 +210,9 @@ char *api_result_json(const api_result *r)
     sb_num(&b, "lmo_seconds", in->lmo_seconds);
     api_buf_printf(&b, ",\"lmo_matvecs\":%lld", (long long)in->lmo_matvecs);
     api_buf_printf(&b, ",\"lmo_unconverged\":%lld", (long long)in->lmo_unconverged);
+    api_buf_printf(&b, ",\"omega_passes\":%lld", (long long)in->omega_passes);
+    sb_num(&b, "omega_bytes", in->omega_bytes);
+    api_buf_printf(&b, ",\"threads\":%d", in->threads);
     sb_num(&b, "g_x", in->g_x);
     sb_num(&b, "f_x", in->f_x);
     sb_num(&b, "g_z", in->g_z);
@@ -208,6 +224,7 @@ char *api_result_json(const api_result *r)
     sb_num(&b, "g_gap_x", in->g_gap_x);
     sb_num(&b, "g_gap_z", in->g_gap_z);
     sb_algorithm_extras(&b, r);
+    sb_execution(&b, r->execution);
     sb_reference(&b, r->reference);
     sb_iterate(&b, "x", r->x);
     sb_iterate(&b, "z", r->z);

@@ -172,6 +172,20 @@ void api_spec_output(const api_spec *s, api_output_spec *out);
 
 ircg_problem_kind api_spec_kind(const api_spec *s);
 
+/* Where a matrix-completion spec's ratings come from, for a caller that
+ * loads them itself (a distributed solve parsed with build = 0, each
+ * process reading its own part): 0 for other problems. */
+typedef struct api_mc_source {
+    enum { API_MC_FILE, API_MC_INLINE, API_MC_SYNTHETIC, API_MC_DATASET } kind;
+    const char *path;              /* file: resolved (borrowed)             */
+    const char *given_path;        /* file: as the spec gives it            */
+    ircg_read_options read;        /* file: format and dimensions           */
+    ircg_synth_ratings_spec synth; /* synthetic                             */
+    ircg_outer_kind outer;
+    double delta;
+} api_mc_source;
+int api_spec_mc_source(const api_spec *s, api_mc_source *out);
+
 /* The normalized spec: every default filled in, enums spelled out, file
  * paths as given (relative to base_dir).  Parsing it again gives the same
  * normalized JSON.  Inline data is echoed in full unless flags has
@@ -188,6 +202,8 @@ const char *api_projection_name(ircg_projection p);
 const char *api_step_rule_name(ircg_step_rule r);
 const char *api_outer_name(ircg_outer_kind k);
 const char *api_domain_name(ircg_domain_kind k);
+/* "matrix_completion", "least_squares", "logistic_regression" */
+const char *api_problem_type_name(ircg_problem_kind k);
 /* "auto", "movielens", "udata", "csv", "matrix_market" */
 const char *api_format_name(ircg_ratings_format f);
 /* 1 and *out set when name is one of the format names, else 0. */

@@ -176,7 +176,7 @@ void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s)
     }
     if (sp_enum(c, alg, AP, "step_rule", STEP_NAMES, &k) > 0)
         st->step_rule = (ircg_step_rule)k;
-    sp_number_in(c, alg, AP, "varsigma", 0, 1, SP_MAX_SCALE, 0, &st->varsigma);
+    sp_number_in(c, alg, AP, "varsigma", 0, 0, SP_MAX_SCALE, 0, &st->varsigma);
     sp_number_in(c, alg, AP, "p", 0, 1, 1, 1, &st->p);
     parse_start(c, alg, s);
     sp_int64_in(c, alg, AP, "max_iter", 1, INT64_C(1) << 53, &st->max_iter);

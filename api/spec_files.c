@@ -1,7 +1,8 @@
 /*
  * spec_files.c -- files named by a spec: resolution against a base
- * directory (optionally confined to it), the Matrix Market matrix A of a
- * least squares problem, and its right-hand side b.
+ * directory (optionally confined to it), the matrix A of a least squares or
+ * logistic regression problem (Matrix Market or CSV), and its right-hand
+ * side b (targets or labels).
  */
 #include <errno.h>
 #include <limits.h>
@@ -121,7 +122,7 @@ int sp_stamp_same(sp_ctx *c, const char *ptr, const char *name, const char *path
 }
 
 /* COO (0-based) -> CSR by a counting sort on the rows. */
-static int coo_to_csr(const ircg_ratings *r, sp_ls *ls)
+static int coo_to_csr(const ircg_ratings *r, sp_mat *ls)
 {
     ls->m = r->n_rows;
     ls->n = r->n_cols;
@@ -147,8 +148,8 @@ static int coo_to_csr(const ircg_ratings *r, sp_ls *ls)
 
 /* A: a Matrix Market coordinate file, read by the library's reader (its
  * size line gives the dimensions). */
-int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *name, const char *path,
-                    sp_ls *ls)
+static int read_mtx(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                    sp_mat *ls)
 {
     ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, 0, 0, 0};
     ircg_ratings *r = NULL;
@@ -167,6 +168,55 @@ int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *name, const char *pa
         sp_err(c, ptr, "out of memory");
     ircg_ratings_free(r);
     return ok;
+}
+
+/* Does the file start with the Matrix Market banner?  -1 when it cannot
+ * be opened (after an error at ptr). */
+static int mtx_banner(sp_ctx *c, const char *ptr, const char *name, const char *path)
+{
+    char head[16] = "";
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        sp_err(c, ptr, "cannot open %s: %s", name, strerror(errno));
+        return -1;
+    }
+    size_t n = fread(head, 1, 14, f);
+    fclose(f);
+    return n == 14 && memcmp(head, "%%MatrixMarket", 14) == 0;
+}
+
+int sp_read_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                   sp_mat *mat)
+{
+    ircg_diag d = {0};
+    int mm = mtx_banner(c, ptr, name, path);
+    if (mm)
+        return mm > 0 && read_mtx(c, ptr, name, path, mat);
+    if (ircg_dense_read_file(path, &mat->A, &mat->m, &mat->n, &d) != IRCG_OK) {
+        sp_file_diag(c, ptr, name, &d);
+        return 0;
+    }
+    return 1;
+}
+
+int sp_probe_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                    int m_given, int n_given)
+{
+    ircg_diag d = {0};
+    int n = 0, mm = mtx_banner(c, ptr, name, path);
+    if (mm) {
+        ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, m_given, n_given, 0};
+        return mm > 0 && sp_probe_file(c, ptr, name, path, &ro);
+    }
+    if (ircg_dense_probe_file(path, &n, &d) != IRCG_OK) {
+        sp_file_diag(c, ptr, name, &d);
+        return 0;
+    }
+    if (n_given > 0 && n != n_given) {
+        sp_err(c, ptr, "%s: rows of %d numbers, n is %d", name, n, n_given);
+        return 0;
+    }
+    return 1;
 }
 
 int sp_probe_file(sp_ctx *c, const char *ptr, const char *name, const char *path,

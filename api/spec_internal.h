@@ -51,20 +51,33 @@ typedef struct sp_mc {
     int64_t dim;                  /* after loading: n_rows x n_cols, else 0  */
 } sp_mc;
 
-/* Least squares data and model. */
+/* Least squares and logistic regression data and model. */
 typedef enum sp_ls_a { SP_A_DENSE = 0, SP_A_CSR } sp_ls_a;
 
-typedef struct sp_ls {
-    sp_source source;
+/* One matrix with its right-hand side (targets or labels). */
+typedef struct sp_mat {
     int m, n;
     sp_ls_a a_kind;               /* inline                                 */
-    double *A;                    /* dense row-major m x n (inline/synth)    */
-    int64_t *rowptr;              /* CSR (inline csr or file)                */
+    double *A;                    /* dense row-major m x n (inline, synthetic,
+                                     CSV file)                              */
+    int64_t *rowptr;              /* CSR (inline csr or Matrix Market file)  */
     int32_t *colind;
     double *val;
     double *b;                    /* length m                               */
     char *A_path, *A_resolved;    /* file                                   */
     char *b_path, *b_resolved;    /* file: NULL when b is inline            */
+    int64_t b_len;                /* length of b as read                    */
+    int m_given, n_given;         /* file: 0, or m/n the spec gives         */
+} sp_mat;
+
+typedef struct sp_ls {
+    int logistic;                 /* "logistic_regression": b holds labels  */
+    sp_source source;
+    sp_mat tr;                    /* the (training) rows: "A", "b", ...     */
+    sp_mat va;                    /* the validation rows: "A_val", "b_val",
+                                     ... (when has_val)                     */
+    int has_val;
+    int m_val;                    /* synthetic: validation rows, 0 = none   */
     double noise;                 /* synthetic                              */
     uint64_t seed;
     ircg_domain domain;
@@ -72,11 +85,11 @@ typedef struct sp_ls {
     double *c, *Q, *q;            /* outer data (q may be NULL)             */
     int64_t c_len, q_len;
     int Q_dim;                    /* rows of Q                              */
-    int64_t b_len;                /* file: length of b as read              */
-    int m_given, n_given;         /* file: 0, or m/n the spec gives         */
     int data_ok, domain_ok, outer_ok; /* sections parsed without errors     */
-    int loaded;                   /* m, n, A and b are known                */
+    int loaded;                   /* the data is read or generated          */
 } sp_ls;
+
+void sp_mat_free(sp_mat *m);
 
 typedef enum sp_dense { SP_DENSE_AUTO_MODE = 0, SP_DENSE_NO, SP_DENSE_YES } sp_dense;
 
@@ -149,6 +162,10 @@ int sp_string(sp_ctx *c, const cJSON *obj, const char *ptr, const char *name,
 /* names is NULL-terminated; *out = the index. */
 int sp_enum(sp_ctx *c, const cJSON *obj, const char *ptr, const char *name,
             const char *const *names, int *out);
+/* The "data" object d at ptr (NULL: absent) and its "source" among
+ * sources: 1 with *out the index; 0 after an error naming the member. */
+int sp_data_source(sp_ctx *c, const cJSON *d, const char *ptr, const char *const *sources,
+                   int *out);
 /* A JSON array of finite numbers with |v| <= SP_MAX_VALUE at item
  * (pointer ptr); *out malloc'ed. */
 int sp_num_array(sp_ctx *c, const cJSON *item, const char *ptr, double **out,
@@ -162,7 +179,15 @@ int sp_is_int(const cJSON *v, double lo, double hi);
  * parsed cleanly, whatever errors other sections have: all errors of a
  * spec are reported together. */
 void sp_parse_mc(sp_ctx *c, const cJSON *pb, api_spec *s);
-void sp_parse_ls(sp_ctx *c, const cJSON *pb, api_spec *s);
+/* "least_squares" and "logistic_regression" (logistic = 1). */
+void sp_parse_ls(sp_ctx *c, const cJSON *pb, api_spec *s, int logistic);
+/* Their "data" section (spec_ls_data.c): parse, then load (read files or
+ * generate); sp_ls_load returns 1 when the data is known. */
+void sp_parse_ls_data(sp_ctx *c, const cJSON *d, sp_ls *ls);
+int sp_ls_load(sp_ctx *c, sp_ls *ls);
+/* A JSON array of equal-length arrays of finite numbers -> row-major. */
+int sp_parse_dense(sp_ctx *c, const cJSON *a, const char *ptr, double **out, int *rows,
+                   int *cols);
 /* Load the data (when "data" is clean) and build the problem (when the
  * whole section is clean); return the number of variables once the data
  * is known (0 otherwise). */
@@ -209,15 +234,21 @@ typedef struct sp_stamp {
 void sp_stamp_take(const char *path, sp_stamp *s);
 int sp_stamp_same(sp_ctx *c, const char *ptr, const char *name, const char *path,
                   const sp_stamp *before);
-/* Matrix Market coordinate A -> CSR.  name is the path as the spec gives
+/* The matrix of a file into mat: Matrix Market coordinate (-> CSR) when
+ * it starts with the banner, else CSV (dense: rows of comma-separated
+ * numbers, an optional header line).  name is the path as the spec gives
  * it (for messages), path the resolved one. */
-int sp_read_mtx_csr(sp_ctx *c, const char *ptr, const char *name, const char *path,
-                    sp_ls *ls);
+int sp_read_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                   sp_mat *mat);
 /* The cheap check of a ratings or matrix file (build = 0): its head
  * parses (ircg_ratings_probe_file); the error, if any, at ptr. */
 int sp_probe_file(sp_ctx *c, const char *ptr, const char *name, const char *path,
                   const ircg_read_options *ro);
-/* b from Matrix Market (array or coordinate) or plain numbers. */
+/* The cheap check of a matrix file (Matrix Market or CSV, build = 0). */
+int sp_probe_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                    int m_given, int n_given);
+/* b from Matrix Market (array or coordinate) or plain numbers (comma or
+ * space separated; one column of CSV with an optional header line). */
 int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *path,
                    double **b, int64_t *n);
 

@@ -273,6 +273,26 @@ int sp_enum(sp_ctx *c, const cJSON *obj, const char *ptr, const char *name,
     return -1;
 }
 
+int sp_data_source(sp_ctx *c, const cJSON *d, const char *ptr, const char *const *sources,
+                   int *out)
+{
+    char p[SP_PTR];
+    if (!d) {
+        sp_err(c, ptr, "missing required member \"data\"");
+        return 0;
+    }
+    if (!cJSON_IsObject(d)) {
+        sp_members(c, d, ptr, sources); /* records "not an object" */
+        return 0;
+    }
+    if (!sp_get(d, "source")) {
+        sp_ptr(p, ptr, "source");
+        sp_err(c, p, "missing required member \"source\"");
+        return 0;
+    }
+    return sp_enum(c, d, ptr, "source", sources, out) > 0;
+}
+
 int sp_num_array(sp_ctx *c, const cJSON *item, const char *ptr, double **out,
                  int64_t *n)
 {

@@ -33,8 +33,15 @@ int api_format_parse(const char *name, ircg_ratings_format *out)
 const char *api_outer_name(ircg_outer_kind k)
 {
     static const char *const n[] = {"column_variance", "half_norm_sq", "dist_sq",
-                                    "quadratic"};
-    return (unsigned)k < 4 ? n[k] : "unknown";
+                                    "quadratic", "validation"};
+    return (unsigned)k < 5 ? n[k] : "unknown";
+}
+
+const char *api_problem_type_name(ircg_problem_kind k)
+{
+    static const char *const n[] = {"matrix_completion", "least_squares",
+                                    "logistic_regression"};
+    return (unsigned)k < 3 ? n[k] : "unknown";
 }
 
 const char *api_domain_name(ircg_domain_kind k)
@@ -101,7 +108,7 @@ static cJSON *mc_data(const sp_mc *mc, int summarize)
     return d;
 }
 
-static cJSON *ls_inline_A(const sp_ls *ls)
+static cJSON *ls_inline_A(const sp_mat *ls)
 {
     if (ls->a_kind == SP_A_DENSE)
         return matrix(ls->A, ls->m, ls->n);
@@ -124,41 +131,63 @@ static cJSON *ls_inline_A(const sp_ls *ls)
     return a;
 }
 
+/* File members of one matrix: A_path, and b or b_path. */
+static void ls_file_members(cJSON *d, const sp_mat *mt, const char *a, const char *b,
+                            const char *bp)
+{
+    cJSON_AddStringToObject(d, a, mt->A_path);
+    if (mt->b_path)
+        cJSON_AddStringToObject(d, bp, mt->b_path);
+    else
+        cJSON_AddItemToObject(d, b, num_array(mt->b, mt->b_len));
+}
+
+static int64_t inline_size(const sp_mat *mt)
+{
+    int64_t a = mt->a_kind == SP_A_DENSE ? (int64_t)mt->m * mt->n : 2 * mt->rowptr[mt->m];
+    return a + mt->m;
+}
+
 static cJSON *ls_data(const sp_ls *ls, int summarize)
 {
     static const char *const SRC[] = {"file", "inline", "synthetic"};
     cJSON *d = cJSON_CreateObject();
+    const sp_mat *tr = &ls->tr, *va = &ls->va;
     cJSON_AddStringToObject(d, "source", SRC[ls->source]);
     if (ls->source == SP_SRC_SYNTHETIC) {
-        cJSON_AddNumberToObject(d, "m", ls->m);
-        cJSON_AddNumberToObject(d, "n", ls->n);
+        cJSON_AddNumberToObject(d, "m", tr->m);
+        cJSON_AddNumberToObject(d, "n", tr->n);
+        if (ls->m_val)
+            cJSON_AddNumberToObject(d, "m_val", ls->m_val);
         cJSON_AddNumberToObject(d, "noise", ls->noise);
         cJSON_AddNumberToObject(d, "seed", (double)ls->seed);
         return d;
     }
     if (ls->source == SP_SRC_FILE) {
-        cJSON_AddStringToObject(d, "A_path", ls->A_path);
-        if (ls->b_path)
-            cJSON_AddStringToObject(d, "b_path", ls->b_path);
-        else
-            cJSON_AddItemToObject(d, "b", num_array(ls->b, ls->b_len));
+        ls_file_members(d, tr, "A_path", "b", "b_path");
+        if (ls->has_val)
+            ls_file_members(d, va, "A_val_path", "b_val", "b_val_path");
         /* the dimensions read (or, unbuilt, those the spec gave) */
-        int m = ls->loaded ? ls->m : ls->m_given, n = ls->loaded ? ls->n : ls->n_given;
+        int m = ls->loaded ? tr->m : tr->m_given, n = ls->loaded ? tr->n : tr->n_given;
         if (m > 0)
             cJSON_AddNumberToObject(d, "m", m);
         if (n > 0)
             cJSON_AddNumberToObject(d, "n", n);
         return d;
     }
-    int64_t size = ls->a_kind == SP_A_DENSE ? (int64_t)ls->m * ls->n : 2 * ls->rowptr[ls->m];
-    if (summarize && size + ls->m > SUMMARY_LIMIT)
+    int64_t size = inline_size(tr) + (ls->has_val ? inline_size(va) : 0);
+    if (summarize && size > SUMMARY_LIMIT)
         cJSON_AddBoolToObject(d, "elided", 1);
     else {
-        cJSON_AddItemToObject(d, "A", ls_inline_A(ls));
-        cJSON_AddItemToObject(d, "b", num_array(ls->b, ls->m));
+        cJSON_AddItemToObject(d, "A", ls_inline_A(tr));
+        cJSON_AddItemToObject(d, "b", num_array(tr->b, tr->m));
+        if (ls->has_val) {
+            cJSON_AddItemToObject(d, "A_val", ls_inline_A(va));
+            cJSON_AddItemToObject(d, "b_val", num_array(va->b, va->m));
+        }
     }
-    cJSON_AddNumberToObject(d, "m", ls->m);
-    cJSON_AddNumberToObject(d, "n", ls->n);
+    cJSON_AddNumberToObject(d, "m", tr->m);
+    cJSON_AddNumberToObject(d, "n", tr->n);
     return d;
 }
 
@@ -180,14 +209,14 @@ cJSON *sp_norm_problem(const api_spec *s, int summarize)
 {
     cJSON *p = cJSON_CreateObject();
     if (s->kind == IRCG_PROBLEM_MATRIX_COMPLETION) {
-        cJSON_AddStringToObject(p, "type", "matrix_completion");
+        cJSON_AddStringToObject(p, "type", api_problem_type_name(s->kind));
         cJSON_AddItemToObject(p, "data", mc_data(&s->mc, summarize));
         cJSON_AddNumberToObject(p, "delta", s->mc.delta);
         cJSON_AddStringToObject(p, "outer", api_outer_name(s->mc.outer));
         return p;
     }
     const ircg_domain *dm = &s->ls.domain;
-    cJSON_AddStringToObject(p, "type", "least_squares");
+    cJSON_AddStringToObject(p, "type", api_problem_type_name(s->kind));
     cJSON_AddItemToObject(p, "data", ls_data(&s->ls, summarize));
     cJSON *d = cJSON_AddObjectToObject(p, "domain");
     cJSON_AddStringToObject(d, "type", api_domain_name(dm->kind));

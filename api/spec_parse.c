@@ -16,9 +16,9 @@ static const char *const OUT_MEMBERS[] = {"trace_every", "snapshot_every",
                                           "dense_iterate", NULL};
 static const char *const REF_MEMBERS[] = {"compute", "tol", "max_iter",
                                           "time_limit", "lmo_tol", "g_opt", NULL};
-static const char *const PROBLEM_TYPES[] = {"matrix_completion",
-                                            "least_squares", NULL};
-/* The members of either problem type: checked when the type is unknown. */
+static const char *const PROBLEM_TYPES[] = {"matrix_completion", "least_squares",
+                                            "logistic_regression", NULL};
+/* The members of any problem type: checked when the type is unknown. */
 static const char *const ANY_PROBLEM_MEMBERS[] = {"type", "data", "delta", "outer",
                                                   "domain", NULL};
 
@@ -112,12 +112,13 @@ static void parse_problem(sp_ctx *c, const cJSON *pb, api_spec *s)
         sp_members(c, pb, "/problem", ANY_PROBLEM_MEMBERS);
         return;
     }
-    s->kind = k == 0 ? IRCG_PROBLEM_MATRIX_COMPLETION : IRCG_PROBLEM_LEAST_SQUARES;
+    s->kind = k == 0 ? IRCG_PROBLEM_MATRIX_COMPLETION
+              : k == 1 ? IRCG_PROBLEM_LEAST_SQUARES : IRCG_PROBLEM_LOGISTIC;
     s->typed = 1;
     if (k == 0)
         sp_parse_mc(c, pb, s);
     else
-        sp_parse_ls(c, pb, s);
+        sp_parse_ls(c, pb, s, k == 2);
 }
 
 /* Defaults of everything outside the problem section. */
@@ -244,15 +245,8 @@ void api_spec_free(api_spec *s)
     free(s->mc.resolved);
     ircg_ratings_free(s->mc.inline_r);
     free(s->mc.dataset_id);
-    free(s->ls.A);
-    free(s->ls.rowptr);
-    free(s->ls.colind);
-    free(s->ls.val);
-    free(s->ls.b);
-    free(s->ls.A_path);
-    free(s->ls.A_resolved);
-    free(s->ls.b_path);
-    free(s->ls.b_resolved);
+    sp_mat_free(&s->ls.tr);
+    sp_mat_free(&s->ls.va);
     free(s->ls.c);
     free(s->ls.Q);
     free(s->ls.q);

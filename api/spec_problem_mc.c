@@ -243,19 +243,7 @@ static void mc_defaults(sp_mc *mc)
 static void parse_data(sp_ctx *c, const cJSON *d, sp_mc *mc)
 {
     int k = 0;
-    if (!d) {
-        sp_err(c, DP, "missing required member \"data\"");
-        return;
-    }
-    if (cJSON_IsObject(d) && !sp_get(d, "source")) {
-        sp_err(c, DP "/source", "missing required member \"source\"");
-        return;
-    }
-    if (!cJSON_IsObject(d)) {
-        sp_members(c, d, DP, SOURCES);
-        return;
-    }
-    if (sp_enum(c, d, DP, "source", SOURCES, &k) <= 0)
+    if (!sp_data_source(c, d, DP, SOURCES, &k))
         return;
     mc->source = (sp_source)k;
     if (k == SP_SRC_FILE)
@@ -357,4 +345,20 @@ int64_t sp_build_mc(sp_ctx *c, api_spec *s)
     if (owned)
         ircg_ratings_free(r);
     return dim;
+}
+
+int api_spec_mc_source(const api_spec *s, api_mc_source *out)
+{
+    const sp_mc *mc = &s->mc;
+    if (s->kind != IRCG_PROBLEM_MATRIX_COMPLETION)
+        return 0;
+    *out = (api_mc_source){
+        .kind = mc->source == SP_SRC_FILE        ? API_MC_FILE
+                : mc->source == SP_SRC_INLINE    ? API_MC_INLINE
+                : mc->source == SP_SRC_SYNTHETIC ? API_MC_SYNTHETIC
+                                                 : API_MC_DATASET,
+        .path = mc->resolved, .given_path = mc->path,
+        .read = {mc->format, mc->n_rows, mc->n_cols, 0},
+        .synth = mc->synth, .outer = mc->outer, .delta = mc->delta};
+    return 1;
 }

@@ -103,11 +103,8 @@ static void compare_state(sp_ctx *c, const api_spec *s)
     const ircg_checkpoint_info *ck = &s->start.ck;
     if (ck->kind != s->kind)
         sp_err(c, "/problem/type", "job %s's snapshot holds a %s state, this spec is "
-               "%s", s->start.job,
-               ck->kind == IRCG_PROBLEM_MATRIX_COMPLETION ? "matrix_completion"
-                                                          : "least_squares",
-               s->kind == IRCG_PROBLEM_MATRIX_COMPLETION ? "matrix_completion"
-                                                         : "least_squares");
+               "%s", s->start.job, api_problem_type_name(ck->kind),
+               api_problem_type_name(s->kind));
     else if (ck->algorithm != s->settings.algorithm)
         sp_err(c, "/algorithm/name", "job %s's snapshot holds a state of %s: a start "
                "from it needs the same algorithm", s->start.job,

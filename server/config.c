@@ -2,7 +2,10 @@
  * config.c -- configuration from the environment and the command line.
  * Precedence: defaults < IRCGD_* environment < flags.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
+#include <sched.h>
+#include <unistd.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +53,12 @@ void srv_config_usage(void)
            "                       FILE.lock) [IRCGD_DB, default ./ircg.db]\n"
            "  --data-dir DIR       spec file paths must lie inside it; uploaded datasets\n"
            "                       are copied there [IRCGD_DATA_DIR, default ./data]\n"
-           "  --workers N          solver threads, 1..256 [IRCGD_WORKERS, default 2]\n"
+           "  --workers N          jobs solved at once, 1..256 [IRCGD_WORKERS, default 2]\n"
+           "  --job-threads N      threads one job's sparse kernels may use, 1..64; a\n"
+           "                       spec asking for more gets this many.  0 = automatic:\n"
+           "                       the cores over the workers (at least 1), so the\n"
+           "                       workers' threads never exceed the cores\n"
+           "                       [IRCGD_JOB_THREADS, default 0]\n"
            "  --tokens-file FILE   \"sha256:<hex> SCOPE\" lines (scopes: read < submit <\n"
            "                       admin); absent = no auth [IRCGD_TOKENS_FILE]\n"
            "  --tls-cert FILE      serve HTTPS with this PEM certificate (chain) and\n"
@@ -199,6 +207,7 @@ static int apply(srv_config *c, const char *name, const char *v)
         }
     struct { const char *name; int64_t lo, hi; int64_t *wide; int *narrow; } ints[] = {
         {"workers", 1, 256, NULL, &c->workers},
+        {"job-threads", 0, 64, NULL, &c->job_threads},
         {"max-body", 1, INT64_C(1) << 40, &c->max_body, NULL},
         {"max-queued", 0, INT64_C(1) << 40, &c->max_queued, NULL},
         {"max-attempts", 1, 1000, NULL, &c->max_attempts},
@@ -226,7 +235,8 @@ static int load_env(srv_config *c, char *err, size_t errlen)
 {
     static const char *const names[][2] = {
         {"IRCGD_LISTEN", "listen"}, {"IRCGD_DB", "db"},
-        {"IRCGD_WORKERS", "workers"}, {"IRCGD_DATA_DIR", "data-dir"},
+        {"IRCGD_WORKERS", "workers"}, {"IRCGD_JOB_THREADS", "job-threads"},
+        {"IRCGD_DATA_DIR", "data-dir"},
         {"IRCGD_TOKENS_FILE", "tokens-file"}, {"IRCGD_MAX_BODY", "max-body"},
         {"IRCGD_MAX_QUEUED", "max-queued"}, {"IRCGD_MAX_ATTEMPTS", "max-attempts"},
         {"IRCGD_SNAPSHOT_KEEP", "snapshot-keep"}, {"IRCGD_MAX_ELEMENTS", "max-elements"},
@@ -343,4 +353,23 @@ int srv_parse_listen(const char *s, char *host, size_t hostlen, int *port)
     host[hl] = '\0';
     *port = (int)p;
     return 0;
+}
+
+int srv_cores(void)
+{
+    cpu_set_t set;
+    long n;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+int srv_job_threads_cap(const srv_config *c)
+{
+    int cap;
+    if (c->job_threads > 0)
+        return c->job_threads;
+    cap = srv_cores() / (c->workers > 0 ? c->workers : 1);
+    return cap < 1 ? 1 : cap > 64 ? 64 : cap;
 }

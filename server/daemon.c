@@ -165,9 +165,14 @@ static int serve(srv_config *c, int *listen_fd, const char *bound, int port)
         goto done;
     printf("listening on %s://%s:%d\n", srv.tls.cert ? "https" : "http", bound, port);
     fflush(stdout);
-    srv_log("ircgd %s: %d worker(s), db %s, data dir %s, auth %s (%zu token(s)), %s",
-            IRCG_VERSION, c->workers, c->db, c->data_dir, srv.tokens.list ? "on" : "off",
-            srv.tokens.n, srv.tls.cert ? "HTTPS" : "plain HTTP");
+    srv_log("ircgd %s: %d worker(s) of at most %d thread(s) on %d core(s), db %s, "
+            "data dir %s, auth %s (%zu token(s)), %s", IRCG_VERSION, c->workers,
+            srv_job_threads_cap(c), srv_cores(), c->db, c->data_dir,
+            srv.tokens.list ? "on" : "off", srv.tokens.n,
+            srv.tls.cert ? "HTTPS" : "plain HTTP");
+    if (c->workers * srv_job_threads_cap(c) > srv_cores())
+        srv_log("note: %d workers x %d threads exceed the %d cores (as configured)",
+                c->workers, srv_job_threads_cap(c), srv_cores());
     srv_signals_wait();
     rc = 0;
 done:

@@ -5,7 +5,8 @@
  *
  * Members (.npy arrays, float64 unless said otherwise):
  *   ircg_format  int64 ()   1, this layout
- *   problem      int64 ()   0 matrix completion, 1 least squares
+ *   problem      int64 ()   0 matrix completion, 1 least squares,
+ *                           2 logistic regression (ircg_problem_kind)
  *   matrix completion, X = a0 X0 + P diag(w) Q' (see ircg.h):
  *     shape      int64 (2,) n_rows, n_cols
  *     a0         ()         the coefficient of X0
@@ -13,7 +14,7 @@
  *     w          (k,)       the atoms' weights
  *     P          (n_rows, k), Q (n_cols, k)  the atoms (columns)
  *   (never X itself: n_rows x n_cols numbers)
- *   least squares:
+ *   least squares and logistic regression:
  *     x          (n,)       the vector
  * Snapshots stored before this layout (magic "IRCGITR1") are served as
  * they were stored; api/SPEC.md describes them too.
@@ -25,15 +26,16 @@
 int srv_iterate_encode(const ircg_iterate *it, void **out, size_t *len)
 {
     const int64_t version = 1;
-    const int64_t kind = it->kind == IRCG_PROBLEM_MATRIX_COMPLETION ? 0 : 1;
-    const int64_t n = it->n_rows, p = it->n_cols, k = kind == 0 ? it->rank : 0;
+    const int64_t kind = (int64_t)it->kind;
+    const int vector = it->kind != IRCG_PROBLEM_MATRIX_COMPLETION;
+    const int64_t n = it->n_rows, p = it->n_cols, k = vector ? 0 : it->rank;
     const int64_t shape[2] = {n, p}, m0 = n < p ? n : p;
     srv_npz_array a[8] = {
         {"ircg_format", 1, 0, {0, 0}, 1, &version},
         {"problem", 1, 0, {0, 0}, 1, &kind},
     };
     size_t na = 2;
-    if (kind == 1) {
+    if (vector) {
         a[na++] = (srv_npz_array){"x", 0, 1, {it->dim, 0}, (size_t)it->dim, it->dense};
     } else {
         a[na++] = (srv_npz_array){"shape", 1, 1, {2, 0}, 2, shape};

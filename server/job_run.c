@@ -294,6 +294,8 @@ static ircg_reference *reference(run_ctx *c, const api_spec *spec, double *g_opt
          * (or is requeued) the usual way, the reference's status in the
          * result saying what happened. */
         rs.settings.cancel = (const volatile int *)&c->ctl->cancel;
+        if (rs.settings.threads > srv_job_threads_cap(&srv.cfg))
+            rs.settings.threads = srv_job_threads_cap(&srv.cfg);
         *err = ircg_reference_compute(api_spec_problem(spec), &rs.settings, &ref, diag);
     }
     return ref;
@@ -312,6 +314,8 @@ static int run(run_ctx *c, api_spec **spec, ircg_reference **ref, double *g_opt,
         c->out.trace_every = 1;
     *ref = reference(c, *spec, g_opt, diag, err);
     api_spec_settings(*spec, &set);
+    if (set.threads > srv_job_threads_cap(&srv.cfg)) /* the result says so */
+        set.threads = srv_job_threads_cap(&srv.cfg);
     set.callback = jr_on_iteration;
     set.callback_data = c;
     set.cancel = (const volatile int *)&c->ctl->cancel;

@@ -159,6 +159,8 @@ char *srv_metrics_render(store *st)
     api_buf_printf(&b, "ircgd_workers_busy %d\n", srv_workers_busy());
     head(&b, "ircgd_workers", "gauge", "Size of the worker pool.");
     api_buf_printf(&b, "ircgd_workers %d\n", srv.cfg.workers);
+    head(&b, "ircgd_job_threads", "gauge", "Threads a job's sparse kernels may use.");
+    api_buf_printf(&b, "ircgd_job_threads %d\n", srv_job_threads_cap(&srv.cfg));
     head(&b, "ircgd_build_info", "gauge", "Versions of ircgd and its libraries.");
     api_buf_printf(&b, "ircgd_build_info{version=\"%s\",mhd=\"%s\",sqlite=\"%s\"} 1\n",
                    IRCG_VERSION, MHD_get_version(), sqlite3_libversion());

@@ -143,8 +143,7 @@ static void create_job(srv_req *r, const api_spec *spec, const char *normalized)
     const char *key = srv_req_header(r, "Idempotency-Key");
     store_sha256(r->body.p ? r->body.p : "", r->body.len, sha);
     store_new_job nj = {
-        .problem_type = api_spec_kind(spec) == IRCG_PROBLEM_MATRIX_COMPLETION
-                            ? "matrix_completion" : "least_squares",
+        .problem_type = api_problem_type_name(api_spec_kind(spec)),
         .spec_json = normalized, .idempotency_key = key, .request_sha256 = sha,
     };
     store_rc rc = store_job_create(r->st, &nj, &job, &replayed);

@@ -178,5 +178,7 @@ void srv_route_version(srv_req *r)
     cJSON_AddStringToObject(o, "openblas", cfg ? cfg : "unknown");
     cJSON_AddNumberToObject(o, "store_schema", store_schema_version());
     cJSON_AddNumberToObject(o, "workers", srv.cfg.workers);
+    cJSON_AddNumberToObject(o, "job_threads", srv_job_threads_cap(&srv.cfg));
+    cJSON_AddNumberToObject(o, "cores", srv_cores());
     srv_reply_json(r, MHD_HTTP_OK, o);
 }

@@ -65,6 +65,8 @@ typedef struct srv_config {
                                 "" = CORS off                            */
     char ui_chartjs[1024];   /* where Debian's libjs-chart.js put Chart.js */
     int workers;
+    int job_threads;      /* most threads a job's sparse kernels may use;
+                             0 = automatic: the cores over the workers    */
     int64_t max_body;
     int64_t max_queued;   /* 0 = unlimited                                 */
     int64_t max_elements; /* cap on synthetic/inline data (api_parse_options) */
@@ -93,6 +95,12 @@ void srv_maintain(store *st);
 int srv_config_load(srv_config *c, int argc, char **argv, char *err,
                     size_t errlen);
 void srv_config_usage(void);
+/* Cores this process may run on (its CPU affinity). */
+int srv_cores(void);
+/* The threads a job gets: its spec's, at most job_threads, or without
+ * job_threads at most max(1, cores / workers), so that the workers' threads
+ * never exceed the cores unless the operator asked for it. */
+int srv_job_threads_cap(const srv_config *c);
 
 /* -------------------------------------------------------------- util -- */
 

@@ -1,138 +1,25 @@
 /*
- * store_trace_codec.c -- the compressed columnar chunks of traces; the
- * format is described in store_trace_codec.h.
+ * store_trace_codec.c -- the compressed columnar chunks of traces: the
+ * container (version, zlib), the iterations and integer columns, and the
+ * double columns through store_trace_doubles.c (version 2) or
+ * store_trace_codec_v1.c (version 1, read only).  The format is
+ * described in store_trace_codec.h.
  */
 #include "store_trace_codec.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#define STC_VERSION 1
+#include "store_trace_bits.h"
+
+#define STC_VERSION 2
 #define NINT 5
 #define NDBL 13
-#define NPRED 3
 /* The largest body: n and iterations, the integer columns (varints of at
  * most 10 bytes) and the double columns. */
-#define BODY_MAX(n) (20 + 10 * (n) + NINT * 10 * (n) + NDBL * (1 + 8 * (n)))
-
-static const uint64_t UNKNOWN = 0x7ff8000000000000ULL; /* the quiet NaN */
-
-typedef struct wbuf {
-    unsigned char *p;
-    size_t len;
-} wbuf;
-
-typedef struct rbuf {
-    const unsigned char *p;
-    size_t len, pos;
-    int bad;
-} rbuf;
-
-static void put_varint(wbuf *w, uint64_t v)
-{
-    while (v >= 0x80) {
-        w->p[w->len++] = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    w->p[w->len++] = (unsigned char)v;
-}
-
-static uint64_t get_varint(rbuf *r)
-{
-    uint64_t v = 0;
-    for (int s = 0; s < 64 && r->pos < r->len; s += 7) {
-        unsigned char b = r->p[r->pos++];
-        v |= (uint64_t)(b & 0x7f) << s;
-        if (!(b & 0x80))
-            return v;
-    }
-    r->bad = 1;
-    return 0;
-}
-
-static uint64_t zigzag(int64_t v)
-{
-    return ((uint64_t)v << 1) ^ (v < 0 ? ~UINT64_C(0) : 0); /* the sign, spread */
-}
-static int64_t unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
-
-static uint64_t bits_of(double x)
-{
-    uint64_t u;
-    if (isnan(x))
-        return UNKNOWN;
-    memcpy(&u, &x, 8);
-    return u;
-}
-
-static double double_of(uint64_t u)
-{
-    double x;
-    memcpy(&x, &u, 8);
-    return x;
-}
-
-/* The prediction of value i of a column from the values before it. */
-static uint64_t predict(int pred, const uint64_t *v, size_t i)
-{
-    if (i == 0)
-        return 0;
-    if (i == 1 || pred == 0)
-        return v[i - 1];
-    double a = double_of(v[i - 1]), b = double_of(v[i - 2]), p;
-    if (!isfinite(a) || !isfinite(b))
-        return v[i - 1];
-    p = pred == 1 ? 2 * a - b : (a != 0 && b != 0) ? 1 / (2 / a - 1 / b) : NAN;
-    return isfinite(p) ? bits_of(p) : v[i - 1];
-}
-
-static int significant_bits(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
-
-/* The predictor that leaves the fewest significant bits in the XORs. */
-static int best_predictor(const uint64_t *v, size_t n)
-{
-    long best = -1;
-    int which = 0;
-    for (int p = 0; p < NPRED; p++) {
-        long bits = 0;
-        for (size_t i = 0; i < n; i++)
-            bits += significant_bits(v[i] ^ predict(p, v, i));
-        if (best < 0 || bits < best) {
-            best = bits;
-            which = p;
-        }
-    }
-    return which;
-}
-
-static void put_doubles(wbuf *w, const uint64_t *v, size_t n)
-{
-    int p = best_predictor(v, n);
-    w->p[w->len++] = (unsigned char)p;
-    for (int b = 0; b < 8; b++)
-        for (size_t i = 0; i < n; i++)
-            w->p[w->len++] = (unsigned char)((v[i] ^ predict(p, v, i)) >> (8 * b));
-}
-
-static void get_doubles(rbuf *r, uint64_t *v, size_t n)
-{
-    if (r->pos + 1 + 8 * n > r->len || r->p[r->pos] >= NPRED) {
-        r->bad = 1;
-        return;
-    }
-    int p = r->p[r->pos++];
-    const unsigned char *planes = r->p + r->pos;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t x = 0;
-        for (int b = 0; b < 8; b++)
-            x |= (uint64_t)planes[(size_t)b * n + i] << (8 * b);
-        v[i] = x ^ predict(p, v, i);
-    }
-    r->pos += 8 * n;
-}
+#define BODY_MAX(n) (20 + 10 * (size_t)(n) + NINT * 10 * (size_t)(n) + NDBL * STC_DOUBLES_MAX(n))
 
 /* The integer columns of a row, and its double column c. */
 static void ints_of(const store_trace_row *r, int64_t v[NINT])
@@ -161,79 +48,150 @@ static double *dbl_col(store_trace_row *r, int c)
     return v[c];
 }
 
-static void encode_body(const store_trace_row *rows, size_t n, wbuf *w, uint64_t *col)
+/* The class of double column c (store_trace_codec.h), and whether the
+ * clock method may encode it. */
+static int dbl_class(int c)
+{
+    static const unsigned char k[NDBL] = {
+        STC_SEC_TIMING, STC_SEC_SCHEDULE, STC_SEC_SCHEDULE, STC_SEC_OBJECTIVE,
+        STC_SEC_OBJECTIVE, STC_SEC_OBJECTIVE, STC_SEC_OBJECTIVE, STC_SEC_OBJECTIVE,
+        STC_SEC_OTHER, STC_SEC_OTHER, STC_SEC_TIMING, STC_SEC_OTHER, STC_SEC_OTHER};
+    return k[c];
+}
+
+/* ------------------------------------------------------------- encode -- */
+
+/* The body's sections in order; `mark[s]` gets the end of section s
+ * (NULL: not wanted).  Sections: the iterations, the integers, then each
+ * double column. */
+static void encode_body(const store_trace_row *rows, size_t n, stc_wbuf *w, uint64_t *col,
+                        size_t mark[2 + NDBL])
 {
     int64_t prev[NINT] = {0}, cur[NINT];
-    put_varint(w, n);
-    put_varint(w, (uint64_t)rows[0].iteration);
+    stc_put_varint(w, n);
+    stc_put_varint(w, (uint64_t)rows[0].iteration);
     for (size_t i = 1; i < n; i++)
-        put_varint(w, (uint64_t)(rows[i].iteration - rows[i - 1].iteration));
+        stc_put_varint(w, (uint64_t)(rows[i].iteration - rows[i - 1].iteration));
+    mark[0] = w->len;
     for (int c = 0; c < NINT; c++) {
         for (size_t i = 0; i < n; i++) {
             ints_of(&rows[i], cur);
-            put_varint(w, zigzag((int64_t)((uint64_t)cur[c] - (uint64_t)prev[c])));
+            stc_put_varint(w, stc_zigzag((uint64_t)cur[c] - (uint64_t)prev[c]));
             prev[c] = cur[c];
         }
     }
+    mark[1] = w->len;
     for (int c = 0; c < NDBL; c++) {
         for (size_t i = 0; i < n; i++)
-            col[i] = bits_of(*dbl_col((store_trace_row *)&rows[i], c));
-        put_doubles(w, col, n);
+            col[i] = stc_bits_of(*dbl_col((store_trace_row *)&rows[i], c));
+        stc_put_doubles(w, col, n, dbl_class(c) == STC_SEC_TIMING);
+        mark[2 + c] = w->len;
     }
+}
+
+/* The body of n rows in a malloc'ed buffer (*body), its sections' ends
+ * in mark.  0, or -1 when out of memory or n is out of range. */
+static int make_body(const store_trace_row *rows, size_t n, stc_wbuf *body,
+                     size_t mark[2 + NDBL])
+{
+    uint64_t *col = malloc((n ? n : 1) * sizeof *col);
+    body->p = malloc(BODY_MAX(n));
+    body->len = 0;
+    int rc = col && body->p && n > 0 && n <= STC_CHUNK_ROWS ? 0 : -1;
+    if (rc == 0)
+        encode_body(rows, n, body, col, mark);
+    free(col);
+    return rc;
 }
 
 int stc_encode(const store_trace_row *rows, size_t n, unsigned char **out, size_t *len)
 {
-    size_t cap = BODY_MAX(n);
-    wbuf body = {malloc(cap), 0};
-    uint64_t *col = malloc(n * sizeof *col);
-    uLongf zlen = compressBound((uLong)cap);
-    unsigned char *z = malloc(1 + 10 + zlen);
-    int rc = -1;
+    size_t mark[2 + NDBL];
+    stc_wbuf body;
+    unsigned char *z = NULL;
+    int rc = make_body(rows, n, &body, mark);
+    uLongf zlen = compressBound((uLong)BODY_MAX(n));
     *out = NULL;
-    if (body.p && col && z && n > 0 && n <= STC_CHUNK_ROWS) {
-        encode_body(rows, n, &body, col);
-        wbuf head = {z, 0};
+    if (rc == 0 && !(z = malloc(1 + 10 + zlen)))
+        rc = -1;
+    if (rc == 0) {
+        stc_wbuf head = {z, 0};
         z[head.len++] = STC_VERSION;
-        put_varint(&head, body.len);
-        if (compress2(z + head.len, &zlen, body.p, (uLong)body.len, 6) == Z_OK) {
-            *out = z;
-            *len = head.len + zlen;
-            z = NULL;
-            rc = 0;
-        }
+        stc_put_varint(&head, body.len);
+        rc = compress2(z + head.len, &zlen, body.p, (uLong)body.len, 6) == Z_OK ? 0 : -1;
+        *len = head.len + zlen;
+    }
+    if (rc == 0) {
+        *out = z;
+        z = NULL;
     }
     free(body.p);
-    free(col);
     free(z);
     return rc;
 }
 
-static int decode_body(rbuf *r, store_trace_row *rows, size_t *n)
+int stc_class_bytes(const store_trace_row *rows, size_t n, size_t bytes[STC_NSEC])
+{
+    size_t mark[2 + NDBL], from = 0;
+    stc_wbuf body;
+    int rc = make_body(rows, n, &body, mark);
+    unsigned char *parts[STC_NSEC] = {NULL};
+    size_t plen[STC_NSEC] = {0};
+    for (int s = 0; rc == 0 && s < 2 + NDBL; s++) { /* each class's sections, joined */
+        int k = s == 0 ? STC_SEC_ITERATION : s == 1 ? STC_SEC_INTEGERS : dbl_class(s - 2);
+        unsigned char *p = realloc(parts[k], plen[k] + mark[s] - from);
+        if (!p) {
+            rc = -1;
+            break;
+        }
+        memcpy(p + plen[k], body.p + from, mark[s] - from);
+        parts[k] = p;
+        plen[k] += mark[s] - from;
+        from = mark[s];
+    }
+    for (int k = 0; k < STC_NSEC; k++) {
+        uLongf zlen = compressBound((uLong)plen[k]);
+        unsigned char *z = rc == 0 ? malloc(zlen) : NULL;
+        if (z && compress2(z, &zlen, parts[k], (uLong)plen[k], 6) == Z_OK)
+            bytes[k] += zlen;
+        else
+            rc = -1;
+        free(z);
+        free(parts[k]);
+    }
+    free(body.p);
+    return rc;
+}
+
+/* ------------------------------------------------------------- decode -- */
+
+static int decode_body(stc_rbuf *r, int version, store_trace_row *rows, size_t *n)
 {
     uint64_t col[STC_CHUNK_ROWS];
     int64_t iv[STC_CHUNK_ROWS][NINT];
-    size_t m = get_varint(r);
+    size_t m = stc_get_varint(r);
     if (r->bad || m < 1 || m > STC_CHUNK_ROWS)
         return -1;
-    memset(rows, 0, m * sizeof *rows);
-    rows[0].iteration = (int64_t)(get_varint(r) & (uint64_t)INT64_MAX);
+    rows[0].iteration = (int64_t)(stc_get_varint(r) & (uint64_t)INT64_MAX);
     for (size_t i = 1; i < m; i++) {
-        uint64_t step = get_varint(r);
+        uint64_t step = stc_get_varint(r);
         r->bad |= step < 1 || step > (uint64_t)INT64_MAX - (uint64_t)rows[i - 1].iteration;
         rows[i].iteration = r->bad ? 0 : rows[i - 1].iteration + (int64_t)step;
     }
     for (int c = 0; c < NINT; c++) {
-        int64_t prev = 0;
+        uint64_t prev = 0;
         for (size_t i = 0; i < m; i++)
-            iv[i][c] = prev = (int64_t)((uint64_t)prev + (uint64_t)unzigzag(get_varint(r)));
+            iv[i][c] = (int64_t)(prev += stc_unzigzag(stc_get_varint(r)));
     }
     for (size_t i = 0; i < m; i++)
         set_ints(&rows[i], iv[i]);
     for (int c = 0; c < NDBL && !r->bad; c++) {
-        get_doubles(r, col, m);
+        if (version == 1)
+            stc_v1_get_doubles(r, col, m);
+        else
+            stc_get_doubles(r, col, m);
         for (size_t i = 0; i < m && !r->bad; i++)
-            *dbl_col(&rows[i], c) = col[i] == UNKNOWN ? NAN : double_of(col[i]);
+            *dbl_col(&rows[i], c) = col[i] == STC_UNKNOWN ? NAN : stc_double_of(col[i]);
     }
     if (r->bad || r->pos != r->len)
         return -1;
@@ -243,10 +201,10 @@ static int decode_body(rbuf *r, store_trace_row *rows, size_t *n)
 
 int stc_decode(const unsigned char *data, size_t len, store_trace_row *rows, size_t *n)
 {
-    rbuf head = {data, len, 1, 0};
-    if (len < 2 || data[0] != STC_VERSION)
+    stc_rbuf head = {data, len, 1, 0};
+    if (len < 2 || (data[0] != 1 && data[0] != STC_VERSION))
         return -1;
-    uint64_t blen = get_varint(&head);
+    uint64_t blen = stc_get_varint(&head);
     if (head.bad || blen > BODY_MAX(STC_CHUNK_ROWS))
         return -1;
     unsigned char *body = malloc(blen ? blen : 1);
@@ -254,8 +212,8 @@ int stc_decode(const unsigned char *data, size_t len, store_trace_row *rows, siz
     int rc = -1;
     if (body && uncompress(body, &got, data + head.pos, (uLong)(len - head.pos)) == Z_OK &&
         got == blen) {
-        rbuf r = {body, blen, 0, 0};
-        rc = decode_body(&r, rows, n);
+        stc_rbuf r = {body, blen, 0, 0};
+        rc = decode_body(&r, data[0], rows, n);
     }
     free(body);
     return rc;

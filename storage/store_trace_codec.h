@@ -3,32 +3,58 @@
  * (internal to storage/): what a row of the trace_chunks table holds.
  *
  * A chunk is at most STC_CHUNK_ROWS rows of one job in ascending
- * iteration order, encoded losslessly (every double's 64 bits, NaN as the
- * one quiet NaN that stands for "unknown"):
+ * iteration order, encoded losslessly: every double's 64 bits come back
+ * (-0.0, infinities, subnormals included), any NaN as the one quiet NaN
+ * that stands for "unknown".
  *
- *   u8      version (1)
+ *   u8      version: 2 (written), 1 (still read: store_trace_codec_v1.c)
  *   varint  length of the body below, before compression
- *   zlib    the body (level 6: 9 saves 0.5% at three times the time):
+ *   zlib    the body (level 6):
  *     varint  n, the rows
  *     varint  the first iteration, then n - 1 increments (each >= 1)
  *     5 integer columns (lmo_matvecs, rank, lmo_converged, backtracks,
  *       proj_full; -1 = unknown), each as n zigzag varints of the
  *       difference with the previous row's value (0 before the first)
  *     13 double columns (elapsed, sigma, alpha, g_x, f_x, g_z, f_z, gap,
- *       g_gap_x, g_gap_z, lmo_seconds, top_sv, lambda), each as
- *       u8 its predictor, then n 64-bit words: the value's bits XOR the
- *       bits of its prediction, stored byte plane by byte plane (the n
- *       lowest bytes first, little-endian), so that the leading bytes
- *       the XOR zeroes compress to nothing.
+ *       g_gap_x, g_gap_z, lmo_seconds, top_sv, lambda), each as u8 its
+ *       method, then what the method stores (store_trace_doubles.c):
  *
- * The predictors, from the two previous values a (the last) and b of the
- * column, in IEEE-754 double arithmetic, which is the same on every
- * machine: 0 -- a; 1 -- 2a - b (smooth sequences); 2 -- 1 / (2/a - 1/b)
- * (reciprocals of linear ones: open-loop steps 2/(t+2)).  When a value
- * involved or the prediction is not finite, or fewer than two values
- * precede, the prediction is a (0 before the first row).  The encoder
- * picks, per column and chunk, the predictor that leaves the fewest
- * significant bits.
+ *   method 0..15, extrapolation (any column): stride s = 1 + method / 8,
+ *     order o = 1 + method % 8.  Each row's residual is
+ *     zigzag(bits(x) - bits(prediction)), the difference of the 64-bit
+ *     patterns modulo 2^64.  The first w = min(n, s o) rows (whose
+ *     prediction has fewer than o values to go on) as w varints; then u8
+ *     k and the other rows as the k low byte planes of their residuals
+ *     (the lowest bytes of all rows first), so that the leading bytes the
+ *     prediction zeroes are not stored at all.  The prediction
+ *     of row i is the polynomial of degree o' - 1 through the o' values
+ *     x[i-s], x[i-2s], ..., x[i-o's] (o' = min(o, i / s)), extrapolated to
+ *     i in Newton's backward form: x[i-s] + D1 + D2 + ... + D(o'-1), the
+ *     D's the backward differences at i-s, computed by subtractions and
+ *     additions only -- IEEE-754 rounding, no multiplication a compiler
+ *     could fuse, so any conforming machine gets the same bits.  When
+ *     o' = 0 it is x[i-1]; when an input is not finite, or neither zero
+ *     nor of magnitude in [2^-900, 2^900] (so no difference is subnormal
+ *     and nothing overflows, whatever the FPU's flush-to-zero mode), it
+ *     is x[i-s].  Stride 2 follows the zigzags of Frank-Wolfe methods,
+ *     whose values alternate between two smooth sequences.
+ *
+ *   method 16, clock ticks (elapsed, lmo_seconds): the values come from
+ *     differences of clock_gettime readings made doubles, so they are all
+ *     integer multiples m of one power of two 2^e (2^-39 s while the
+ *     monotonic clock reads 2^13..2^14 s).  varint zigzag(e), then per
+ *     row the tick difference dm = m[i] - m[i-1] (m[-1] = 0) as
+ *     integer nanoseconds: n zigzag varints of k = the nanoseconds of dm,
+ *     then n zigzag varints of dm - ticks(k), ticks(k) = llround(k * 2^-e
+ *     / 1e9) in IEEE arithmetic (when 2^e >= 1 ns, k = dm and no
+ *     corrections follow).  The nanoseconds are exactly what the clock
+ *     resolves, the corrections (mostly 0 and +-1) the rounding of
+ *     its readings to doubles: together every bit of the value.  Used
+ *     only when every value of the column is finite, not -0.0, and its
+ *     m fits 62 bits.
+ *
+ * The encoder tries the methods a column allows and keeps the one whose
+ * stored bits are fewest (ties: the lower method).
  */
 #ifndef IRCG_STORE_TRACE_CODEC_H
 #define IRCG_STORE_TRACE_CODEC_H
@@ -39,6 +65,17 @@
 
 #define STC_CHUNK_ROWS 256
 
+/* Column classes, for the size report of the storage benchmark. */
+enum {
+    STC_SEC_ITERATION,
+    STC_SEC_INTEGERS,
+    STC_SEC_TIMING,     /* elapsed, lmo_seconds */
+    STC_SEC_SCHEDULE,   /* sigma, alpha */
+    STC_SEC_OBJECTIVE,  /* g_x, f_x, g_z, f_z, gap */
+    STC_SEC_OTHER,      /* g_gap_x, g_gap_z, top_sv, lambda */
+    STC_NSEC
+};
+
 /* Encodes n (1..STC_CHUNK_ROWS) rows, ascending by iteration, into a
  * malloc'ed buffer.  0, or -1 when out of memory. */
 int stc_encode(const store_trace_row *rows, size_t n, unsigned char **out,
@@ -48,5 +85,10 @@ int stc_encode(const store_trace_row *rows, size_t n, unsigned char **out,
  * when the bytes are not a chunk this build reads. */
 int stc_decode(const unsigned char *data, size_t len, store_trace_row *rows,
                size_t *n);
+
+/* For measurements: adds to bytes[c] the size of column class c of the
+ * chunk that stc_encode makes of these rows, each class's part of the
+ * body compressed alone.  0, or -1 when out of memory. */
+int stc_class_bytes(const store_trace_row *rows, size_t n, size_t bytes[STC_NSEC]);
 
 #endif /* IRCG_STORE_TRACE_CODEC_H */

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct th_test {
@@ -152,4 +154,23 @@ int main(int argc, char **argv)
     }
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;
+}
+
+int th_have_python(const char *script)
+{
+    struct stat st;
+    return stat(script, &st) == 0 && system("python3 -c '' 2>/dev/null") == 0;
+}
+
+int th_run_python(const char *script, const char *args, char *out, size_t cap)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "python3 %s %s 2>&1", script, args);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

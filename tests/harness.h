@@ -10,6 +10,7 @@
 #define IRCG_TEST_HARNESS_H
 
 #include <math.h>
+#include <stddef.h>
 
 typedef void (*th_fn)(void);
 
@@ -30,6 +31,12 @@ const char *th_data_dir(void);
 /* Path of a test temporary directory, created once per run; removed at exit
  * unless IRCG_KEEP_TMP is set. */
 const char *th_tmpdir(void);
+/* 1 when python3 runs and the repository file script exists (the tests
+ * that run the repository's Python tools, from the repository root). */
+int th_have_python(const char *script);
+/* `python3 script args` with stdout and stderr into out (cut to cap - 1
+ * bytes, NUL-terminated): its exit status, -1 when it could not run. */
+int th_run_python(const char *script, const char *args, char *out, size_t cap);
 
 #define TEST(suite, name)                                                   \
     static void suite##__##name(void);                                      \

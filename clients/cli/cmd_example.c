@@ -12,21 +12,12 @@
 #include <lapacke.h>
 
 #include "cli.h"
+#include "example.h"
 #include "ircg.h"
+#include "spec.h"
 
 /* Where `make data` puts the decompressed MovieLens 1M ratings. */
 #define DEFAULT_RATINGS "build/data/ratings.dat"
-
-typedef struct ex_opts {
-    const char *ratings;    /* paper-movielens; NULL = DEFAULT_RATINGS      */
-    const char *algorithm;  /* NULL = ircg                                  */
-    const char *step_rule;  /* NULL = open_loop (ircg only)                 */
-    const char *projection; /* NULL = the library's default (irpg, bisg)    */
-    long long max_iter;     /* 0 = the example's own                        */
-    const char *size;       /* "small" | "full" | NULL (= full)             */
-    int small;
-    int list;               /* --list: the names, one a line               */
-} ex_opts;
 
 /* A relative ratings path is made absolute against the current directory,
  * so the printed spec works wherever it is saved. */
@@ -44,7 +35,7 @@ static char *absolute(const char *path)
 
 /* Only the members that apply to the chosen algorithm (the others are
  * errors in a spec). */
-static cJSON *algorithm(const ex_opts *o, long long max_iter, double time_limit)
+cJSON *ex_algorithm(const ex_opts *o, long long max_iter, double time_limit)
 {
     const char *name = o->algorithm ? o->algorithm : "ircg";
     int ircg = !strcmp(name, "ircg"), irpg = !strcmp(name, "irpg");
@@ -64,10 +55,36 @@ static cJSON *algorithm(const ex_opts *o, long long max_iter, double time_limit)
     return a;
 }
 
+/* The spec's name of the format of the ratings file, read off its head by
+ * the reader's own probe; "auto" (detected when the spec is solved) when
+ * the file cannot be read now; NULL after a message when its head does
+ * not parse. */
+static const char *ratings_format(const char *path)
+{
+    ircg_ratings_probe pr;
+    ircg_diag diag = {0};
+    ircg_error e = ircg_ratings_probe_file(path, NULL, &pr, &diag);
+    if (e == IRCG_ERR_IO) {
+        fprintf(stderr, "ircg: note: %s cannot be read now; its format is left to "
+                "\"auto\" (detected when the spec is solved)\n", path);
+        return "auto";
+    }
+    if (e != IRCG_OK) {
+        fprintf(stderr, "ircg: %s: %s\n", path, diag.message);
+        return NULL;
+    }
+    return api_format_name(pr.format);
+}
+
 /* The paper's experiment (Section 4): MovieLens 1M, delta 5, varsigma
  * 0.05, p 1/2, its X0, 600 s, with g_opt computed first for the gaps. */
-static cJSON *paper_movielens(const ex_opts *o)
+static cJSON *paper_movielens(const ex_opts *o, int *invalid)
 {
+    const char *fmt = ratings_format(o->ratings ? o->ratings : DEFAULT_RATINGS);
+    if (!fmt) {
+        *invalid = 1;
+        return NULL;
+    }
     cJSON *root = cJSON_CreateObject();
     cJSON *pb = cJSON_AddObjectToObject(root, "problem");
     cJSON_AddStringToObject(pb, "type", "matrix_completion");
@@ -75,11 +92,11 @@ static cJSON *paper_movielens(const ex_opts *o)
     char *path = absolute(o->ratings ? o->ratings : DEFAULT_RATINGS);
     cJSON_AddStringToObject(d, "source", "file");
     cJSON_AddStringToObject(d, "path", path ? path : "ratings.dat");
-    cJSON_AddStringToObject(d, "format", "movielens");
+    cJSON_AddStringToObject(d, "format", fmt);
     free(path);
     cJSON_AddNumberToObject(pb, "delta", 5);
     cJSON_AddStringToObject(pb, "outer", "column_variance");
-    cJSON_AddItemToObject(root, "algorithm", algorithm(o, 1000000, 600));
+    cJSON_AddItemToObject(root, "algorithm", ex_algorithm(o, 1000000, 600));
     cJSON *r = cJSON_AddObjectToObject(root, "reference");
     cJSON_AddBoolToObject(r, "compute", 1);
     cJSON_AddNumberToObject(r, "tol", 1e-9);
@@ -104,40 +121,43 @@ static cJSON *synthetic_movielens(const ex_opts *o)
     cJSON_AddNumberToObject(d, "seed", 1);
     cJSON_AddNumberToObject(pb, "delta", 5);
     cJSON_AddStringToObject(pb, "outer", "column_variance");
-    cJSON_AddItemToObject(root, "algorithm", algorithm(o, o->small ? 200 : 1000000,
+    cJSON_AddItemToObject(root, "algorithm", ex_algorithm(o, o->small ? 200 : 1000000,
                                                        o->small ? 60 : 600));
     return root;
 }
 
-/* ||A^+ b|| of the synthetic instance: x = A'(AA')^{-1} b (A has full row
- * rank with probability one).  NaN when it cannot be computed. */
-static double min_norm(int m, int n, uint64_t seed)
+int ex_min_norm(int m, int n, double noise, uint64_t seed, double *l2, double *l1)
 {
-    double *A = NULL, *b = NULL, nrm = NAN;
+    double *A = NULL, *b = NULL;
     double *G = malloc((size_t)m * (size_t)m * sizeof *G);
-    if (G && ircg_synth_least_squares(m, n, 0, seed, &A, &b, NULL) == IRCG_OK) {
-        for (int i = 0; i < m; i++)
-            for (int j = 0; j < m; j++) {
-                double s = 0;
-                for (int k = 0; k < n; k++)
-                    s += A[(size_t)i * n + k] * A[(size_t)j * n + k];
-                G[(size_t)i * m + j] = s;
-            }
-        if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', m, 1, G, m, b, 1) == 0) {
-            nrm = 0; /* b now holds y = (AA')^{-1} b: ||A'y|| */
-            for (int k = 0; k < n; k++) {
-                double s = 0;
-                for (int i = 0; i < m; i++)
-                    s += A[(size_t)i * n + k] * b[i];
-                nrm += s * s;
-            }
-            nrm = sqrt(nrm);
+    int ok = G && ircg_synth_least_squares(m, n, noise, seed, &A, &b, NULL) == IRCG_OK;
+    for (int i = 0; ok && i < m; i++)
+        for (int j = 0; j < m; j++) {
+            double s = 0;
+            for (int k = 0; k < n; k++)
+                s += A[(size_t)i * n + k] * A[(size_t)j * n + k];
+            G[(size_t)i * m + j] = s;
         }
+    ok = ok && LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', m, 1, G, m, b, 1) == 0;
+    *l2 = *l1 = 0; /* b now holds y = (AA')^{-1} b: the norms of A'y */
+    for (int k = 0; ok && k < n; k++) {
+        double s = 0;
+        for (int i = 0; i < m; i++)
+            s += A[(size_t)i * n + k] * b[i];
+        *l2 += s * s;
+        *l1 += fabs(s);
     }
+    *l2 = sqrt(*l2);
     free(G);
     free(A);
     free(b);
-    return nrm;
+    return ok;
+}
+
+double ex_round_up(double x)
+{
+    double scale = pow(10, floor(log10(x)) - 1);
+    return ceil(x / scale) * scale;
 }
 
 /* Underdetermined least squares with f = 1/2||x||^2: the solution is the
@@ -145,7 +165,9 @@ static double min_norm(int m, int n, uint64_t seed)
 static cJSON *least_norm(const ex_opts *o)
 {
     int m = o->small ? 10 : 30, n = o->small ? 25 : 80;
-    double r = min_norm(m, n, 1);
+    double r = NAN, r1;
+    if (!ex_min_norm(m, n, 0, 1, &r, &r1))
+        r = NAN;
     cJSON *root = cJSON_CreateObject();
     cJSON *pb = cJSON_AddObjectToObject(root, "problem");
     cJSON_AddStringToObject(pb, "type", "least_squares");
@@ -158,12 +180,10 @@ static cJSON *least_norm(const ex_opts *o)
     cJSON *dm = cJSON_AddObjectToObject(pb, "domain");
     cJSON_AddStringToObject(dm, "type", "l2_ball");
     /* a radius of about 1.5 ||A^+ b||, rounded up to 2 significant digits */
-    double rad = isfinite(r) && r > 0 ? 1.5 * r : 10;
-    double scale = pow(10, floor(log10(rad)) - 1);
-    cJSON_AddNumberToObject(dm, "radius", ceil(rad / scale) * scale);
+    cJSON_AddNumberToObject(dm, "radius", ex_round_up(isfinite(r) && r > 0 ? 1.5 * r : 10));
     cJSON *of = cJSON_AddObjectToObject(pb, "outer");
     cJSON_AddStringToObject(of, "type", "half_norm_sq");
-    cJSON_AddItemToObject(root, "algorithm", algorithm(o, 2000, 60));
+    cJSON_AddItemToObject(root, "algorithm", ex_algorithm(o, 2000, 60));
     return root;
 }
 
@@ -181,7 +201,8 @@ static const char EXAMPLE_USAGE[] =
     "         [--max-iter N] [--size small|full]\n"
     "       ircg example --list\n"
     "NAME: paper-movielens (ratings from --ratings PATH, default " DEFAULT_RATINGS
-    ",\n      which `make data` creates), synthetic-movielens, least-norm\n";
+    ",\n      which `make data` creates), synthetic-movielens, least-norm,\n"
+    "      overparam-regression, logistic, portfolio\n";
 
 static const struct option EXAMPLE_OPTS[] = {
     {"ratings", required_argument, NULL, 'r'}, {"algorithm", required_argument, NULL, 'a'},
@@ -237,6 +258,16 @@ static int check_opts(ex_opts *o)
     return 1;
 }
 
+/* The logistic family is solved by IR-CG only. */
+static int logistic_only_ircg(const ex_opts *o)
+{
+    if (!o->algorithm || !strcmp(o->algorithm, "ircg"))
+        return 1;
+    fprintf(stderr, "ircg: the logistic example is solved by --algorithm ircg only "
+            "(CG-BiO, IR-PG and Bi-SG are not available for logistic regression)\n");
+    return 0;
+}
+
 /* --ratings and --size are read by some examples only: say so. */
 static void warn_ignored(const char *name, const ex_opts *o)
 {
@@ -257,7 +288,8 @@ int cmd_example(int argc, char **argv)
     if (rc != CLI_OK)
         return rc == CLI_HELP ? CLI_OK : rc;
     if (o.list) { /* one name a line: server/examples.sh reads it */
-        puts("paper-movielens\nsynthetic-movielens\nleast-norm");
+        puts("paper-movielens\nsynthetic-movielens\nleast-norm\n"
+             "overparam-regression\nlogistic\nportfolio");
         return CLI_OK;
     }
     if (argc - first != 1)
@@ -267,14 +299,23 @@ int cmd_example(int argc, char **argv)
         return CLI_USAGE;
     }
     const char *name = argv[first];
+    int invalid = 0;
     if (!strcmp(name, "paper-movielens"))
-        spec = paper_movielens(&o);
+        spec = paper_movielens(&o, &invalid);
     else if (!strcmp(name, "synthetic-movielens"))
         spec = synthetic_movielens(&o);
     else if (!strcmp(name, "least-norm"))
         spec = least_norm(&o);
+    else if (!strcmp(name, "overparam-regression"))
+        spec = ex_overparam(&o);
+    else if (!strcmp(name, "logistic"))
+        spec = logistic_only_ircg(&o) ? ex_logistic(&o) : (invalid = 2, NULL);
+    else if (!strcmp(name, "portfolio"))
+        spec = ex_portfolio(&o);
     else
         return cli_usage_error(&EXAMPLE, "unknown example \"%s\"", name);
+    if (invalid)
+        return invalid == 2 ? CLI_USAGE : CLI_INVALID;
     warn_ignored(name, &o);
     char *text = spec ? cJSON_Print(spec) : NULL;
     int code = text ? CLI_OK : CLI_FAILED;

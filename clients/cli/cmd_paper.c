@@ -12,6 +12,12 @@
  *   fig1.gp         the gnuplot script of Figure 1 (run here when gnuplot is
  *                   installed: fig1.png and fig1.svg)
  *   summary.json    g_opt and its certificate, and each method's figures
+ *
+ * With --time-to E1,E2,... each method runs until g(x_t) - g_opt <= every
+ * Ei (or the budget), and tta.md gives the first time and iteration each
+ * accuracy was reached, tta-section.md the same table with how it was made
+ * (the time-to-accuracy section that tests/paper/results.py puts into
+ * tests/paper/RESULTS.md); --results-md FILE writes that section into FILE.
  */
 #include <cJSON.h>
 #include <errno.h>
@@ -52,12 +58,15 @@ static const paper_method METHODS[] = {
 static const char USAGE[] =
     "usage: ircg paper [--ratings PATH] [--out DIR] [--budget SECONDS]\n"
     "                  [--methods KEY,...] [--delta X] [--threads N]\n"
-    "                  [--gopt-tol X]\n"
+    "                  [--gopt-tol X] [--time-to E1,E2,... [--results-md FILE]]\n"
     "  Runs the paper's experiment: g_opt first, then each method for the\n"
     "  same budget (default 600 s) on the ratings (default\n"
     "  build/data/ratings.dat, from `make data`).  Keys: ircg-open,\n"
     "  ircg-closed, ircg-ls, cgbio, irpg, bisg, irpg-full, bisg-full\n"
-    "  (default: all).  Output in --out (default build/paper).\n";
+    "  (default: all).  Output in --out (default build/paper).\n"
+    "  --time-to: time each method until g - g_opt <= each Ei (up to 4),\n"
+    "  stopping once all are reached; tta.md, and with --results-md its\n"
+    "  section in FILE (replaced between its markers, or appended).\n";
 
 static int parse_double(const char *s, double *out)
 {
@@ -67,11 +76,35 @@ static int parse_double(const char *s, double *out)
     return s[0] && !*end && !errno && isfinite(*out) ? 0 : -1;
 }
 
+/* "1e-4,1e-6": up to PAPER_MAX_TTA accuracies in (0, 1e30], descending. */
+static int parse_tta(const char *list, paper_opts *o)
+{
+    char buf[256], *save = NULL;
+    if (strlen(list) >= sizeof buf)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", list);
+    o->ntta = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        double v;
+        if (o->ntta == PAPER_MAX_TTA || parse_double(t, &v) != 0 || !(v > 0 && v <= 1e30))
+            return -1;
+        o->tta[o->ntta++] = v;
+    }
+    for (int i = 1; i < o->ntta; i++) /* insertion sort, descending */
+        for (int j = i; j > 0 && o->tta[j] > o->tta[j - 1]; j--) {
+            double t = o->tta[j];
+            o->tta[j] = o->tta[j - 1];
+            o->tta[j - 1] = t;
+        }
+    return o->ntta > 0 ? 0 : -1;
+}
+
 static const struct option PAPER_OPTS[] = {
     {"ratings", required_argument, NULL, 'r'}, {"out", required_argument, NULL, 'o'},
     {"methods", required_argument, NULL, 'm'}, {"budget", required_argument, NULL, 'b'},
     {"delta", required_argument, NULL, 'd'}, {"gopt-tol", required_argument, NULL, 'g'},
-    {"threads", required_argument, NULL, 't'}, CLI_OPT_HELP, {0},
+    {"threads", required_argument, NULL, 't'}, {"time-to", required_argument, NULL, 'T'},
+    {"results-md", required_argument, NULL, 'R'}, CLI_OPT_HELP, {0},
 };
 static const cli_command PAPER = {"paper", USAGE, NULL, PAPER_OPTS};
 
@@ -94,6 +127,10 @@ static int paper_opt(void *user, int c, const char *val)
         o->gopt_tol = v;
     else if (c == 't' && num && v >= 1 && v <= 64 && v == floor(v))
         o->threads = (int)v;
+    else if (c == 'T' && parse_tta(val, o) == 0)
+        return 0;
+    else if (c == 'R')
+        o->results_md = val;
     else {
         fprintf(stderr, "ircg paper: invalid value \"%s\"\n", val);
         return -1;
@@ -104,10 +141,13 @@ static int paper_opt(void *user, int c, const char *val)
 static int parse_args(int argc, char **argv, paper_opts *o)
 {
     int first = 0;
-    *o = (paper_opts){"build/data/ratings.dat", "build/paper", NULL, 600, 5, 2, 1e-12};
+    *o = (paper_opts){.ratings = "build/data/ratings.dat", .out = "build/paper",
+                      .budget = 600, .delta = 5, .threads = 2, .gopt_tol = 1e-12};
     int rc = cli_getopt(argc, argv, &PAPER, paper_opt, o, &first);
     if (rc == CLI_OK && first < argc)
         rc = cli_usage_error(&PAPER, "unexpected argument \"%s\"", argv[first]);
+    if (rc == CLI_OK && o->results_md && o->ntta == 0) /* a section needs a table */
+        rc = cli_usage_error(&PAPER, "%s needs --time-to", "--results-md");
     return rc;
 }
 
@@ -161,7 +201,7 @@ static int make_dirs(const char *path)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static ircg_problem *load_problem(const paper_opts *o)
+static ircg_problem *load_problem(const paper_opts *o, cJSON *summary)
 {
     ircg_ratings *r = NULL;
     ircg_problem *pb = NULL;
@@ -174,9 +214,14 @@ static ircg_problem *load_problem(const paper_opts *o)
     if (ircg_problem_matrix_completion(r, IRCG_OUTER_COLUMN_VARIANCE, o->delta, &pb,
                                        &diag) != IRCG_OK)
         fprintf(stderr, "ircg paper: %s: %s\n", diag.field, diag.message);
-    else
+    else {
         printf("instance: %s, %d x %d, %lld ratings, delta %g\n", o->ratings, r->n_rows,
                r->n_cols, (long long)r->nnz, o->delta);
+        cJSON *in = cJSON_AddObjectToObject(summary, "instance");
+        cJSON_AddNumberToObject(in, "n_rows", r->n_rows);
+        cJSON_AddNumberToObject(in, "n_cols", r->n_cols);
+        cJSON_AddNumberToObject(in, "ratings", (double)r->nnz);
+    }
     ircg_ratings_free(r);
     return pb;
 }
@@ -193,6 +238,7 @@ static ircg_reference *compute_gopt(const ircg_problem *pb, const paper_opts *o,
     rs.tol = o->gopt_tol;
     rs.threads = o->threads;
     rs.cancel = (const volatile int *)&g_cancel;
+    rs.certify_unique = 1;
     printf("g_opt: conditional gradient on g with exact line search, tol %g ...\n", rs.tol);
     fflush(stdout);
     if (ircg_reference_compute(pb, &rs, &ref, &diag) != IRCG_OK) {
@@ -201,14 +247,20 @@ static ircg_reference *compute_gopt(const ircg_problem *pb, const paper_opts *o,
     }
     ircg_reference_get_info(ref, &ri);
     printf("g_opt = %.17g  certified gap %.3g (rounding floor %.3g; %s, %lld "
-           "iterations, %.1f s)\n"
-           "sigma_1 = %.12g, sigma_2 = %.12g of grad g at the optimum: %s\n",
+           "iterations, %.1f s); f there %.9g\n"
+           "sigma_1 = %.12g, sigma_2 = %.12g of grad g at the last iterate; every inner\n"
+           "solution's gradient is within %.3g of it (distance %.3g, rounding %.3g), so\n"
+           "sigma_1 - sigma_2 - 2 x %.3g = %.9g: %s\n"
+           "f at that solution -delta u_1 v_1' (the top singular pair there): %.9g\n",
            ri.g_opt, ri.gap, ri.gap_floor, ircg_status_string(ri.status),
-           (long long)ri.iterations, ri.seconds, ri.top_sv, ri.second_sv,
-           ri.top_sv > ri.second_sv ? "simple, so the inner solution set is one point"
-                                    : "NOT simple: the inner solution set may be larger");
+           (long long)ri.iterations, ri.seconds, ri.f_x, ri.cert_sv1, ri.cert_sv2, ri.unique_bound,
+           ri.unique_dist, ri.unique_rounding, ri.unique_bound, ri.unique_margin,
+           ri.unique == 1 ? "> 0, the inner solution set is one point (certified)"
+           : ri.unique == 0 ? "not > 0, uniqueness is NOT certified"
+                            : "not computed", ri.f_vertex);
     cJSON *g = cJSON_AddObjectToObject(summary, "g_opt");
     cJSON_AddNumberToObject(g, "value", ri.g_opt);
+    cJSON_AddNumberToObject(g, "f_at_solution", ri.f_x);
     cJSON_AddNumberToObject(g, "certified_gap", ri.gap);
     cJSON_AddNumberToObject(g, "gap_floor", ri.gap_floor);
     cJSON_AddStringToObject(g, "status", ircg_status_string(ri.status));
@@ -216,6 +268,15 @@ static ircg_reference *compute_gopt(const ircg_problem *pb, const paper_opts *o,
     cJSON_AddNumberToObject(g, "seconds", ri.seconds);
     cJSON_AddNumberToObject(g, "sigma_1", ri.top_sv);
     cJSON_AddNumberToObject(g, "sigma_2", ri.second_sv);
+    cJSON *u = cJSON_AddObjectToObject(g, "uniqueness");
+    cJSON_AddNumberToObject(u, "certified", ri.unique);
+    cJSON_AddNumberToObject(u, "sigma_1", ri.cert_sv1);
+    cJSON_AddNumberToObject(u, "sigma_2", ri.cert_sv2);
+    cJSON_AddNumberToObject(u, "bound", ri.unique_bound);
+    cJSON_AddNumberToObject(u, "distance", ri.unique_dist);
+    cJSON_AddNumberToObject(u, "rounding", ri.unique_rounding);
+    cJSON_AddNumberToObject(u, "margin", ri.unique_margin);
+    cJSON_AddNumberToObject(u, "f_at_the_solution", ri.f_vertex);
     return ref;
 }
 
@@ -247,12 +308,13 @@ int cmd_paper(int argc, char **argv)
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
-    if (!(pb = load_problem(&o))) {
+    if (!(pb = load_problem(&o, summary))) {
         rc = CLI_INVALID;
         goto done;
     }
     if (!(ref = compute_gopt(pb, &o, summary)))
         goto done;
+    o.load_start = paper_load_average();
     for (int m = 0; m < NMETHODS && !g_cancel; m++) {
         if (!selected(o.methods, METHODS[m].key))
             continue;
@@ -263,7 +325,8 @@ int cmd_paper(int argc, char **argv)
         failed |= runs[nrun].failed;
         nrun++;
     }
-    if (paper_write_outputs(&o, runs, nrun, summary) == 0)
+    if (paper_write_outputs(&o, runs, nrun, summary) == 0 &&
+        (o.ntta == 0 || paper_write_tta(&o, runs, nrun, ref) == 0))
         rc = failed ? CLI_FAILED : g_cancel ? CLI_INTERRUPTED : CLI_OK;
 done:
     sigaction(SIGINT, &old, NULL);

@@ -188,7 +188,7 @@ static int write_result(cli_outputs *o, const api_spec *s, const ircg_solver *sv
         ircg_solver_iterate(sv, IRCG_X, out.dense_iterate, &x);
         ircg_solver_iterate(sv, IRCG_Z, out.dense_iterate, &z);
     }
-    api_result r = {info, err, msg, rp->ref ? &rp->info : NULL, g_opt, x, z, st};
+    api_result r = {info, err, msg, rp->ref ? &rp->info : NULL, g_opt, x, z, st, NULL};
     char *text = api_result_json(&r);
     int rc = cli_outputs_result(o, text);
     free(text);

@@ -6,6 +6,7 @@
  * iteration run stays small; the last point is always kept).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "paper.h"
@@ -18,6 +19,8 @@ typedef struct run_state {
     int pending;               /* an improvement not yet written           */
     double p_time, p_gap, p_f; /* that improvement                         */
     int failed;                /* a write failed                           */
+    const paper_opts *o;
+    int reached;               /* accuracies of --time-to reached          */
 } run_state;
 
 static void write_best(run_state *s)
@@ -47,7 +50,15 @@ static int on_iter(void *user, const ircg_iter_info *it)
         if (it->elapsed - s->last_written >= s->spacing || it->t == 1)
             write_best(s);
     }
-    return s->failed; /* stop rather than produce a silently short trace */
+    for (int k = 0; k < s->o->ntta; k++)
+        if (isnan(r->tta_time[k]) && it->g_gap_x <= s->o->tta[k]) {
+            r->tta_time[k] = it->elapsed;
+            r->tta_iter[k] = it->t;
+            s->reached++;
+        }
+    /* stop rather than produce a silently short trace; and once every
+     * accuracy of --time-to is reached */
+    return s->failed || (s->o->ntta > 0 && s->reached == s->o->ntta);
 }
 
 static void settings_of(const paper_method *m, const paper_opts *o,
@@ -72,10 +83,14 @@ int paper_run_method(const ircg_problem *pb, const ircg_reference *ref,
     ircg_settings st;
     ircg_solver *sv = NULL;
     ircg_diag diag = {0};
-    run_state s = {.run = run, .spacing = o->budget / 2000, .last_written = -1};
+    run_state s = {.run = run, .spacing = o->budget / 2000, .last_written = -1, .o = o};
     int rc = -1;
 
     run->best_gap = run->f_at_best = run->best_time = NAN;
+    for (int k = 0; k < PAPER_MAX_TTA; k++) {
+        run->tta_time[k] = NAN;
+        run->tta_iter[k] = -1;
+    }
     snprintf(path, sizeof path, "%s/trace-%s.csv", o->out, run->method->key);
     s.trace = fopen(path, "w");
     snprintf(path, sizeof path, "%s/best-%s.dat", o->out, run->method->key);

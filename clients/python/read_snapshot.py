@@ -79,6 +79,9 @@ def read_npy(data):
     return Array(shape, values, header["fortran_order"])
 
 
+VECTOR_PROBLEMS = {1: "least_squares", 2: "logistic_regression"}
+
+
 def load(source):
     """A snapshot (path, bytes or file object) -> {name: Array}."""
     if isinstance(source, (bytes, bytearray)):
@@ -88,9 +91,10 @@ def load(source):
 
 
 def dense(snap):
-    """The iterate itself: least squares, the vector x; matrix completion,
-    the rows of X = a0 X0 + P diag(w) Q' (X0 diagonal: x0_diag)."""
-    if snap["problem"][()] == 1:
+    """The iterate itself: least squares and logistic regression, the
+    vector x; matrix completion, the rows of X = a0 X0 + P diag(w) Q' (X0
+    diagonal: x0_diag)."""
+    if snap["problem"][()] != 0:
         return list(snap["x"].values)
     n, p = snap["shape"].values
     a0, d, w, P, Q = snap["a0"][()], snap["x0_diag"], snap["w"], snap["P"], snap["Q"]
@@ -108,8 +112,9 @@ def dense(snap):
 
 def summary(snap):
     out = {"format": snap["ircg_format"][()], "arrays": sorted(snap)}
-    if snap["problem"][()] == 1:
-        out.update(problem="least_squares", n=snap["x"].shape[0])
+    kind = snap["problem"][()]
+    if kind != 0:
+        out.update(problem=VECTOR_PROBLEMS.get(kind, f"problem {kind}"), n=snap["x"].shape[0])
     else:
         n, p = snap["shape"].values
         out.update(problem="matrix_completion", n_rows=n, n_cols=p,

@@ -4,10 +4,11 @@
  *
  *     min f(x)  s.t.  x in argmin { g(z) : z in X }.
  *
- * Every problem class here is quadratic: g(x) = 1/2 ||A x - b||^2 with A a
- * dense or sparse matrix or the sampling operator P_Omega of matrix
- * completion, and f a convex quadratic.  X is compact with a linear
- * minimization oracle (LMO).
+ * The problem classes: least squares g(x) = 1/2 ||A x - b||^2 with A a
+ * dense or sparse matrix, matrix completion (A the sampling operator
+ * P_Omega), each with a convex quadratic f; and logistic regression, whose
+ * g (and validation f) is convex and smooth but not quadratic.  X is
+ * compact with a linear minimization oracle (LMO).
  *
  * Conventions (OSQP/SCS style):
  *  - functions that can fail return an ircg_error (0 = IRCG_OK) and, when the
@@ -154,13 +155,24 @@ ircg_error ircg_ratings_probe_buffer(const char *buf, size_t len,
  * a Matrix Market "array" file or a one-column "coordinate" file (entries
  * not listed are 0; field real or integer, symmetry general), or plain
  * decimal numbers separated by blanks or commas, any number per line, with
- * '#' and '%' lines as comments.  Numbers and errors follow the rules of
- * the ratings readers above ("line N: ..."; "no numbers found").  A
- * Matrix Market size line may declare at most 1e8 rows. */
+ * '#' and '%' lines as comments and, as in CSV, a first line whose first
+ * field is not a number read as a header.  Numbers and errors follow the
+ * rules of the ratings readers above ("line N: ..."; "no numbers found").
+ * A Matrix Market size line may declare at most 1e8 rows. */
 ircg_error ircg_vector_read_file(const char *path, double **out, int64_t *n,
                                  ircg_diag *diag);
 ircg_error ircg_vector_read_buffer(const char *buf, size_t len, double **out,
                                    int64_t *n, ircg_diag *diag);
+/* A dense matrix (m x n row-major, malloc'ed into *A, owned by the caller)
+ * from a CSV file: every non-blank line a row of decimal numbers separated
+ * by commas, all rows of the same length; a first line whose first field
+ * is not a number is a header; '#' and '%' lines are comments.  Numbers and
+ * errors follow the rules of the readers above ("line N: ..."; "no rows of
+ * numbers found").  The probe parses the first IRCG_PROBE_BYTES bytes (at
+ * most IRCG_PROBE_ENTRIES rows) the same way and reports the row length. */
+ircg_error ircg_dense_read_file(const char *path, double **A, int *m, int *n,
+                                ircg_diag *diag);
+ircg_error ircg_dense_probe_file(const char *path, int *n, ircg_diag *diag);
 /* The readers' number parser: the decimal number in p[0, n) (not
  * NUL-terminated, [+-]digits[.digits][(e|E)[+-]digits]) into *out,
  * exactly what strtod gives (a fast path for short ones).  0; -1 when it
@@ -195,6 +207,33 @@ typedef struct ircg_synth_ratings_spec {
 ircg_error ircg_synth_ratings(const ircg_synth_ratings_spec *spec,
                               ircg_ratings **out, ircg_diag *diag);
 
+/* One process's share of ratings for a solve distributed over several
+ * processes (ircg_problem_matrix_completion_part below).
+ *
+ * A file is cut into nparts parts of about equal size at line ends (part k
+ * begins after the first newline at or after k/nparts of the file); part
+ * `part` is parsed with the rules above -- its own head read from the
+ * start of the file -- and only the bytes of that part (and the head) are
+ * read.  line0 is the number of lines before the part (the sum of
+ * ircg_ratings_part_lines of the parts before it), so that errors name
+ * their line in the file.  What only the whole file can tell is the
+ * caller's: that there are ratings at all, the size line's count,
+ * duplicates in different parts, the dimensions (n_rows/n_cols are the
+ * part's largest ids unless given). */
+ircg_error ircg_ratings_part_lines(const char *path, int part, int nparts,
+                                   int64_t *lines, ircg_diag *diag);
+ircg_error ircg_ratings_read_file_part(const char *path, const ircg_read_options *opt,
+                                       int part, int nparts, int64_t line0,
+                                       ircg_ratings **out, ircg_diag *diag);
+/* The synthetic instance's ratings in rows [row_lo, row_hi) only (the
+ * same entries as ircg_synth_ratings, in the same order; a large instance
+ * draws only the blocks of rows that hold them), and the number of
+ * ratings of every row (counts, n_rows of them). */
+ircg_error ircg_synth_ratings_rows(const ircg_synth_ratings_spec *spec, int row_lo,
+                                   int row_hi, ircg_ratings **out, ircg_diag *diag);
+ircg_error ircg_synth_row_counts(const ircg_synth_ratings_spec *spec, int64_t *counts,
+                                 ircg_diag *diag);
+
 /* Random underdetermined least squares: A m x n with i.i.d. N(0,1) entries
  * (dense, row-major) and b = A x_true + noise.  *A and *b are malloc'ed and
  * owned by the caller (free()). */
@@ -221,18 +260,16 @@ typedef enum ircg_outer_kind {
     IRCG_OUTER_COLUMN_VARIANCE = 0, /* 1/2 ||U X||_F^2, U = I - 11'/n (MC)  */
     IRCG_OUTER_HALF_NORM_SQ,        /* 1/2 ||x||^2                          */
     IRCG_OUTER_DIST_SQ,             /* 1/2 ||x - c||^2                      */
-    IRCG_OUTER_QUADRATIC            /* 1/2 x'Qx + q'x, Q symmetric PSD      */
+    IRCG_OUTER_QUADRATIC,           /* 1/2 x'Qx + q'x, Q symmetric PSD      */
+    IRCG_OUTER_VALIDATION           /* the inner loss on held-out data:
+                                       least squares 1/2 ||A_v x - b_v||^2,
+                                       logistic sum log(1 + e^(-y_v a_v'x)) */
 } ircg_outer_kind;
 
-typedef struct ircg_outer {
-    ircg_outer_kind kind;
-    const double *c; /* DIST_SQ: length n (borrowed, copied by the problem) */
-    const double *Q; /* QUADRATIC: n x n row-major (borrowed, copied)       */
-    const double *q; /* QUADRATIC: length n, NULL = 0 (borrowed, copied)    */
-} ircg_outer;
-
 /* Least squares data: A is m x n, either dense (row-major, A_dense) or CSR
- * (A_rowptr[m+1], A_colind[nnz], A_val[nnz]); exactly one of the two. */
+ * (A_rowptr[m+1], A_colind[nnz], A_val[nnz]); exactly one of the two.  b
+ * holds the targets (least squares) or the labels (logistic regression:
+ * -1/+1, or 0/1 read as -1/+1). */
 typedef struct ircg_ls_data {
     int m, n;
     const double *A_dense;
@@ -242,6 +279,17 @@ typedef struct ircg_ls_data {
     const double *b;
 } ircg_ls_data;
 
+typedef struct ircg_outer {
+    ircg_outer_kind kind;
+    const double *c; /* DIST_SQ: length n (borrowed, copied by the problem) */
+    const double *Q; /* QUADRATIC: n x n row-major (borrowed, copied)       */
+    const double *q; /* QUADRATIC: length n, NULL = 0 (borrowed, copied)    */
+    const ircg_ls_data *val; /* VALIDATION: the held-out rows, n columns
+                                (borrowed, copied).  Never formed as
+                                A_v'A_v: f and its gradient go through
+                                products with A_v and A_v'              */
+} ircg_outer;
+
 typedef struct ircg_problem ircg_problem;
 
 /* Matrix completion: g(X) = 1/2 sum_Omega (X_ij - M_ij)^2 over the nuclear
@@ -249,23 +297,63 @@ typedef struct ircg_problem ircg_problem;
 ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
                                           ircg_outer_kind outer, double delta,
                                           ircg_problem **out, ircg_diag *diag);
+/* How the processes of one distributed solve talk to each other.  The
+ * library knows no transport: the caller implements this (over MPI in
+ * ircg-mpi).  rank is in [0, size).  sum is a collective: every rank calls
+ * it in the same order with the same len, and buf[0, len) becomes on every
+ * rank the elementwise sum over the ranks, added in rank order so that
+ * every rank gets the same bits whatever the timing.  A transport that
+ * fails does not return (MPI aborts every rank). */
+typedef struct ircg_comm {
+    int rank, size;
+    void *ctx;
+    void (*sum)(void *ctx, double *buf, int64_t len);
+} ircg_comm;
+
+/* Matrix completion with its rows spread over the processes of comm
+ * (borrowed: it must outlive the problem).  R holds this process's ratings:
+ * R->n_rows x R->n_cols is the whole matrix, and every entry's row lies in
+ * [row0, row0 + n_local); the ranks' ranges, in rank order, tile
+ * [0, n_rows).  Every process builds its part with the same outer, delta
+ * and dimensions, then runs the same solver settings: each one holds its
+ * rows of Omega, of the factors' left side and of the LMO's left vectors;
+ * the column side is replicated, and the sums over Omega are reduced
+ * through comm.  Only IR-CG with the Lanczos engine runs on such a problem
+ * (the others are refused by ircg_solver_new, naming the setting); the
+ * iterates it returns are whole (gathered on every rank). */
+ircg_error ircg_problem_matrix_completion_part(const ircg_ratings *R, int row0,
+                                               int n_local, const ircg_comm *comm,
+                                               ircg_outer_kind outer, double delta,
+                                               ircg_problem **out, ircg_diag *diag);
 /* Least squares over an l2/l1 ball, a simplex or a box. */
 ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
                                       const ircg_outer *outer,
                                       const ircg_domain *domain,
                                       ircg_problem **out, ircg_diag *diag);
+/* Logistic regression: g(x) = sum_k log(1 + exp(-y_k a_k'x)) with the
+ * labels y = data->b, all -1/+1 or all 0/1 (0 read as -1), over an l2/l1
+ * ball, a simplex or a box; outer HALF_NORM_SQ, DIST_SQ or VALIDATION (the
+ * logistic loss on outer->val, labels likewise).  g is convex and smooth
+ * but not quadratic: L_g = ||A||_2^2 / 4, the exact line search is a 1-D
+ * minimization, and g - g_opt is summed termwise over the margins.  Solved
+ * by IR-CG (and g_opt by ircg_reference_compute); CG-BiO, IR-PG and Bi-SG
+ * are not available for it (ircg_solver_new: "/algorithm"). */
+ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *outer,
+                                 const ircg_domain *domain, ircg_problem **out,
+                                 ircg_diag *diag);
 void ircg_problem_free(ircg_problem *pb);
 
 typedef enum ircg_problem_kind {
     IRCG_PROBLEM_MATRIX_COMPLETION = 0,
-    IRCG_PROBLEM_LEAST_SQUARES = 1
+    IRCG_PROBLEM_LEAST_SQUARES = 1,
+    IRCG_PROBLEM_LOGISTIC = 2
 } ircg_problem_kind;
 
 typedef struct ircg_problem_info {
     ircg_problem_kind kind;
-    int n_rows, n_cols;  /* MC: matrix shape; LS: m x n of A               */
+    int n_rows, n_cols;  /* MC: matrix shape; LS, logistic: m x n of A     */
     int64_t dim;         /* number of variables                            */
-    int64_t n_observed;  /* MC: |Omega|; LS: rows of A                     */
+    int64_t n_observed;  /* MC: |Omega|; LS, logistic: rows of A           */
     ircg_domain domain;
     ircg_outer_kind outer;
     double L_f, L_g;     /* Lipschitz constants of the gradients           */
@@ -312,8 +400,9 @@ typedef enum ircg_projection {
  * Problems over vector domains have no such LMO: ircg_solver_new refuses
  * ARPACK for them. */
 typedef enum ircg_lmo_engine {
-    IRCG_LMO_LANCZOS = 0,  /* the library's reentrant Golub-Kahan-Lanczos,
-                              warm-started; threads solve in parallel      */
+    IRCG_LMO_LANCZOS = 0,  /* the library's reentrant Lanczos on C'C (one
+                              pass over Omega per product), warm-started;
+                              threads solve in parallel                   */
     IRCG_LMO_ARPACK        /* ARPACK-ng's implicitly restarted Lanczos on
                               C'C; ARPACK keeps Fortran state, so its calls
                               are serialized by one process-wide lock      */
@@ -375,7 +464,9 @@ typedef struct ircg_reference ircg_reference;
 typedef struct ircg_settings {
     ircg_algorithm algorithm;
     ircg_step_rule step_rule;
-    double varsigma;      /* sigma_t = varsigma (t+1)^(-p); > 0            */
+    double varsigma;      /* sigma_t = varsigma (t+1)^(-p); >= 0.  0 makes
+                             IR-CG conditional gradient on g alone (z = x)
+                             and IR-PG projected gradient on g            */
     double p;             /* in (0, 1)                                     */
     int64_t max_iter;     /* >= 1                                          */
     double time_limit;    /* seconds; <= 0 means none                      */
@@ -438,6 +529,16 @@ typedef struct ircg_info {
     int64_t warmup_iterations; /* CG-BiO: conditional-gradient steps of the
                                warm start (its time is in solve_seconds)  */
     double warmup_seconds;
+    /* The memory traffic of matrix completion (0 for least squares): the
+     * passes over the observed entries Omega made by this solver object
+     * since it was created (not saved in checkpoints), and the bytes those
+     * passes read and wrote by the kernels' traffic model (each array entry
+     * counted once per pass, as STREAM counts).  omega_bytes / solve_seconds
+     * against the machine's memory bandwidth shows how far a solve is from
+     * the hardware floor. */
+    int64_t omega_passes;
+    double omega_bytes;
+    int threads;            /* threads the sparse kernels ran on           */
 } ircg_info;
 
 typedef struct ircg_solver ircg_solver;
@@ -564,6 +665,11 @@ typedef struct ircg_reference_settings {
     double lmo_tol;
     int threads;
     const volatile int *cancel;
+    int certify_unique;   /* matrix completion: prove (or fail to prove)
+                             that the inner solution set is a single point,
+                             see ircg_reference_info.unique; costs a dense
+                             p x p eigensolve (seconds at p = 3449), refused
+                             (unique = -1) above p = 16000; 0 = skip     */
 } ircg_reference_settings;
 
 void ircg_reference_settings_default(ircg_reference_settings *s);
@@ -573,6 +679,9 @@ ircg_error ircg_reference_compute(const ircg_problem *pb,
 
 typedef struct ircg_reference_info {
     double g_opt;         /* g at the final iterate                        */
+    double f_x;           /* f at that iterate: f of the inner solution
+                             when it is unique, up to the iterate's
+                             distance to it                                */
     double gap;           /* its certificate max(raw, 0) + gap_floor:
                              g_opt - gap <= true min (see above)           */
     double gap_floor;     /* rounding floor of the final gap, see above    */
@@ -584,6 +693,25 @@ typedef struct ircg_reference_info {
     int lmo_converged;    /* 1 when the final gap's LMO met lmo_tol        */
     double top_sv, second_sv; /* MC: sigma_1, sigma_2 of grad g at the end
                                  (NaN when not computed)                   */
+    /* MC with certify_unique.  Every inner solution x* has the same
+     * gradient G*, and the solution set is a single point when
+     * sigma_1(G*) > sigma_2(G*).  From the final iterate x^: the top
+     * singular values cert_sv1 >= cert_sv2 of the gradient computed there
+     * (dense eigensolve), and a rigorous bound |sigma_i(G*) - cert_sv_i| <=
+     * unique_bound that adds the rounding of that gradient and of the
+     * eigensolve to ||P_Omega(x^ - x*)||, bounded from the recomputed
+     * Frank-Wolfe gap (problems/mc/mc_certify.c derives each term); by
+     * Weyl's inequality sigma_1(G*) - sigma_2(G*) >= unique_margin =
+     * cert_sv1 - cert_sv2 - 2 unique_bound.  unique = 1 when that margin is
+     * positive (certified), 0 when it is not, -1 when not computed. */
+    int unique;
+    double unique_margin, unique_bound;
+    double cert_sv1, cert_sv2;
+    double unique_dist;       /* its part ||P_Omega(x^ - x*)||_F <= this   */
+    double unique_rounding;   /* its rounding part (gradient + eigensolve) */
+    double f_vertex;          /* f(-delta u v') with (u, v) the top singular
+                                 pair of grad g at the end: f of the unique
+                                 solution, as far as that pair is exact    */
 } ircg_reference_info;
 
 void ircg_reference_get_info(const ircg_reference *ref, ircg_reference_info *info);

@@ -2,7 +2,10 @@
  * bench.c -- `make bench`: the paper's matrix-completion experiment
  * (Section 4) run the way a user runs it, through `ircg solve` on the
  * `paper-movielens` spec: MovieLens ratings, delta = 5, varsigma = 0.05,
- * p = 1/2, the paper's X0, 110 iterations, for each step rule.
+ * p = 1/2, the paper's X0, 110 iterations, for each step rule, and once
+ * more for the open loop with the gap to g_opt traced at every iteration
+ * ("+reference": g_opt is computed before the solve, outside its clock),
+ * with that tracing's cost against the plain open loop.
  *
  * For every rule it writes the spec once, runs `ircg solve` --runs times and
  * reports the median solve time (the solver's own clock: reading the file
@@ -10,10 +13,19 @@
  * rest, matrix-vector products per LMO, the final g and f, the median wall
  * time of the whole command and the peak RSS of the solving process.
  *
+ * And what explains the time: the passes over the ratings per iteration,
+ * the bytes they move (the solver's traffic model: `omega_bytes` of the
+ * result), the bandwidth that achieves, and the machine's own bandwidth,
+ * measured first by a STREAM triad on the same number of threads over
+ * arrays far larger than the last-level cache -- so the distance to the
+ * memory floor is visible in every run.
+ *
  *   bench [--ircg PATH] [--ratings PATH] [--runs N] [--iters N]
- *         [--threads N] [--rules open_loop,closed_loop,line_search]
+ *         [--threads N]
+ *         [--rules open_loop,closed_loop,line_search,open_loop+reference]
  */
 #include <cJSON.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,14 +44,14 @@ typedef struct opts {
 } opts;
 
 typedef struct run_out {
-    double solve, lmo, wall, g, f;
-    long iters, matvecs, rss_kb;
-    int rank;
+    double solve, lmo, wall, g, f, bytes;
+    long iters, matvecs, rss_kb, passes;
+    int rank, threads;
 } run_out;
 
 static const char USAGE[] =
     "usage: bench [--ircg PATH] [--ratings PATH] [--runs N<=64] [--iters N]\n"
-    "             [--threads N] [--rules open_loop,closed_loop,line_search]\n";
+    "             [--threads N] [--rules open_loop,closed_loop,line_search,open_loop+reference]\n";
 
 static int parse(int argc, char **argv, opts *o)
 {
@@ -50,7 +62,7 @@ static int parse(int argc, char **argv, opts *o)
     snprintf(o->ircg, sizeof o->ircg, "%.*sircg",
              slash ? (int)(slash - argv[0] + 1) : 0, argv[0]);
     o->ratings = "build/data/ratings.dat";
-    o->rules = "open_loop,closed_loop,line_search";
+    o->rules = "open_loop,closed_loop,line_search,open_loop+reference";
     o->runs = 5;
     o->iters = 110;
     o->threads = nproc > 0 ? (int)nproc : 1;
@@ -131,11 +143,14 @@ static char *read_file(const char *path)
     return buf;
 }
 
-/* The example spec for one rule, with the bench's threads and no g_opt
- * (the benchmark times the solve alone). */
-static int write_spec(const opts *o, const char *rule, const char *path)
+/* The example spec for one rule, with the bench's threads and, unless the
+ * rule ends in "+reference", no g_opt. */
+static int write_spec(const opts *o, const char *rule_ref, const char *path)
 {
-    char iters[32], tmp[4200];
+    char iters[32], tmp[4200], rule[64];
+    const char *plus = strchr(rule_ref, '+');
+    int keep_ref = plus && !strcmp(plus, "+reference");
+    snprintf(rule, sizeof rule, "%.*s", plus ? (int)(plus - rule_ref) : 63, rule_ref);
     snprintf(iters, sizeof iters, "%ld", o->iters);
     snprintf(tmp, sizeof tmp, "%s.example", path);
     char *argv[] = {(char *)o->ircg, "example", "paper-movielens", "--ratings",
@@ -153,7 +168,8 @@ static int write_spec(const opts *o, const char *rule, const char *path)
         goto done;
     cJSON_DeleteItemFromObjectCaseSensitive(alg, "threads");
     cJSON_AddNumberToObject(alg, "threads", o->threads);
-    cJSON_DeleteItemFromObjectCaseSensitive(spec, "reference");
+    if (!keep_ref)
+        cJSON_DeleteItemFromObjectCaseSensitive(spec, "reference");
     char *out = cJSON_Print(spec);
     FILE *f = out ? fopen(path, "w") : NULL;
     if (f && fputs(out, f) >= 0 && fclose(f) == 0)
@@ -193,6 +209,9 @@ static int solve_once(const opts *o, const char *spec, const char *res, run_out 
     r->g = num(j, "g_x");
     r->f = num(j, "f_x");
     r->rank = (int)num(j, "rank");
+    r->passes = (long)num(j, "omega_passes");
+    r->bytes = num(j, "omega_bytes");
+    r->threads = (int)num(j, "threads");
     cJSON_Delete(j);
     return r->iters > 0 ? 0 : -1;
 }
@@ -209,7 +228,68 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int bench_rule(const opts *o, const char *rule, const char *dir, long *peak_kb)
+/* ------------------------------------------------ STREAM-like triad -- */
+
+#define STREAM_N (8L << 20) /* doubles per array: 3 x 64 MB, beyond any L3 */
+#define STREAM_REPS 7
+
+typedef struct triad_arg {
+    double *a;
+    const double *b, *c;
+    long lo, hi;
+} triad_arg;
+
+static void *triad(void *p)
+{
+    triad_arg *t = p;
+    for (long i = t->lo; i < t->hi; i++)
+        t->a[i] = t->b[i] + 3.0 * t->c[i];
+    return NULL;
+}
+
+/* Best triad bandwidth a = b + 3 c over `threads` threads, in bytes/s
+ * (24 bytes per element, STREAM's convention); 0 on failure. */
+static double stream_triad(int threads)
+{
+    double *a = malloc(STREAM_N * sizeof *a), *b = malloc(STREAM_N * sizeof *b);
+    double *c = malloc(STREAM_N * sizeof *c), best = 0;
+    pthread_t th[64];
+    triad_arg ta[64];
+
+    if (threads > 64)
+        threads = 64;
+    for (long i = 0; a && b && c && i < STREAM_N; i++) {
+        a[i] = 0;
+        b[i] = 1;
+        c[i] = 2;
+    }
+    for (int r = 0; a && b && c && r < STREAM_REPS; r++) {
+        double t0 = now();
+        int started = 0;
+        for (int t = 0; t < threads; t++) {
+            ta[t] = (triad_arg){a, b, c, STREAM_N * t / threads, STREAM_N * (t + 1) / threads};
+            if (t > 0 && pthread_create(&th[t], NULL, triad, &ta[t]) == 0)
+                started++;
+            else if (t > 0)
+                triad(&ta[t]);
+        }
+        triad(&ta[0]);
+        for (int t = 1; t <= started; t++)
+            pthread_join(th[t], NULL);
+        double bw = 24.0 * STREAM_N / (now() - t0);
+        best = bw > best ? bw : best;
+    }
+    free(a);
+    free(b);
+    free(c);
+    return best;
+}
+
+/* ---------------------------------------------------------------------- */
+
+/* Runs one rule; *median_out is its median solve time. */
+static int bench_rule(const opts *o, const char *rule, const char *dir, long *peak_kb,
+                      double stream_bw, double *median_out)
 {
     char spec[4096], res[4096];
     double solve[MAX_RUNS], lmo[MAX_RUNS], wall[MAX_RUNS];
@@ -245,6 +325,13 @@ static int bench_rule(const opts *o, const char *rule, const char *dir, long *pe
            rule, r.iters, ms, lo, hi, 1e3 * ml, 1e3 * (ms / (double)r.iters - ml),
            (double)r.matvecs / (double)r.iters, r.rank, median(wall, n));
     printf("             g(x) = %.15e  f(x) = %.15e\n", r.g, r.f);
+    double it = (double)r.iters, gbs = r.bytes / ms / 1e9;
+    printf("             passes over Omega %.2f/iter  %.1f MB/iter  achieved %.1f GB/s = "
+           "%.0f%% of STREAM (the bytes at STREAM speed: %.3f s)  threads %d\n",
+           (double)r.passes / it, r.bytes / it / 1e6, gbs,
+           stream_bw > 0 ? 100.0 * gbs * 1e9 / stream_bw : 0.0,
+           stream_bw > 0 ? r.bytes / stream_bw : 0.0, r.threads);
+    *median_out = ms;
     rc = 0;
 done:
     remove(res);
@@ -252,10 +339,23 @@ done:
     return rc;
 }
 
+/* For "R+reference", the cost of tracing g - g_opt against plain R. */
+static void report_overhead(char *const *names, const double *med, int last)
+{
+    const char *plus = strchr(names[last], '+');
+    for (int i = 0; plus && i < last; i++)
+        if (strlen(names[i]) == (size_t)(plus - names[last]) &&
+            !strncmp(names[i], names[last], strlen(names[i])))
+            printf("             tracing g - g_opt costs %+.1f%% of the %s solve\n",
+                   100.0 * (med[last] / med[i] - 1.0), names[i]);
+}
+
 int main(int argc, char **argv)
 {
     opts o;
-    char dir[] = "/tmp/ircg-bench-XXXXXX", rules[256];
+    char dir[] = "/tmp/ircg-bench-XXXXXX", rules[256], *names[16];
+    double med[16];
+    int nrule = 0;
     long peak_kb = 0;
     int rc = 0;
 
@@ -274,10 +374,16 @@ int main(int argc, char **argv)
            "varsigma 0.05, p 1/2, the paper's X0, %ld iterations, threads %d, "
            "%d runs; %ld cores online (medians; the machine may be shared)\n",
            o.ratings, o.iters, o.threads, o.runs, sysconf(_SC_NPROCESSORS_ONLN));
+    double bw = stream_triad(o.threads);
+    printf("STREAM triad on %d threads: %.1f GB/s (3 x %ld MB arrays)\n", o.threads,
+           bw / 1e9, STREAM_N * 8 >> 20);
     snprintf(rules, sizeof rules, "%s", o.rules);
-    for (char *save = NULL, *r = strtok_r(rules, ",", &save); r && !rc;
-         r = strtok_r(NULL, ",", &save))
-        rc = bench_rule(&o, r, dir, &peak_kb);
+    for (char *save = NULL, *r = strtok_r(rules, ",", &save); r && !rc && nrule < 16;
+         r = strtok_r(NULL, ",", &save), nrule++) {
+        names[nrule] = r;
+        rc = bench_rule(&o, r, dir, &peak_kb, bw, &med[nrule]);
+        report_overhead(names, med, nrule);
+    }
     if (!rc)
         printf("peak RSS of `ircg solve` %.1f MB\n", (double)peak_kb / 1024.0);
     rmdir(dir);

@@ -244,7 +244,7 @@ static int parse(int argc, char **argv, sc_opts *o)
     long nproc = sysconf(_SC_NPROCESSORS_ONLN);
     *o = (sc_opts){.bin = "build/bin", .tmp = "build/bench-scale", .sizes = "1,10,100",
                    .iters = 10, .threads = nproc > 0 ? (int)nproc : 1, .file_gb = 1,
-                   .trace_rows = 1000000};
+                   .trace_rows = 1000000, .storage_jobs = 1000};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-http"))
@@ -269,6 +269,8 @@ static int parse(int argc, char **argv, sc_opts *o)
             o->file_gb = atoi(argv[++i]);
         else if (!strcmp(a, "--trace-rows"))
             o->trace_rows = atoll(argv[++i]);
+        else if (!strcmp(a, "--storage-jobs"))
+            o->storage_jobs = atoi(argv[++i]);
         else
             return -1;
     }
@@ -281,7 +283,8 @@ int main(int argc, char **argv)
     int rc = 0;
     if (parse(argc, argv, &o) != 0) {
         fputs("usage: bench_scale [--sizes 1,10,100] [--iters N] [--threads N] "
-              "[--tmp DIR] [--bin DIR] [--file-gb N] [--trace-rows N] [--no-http] "
+              "[--tmp DIR] [--bin DIR] [--file-gb N] [--trace-rows N] [--storage-jobs N] "
+              "[--no-http] "
               "[--no-solver] [--no-readers]\n", stderr);
         return 64;
     }
@@ -302,6 +305,8 @@ int main(int argc, char **argv)
     if (!o.skip_readers && readers(&o) != 0)
         rc = 1;
     if (!o.skip_http && sc_http(&o) != 0)
+        rc = 1;
+    if (o.storage_jobs > 0 && sc_storage(&o) != 0)
         rc = 1;
     return rc;
 }

@@ -18,19 +18,6 @@
 #include "scale.h"
 #include "store.h"
 
-typedef struct daemon_t {
-    pid_t pid;
-    char base[96];
-} daemon_t;
-
-typedef struct resp {
-    long status;
-    double seconds;
-    char head[256];        /* the first bytes of the body */
-    size_t bytes, lines, head_len;
-    char link[512];
-} resp;
-
 /* ------------------------------------------------------------ daemon -- */
 
 static int read_base(int fd, daemon_t *d)
@@ -54,10 +41,13 @@ static int read_base(int fd, daemon_t *d)
     return -1;
 }
 
-static int start_daemon(const sc_opts *o, const char *db, const char *data, daemon_t *d)
+int sc_start_daemon(const sc_opts *o, const char *db, const char *data, int workers,
+                    daemon_t *d)
 {
     char bin[1024], log[1024];
+    char nworkers[16];
     int fds[2];
+    snprintf(nworkers, sizeof nworkers, "%d", workers);
     snprintf(bin, sizeof bin, "%s/ircgd", o->bin);
     snprintf(log, sizeof log, "%s/ircgd.log", o->tmp);
     if (pipe(fds) != 0)
@@ -69,7 +59,7 @@ static int start_daemon(const sc_opts *o, const char *db, const char *data, daem
         (void)l;
         dup2(fds[1], 1);
         execl(bin, bin, "--listen", "127.0.0.1:0", "--db", db, "--data-dir", data,
-              "--workers", "1", "--max-elements", "1000000000", "--max-body",
+              "--workers", nworkers, "--max-elements", "1000000000", "--max-body",
               "1073741824", (char *)NULL);
         _exit(127);
     }
@@ -79,10 +69,10 @@ static int start_daemon(const sc_opts *o, const char *db, const char *data, daem
     return rc;
 }
 
-static void stop_daemon(daemon_t *d)
+void sc_stop_daemon(daemon_t *d, int sig)
 {
     if (d->pid > 0) {
-        kill(d->pid, SIGKILL); /* a build in flight would delay SIGTERM */
+        kill(d->pid, sig);
         waitpid(d->pid, NULL, 0);
     }
     d->pid = 0;
@@ -118,7 +108,7 @@ static size_t on_header(char *p, size_t sz, size_t n, void *user)
     return k;
 }
 
-static int request(const daemon_t *d, const char *method, const char *path,
+int sc_request(const daemon_t *d, const char *method, const char *path,
                    const char *body, const char *accept_enc, resp *r)
 {
     char url[1024];
@@ -152,7 +142,7 @@ static int request(const daemon_t *d, const char *method, const char *path,
 }
 
 /* The "id" of a job document. */
-static void job_id(const resp *r, char id[64])
+void sc_job_id(const resp *r, char id[64])
 {
     const char *p = strstr(r->head, "\"id\":\"");
     id[0] = '\0';
@@ -166,10 +156,10 @@ static void cancel_wait(const daemon_t *d, const char *id)
     char path[160];
     resp r;
     snprintf(path, sizeof path, "/v1/jobs/%s/cancel", id);
-    request(d, "POST", path, NULL, NULL, &r);
+    sc_request(d, "POST", path, NULL, NULL, &r);
     snprintf(path, sizeof path, "/v1/jobs/%s", id);
     for (double end = sc_now() + 600; sc_now() < end; usleep(200000))
-        if (request(d, "GET", path, NULL, NULL, &r) == 0 &&
+        if (sc_request(d, "GET", path, NULL, NULL, &r) == 0 &&
             (strstr(r.head, "\"cancelled\"") || strstr(r.head, "\"failed\"") ||
              strstr(r.head, "\"succeeded\"")))
             return;
@@ -181,11 +171,11 @@ static double submit(const daemon_t *d, const char *spec, const char *what)
 {
     resp r;
     char id[64];
-    if (request(d, "POST", "/v1/jobs", spec, NULL, &r) != 0 || r.status != 202) {
+    if (sc_request(d, "POST", "/v1/jobs", spec, NULL, &r) != 0 || r.status != 202) {
         fprintf(stderr, "bench_scale: submit %s: HTTP %ld %s\n", what, r.status, r.head);
         return -1;
     }
-    job_id(&r, id);
+    sc_job_id(&r, id);
     cancel_wait(d, id);
     return r.seconds;
 }
@@ -299,7 +289,7 @@ static void fetch_all(const daemon_t *d, const char *id, const char *enc, long l
     else
         snprintf(path, sizeof path, "/v1/jobs/%s/trace?format=csv", id);
     for (;;) {
-        if (request(d, "GET", path, NULL, enc, &r) != 0 || r.status != 200)
+        if (sc_request(d, "GET", path, NULL, enc, &r) != 0 || r.status != 200)
             break;
         requests++;
         rows += r.lines - 1; /* the header line */
@@ -323,7 +313,7 @@ static void trace_download(const sc_opts *o, const daemon_t *d, const char *id)
     char path[1024];
     resp r;
     snprintf(path, sizeof path, "/v1/jobs/%s/trace?format=csv", id);
-    request(d, "GET", path, NULL, NULL, &r);
+    sc_request(d, "GET", path, NULL, NULL, &r);
     printf("\ntrace of %lld rows: GET .../trace?format=csv alone gives %zu rows in %.2f s\n\n"
            "| encoding | requests | rows | MB | seconds | daemon RSS MB |\n"
            "|---|---|---|---|---|---|\n", o->trace_rows, r.lines ? r.lines - 1 : 0,
@@ -349,16 +339,16 @@ int sc_http(const sc_opts *o)
     }
     fprintf(stderr, "bench_scale: %lld trace rows written in %.1f s\n", o->trace_rows,
             sc_now() - t0);
-    if (start_daemon(o, db, data, &d) != 0) {
+    if (sc_start_daemon(o, db, data, 1, &d) != 0) {
         fprintf(stderr, "bench_scale: ircgd did not start (%s/ircgd.log)\n", o->tmp);
-        stop_daemon(&d);
+        sc_stop_daemon(&d, SIGKILL); /* a build in flight would delay SIGTERM */
         return -1;
     }
     if (id[0])
         trace_download(o, &d, id);
     submit_sizes(o, &d);
     submit_file(o, &d, data);
-    stop_daemon(&d);
+    sc_stop_daemon(&d, SIGKILL);
     curl_global_cleanup();
     return 0;
 }

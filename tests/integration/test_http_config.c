@@ -1,11 +1,14 @@
 /*
  * test_http_config.c -- ircgd's configuration as an operator meets it:
  * --help documents every flag with its environment variable, bad values
- * are refused (exit 2), names are resolved in --listen, and the HTTP
- * limits (connections, per address, idle timeout, body size) are applied
- * from flags and from the environment.
+ * are refused (exit 2), names are resolved in --listen, the HTTP limits
+ * (connections, per address, idle timeout, body size) are applied from
+ * flags and from the environment, and the workers' threads stay within
+ * the cores unless configured.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <arpa/inet.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -40,7 +43,8 @@ TEST(http_config, help_and_bad_values)
 {
     static const char *const documented[] = {
         "--listen", "IRCGD_LISTEN", "--db", "IRCGD_DB", "--data-dir", "IRCGD_DATA_DIR",
-        "--workers", "IRCGD_WORKERS", "--tokens-file", "IRCGD_TOKENS_FILE",
+        "--workers", "IRCGD_WORKERS", "--job-threads", "IRCGD_JOB_THREADS",
+        "--tokens-file", "IRCGD_TOKENS_FILE",
         "--max-body", "IRCGD_MAX_BODY", "--conn-limit", "IRCGD_CONN_LIMIT",
         "--per-ip-limit", "IRCGD_PER_IP_LIMIT", "--conn-timeout", "IRCGD_CONN_TIMEOUT",
         "--max-queued", "IRCGD_MAX_QUEUED", "--max-attempts", "IRCGD_MAX_ATTEMPTS",
@@ -67,6 +71,9 @@ TEST(http_config, help_and_bad_values)
     CHECK_INT(run_status(NULL, "--checkpoint-every -1"), 2);
     CHECK_INT(run_status(NULL, "--checkpoint-every nan"), 2);
     CHECK_INT(run_status(NULL, "--listen 8080"), 2);
+    CHECK_INT(run_status(NULL, "--job-threads 65"), 2);
+    CHECK_INT(run_status(NULL, "--job-threads -1"), 2);
+    CHECK_INT(run_status("IRCGD_JOB_THREADS=x", "--version"), 2);
     CHECK_INT(run_status("IRCGD_CONN_LIMIT=0", "--version"), 2);
     CHECK_INT(run_status("IRCGD_CONN_TIMEOUT=1e3", "--version"), 2);
     CHECK_INT(run_status("IRCGD_CONN_LIMIT=5", "--version"), 0);
@@ -179,4 +186,55 @@ TEST(http_config, body_limit_from_the_environment)
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
     CHECK_INT(hu_stop(&e, SIGTERM), 0);
     free(spec);
+}
+
+/* The threads a finished job's result reports. */
+static int job_threads(const hu_daemon *d, int requested)
+{
+    char id[64], state[32], tail[2048];
+    int threads = -1;
+    char *spec = hu_mc_spec(300, 200, 6000, 3, 0, NULL);
+    if (!spec)
+        return -1;
+    /* hu_mc_spec's algorithm object ends the spec: add threads to it */
+    char *alg = strstr(spec, "\"max_iter\"");
+    if (alg) {
+        snprintf(tail, sizeof tail, "%s", alg);
+        snprintf(alg, 2048 - (size_t)(alg - spec), "\"threads\":%d,%s", requested, tail);
+    }
+    if (hu_submit(d, spec, id, sizeof id) == 202 && hu_wait_terminal(d, id, 60, state) == 0) {
+        cJSON *res = hu_result(d, id);
+        cJSON *t = cJSON_GetObjectItemCaseSensitive(res, "threads");
+        threads = cJSON_IsNumber(t) ? t->valueint : -1;
+        cJSON_Delete(res);
+    }
+    free(spec);
+    return threads;
+}
+
+TEST(http_config, workers_times_threads_stay_within_the_cores)
+{
+    cpu_set_t set;
+    hu_daemon d = {0};
+    hu_resp r;
+    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    int cap = cores / 2 > 1 ? cores / 2 : 1;
+
+    /* automatic: 2 workers share the cores */
+    REQUIRE(hu_start(&d, "http_threads", 2) == 0);
+    CHECK_INT(job_threads(&d, 64), cap);
+    CHECK_INT(job_threads(&d, 1), 1);
+    CHECK_INT(hu_get(&d, "/v1/version", &r), 200);
+    cJSON *v = hu_json(&r);
+    CHECK_INT(cJSON_GetObjectItemCaseSensitive(v, "job_threads")->valueint, cap);
+    CHECK_INT(cJSON_GetObjectItemCaseSensitive(v, "cores")->valueint, cores);
+    cJSON_Delete(v);
+    hu_resp_free(&r);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    /* configured: the operator may give a job more (or fewer) threads */
+    snprintf(d.extra, sizeof d.extra, "--job-threads 3");
+    REQUIRE(hu_restart(&d) == 0);
+    CHECK_INT(job_threads(&d, 64), 3);
+    CHECK_INT(job_threads(&d, 2), 2);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }

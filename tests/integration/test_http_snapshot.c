@@ -4,7 +4,8 @@
  * clients/python/read_snapshot.py (the Python standard library only), its
  * factors are those of the job's result bit for bit, and the matrix they
  * make agrees with the result's dense X (computed by the library) to
- * rounding; a least-squares snapshot is the result's vector exactly.
+ * rounding; a least-squares (or logistic) snapshot is the result's vector
+ * exactly.
  * Skipped with a message when python3 is not available.
  */
 #include <math.h>
@@ -105,6 +106,28 @@ static double rel_dist(const cJSON *A, const cJSON *B)
     return d / s;
 }
 
+/* A vector problem's snapshot `which` at iteration it: the result's
+ * vector exactly, and the reader names the problem and its length. */
+static void vector_snapshot(const hu_daemon *d, const char *reader, const char *spec, int it,
+                            const char *which, const char *problem, int n)
+{
+    char id[64], state[16], file[700];
+    CHECK_INT(hu_submit(d, spec, id, sizeof id), 202);
+    CHECK(hu_wait_terminal(d, id, 30, state) == 0);
+    cJSON *res = hu_result(d, id);
+    REQUIRE(res);
+    snprintf(file, sizeof file, "%s/%s%d.npz", d->dir, which, it);
+    cJSON *dense = download(d, id, it, which, file) == 0
+                       ? read_with_python(reader, file, "--dense") : NULL;
+    cJSON *sum = dense ? read_with_python(reader, file, "") : NULL;
+    CHECK(dense && same_vector(dense, get(get(res, which), "values")));
+    CHECK(sum && !strcmp(get(sum, "problem")->valuestring, problem));
+    CHECK(sum && get(sum, "n")->valueint == n);
+    cJSON_Delete(dense);
+    cJSON_Delete(sum);
+    cJSON_Delete(res);
+}
+
 TEST(http_snapshot, npz_read_by_the_standard_library)
 {
     hu_daemon d = {0};
@@ -144,18 +167,15 @@ TEST(http_snapshot, npz_read_by_the_standard_library)
     cJSON_Delete(res);
     free(spec);
 
-    /* least squares: the vector itself */
+    /* least squares and logistic regression: the vector itself */
     spec = hu_ls_spec(10, 30, 3, 2, 40, 0, "\"output\":{\"snapshot_every\":40}");
-    CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
-    CHECK(hu_wait_terminal(&d, id, 30, state) == 0);
-    res = hu_result(&d, id);
-    REQUIRE(res);
-    snprintf(file, sizeof file, "%s/z40.npz", d.dir);
-    REQUIRE(download(&d, id, 40, "z", file) == 0);
-    dense = read_with_python(reader, file, "--dense");
-    CHECK(dense && same_vector(dense, get(get(res, "z"), "values")));
-    cJSON_Delete(dense);
-    cJSON_Delete(res);
+    vector_snapshot(&d, reader, spec, 40, "z", "least_squares", 30);
     free(spec);
+    vector_snapshot(&d, reader,
+                    "{\"problem\":{\"type\":\"logistic_regression\",\"data\":{\"source\":"
+                    "\"synthetic\",\"m\":20,\"n\":5,\"noise\":0.3},\"domain\":{\"type\":"
+                    "\"l2_ball\",\"radius\":2}},\"algorithm\":{\"max_iter\":30},"
+                    "\"output\":{\"snapshot_every\":30}}",
+                    30, "x", "logistic_regression", 5);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }

@@ -18,7 +18,7 @@ import sys
 
 # Where the compiler looks, in the order of the Makefile's -I flags.
 INCLUDE_DIRS = ["solver/include", "solver/src", "api", "storage", "server",
-                "clients/c", "clients/cli", "tests"]
+                "clients/c", "clients/cli", "clients/mpi", "tests"]
 
 # part -> the parts it may include.  A part is a folder prefix; the longest
 # matching prefix names a file's part.  Every part may include itself.
@@ -42,10 +42,16 @@ RULES = {
     "server": [SOLVER_PUBLIC, "api", "storage"],
     "clients/c": [],
     "clients/cli": [SOLVER_PUBLIC, "api", "clients/c/ircg_client.h"],
+    # ircg-mpi: the CLI's outputs and spec helpers, and the one room that
+    # may include <mpi.h> (MPI_ONLY below)
+    "clients/mpi": [SOLVER_PUBLIC, "api", "clients/cli/cli.h"],
     "tests": [""],  # everything
 }
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+# libircg, ircgd and everything but ircg-mpi stay free of MPI.
+MPI_RE = re.compile(r'^\s*#\s*include\s+[<"]mpi\.h[>"]')
+MPI_ONLY = "clients/mpi"
 
 
 def part_of(path):
@@ -94,6 +100,9 @@ def main():
             continue
         with open(os.path.join(root, src), encoding="utf-8", errors="replace") as fh:
             for lineno, line in enumerate(fh, 1):
+                if MPI_RE.match(line) and part != MPI_ONLY:
+                    print(f"{src}:{lineno}: only {MPI_ONLY} may include mpi.h")
+                    bad += 1
                 m = INCLUDE_RE.match(line)
                 if not m:
                     continue

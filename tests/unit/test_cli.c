@@ -331,3 +331,41 @@ TEST(spec_cli, reference_and_jsonl_trace)
     fclose(t);
     CHECK_INT(n, 40);
 }
+
+/* The format of `ircg example paper-movielens --ratings FILE` comes from the
+ * file: MovieLens "::", u.data tabs, CSV; garbage is refused (exit 2) with
+ * the file and the line named; a file that cannot be read yet gets "auto". */
+TEST(spec_cli, paper_example_reads_the_format_off_the_file)
+{
+    NEED_CLI();
+    static const struct { const char *name, *text, *want; } CASES[] = {
+        {"ml.dat", "1::2::5::978300760\n", "movielens"},
+        {"u.data", "196\t242\t3\t881250949\n", "udata"},
+        {"r.csv", "user,item,rating\n1,2,4.5\n", "csv"},
+        {"r.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 3\n",
+         "matrix_market"},
+        {"absent.dat", NULL, "auto"},
+    };
+    char err[2048];
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        char *path = tcli_tmp(CASES[i].name), *out = tcli_tmp("fmt.json");
+        if (CASES[i].text)
+            REQUIRE(tcli_write(path, CASES[i].text) == 0);
+        else
+            unlink(path);
+        CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "paper-movielens", "--ratings",
+                                      path, NULL}, out), 0);
+        cJSON *j = tcli_read_json(out);
+        const cJSON *d = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "problem"), "data");
+        const cJSON *f = cJSON_GetObjectItem(d, "format");
+        if (!cJSON_IsString(f) || strcmp(f->valuestring, CASES[i].want))
+            th_fail(__FILE__, __LINE__, "%s: format %s, expected %s", CASES[i].name,
+                    cJSON_IsString(f) ? f->valuestring : "(none)", CASES[i].want);
+        cJSON_Delete(j);
+    }
+    char *bad = tcli_tmp("bad.dat");
+    REQUIRE(tcli_write(bad, "\n1 2 3 4\n") == 0);
+    CHECK_INT(tcli_run_err((char *[]){(char *)bin, "example", "paper-movielens", "--ratings",
+                                      bad, NULL}, tcli_tmp("bad.json"), err, sizeof err), 2);
+    CHECK(strstr(err, "bad.dat: line 2: cannot detect the format") != NULL);
+}

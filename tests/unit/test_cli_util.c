@@ -96,7 +96,7 @@ int tcli_write(const char *path, const char *text)
     return fclose(f) != 0 || rc ? -1 : 0;
 }
 
-cJSON *tcli_read_json(const char *path)
+char *tcli_read_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -105,13 +105,21 @@ cJSON *tcli_read_json(const char *path)
     long n = ftell(f);
     rewind(f);
     char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    cJSON *j = NULL;
     if (b && fread(b, 1, (size_t)n, f) == (size_t)n) {
         b[n] = 0;
-        j = cJSON_Parse(b);
+    } else {
+        free(b);
+        b = NULL;
     }
-    free(b);
     fclose(f);
+    return b;
+}
+
+cJSON *tcli_read_json(const char *path)
+{
+    char *b = tcli_read_text(path);
+    cJSON *j = b ? cJSON_Parse(b) : NULL;
+    free(b);
     return j;
 }
 

@@ -22,6 +22,8 @@ int tcli_run_err(char *const args[], const char *out_path, char *err, size_t n);
 char *tcli_tmp(const char *name);
 /* Write text to path; 0 on success. */
 int tcli_write(const char *path, const char *text);
+/* The whole file, NUL-terminated and malloc'ed; NULL when unreadable. */
+char *tcli_read_text(const char *path);
 cJSON *tcli_read_json(const char *path);
 int tcli_count_lines(const char *path); /* -1 when it cannot be read */
 /* Read from fd until text appears in what was read (or EOF); 1 if seen. */

@@ -4,6 +4,7 @@
  * stopping rules, resuming, checkpoints, and g_opt against a closed form.
  * Instances are small least-squares problems generated here.
  */
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,13 +13,7 @@
 #include "../harness.h"
 #include "ircg.h"
 #include "core/solver_internal.h"
-
-/* Deterministic uniform(-1, 1) numbers for test data. */
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
+#include "../test_num.h"
 
 typedef struct ls_inst {
     int m, n;
@@ -33,9 +28,9 @@ static void ls_make(ls_inst *L, int m, int n, double radius, uint64_t seed)
     L->A = malloc((size_t)m * n * sizeof *L->A);
     L->b = malloc((size_t)m * sizeof *L->b);
     for (int i = 0; i < m * n; i++)
-        L->A[i] = urand(&seed);
+        L->A[i] = test_urand(&seed);
     for (int i = 0; i < m; i++)
-        L->b[i] = 3.0 * urand(&seed);
+        L->b[i] = 3.0 * test_urand(&seed);
     ircg_ls_data d = {.m = m, .n = n, .A_dense = L->A, .b = L->b};
     ircg_outer o = {.kind = IRCG_OUTER_HALF_NORM_SQ};
     ircg_domain dom = {.kind = IRCG_DOMAIN_L2_BALL, .radius = radius};
@@ -65,7 +60,7 @@ TEST(core, settings_validation_names_the_member)
     CHECK_INT(ircg_settings_validate(&s, &d), IRCG_OK);
     for (int i = 0; i < 12; i++)
         bad[i].s = s;
-    bad[n].field = "/varsigma"; bad[n++].s.varsigma = 0;
+    bad[n].field = "/varsigma"; bad[n++].s.varsigma = -1e-300;
     bad[n].field = "/varsigma"; bad[n++].s.varsigma = INFINITY;
     bad[n].field = "/p"; bad[n++].s.p = 1.0;
     bad[n].field = "/p"; bad[n++].s.p = 0.0;
@@ -319,4 +314,81 @@ TEST(core, reference_g_opt_matches_least_squares_closed_form)
     ircg_solver_free(sv);
     ircg_reference_free(ref);
     ls_free(&L);
+}
+
+/* varsigma = 0: IR-CG is conditional gradient on g alone (open loop), as
+ * written out here on the l2 ball, and z_t = x_t (no averaging weights). */
+TEST(core, varsigma_zero_is_conditional_gradient_on_g)
+{
+    enum { T = 40, M = 8, N = 14 };
+    ls_inst L;
+    ircg_settings s;
+    ircg_solver *sv = NULL;
+    ircg_iterate *x = NULL, *z = NULL;
+    double xr[N] = {0}, r[M], gr[N], worst = 0;
+    ls_make(&L, M, N, 0.7, 11);
+    REQUIRE(L.pb);
+    ircg_settings_default(&s);
+    s.varsigma = 0;
+    s.max_iter = T;
+    REQUIRE(ircg_solver_new(L.pb, &s, &sv, NULL) == IRCG_OK);
+    REQUIRE(ircg_solve(sv, NULL) == IRCG_OK);
+    REQUIRE(ircg_solver_iterate(sv, IRCG_X, 0, &x) == IRCG_OK);
+    REQUIRE(ircg_solver_iterate(sv, IRCG_Z, 0, &z) == IRCG_OK);
+    for (int t = 0; t < T; t++) {
+        double nrm = 0, a = 2.0 / (t + 2);
+        for (int i = 0; i < M; i++) {
+            r[i] = -L.b[i];
+            for (int j = 0; j < N; j++)
+                r[i] += L.A[i * N + j] * xr[j];
+        }
+        for (int j = 0; j < N; j++) {
+            gr[j] = 0;
+            for (int i = 0; i < M; i++)
+                gr[j] += L.A[i * N + j] * r[i];
+            nrm += gr[j] * gr[j];
+        }
+        for (int j = 0; j < N; j++)
+            xr[j] += a * (-0.7 * gr[j] / sqrt(nrm) - xr[j]);
+    }
+    for (int j = 0; j < N; j++) {
+        worst = fmax(worst, fabs(x->dense[j] - xr[j]));
+        CHECK(z->dense[j] == x->dense[j]);
+    }
+    CHECK(worst <= 1e-13);
+    ircg_iterate_free(x);
+    ircg_iterate_free(z);
+    ircg_solver_free(sv);
+    ls_free(&L);
+}
+
+/* A mock curved direction: phi(a) = e^(k a) - c a, phi'(a) = k e^(k a) - c. */
+typedef struct mock_phi { double k, c; int calls; } mock_phi;
+
+static double mock_slope(void *ws, double sigma, double a)
+{
+    mock_phi *m = ws;
+    (void)sigma;
+    m->calls++;
+    return m->k * exp(m->k * a) - m->c;
+}
+
+/* The exact step along a curved direction is the root of phi' in (0, 1),
+ * ln(c/k)/k, to a few ulps; an end point when phi' keeps its sign. */
+TEST(core, line_search_1d_finds_the_root_of_the_slope)
+{
+    slv_oracle_ops ops = {.slope = mock_slope};
+    static const double KC[][2] = {{3, 5}, {0.5, 0.6}, {40, 41}, {3, 2.9}, {1, 100}};
+    for (int i = 0; i < 5; i++) {
+        mock_phi m = {KC[i][0], KC[i][1], 0};
+        int evals = 0;
+        double a = slv_line_search_1d(&ops, &m, 0, m.k - m.c, &evals);
+        double want = fmin(fmax(log(m.c / m.k) / m.k, 0), 1);
+        CHECK_NEAR(a, want, 8 * DBL_EPSILON);
+        CHECK(evals == m.calls && evals <= 40);
+        slv_dir d = {.gphi_d = m.k - m.c, .curved = 1};
+        CHECK_NEAR(slv_step(&ops, &m, IRCG_STEP_LINE_SEARCH, 0, 0, &d, 1, 1), want,
+                   8 * DBL_EPSILON);
+        CHECK(slv_step(&ops, &m, IRCG_STEP_OPEN_LOOP, 2, 0, &d, 1, 1) == 0.5);
+    }
 }

@@ -22,14 +22,9 @@
 #include "../harness.h"
 #include "ircg.h"
 #include "core/oracle.h"
+#include "../test_num.h"
 
 #define NM 5
-
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
 
 static double dot(const double *x, const double *y, int n)
 {
@@ -85,7 +80,7 @@ static ircg_error run_oracle(const lcase *k, double slack, lres *out)
     } else {
         d.A_dense = I;
     }
-    ircg_outer o = {k->quad ? IRCG_OUTER_QUADRATIC : IRCG_OUTER_DIST_SQ, c0, Q, q};
+    ircg_outer o = {k->quad ? IRCG_OUTER_QUADRATIC : IRCG_OUTER_DIST_SQ, c0, Q, q, NULL};
     if ((err = ircg_problem_least_squares(&d, &o, &k->dom, &pb, NULL)) != IRCG_OK)
         return err;
     ircg_settings_default(&s);
@@ -215,9 +210,9 @@ static void random_case(lcase *k, ircg_domain_kind kind, int n, uint64_t seed)
     k->dom.lower = -0.5;
     k->dom.upper = 1.5;
     for (int i = 0; i < n; i++) {
-        k->x[i] = urand(&seed);
-        k->a[i] = urand(&seed);
-        k->c[i] = urand(&seed);
+        k->x[i] = test_urand(&seed);
+        k->a[i] = test_urand(&seed);
+        k->c[i] = test_urand(&seed);
     }
     switch (kind) {
     case IRCG_DOMAIN_L2_BALL:

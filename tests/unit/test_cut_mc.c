@@ -455,7 +455,7 @@ TEST(cut_mc, advanced_iterate_column_variance)
         REQUIRE(in.pb->ops->create(in.pb, &s, rep ? &ws2 : &ws, NULL) == IRCG_OK);
         void *w = rep ? ws2 : ws;
         for (int t = 0; t < 8; t++) {
-            slv_dir d;
+            slv_dir d = {0};
             REQUIRE(in.pb->ops->lmo(w, 0.0, &d) == IRCG_OK);
             REQUIRE(in.pb->ops->step(w, 2.0 / (t + 2.0), 0.0, 0.0, 1.0) == IRCG_OK);
         }

@@ -11,21 +11,7 @@
 
 #include "../harness.h"
 #include "problems/domain.h"
-
-/* Deterministic uniform(-1, 1) numbers. */
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
-
-static double dot(const double *a, const double *b, int n)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += a[i] * b[i];
-    return s;
-}
+#include "../test_num.h"
 
 /* min over all vertices of <c, v>, by enumeration; *nv = their number. */
 static double brute_min(const ircg_domain *d, const double *c, int n)
@@ -35,7 +21,7 @@ static double brute_min(const ircg_domain *d, const double *c, int n)
         for (unsigned mask = 0; mask < (1u << n); mask++) {
             for (int i = 0; i < n; i++)
                 v[i] = (mask >> i) & 1 ? d->upper : d->lower;
-            best = fmin(best, dot(c, v, n));
+            best = fmin(best, test_dot(c, v, n));
         }
         return best;
     }
@@ -45,7 +31,7 @@ static double brute_min(const ircg_domain *d, const double *c, int n)
                 continue;
             memset(v, 0, sizeof v);
             v[i] = sgn * d->radius;
-            best = fmin(best, dot(c, v, n));
+            best = fmin(best, test_dot(c, v, n));
         }
     }
     return best;
@@ -83,7 +69,7 @@ TEST(ls_domain, lmo_polytopes_vs_enumeration)
         for (int n = 4; n <= 6; n++) {
             for (int trial = 0; trial < 200; trial++) {
                 for (int i = 0; i < n; i++)
-                    c[i] = urand(&s);
+                    c[i] = test_urand(&s);
                 if (trial % 4 == 1) /* ties: repeated values and zeros */
                     for (int i = 0; i < n; i++)
                         c[i] = round(2 * c[i]) / 2;
@@ -93,7 +79,7 @@ TEST(ls_domain, lmo_polytopes_vs_enumeration)
                     memset(c, 0, sizeof c);
                 slv_domain_lmo(d, c, n, v);
                 CHECK(is_vertex(d, v, n));
-                CHECK_NEAR(dot(c, v, n), brute_min(d, c, n), 1e-14);
+                CHECK_NEAR(test_dot(c, v, n), brute_min(d, c, n), 1e-14);
             }
         }
     }
@@ -125,7 +111,7 @@ TEST(ls_domain, lmo_l2_closed_form)
     for (int trial = 0; trial < 50; trial++) {
         double scale = pow(10.0, (trial % 7) * 50 - 150); /* no overflow */
         for (int i = 0; i < 7; i++)
-            c[i] = scale * urand(&s);
+            c[i] = scale * test_urand(&s);
         slv_domain_lmo(&d, c, 7, v);
         double nc = 0;
         for (int i = 0; i < 7; i++)
@@ -196,9 +182,9 @@ static void reference_projection(const ircg_domain *d, const double *y, int n,
 /* A random point of X. */
 static void random_member(const ircg_domain *d, int n, uint64_t *s, double *z)
 {
-    double nrm = 0, l1 = 0, u = 0.5 * (urand(s) + 1);
+    double nrm = 0, l1 = 0, u = 0.5 * (test_urand(s) + 1);
     for (int i = 0; i < n; i++) {
-        z[i] = urand(s);
+        z[i] = test_urand(s);
         nrm += z[i] * z[i];
         l1 += fabs(z[i]);
     }
@@ -229,7 +215,7 @@ TEST(ls_domain, projection_vs_independent_method)
             int n = 1 + trial % 50;
             double scale = (trial % 3 == 0) ? 0.05 : (trial % 3 == 1) ? 1 : 10;
             for (int i = 0; i < n; i++)
-                y[i] = scale * urand(&s);
+                y[i] = scale * test_urand(&s);
             if (trial % 11 == 0 && n > 2)
                 y[1] = y[0]; /* ties in the sort */
             REQUIRE(slv_domain_project(d, y, n, x) == IRCG_OK);
@@ -280,7 +266,7 @@ TEST(ls_domain, inequality_simplex)
         int n = 1 + trial % 40;
         double delta = 0.5 + (trial % 5), pos = 0;
         for (int i = 0; i < n; i++) {
-            y[i] = 3 * urand(&s) + 0.5;
+            y[i] = 3 * test_urand(&s) + 0.5;
             pos += fmax(y[i], 0);
         }
         REQUIRE(slv_project_simplex_ineq(y, n, delta, x) == IRCG_OK);

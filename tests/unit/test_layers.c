@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "../harness.h"
 
@@ -18,22 +16,12 @@
 /* Exit status of the checker on root, its output in out (may be cut). */
 static int run_checker(const char *root, char *out, size_t cap)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "python3 %s --root '%s' 2>&1", CHECKER, root);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char args[600];
+    snprintf(args, sizeof args, "--root '%s'", root);
+    return th_run_python(CHECKER, args, out, cap);
 }
 
-static int have_checker(void)
-{
-    struct stat st;
-    return stat(CHECKER, &st) == 0 && system("python3 -c '' 2>/dev/null") == 0;
-}
+static int have_checker(void) { return th_have_python(CHECKER); }
 
 static void write_file(const char *root, const char *rel, const char *text)
 {

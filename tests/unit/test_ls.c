@@ -13,12 +13,7 @@
 #include "../harness.h"
 #include "ircg.h"
 #include "core/oracle.h"
-
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
+#include "../test_num.h"
 
 /* A dense A with about a third zeros, and its CSR form. */
 typedef struct mat {
@@ -40,7 +35,7 @@ static void mat_make(mat *M, int m, int n, uint64_t seed)
     int64_t k = 0;
     for (int i = 0; i < m; i++) {
         for (int j = 0; j < n; j++) {
-            double a = urand(&seed);
+            double a = test_urand(&seed);
             if (fabs(a) < 0.33)
                 continue;
             M->A[i * n + j] = a;
@@ -48,7 +43,7 @@ static void mat_make(mat *M, int m, int n, uint64_t seed)
             M->colind[k++] = j;
         }
         M->rowptr[i + 1] = k;
-        M->b[i] = 2 * urand(&seed);
+        M->b[i] = 2 * test_urand(&seed);
     }
 }
 
@@ -134,9 +129,9 @@ TEST(ls, quadratic_outer_lipschitz)
     uint64_t s = 4;
     double B[4 * N], Q[N * N], q[N];
     for (int i = 0; i < 4 * N; i++)
-        B[i] = urand(&s);
+        B[i] = test_urand(&s);
     for (int i = 0; i < N; i++) { /* Q = B'B: PSD of rank 4 */
-        q[i] = urand(&s);
+        q[i] = test_urand(&s);
         for (int j = 0; j < N; j++) {
             Q[i * N + j] = 0;
             for (int k = 0; k < 4; k++)
@@ -219,9 +214,9 @@ TEST(ls, validation_names_the_member)
     ircg_ls_data good = dense_of(&M), csr = csr_of(&M);
     ircg_outer half = {.kind = IRCG_OUTER_HALF_NORM_SQ};
     ircg_domain ball = {IRCG_DOMAIN_L2_BALL, 1, 0, 0};
-    bad_case c[32];
+    bad_case c[40];
     int n = 0;
-    for (int i = 0; i < 32; i++)
+    for (int i = 0; i < 40; i++)
         c[i] = (bad_case){NULL, good, half, ball};
     c[n].field = "/m"; c[n++].d.m = 0;
     c[n].field = "/n"; c[n++].d.n = -1;
@@ -238,12 +233,18 @@ TEST(ls, validation_names_the_member)
     val_bad[0] = NAN;
     c[n] = (bad_case){"/A", csr, half, ball}; c[n++].d.A_val = NULL;
     c[n].field = "/outer/kind"; c[n++].o.kind = IRCG_OUTER_COLUMN_VARIANCE;
-    c[n].field = "/outer/c"; c[n++].o = (ircg_outer){IRCG_OUTER_DIST_SQ, NULL, NULL, NULL};
-    c[n].field = "/outer/c"; c[n++].o = (ircg_outer){IRCG_OUTER_DIST_SQ, cnan, NULL, NULL};
-    c[n].field = "/outer/Q"; c[n++].o = (ircg_outer){IRCG_OUTER_QUADRATIC, NULL, NULL, NULL};
-    c[n].field = "/outer/Q"; c[n++].o = (ircg_outer){IRCG_OUTER_QUADRATIC, NULL, Qns, NULL};
-    c[n].field = "/outer/Q"; c[n++].o = (ircg_outer){IRCG_OUTER_QUADRATIC, NULL, Qneg, NULL};
-    c[n].field = "/outer/q"; c[n++].o = (ircg_outer){IRCG_OUTER_QUADRATIC, NULL, Qok, cnan};
+    c[n].field = "/outer/c"; c[n++].o = (ircg_outer){IRCG_OUTER_DIST_SQ, NULL, NULL, NULL, NULL};
+    c[n].field = "/outer/c"; c[n++].o = (ircg_outer){IRCG_OUTER_DIST_SQ, cnan, NULL, NULL, NULL};
+    c[n].field = "/outer/Q"; c[n++].o = (ircg_outer){IRCG_OUTER_QUADRATIC, NULL, NULL, NULL, NULL};
+    c[n].field = "/outer/Q"; c[n++].o = (ircg_outer){IRCG_OUTER_QUADRATIC, NULL, Qns, NULL, NULL};
+    c[n].field = "/outer/Q"; c[n++].o = (ircg_outer){IRCG_OUTER_QUADRATIC, NULL, Qneg, NULL, NULL};
+    c[n].field = "/outer/q"; c[n++].o = (ircg_outer){IRCG_OUTER_QUADRATIC, NULL, Qok, cnan, NULL};
+    ircg_ls_data vnarrow = dense_of(&M), vnan = dense_of(&M);
+    vnarrow.n = 2; /* the first 2 columns of A: wrong width */
+    vnan.b = bnan;
+    c[n].field = "/outer/val"; c[n++].o = (ircg_outer){IRCG_OUTER_VALIDATION, NULL, NULL, NULL, NULL};
+    c[n].field = "/outer/val/n"; c[n++].o = (ircg_outer){IRCG_OUTER_VALIDATION, NULL, NULL, NULL, &vnarrow};
+    c[n].field = "/outer/val"; c[n++].o = (ircg_outer){IRCG_OUTER_VALIDATION, NULL, NULL, NULL, &vnan};
     c[n].field = "/domain/radius"; c[n++].dom.radius = 0;
     c[n].field = "/domain/radius"; c[n++].dom = (ircg_domain){IRCG_DOMAIN_SIMPLEX, NAN, 0, 0};
     c[n].field = "/domain/upper"; c[n++].dom = (ircg_domain){IRCG_DOMAIN_BOX, 0, 2, 1};
@@ -263,8 +264,12 @@ TEST(ls, validation_names_the_member)
     }
     /* and the untouched versions are accepted */
     ircg_problem *pb = NULL;
-    ircg_outer qo = {IRCG_OUTER_QUADRATIC, NULL, Qok, NULL};
+    ircg_outer qo = {IRCG_OUTER_QUADRATIC, NULL, Qok, NULL, NULL};
     CHECK_INT(ircg_problem_least_squares(&csr, &qo, &ball, &pb, NULL), IRCG_OK);
+    ircg_problem_free(pb);
+    pb = NULL;
+    ircg_outer vo = {IRCG_OUTER_VALIDATION, NULL, NULL, NULL, &csr};
+    CHECK_INT(ircg_problem_least_squares(&good, &vo, &ball, &pb, NULL), IRCG_OK);
     ircg_problem_free(pb);
     mat_free(&M);
 }
@@ -300,8 +305,8 @@ TEST(ls, deep_copies_and_dense_equals_csr)
     double c[20];
     uint64_t s = 8;
     for (int i = 0; i < 20; i++)
-        c[i] = urand(&s);
-    ircg_outer o = {IRCG_OUTER_DIST_SQ, c, NULL, NULL};
+        c[i] = test_urand(&s);
+    ircg_outer o = {IRCG_OUTER_DIST_SQ, c, NULL, NULL, NULL};
     ircg_domain dom = {IRCG_DOMAIN_L1_BALL, 1.5, 0, 0};
     ircg_ls_data dd = dense_of(&M), dc = csr_of(&M);
     ircg_problem *pd = NULL, *pc = NULL;

@@ -15,14 +15,9 @@
 
 #include "../harness.h"
 #include "ircg.h"
+#include "../test_num.h"
 
 enum { M = 30, N = 80 };
-
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
 
 typedef struct lninst {
     double A[M * N], b[M], xp[N]; /* xp = A^+ b */
@@ -34,9 +29,9 @@ static int ln_make(lninst *L, uint64_t seed)
     double Ac[M * N], bx[N], sv[M];
     lapack_int rank;
     for (int i = 0; i < M * N; i++)
-        L->A[i] = urand(&seed);
+        L->A[i] = test_urand(&seed);
     for (int i = 0; i < M; i++)
-        L->b[i] = 2 * urand(&seed);
+        L->b[i] = 2 * test_urand(&seed);
     memcpy(Ac, L->A, sizeof Ac);
     memset(bx, 0, sizeof bx);
     memcpy(bx, L->b, sizeof L->b);

@@ -3,7 +3,8 @@
  * every scalar of the LMO's direction and every value against products
  * computed here from the iterates; the incrementally kept residuals of x and
  * z against A x - b; start points; and checkpoints (identical continuation,
- * shape and kind mismatches).
+ * shape and kind mismatches), for every outer objective including the
+ * validation loss 1/2 ||A_v x - b_v||^2.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,17 +13,14 @@
 #include "../harness.h"
 #include "ircg.h"
 #include "core/oracle.h"
+#include "../test_num.h"
 
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
-
-enum { M = 4, N = 6 };
+enum { M = 4, N = 6, MV = 5 };
 
 typedef struct inst {
     double A[M * N], b[M], c[N], Q[N * N], q[N];
+    double Av[MV * N], bv[MV]; /* validation rows */
+    ircg_ls_data vd;
     ircg_outer o;
     ircg_domain dom;
     ircg_problem *pb;
@@ -32,21 +30,26 @@ static void inst_make(inst *I, ircg_outer_kind ok, ircg_domain dom, uint64_t s)
 {
     double B[3 * N];
     for (int i = 0; i < M * N; i++)
-        I->A[i] = urand(&s);
+        I->A[i] = test_urand(&s);
     for (int i = 0; i < M; i++)
-        I->b[i] = 2 * urand(&s);
+        I->b[i] = 2 * test_urand(&s);
     for (int i = 0; i < 3 * N; i++)
-        B[i] = urand(&s);
+        B[i] = test_urand(&s);
     for (int i = 0; i < N; i++) {
-        I->c[i] = urand(&s);
-        I->q[i] = urand(&s);
+        I->c[i] = test_urand(&s);
+        I->q[i] = test_urand(&s);
         for (int j = 0; j < N; j++) { /* Q = B'B */
             I->Q[i * N + j] = 0;
             for (int k = 0; k < 3; k++)
                 I->Q[i * N + j] += B[k * N + i] * B[k * N + j];
         }
     }
-    I->o = (ircg_outer){ok, I->c, I->Q, I->q};
+    for (int i = 0; i < MV * N; i++)
+        I->Av[i] = test_urand(&s);
+    for (int i = 0; i < MV; i++)
+        I->bv[i] = test_urand(&s);
+    I->vd = (ircg_ls_data){.m = MV, .n = N, .A_dense = I->Av, .b = I->bv};
+    I->o = (ircg_outer){ok, I->c, I->Q, I->q, &I->vd};
     I->dom = dom;
     ircg_ls_data d = {.m = M, .n = N, .A_dense = I->A, .b = I->b};
     I->pb = NULL;
@@ -72,9 +75,25 @@ static double g_of(const inst *I, const double *x)
     return s;
 }
 
+/* A_v x - b_v */
+static void vresid(const inst *I, const double *x, double *r)
+{
+    for (int i = 0; i < MV; i++) {
+        r[i] = -I->bv[i];
+        for (int j = 0; j < N; j++)
+            r[i] += I->Av[i * N + j] * x[j];
+    }
+}
+
 static double f_of(const inst *I, const double *x)
 {
-    double s = 0;
+    double s = 0, rv[MV];
+    if (I->o.kind == IRCG_OUTER_VALIDATION) {
+        vresid(I, x, rv);
+        for (int i = 0; i < MV; i++)
+            s += 0.5 * rv[i] * rv[i];
+        return s;
+    }
     for (int i = 0; i < N; i++) {
         if (I->o.kind == IRCG_OUTER_HALF_NORM_SQ)
             s += 0.5 * x[i] * x[i];
@@ -93,6 +112,15 @@ static double f_of(const inst *I, const double *x)
 static double dhd(const inst *I, const double *d)
 {
     double s = 0;
+    if (I->o.kind == IRCG_OUTER_VALIDATION) { /* ||A_v d||^2 */
+        for (int i = 0; i < MV; i++) {
+            double a = 0;
+            for (int j = 0; j < N; j++)
+                a += I->Av[i * N + j] * d[j];
+            s += a * a;
+        }
+        return s;
+    }
     for (int i = 0; i < N; i++) {
         if (I->o.kind != IRCG_OUTER_QUADRATIC)
             s += d[i] * d[i];
@@ -105,14 +133,19 @@ static double dhd(const inst *I, const double *d)
 
 static void grad_phi(const inst *I, double sigma, const double *x, double *gr)
 {
-    double r[M];
+    double r[M], rv[MV];
     resid(I, x, r);
+    vresid(I, x, rv);
     for (int j = 0; j < N; j++) {
         double gf = I->o.kind == IRCG_OUTER_HALF_NORM_SQ ? x[j]
-                  : I->o.kind == IRCG_OUTER_DIST_SQ ? x[j] - I->c[j] : I->q[j];
+                  : I->o.kind == IRCG_OUTER_DIST_SQ ? x[j] - I->c[j]
+                  : I->o.kind == IRCG_OUTER_QUADRATIC ? I->q[j] : 0;
         if (I->o.kind == IRCG_OUTER_QUADRATIC)
             for (int k = 0; k < N; k++)
                 gf += I->Q[j * N + k] * x[k];
+        if (I->o.kind == IRCG_OUTER_VALIDATION)
+            for (int i = 0; i < MV; i++)
+                gf += I->Av[i * N + j] * rv[i];
         gr[j] = sigma * gf;
         for (int i = 0; i < M; i++)
             gr[j] += I->A[i * N + j] * r[i];
@@ -143,7 +176,7 @@ static void drive(inst *I)
     for (int t = 0; t < 40; t++) {
         double sigma = 0.7 / (t + 1), a = (t % 2) ? 0.3 : 1.0;
         double cz = 0.6, co = -0.1 / 3, cn = 1 - cz - co;
-        slv_dir dir;
+        slv_dir dir = {0};
         REQUIRE(ops->lmo(ws, sigma, &dir) == IRCG_OK);
         REQUIRE(ops->step(ws, a, cz, co, cn) == IRCG_OK);
         get_vec(I->pb, ws, IRCG_X, xn);
@@ -196,10 +229,10 @@ TEST(ls_oracle, scalars_and_values_match_direct_computation)
     const ircg_domain doms[4] = {
         {IRCG_DOMAIN_L2_BALL, 1.5, 0, 0}, {IRCG_DOMAIN_L1_BALL, 2, 0, 0},
         {IRCG_DOMAIN_SIMPLEX, 3, 0, 0}, {IRCG_DOMAIN_BOX, 0, -0.5, 1}};
-    const ircg_outer_kind outs[3] = {IRCG_OUTER_HALF_NORM_SQ, IRCG_OUTER_DIST_SQ,
-                                     IRCG_OUTER_QUADRATIC};
+    const ircg_outer_kind outs[4] = {IRCG_OUTER_HALF_NORM_SQ, IRCG_OUTER_DIST_SQ,
+                                     IRCG_OUTER_QUADRATIC, IRCG_OUTER_VALIDATION};
     for (int k = 0; k < 4; k++) {
-        for (int o = 0; o < 3; o++) {
+        for (int o = 0; o < 4; o++) {
             inst I;
             inst_make(&I, outs[o], doms[k], 100 + 10 * k + o);
             REQUIRE(I.pb != NULL);
@@ -269,7 +302,15 @@ static void both_iterates(ircg_solver *sv, double *xz)
     }
 }
 
+static void checkpoint_continues(ircg_outer_kind kind);
+
 TEST(ls_oracle, checkpoint_continues_exactly)
+{
+    checkpoint_continues(IRCG_OUTER_QUADRATIC);
+    checkpoint_continues(IRCG_OUTER_VALIDATION); /* outer vectors of length m_v */
+}
+
+static void checkpoint_continues(ircg_outer_kind kind)
 {
     inst I, J;
     ircg_solver *a = NULL, *b = NULL, *c = NULL;
@@ -278,7 +319,7 @@ TEST(ls_oracle, checkpoint_continues_exactly)
     void *blob = NULL;
     size_t len = 0;
     double xa[2 * N], xb[2 * N];
-    inst_make(&I, IRCG_OUTER_QUADRATIC, (ircg_domain){IRCG_DOMAIN_L1_BALL, 2, 0, 0}, 77);
+    inst_make(&I, kind, (ircg_domain){IRCG_DOMAIN_L1_BALL, 2, 0, 0}, 77);
     REQUIRE(new_solver(I.pb, IRCG_START_DEFAULT, NULL, &a, NULL) == IRCG_OK);
     REQUIRE(ircg_solve(a, &ia) == IRCG_OK);
     REQUIRE(ircg_solver_save(a, &blob, &len) == IRCG_OK);

@@ -17,12 +17,15 @@
 #include "problems/mc/mc.h"
 #include "test_mc_util.h"
 
-/* Take a few open-loop steps so that X has atoms and sigma U X matters. */
-static void advance(const ircg_problem *pb, void *ws, int steps)
+/* Take a few open-loop steps so that X has atoms and sigma U X matters;
+ * each step plans the next LMO, the last one at `sigma`, so the LMO under
+ * test starts from the Gram product the step pass made. */
+static void advance(const ircg_problem *pb, void *ws, int steps, double sigma)
 {
     for (int t = 0; t < steps; t++) {
-        slv_dir d;
+        slv_dir d = {0};
         pb->ops->lmo(ws, ircg_sigma(0.05, 0.5, t), &d);
+        pb->ops->plan_lmo(ws, t + 1 < steps ? ircg_sigma(0.05, 0.5, t + 1) : sigma);
         pb->ops->step(ws, 2.0 / (t + 2.0), 0.0, 0.0, 1.0);
     }
 }
@@ -54,7 +57,7 @@ static void check_lmo_at(mct_inst *in, ircg_outer_kind outer, double sigma,
     ircg_settings s;
     void *ws = NULL;
     ircg_iterate *it = NULL;
-    slv_dir dir;
+    slv_dir dir = {.need_hg = 1};
     slv_values val = {0};
     double *G = malloc(np * sizeof *G), *D = malloc(np * sizeof *D);
     double *sv = malloc((size_t)m0 * sizeof *sv), *u1 = malloc((size_t)n * sizeof *u1);
@@ -63,7 +66,7 @@ static void check_lmo_at(mct_inst *in, ircg_outer_kind outer, double sigma,
     ircg_settings_default(&s);
     s.lmo_tol = 1e-13;
     REQUIRE(in->pb->ops->create(in->pb, &s, &ws, NULL) == IRCG_OK);
-    advance(in->pb, ws, steps);
+    advance(in->pb, ws, steps, sigma);
     ((mc_ws *)ws)->engine = arpack ? IRCG_LMO_ARPACK : IRCG_LMO_LANCZOS;
     REQUIRE(in->pb->ops->iterate(ws, IRCG_X, 1, &it) == IRCG_OK);
     mct_grad(in, outer, sigma, it->dense, G);
@@ -200,20 +203,30 @@ TEST(mc_lmo, residual_matches_dense)
     REQUIRE(mct_make(&in, 25, 15, 0.5, 4.0, IRCG_OUTER_COLUMN_VARIANCE, 9) == 0);
     ircg_settings_default(&s);
     REQUIRE(in.pb->ops->create(in.pb, &s, &ws, NULL) == IRCG_OK);
-    advance(in.pb, ws, 4);
-    REQUIRE(in.pb->ops->iterate(ws, IRCG_X, 1, &it) == IRCG_OK);
-    const double *r = in.pb->ops->residual(ws, IRCG_X);
-    /* the problem's Omega order is by row, then column */
-    int64_t e = 0;
-    double err = 0;
-    for (int i = 0; i < in.n; i++)
-        for (int j = 0; j < in.p; j++)
-            if (in.mask[i + (size_t)j * in.n] != 0) {
-                size_t q = i + (size_t)j * in.n;
-                err = fmax(err, fabs(r[e++] - (it->dense[q] - in.Md[q])));
-            }
-    CHECK_INT(e, in.R->nnz);
-    CHECK(err <= 1e-13);
+    advance(in.pb, ws, 4, 0.05);
+    /* a step that makes z differ from x (advance keeps z = x) */
+    slv_dir d = {0};
+    REQUIRE(in.pb->ops->lmo(ws, 0.01, &d) == IRCG_OK);
+    REQUIRE(in.pb->ops->step(ws, 0.3, 0.5, 0.2, 0.3) == IRCG_OK);
+    /* both residuals (z's is made on demand); the problem's Omega order is
+     * by row, then column */
+    for (int side = 1; side >= 0; side--) {
+        ircg_iterate_free(it);
+        it = NULL;
+        REQUIRE(in.pb->ops->iterate(ws, side ? IRCG_Z : IRCG_X, 1, &it) == IRCG_OK);
+        const double *r = in.pb->ops->residual(ws, side ? IRCG_Z : IRCG_X);
+        REQUIRE(r != NULL);
+        int64_t e = 0;
+        double err = 0;
+        for (int i = 0; i < in.n; i++)
+            for (int j = 0; j < in.p; j++)
+                if (in.mask[i + (size_t)j * in.n] != 0) {
+                    size_t q = i + (size_t)j * in.n;
+                    err = fmax(err, fabs(r[e++] - (it->dense[q] - in.Md[q])));
+                }
+        CHECK_INT(e, in.R->nnz);
+        CHECK(err <= 1e-13);
+    }
     /* the exported factors reproduce the dense matrix */
     double maxd = 0;
     for (int j = 0; j < in.p; j++)
@@ -242,7 +255,7 @@ TEST(mc_lmo, repeated_top_singular_value)
     mct_inst in;
     ircg_settings st;
     void *ws = NULL;
-    slv_dir dir;
+    slv_dir dir = {0};
 
     /* random orthogonal factors from the SVDs of random matrices */
     for (int i = 0; i < n * n; i++)
@@ -294,7 +307,7 @@ TEST(mc_lmo, zero_gradient_is_finite)
     mct_inst in;
     ircg_settings st;
     void *ws = NULL;
-    slv_dir dir;
+    slv_dir dir = {.need_hg = 1};
     slv_values val = {0};
 
     REQUIRE(mct_make_full(&in, n, p, M, 1.0, IRCG_OUTER_HALF_NORM_SQ) == 0);

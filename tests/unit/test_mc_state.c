@@ -123,7 +123,7 @@ static int to_version1(const mc_data *d, unsigned char *blob, size_t *len)
         for (int b = 0; b < 8; b++)
             u |= (uint64_t)at[b] << (8 * b);
         memcpy(&x, &u, 8);
-        x -= d->m[e % d->nnz];
+        x -= mc_rating(d, e % d->nnz);
         memcpy(&u, &x, 8);
         for (int b = 0; b < 8; b++)
             at[b] = (unsigned char)(u >> (8 * b));

@@ -20,14 +20,9 @@
 
 #include "../harness.h"
 #include "ircg.h"
+#include "../test_num.h"
 
 enum { M = 12, N = 20, T = 40 };
-
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
 
 typedef struct inst {
     int m, n;
@@ -202,11 +197,11 @@ static void make_inst(inst *P, uint64_t seed, ircg_domain_kind dom, ircg_outer_k
     P->b = malloc(sizeof(double) * M);
     P->c = malloc(sizeof(double) * N);
     for (int i = 0; i < M * N; i++)
-        P->A[i] = urand(&seed);
+        P->A[i] = test_urand(&seed);
     for (int i = 0; i < M; i++)
-        P->b[i] = 3 * urand(&seed);
+        P->b[i] = 3 * test_urand(&seed);
     for (int j = 0; j < N; j++)
-        P->c[j] = urand(&seed);
+        P->c[j] = test_urand(&seed);
     P->L = top_sv2(P->A, M, N);
     /* the inner solutions {Ax = b} lie outside the ball of this radius, so
      * the projections act, yet the steps inside are long enough for the
@@ -345,9 +340,9 @@ static int ln_make(leastnorm *L)
     lapack_int rank;
     uint64_t seed = 5;
     for (int i = 0; i < LM * LN; i++)
-        L->A[i] = urand(&seed);
+        L->A[i] = test_urand(&seed);
     for (int i = 0; i < LM; i++)
-        L->b[i] = 2 * urand(&seed);
+        L->b[i] = 2 * test_urand(&seed);
     memcpy(Ac, L->A, sizeof Ac);
     memcpy(bx, L->b, sizeof L->b);
     if (LAPACKE_dgelsd(LAPACK_ROW_MAJOR, LM, LN, 1, Ac, LN, bx, 1, sv, -1.0, &rank) != 0 ||
@@ -441,7 +436,7 @@ TEST(prox_ls, solve_from_given_start)
     uint64_t seed = 77;
     make_inst(&P, 31, IRCG_DOMAIN_L2_BALL, IRCG_OUTER_HALF_NORM_SQ);
     for (int j = 0; j < N; j++)
-        x0[j] = 0.2 * urand(&seed); /* ||x0|| <= 0.9 < radius 2 */
+        x0[j] = 0.2 * test_urand(&seed); /* ||x0|| <= 0.9 < radius 2 */
     ircg_problem *pb = make_problem(&P);
     ircg_settings st;
     ircg_solver *sv = NULL;

@@ -34,14 +34,9 @@
 
 #include "../harness.h"
 #include "ircg.h"
+#include "../test_num.h"
 
 enum { MAXM = 30, MAXN = 80, T_ITER = 3000 };
-
-static double urand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
-}
 
 typedef struct rinst {
     const char *name;
@@ -77,9 +72,9 @@ static int make_leastnorm(rinst *R, int l1)
     R->m = 30;
     R->n = 80;
     for (int i = 0; i < R->m * R->n; i++)
-        R->A[i] = urand(&s);
+        R->A[i] = test_urand(&s);
     for (int i = 0; i < R->m; i++)
-        bx[i] = R->b[i] = 2 * urand(&s);
+        bx[i] = R->b[i] = 2 * test_urand(&s);
     memcpy(Ac, R->A, sizeof Ac);
     if (LAPACKE_dgelsd(LAPACK_ROW_MAJOR, R->m, R->n, 1, Ac, R->n, bx, 1, sv, -1.0,
                        &rank) != 0 || rank != R->m)
@@ -118,7 +113,7 @@ static int make_ballcut(rinst *R)
     for (int i = 0; i < k; i++) {
         double *w = R->A + i * n, nw = 0;
         for (int j = 0; j < n; j++)
-            w[j] = urand(&sd);
+            w[j] = test_urand(&sd);
         for (int p = 0; p < i; p++) { /* modified Gram-Schmidt */
             double *u = R->A + p * n, d = 0;
             for (int j = 0; j < n; j++)
@@ -134,7 +129,7 @@ static int make_ballcut(rinst *R)
     for (int i = 0; i < k * n; i++)
         R->A[i] *= sc;
     for (int i = 0; i < k; i++) {
-        R->b[i] = 3 * urand(&sd);
+        R->b[i] = 3 * test_urand(&sd);
         nb += R->b[i] * R->b[i];
     }
     nb = sqrt(nb);
@@ -176,16 +171,16 @@ static int make_box(rinst *R)
     R->g_opt = R->f_opt = R->f_min = 0;
     R->L_g = 0;
     for (int j = 0; j < n; j++) {
-        R->c[j] = 2 * urand(&s);
+        R->c[j] = 2 * test_urand(&s);
         double dc = R->c[j] - clampd(R->c[j], lo, hi);
         R->f_min += 0.5 * dc * dc;
         if (j >= k)
             R->f_opt += 0.5 * dc * dc;
     }
     for (int i = 0; i < k; i++) {
-        double d = 1.25 + 0.75 * urand(&s), xi;
+        double d = 1.25 + 0.75 * test_urand(&s), xi;
         R->A[i * n + i] = d;
-        R->b[i] = 2.5 * urand(&s);
+        R->b[i] = 2.5 * test_urand(&s);
         xi = clampd(R->b[i] / d, lo, hi);
         R->g_opt += 0.5 * (d * xi - R->b[i]) * (d * xi - R->b[i]);
         R->f_opt += 0.5 * (xi - R->c[i]) * (xi - R->c[i]);
@@ -326,7 +321,7 @@ static int check_bounds(void *user, const ircg_iter_info *it)
 static void check_instance(const rinst *R)
 {
     ircg_ls_data d = {.m = R->m, .n = R->n, .A_dense = R->A, .b = R->b};
-    ircg_outer o = {R->outer, R->c, NULL, NULL};
+    ircg_outer o = {R->outer, R->c, NULL, NULL, NULL};
     ircg_problem *pb = NULL;
     ircg_problem_info in;
     REQUIRE(ircg_problem_least_squares(&d, &o, &R->dom, &pb, NULL) == IRCG_OK);

@@ -14,6 +14,7 @@
 #include "../harness.h"
 #include "ircg.h"
 #include "core/solver_internal.h"
+#include "reference/reference.h"
 #include "test_mc_util.h"
 
 /* ------------------------------------------------ a scripted oracle -- */
@@ -323,6 +324,72 @@ TEST(reference, matrix_completion_matches_dense_projected_gradient)
     mct_free(&in);
 }
 
+/* The certificate of a single inner solution (problems/mc/mc_certify.c)
+ * against a dense solve: the dense x_d has gap_d, so every inner solution
+ * x* has ||P_Omega(x_d - x*)|| <= sqrt(2 gap_d) (g is 1/2 ||P_Omega(.)||^2
+ * plus linear), and the claims must hold up to that:
+ * ||P_Omega(x^ - x_d)|| <= unique_dist + sqrt(2 gap_d), and the dense
+ * sigma_i of grad g(x_d) within unique_bound + sqrt(2 gap_d) of cert_sv_i.
+ * With a ball so large that the ratings can be fit, grad g(x*) = 0 and
+ * nothing is certified. */
+TEST(reference, uniqueness_certificate_against_a_dense_solve)
+{
+    enum { N = 30, P = 20 };
+    mct_inst in;
+    REQUIRE(mct_make(&in, N, P, 0.4, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 41) == 0);
+    double *X = malloc(N * P * sizeof *X), *G = malloc(N * P * sizeof *G), sv[P];
+    double gap_d = dense_g_opt(&in, 5.0, 1e-12, X, sv);
+    REQUIRE(gap_d <= 1e-11);
+    ircg_reference_settings rs;
+    ircg_reference *ref = NULL;
+    ircg_reference_info ri;
+    ircg_reference_settings_default(&rs);
+    rs.tol = 1e-10;
+    rs.certify_unique = 1;
+    REQUIRE(ircg_reference_compute(in.pb, &rs, &ref, NULL) == IRCG_OK);
+    ircg_reference_get_info(ref, &ri);
+    mct_grad(&in, IRCG_OUTER_HALF_NORM_SQ, 0.0, X, G);
+    double dr = 0, e = sqrt(2 * gap_d); /* ||r(x^) - r(x_d)||, Omega in CSR order */
+    int64_t k = 0;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < P; j++) {
+            size_t ij = i + (size_t)j * N;
+            if (in.mask[ij] == 0)
+                continue;
+            double rd = X[ij] - in.Md[ij];
+            dr += (ref->residual[k] - rd) * (ref->residual[k] - rd);
+            k++;
+        }
+    REQUIRE(k == ref->n);
+    printf("    unique %d: sigma %.9f %.9f (dense %.9f %.9f), bound %.3g (dist %.3g, "
+           "rounding %.3g), margin %.6f; ||r - r_d|| %.3g\n", ri.unique, ri.cert_sv1,
+           ri.cert_sv2, sv[0], sv[1], ri.unique_bound, ri.unique_dist, ri.unique_rounding,
+           ri.unique_margin, sqrt(dr));
+    CHECK_INT(ri.unique, 1);
+    CHECK_NEAR(ri.unique_margin, ri.cert_sv1 - ri.cert_sv2 - 2 * ri.unique_bound,
+               1e-12 * ri.cert_sv1);
+    CHECK(ri.unique_bound >= ri.unique_dist + ri.unique_rounding);
+    CHECK(sqrt(dr) <= ri.unique_dist + e);
+    CHECK_NEAR(ri.cert_sv1, sv[0], ri.unique_bound + e);
+    CHECK_NEAR(ri.cert_sv2, sv[1], ri.unique_bound + e);
+    ircg_reference_free(ref);
+    mct_free(&in);
+
+    /* a ball of radius 200 holds completions that fit every rating */
+    REQUIRE(mct_make(&in, N, P, 0.4, 200.0, IRCG_OUTER_COLUMN_VARIANCE, 41) == 0);
+    rs.max_iter = 2000;
+    REQUIRE(ircg_reference_compute(in.pb, &rs, &ref, NULL) == IRCG_OK);
+    ircg_reference_get_info(ref, &ri);
+    printf("    radius 200: unique %d, margin %.3g, sigma %.3g %.3g, gap %.3g\n", ri.unique,
+           ri.unique_margin, ri.cert_sv1, ri.cert_sv2, ri.gap);
+    CHECK_INT(ri.unique, 0);
+    CHECK(ri.unique_margin <= 0);
+    ircg_reference_free(ref);
+    mct_free(&in);
+    free(X);
+    free(G);
+}
+
 /* The internal sigma_1, sigma_2, sigma_3 of grad g right after an LMO, on
  * grad g = X0 - M with a repeated top singular value: from the LMO's exact
  * top vector the Krylov space would be invariant after one step. */
@@ -468,10 +535,15 @@ TEST(reference, movielens_100k)
     /* the paper's 1e-12 is below the floor here (delta sigma_1 ~ 3e3):
      * stopped at the floor, not at max_iter, and consistent with the above */
     rs.tol = 1e-12;
+    rs.certify_unique = 1;
     REQUIRE(ircg_reference_compute(pb, &rs, &ref, NULL) == IRCG_OK);
     ircg_reference_get_info(ref, &ri);
-    printf("    tol 1e-12: gap %.3e floor %.3e, %lld iterations\n", ri.gap,
-           ri.gap_floor, (long long)ri.iterations);
+    printf("    tol 1e-12: gap %.3e floor %.3e, %lld iterations; unique %d, margin %.6g "
+           "(bound %.3g)\n", ri.gap, ri.gap_floor, (long long)ri.iterations, ri.unique,
+           ri.unique_margin, ri.unique_bound);
+    /* sigma_1 - sigma_2 of about 394 against a bound of about 1e-4 */
+    CHECK_INT(ri.unique, 1);
+    CHECK(ri.unique_margin > 0.5 * (ri.cert_sv1 - ri.cert_sv2));
     CHECK_INT(ri.status, IRCG_STATUS_CONVERGED);
     CHECK(ri.iterations < 1000);
     CHECK(ri.gap_floor > rs.tol && ri.gap <= 2 * ri.gap_floor);

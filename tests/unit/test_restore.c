@@ -2,9 +2,11 @@
  * test_restore.c -- a saved state starting new runs (ircg_solver_restore_as):
  * CONTINUE goes on bit for bit as if the solve had never stopped, for every
  * algorithm; AFRESH starts a new schedule at the saved x, checked against a
- * solver started from that x given densely; the header read alone
+ * solver started from that x given densely (matrix completion, and the
+ * vector problems whose outer vectors restart with z); the header read alone
  * (ircg_checkpoint_peek); the data digest (XXH64, against xxhsum's values)
- * refusing a state of other data of the same shape; version 2 blobs.
+ * refusing a state of other data of the same shape, and the same whether
+ * the ratings are kept as floats or doubles; version 2 blobs.
  */
 #include <math.h>
 #include <stdio.h>
@@ -83,6 +85,39 @@ TEST(restore, digest_is_xxh64)
     }
 }
 
+/* The digest of a matrix-completion instance is taken over its ratings as
+ * doubles, whether the problem keeps them as floats (all are floats: 2.5)
+ * or as doubles (0.1 is none): the values pinned are those of the build
+ * that kept doubles always, so its checkpoints still restore. */
+static uint64_t mc_digest_of(const double *vals) /* 0 on failure */
+{
+    static const int rows[6] = {0, 0, 1, 2, 3, 3}, cols[6] = {2, 0, 1, 2, 0, 1};
+    ircg_ratings *r = ircg_ratings_new(4, 3, 6);
+    ircg_problem *pb = NULL;
+    ircg_problem_info in = {0};
+    if (!r)
+        return 0;
+    for (int e = 0; e < 6; e++) {
+        r->row[e] = rows[e];
+        r->col[e] = cols[e];
+        r->val[e] = vals[e];
+    }
+    if (ircg_problem_matrix_completion(r, IRCG_OUTER_COLUMN_VARIANCE, 5.0, &pb, NULL) ==
+        IRCG_OK)
+        ircg_problem_get_info(pb, &in);
+    ircg_problem_free(pb);
+    ircg_ratings_free(r);
+    return in.data_digest;
+}
+
+TEST(restore, mc_digest_does_not_depend_on_the_ratings_storage)
+{
+    static const double floats[6] = {1.0, 2.5, 4.0, 0.5, 5.0, 3.0};
+    static const double doubles[6] = {1.0, 2.5, 4.0, 0.5, 5.0, 0.1};
+    CHECK(mc_digest_of(floats) == 0x397bfe3dfd0f08ecULL);
+    CHECK(mc_digest_of(doubles) == 0xe45cebe8c274a6d3ULL);
+}
+
 /* A run of 2T iterations against T, saved, then CONTINUE for T more:
  * the second half agrees bit for bit, and the clock starts again. */
 static void continue_case(const ircg_problem *pb, ircg_algorithm alg, int T)
@@ -135,7 +170,7 @@ TEST(restore, continue_goes_on_bit_for_bit)
     for (int i = 0; i < 5; i++)
         b[i] = mct_urand(&s);
     ircg_ls_data ld = {.m = 5, .n = 9, .A_dense = A, .b = b};
-    ircg_outer o = {IRCG_OUTER_HALF_NORM_SQ, NULL, NULL, NULL};
+    ircg_outer o = {.kind = IRCG_OUTER_HALF_NORM_SQ};
     ircg_domain dom = {IRCG_DOMAIN_L2_BALL, 1.0, 0, 0};
     ircg_problem *pb = NULL;
     REQUIRE(ircg_problem_least_squares(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
@@ -194,6 +229,77 @@ TEST(restore, afresh_starts_a_new_schedule_at_x)
         ircg_solver_free(se);
     }
     mct_free(&in);
+}
+
+/* AFRESH on the vector problems whose outer vector restarts with z:
+ * least squares and logistic regression with the validation loss.  z = x
+ * exactly before the first step, then the run of a solver given x. */
+static void afresh_vector(const ircg_problem *pb)
+{
+    rec b = {0}, c = {0}, e = {0};
+    void *blob = NULL;
+    size_t len = 0;
+    ircg_diag d = {0};
+    ircg_iterate *x = NULL, *z = NULL;
+    ircg_solver *sb = solver_of(pb, IRCG_ALG_IRCG, 15, NULL, &b);
+    ircg_solver *sc = solver_of(pb, IRCG_ALG_IRCG, 10, NULL, &c), *se = NULL;
+    REQUIRE(sb && sc);
+    REQUIRE(ircg_solve(sb, NULL) == IRCG_OK);
+    REQUIRE(ircg_solver_save(sb, &blob, &len) == IRCG_OK);
+    REQUIRE(ircg_solver_iterate(sb, IRCG_X, 1, &x) == IRCG_OK);
+    ircg_error re = ircg_solver_restore_as(sc, blob, len, IRCG_RESTORE_AFRESH, &d);
+    if (re != IRCG_OK)
+        printf("    restore: %s %s\n", d.field, d.message);
+    CHECK_INT(re, IRCG_OK);
+    REQUIRE(ircg_solver_iterate(sc, IRCG_Z, 1, &z) == IRCG_OK);
+    CHECK(memcmp(z->dense, x->dense, (size_t)x->dim * sizeof *x->dense) == 0);
+    REQUIRE((se = solver_of(pb, IRCG_ALG_IRCG, 10, x->dense, &e)) != NULL);
+    REQUIRE(ircg_solve(sc, NULL) == IRCG_OK);
+    REQUIRE(ircg_solve(se, NULL) == IRCG_OK);
+    CHECK_INT(c.n, 10);
+    for (int i = 0; i < c.n && i < e.n; i++) { /* residuals kept against made */
+        CHECK_REL(c.gz[i], e.gz[i], 1e-9, 1e-12);
+        CHECK_REL(c.fz[i], e.fz[i], 1e-9, 1e-12);
+    }
+    ircg_iterate_free(x);
+    ircg_iterate_free(z);
+    free(blob);
+    ircg_solver_free(sb);
+    ircg_solver_free(sc);
+    ircg_solver_free(se);
+}
+
+TEST(restore, afresh_restarts_the_outer_vectors_of_vector_problems)
+{
+    enum { M = 6, N = 9, MV = 4 };
+    double A[M * N], b[M], y[M], Av[MV * N], bv[MV], yv[MV];
+    uint64_t s = 11;
+    for (int i = 0; i < M * N; i++)
+        A[i] = mct_urand(&s);
+    for (int i = 0; i < MV * N; i++)
+        Av[i] = mct_urand(&s);
+    for (int i = 0; i < M; i++) {
+        b[i] = mct_urand(&s);
+        y[i] = b[i] > 0 ? 1 : -1;
+    }
+    for (int i = 0; i < MV; i++) {
+        bv[i] = mct_urand(&s);
+        yv[i] = bv[i] > 0 ? 1 : -1;
+    }
+    ircg_ls_data ld = {.m = M, .n = N, .A_dense = A, .b = b};
+    ircg_ls_data vd = {.m = MV, .n = N, .A_dense = Av, .b = bv};
+    ircg_outer o = {.kind = IRCG_OUTER_VALIDATION, .val = &vd};
+    ircg_domain dom = {IRCG_DOMAIN_L1_BALL, 1.0, 0, 0};
+    ircg_problem *pb = NULL;
+    REQUIRE(ircg_problem_least_squares(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
+    afresh_vector(pb);
+    ircg_problem_free(pb);
+    pb = NULL;
+    ld.b = y;
+    vd.b = yv;
+    REQUIRE(ircg_problem_logistic(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
+    afresh_vector(pb);
+    ircg_problem_free(pb);
 }
 
 /* The header alone; other data of the same shape is refused at "/data";

@@ -12,15 +12,8 @@
 
 #include "../harness.h"
 #include "spec.h"
+#include "test_spec_util.h"
 
-static char *dq(const char *s)
-{
-    char *t = strdup(s);
-    for (char *p = t; p && *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return t;
-}
 
 static api_spec *parse_ok(const char *json)
 {
@@ -42,7 +35,7 @@ static api_spec *parse_ok(const char *json)
  * normalized text (caller frees). */
 static char *round_trip(const char *spec)
 {
-    char *json = dq(spec);
+    char *json = tspec_dq(spec);
     api_spec *a = parse_ok(json), *b = NULL;
     char *na = a ? api_spec_normalized_json(a, 0) : NULL, *nb = NULL;
     if (na)
@@ -149,7 +142,7 @@ TEST(spec, round_trip_ls_variants)
 
 TEST(spec, accessors)
 {
-    char *json = dq("{'problem':{'type':'least_squares','data':{'source':'synthetic','m':4,'n':6}},"
+    char *json = tspec_dq("{'problem':{'type':'least_squares','data':{'source':'synthetic','m':4,'n':6}},"
                     "'algorithm':{'step_rule':'closed_loop','varsigma':0.2,'max_iter':33,"
                     "'threads':2},'output':{'trace_every':5},'reference':{'g_opt':1.25}}");
     api_spec *s = parse_ok(json);
@@ -329,7 +322,7 @@ TEST(spec, normalized_algorithm_members)
 /* The baselines' members reach the solver settings. */
 TEST(spec, baseline_settings)
 {
-    char *json = dq("{'problem':{'type':'least_squares','data':{'source':'synthetic','m':4,"
+    char *json = tspec_dq("{'problem':{'type':'least_squares','data':{'source':'synthetic','m':4,"
                     "'n':6}},'algorithm':{'name':'irpg','projection':'full','irpg_theta':0.25,"
                     "'irpg_step':3,'irpg_eta':0.75,'varsigma':0.5,'p':0.75}}");
     api_spec *s = parse_ok(json);
@@ -342,7 +335,7 @@ TEST(spec, baseline_settings)
     CHECK(st.irpg_theta == 0.25 && st.irpg_step == 3 && st.irpg_eta == 0.75);
     CHECK(st.varsigma == 0.5 && st.p == 0.75);
     api_spec_free(s);
-    json = dq("{'problem':{'type':'least_squares','data':{'source':'synthetic','m':4,'n':6}},"
+    json = tspec_dq("{'problem':{'type':'least_squares','data':{'source':'synthetic','m':4,'n':6}},"
               "'algorithm':{'name':'bisg','bisg_alpha':1,'bisg_c':0.5,'bisg_step':0.01}}");
     s = parse_ok(json);
     free(json);
@@ -351,7 +344,7 @@ TEST(spec, baseline_settings)
     CHECK_INT(st.algorithm, IRCG_ALG_BISG);
     CHECK(st.bisg_alpha == 1 && st.bisg_c == 0.5 && st.bisg_step == 0.01);
     api_spec_free(s);
-    json = dq("{'problem':{'type':'least_squares','data':{'source':'synthetic','m':4,'n':6}},"
+    json = tspec_dq("{'problem':{'type':'least_squares','data':{'source':'synthetic','m':4,'n':6}},"
               "'algorithm':{'name':'cgbio','cgbio_eps_g':0.001,'cgbio_warmup_max_iter':77}}");
     s = parse_ok(json);
     free(json);

@@ -57,7 +57,7 @@ TEST(spec_result, json_and_traces)
     ircg_iterate *x = NULL, *z = NULL;
     REQUIRE(ircg_solver_iterate(sv, IRCG_X, 0, &x) == IRCG_OK);
     REQUIRE(ircg_solver_iterate(sv, IRCG_Z, 0, &z) == IRCG_OK);
-    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, x, z, &st};
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, x, z, &st, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
@@ -139,7 +139,7 @@ TEST(spec_result, failed_result_has_error)
 {
     ircg_info info = {0};
     info.g_x = NAN;
-    api_result r = {&info, IRCG_ERR_NUMERICAL, "LAPACK \"dpotrf\" failed", NULL, NAN, NULL, NULL, NULL};
+    api_result r = {&info, IRCG_ERR_NUMERICAL, "LAPACK \"dpotrf\" failed", NULL, NAN, NULL, NULL, NULL, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
@@ -183,7 +183,7 @@ static void baseline_run(const char *alg_json, const char *name)
     ircg_info info = {0};
     REQUIRE(ircg_solver_new(api_spec_problem(s), &st, &sv, NULL) == IRCG_OK);
     REQUIRE(ircg_solve(sv, &info) == IRCG_OK);
-    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st};
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
@@ -246,7 +246,7 @@ TEST(spec_result, cgbio_members)
     info.warmup_iterations = 1234;
     info.warmup_seconds = 0.375;
     info.lmo_unconverged = 3;
-    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st};
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);

@@ -12,28 +12,14 @@
 
 #include "../harness.h"
 #include "spec.h"
+#include "test_spec_util.h"
 
 #define LSD "{'source':'inline','A':[[1,0,2],[0,1,1]],'b':[1,2]}"
 
-static char *dq(const char *s)
-{
-    char *t = strdup(s);
-    for (char *p = t; p && *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return t;
-}
 
 static int parse(const char *json, api_errors *e, api_spec **out)
 {
-    api_parse_options opt;
-    api_parse_options_default(&opt);
-    opt.base_dir = "tests/data";
-    char *t = dq(json);
-    api_errors_init(e);
-    int n = api_spec_parse(t, strlen(t), &opt, out, e);
-    free(t);
-    return n;
+    return tspec_parse(json, "tests/data", e, out);
 }
 
 /* Exactly one error at ptr, and its reason contains reason. */

@@ -193,6 +193,13 @@ TEST(spec_start, resolved_checked_and_normalized)
     CHECK(has(&e, "/problem/data", "observations"));
     api_errors_clear(&e);
     free(t);
+    /* another problem type: the state's and the spec's named */
+    t = dq("{'type':'logistic_regression','data':{'source':'synthetic','m':4,'n':6,'seed':%d}}",
+           1, "{'start':{'job':'j_src'}}");
+    CHECK(parse(t, &s, &sp, &e) > 0);
+    CHECK(has(&e, "/problem/type", "least_squares state, this spec is logistic_regression"));
+    api_errors_clear(&e);
+    free(t);
     free(s.blob);
     free(s.spec);
 }

@@ -10,6 +10,7 @@
 
 #include "../harness.h"
 #include "spec.h"
+#include "test_spec_util.h"
 
 #define LS_OK "'problem':{'type':'least_squares','data':{'source':'inline','A':[[1,0,2],[0,1,1]],'b':[1,2]}}"
 #define MC_OK "'problem':{'type':'matrix_completion','data':{'source':'inline','ratings':[[1,1,5],[2,2,3],[1,2,4]]}}"
@@ -27,7 +28,7 @@ static const bad_spec BAD[] = {
     {"{" LS_OK ",'algorithm':{'p':1}}", "/algorithm/p", "out of range: must be in (0, 1)"},
     {"{" LS_OK ",'algorithm':{'p':0}}", "/algorithm/p", "out of range"},
     {"{" LS_OK ",'algorithm':{'p':'half'}}", "/algorithm/p", "wrong type: expected a number"},
-    {"{" LS_OK ",'algorithm':{'varsigma':0}}", "/algorithm/varsigma", "must be in (0, 1e+12]"},
+    {"{" LS_OK ",'algorithm':{'varsigma':-1e-300}}", "/algorithm/varsigma", "must be in [0, 1e+12]"},
     {"{" LS_OK ",'algorithm':{'varsigma':-1}}", "/algorithm/varsigma", "out of range"},
     {"{" LS_OK ",'algorithm':{'varsigma':1e999}}", "/algorithm/varsigma", "not a finite number"},
     {"{" LS_OK ",'algorithm':{'max_iter':0}}", "/algorithm/max_iter", "out of range"},
@@ -154,7 +155,7 @@ static const bad_spec BAD[] = {
     {"{" MC_PB("{'source':'inline','ratings':[[1,1,-1e300]]}") "}", "/problem/data/ratings/0/2", "|rating| must be <= 1e+30"},
     {"{" MC_PB("{'source':'file','path':'ratings_huge.dat'}") "}", "/problem/data/path", "rating of user 2, item 2 is 1e+300"},
     {"{'problem':{'type':'matrix_completion','delta':1e308,'data':{'source':'inline','ratings':[[1,1,5]]}}}", "/problem/delta", "in (0, 1e+12]"},
-    {"{" LS_OK ",'algorithm':{'varsigma':1e308}}", "/algorithm/varsigma", "in (0, 1e+12]"},
+    {"{" LS_OK ",'algorithm':{'varsigma':1e308}}", "/algorithm/varsigma", "in [0, 1e+12]"},
     {"{" MC_PB("{'source':'synthetic','max_rating':1e308}") "}", "/problem/data/max_rating", "1e+30"},
     {"{" MC_PB("{'source':'synthetic','noise':1e308}") "}", "/problem/data/noise", "in [0, 1e+30]"},
     {"{" MC_PB("{'source':'synthetic','min_rating':-1e31}") "}", "/problem/data/min_rating", "in [-1e+30, 1e+30]"},
@@ -168,26 +169,10 @@ static const bad_spec BAD[] = {
     {"{" LS_PB("{'source':'file','A_path':'A_small.mtx','b_path':'b_small.mtx','n':2}") "}", "/problem/data/n", "n is 2 but A_small.mtx has 4 columns"},
 };
 
-/* ' -> " ; malloc'ed. */
-static char *dq(const char *s)
-{
-    char *t = strdup(s);
-    for (char *p = t; p && *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return t;
-}
 
-/* Parse spec text with tests/data as the base directory. */
-static int parse(const char *json, api_errors *errs, api_spec **out)
+static int parse(const char *json, api_errors *e, api_spec **out)
 {
-    api_parse_options opt;
-    api_parse_options_default(&opt);
-    opt.base_dir = "tests/data";
-    char *t = dq(json);
-    int n = api_spec_parse(t, strlen(t), &opt, out, errs);
-    free(t);
-    return n;
+    return tspec_parse(json, "tests/data", e, out);
 }
 
 static int has_error(const api_errors *e, const char *ptr, const char *reason)
@@ -235,7 +220,7 @@ TEST(spec, all_errors_reported)
     api_spec *s = NULL;
     api_errors_init(&e);
     int n = parse("{" LS_PB("{'source':'inline','A':[[1,2],[3]],'b':[1,2],'x':1}")
-                  ",'algorithm':{'p':2,'varsigma':0,'threads':100,'bogus':1},"
+                  ",'algorithm':{'p':2,'varsigma':-2,'threads':100,'bogus':1},"
                   "'output':{'trace_every':-1},'extra':true}", &e, &s);
     CHECK_INT(n, 8);
     CHECK(has_error(&e, "/problem/data/A/1", "ragged"));
@@ -286,7 +271,7 @@ TEST(spec, problem_json_422)
     api_errors e;
     api_spec *s = NULL;
     api_errors_init(&e);
-    parse("{" LS_OK ",'algorithm':{'p':2,'varsigma':0}}", &e, &s);
+    parse("{" LS_OK ",'algorithm':{'p':2,'varsigma':-2}}", &e, &s);
     char *pj = api_errors_problem_json(&e, NULL);
     REQUIRE(pj != NULL);
     CHECK(strstr(pj, "\"status\":422") != NULL);
@@ -307,7 +292,7 @@ static int confined_parse(const char *base, const char *json, const char *reason
     api_parse_options_default(&opt);
     opt.base_dir = base;
     opt.confine_paths = 1;
-    char *t = dq(json);
+    char *t = tspec_dq(json);
     api_spec_parse(t, strlen(t), &opt, &s, &e);
     int ok = reason ? has_error(&e, "/problem/data/path", reason) : e.count == 0;
     if (!ok)

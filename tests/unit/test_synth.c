@@ -319,10 +319,10 @@ TEST(synth_rows, threads_do_not_change_the_ratings)
         double *U = factor(s.n_rows, s.rank, 1), *V = factor(s.n_cols, s.rank, 2);
         ircg_ratings *ref = NULL;
         for (int th = 1; th <= 8; th += th < 3 ? 1 : 5) {
-            ircg_ratings *R = ircg_ratings_new(s.n_rows, s.n_cols, s.n_ratings);
-            REQUIRE(R);
+            ircg_ratings *R = NULL;
             s.threads = th;
-            CHECK(synth_rows(&s, U, V, R, NULL) == IRCG_OK);
+            CHECK(synth_rows(&s, 0, s.n_rows, U, V, &R, NULL) == IRCG_OK);
+            REQUIRE(R);
             if (!ref) {
                 ref = R;
                 check_instance(R, &s, U, V);
@@ -355,4 +355,57 @@ TEST(synth_rows, the_public_generator_at_four_million)
     CHECK(same(a, b));
     ircg_ratings_free(a);
     ircg_ratings_free(b);
+}
+
+/* The rows of a distributed solve's ranks: cut anywhere (inside blocks of
+ * the large generator, or the small one filtered), the parts put end to
+ * end are the whole instance, and the row counts are its rows' sizes. */
+static void check_parts(const ircg_synth_ratings_spec *s, const int *cuts, int nparts)
+{
+    ircg_ratings *all = NULL;
+    int64_t *counts = malloc((size_t)s->n_rows * sizeof *counts), at = 0;
+    REQUIRE(counts);
+    REQUIRE(ircg_synth_ratings(s, &all, NULL) == IRCG_OK);
+    REQUIRE(ircg_synth_row_counts(s, counts, NULL) == IRCG_OK);
+    int64_t *seen = calloc((size_t)s->n_rows, sizeof *seen);
+    REQUIRE(seen);
+    for (int64_t e = 0; e < all->nnz; e++)
+        seen[all->row[e]]++;
+    int same_counts = 1;
+    for (int i = 0; i < s->n_rows; i++)
+        same_counts &= seen[i] == counts[i];
+    CHECK(same_counts);
+    for (int k = 0; k < nparts; k++) {
+        ircg_ratings *R = NULL;
+        REQUIRE(ircg_synth_ratings_rows(s, cuts[k], cuts[k + 1], &R, NULL) == IRCG_OK);
+        int ok = 1;
+        for (int64_t e = 0; e < R->nnz; e++) { /* the whole's entries of those rows, in order */
+            while (at < all->nnz && (all->row[at] < cuts[k] || all->row[at] >= cuts[k + 1]))
+                at++;
+            ok &= at < all->nnz && all->row[at] == R->row[e] && all->col[at] == R->col[e] &&
+                  all->val[at] == R->val[e];
+            at++;
+        }
+        int64_t want = 0;
+        for (int i = cuts[k]; i < cuts[k + 1]; i++)
+            want += counts[i];
+        CHECK(ok);
+        CHECK(R->nnz == want);
+        ircg_ratings_free(R);
+        if (!synth_by_rows(s))
+            at = 0; /* the small generator's entries are in no row order */
+    }
+    free(seen);
+    free(counts);
+    ircg_ratings_free(all);
+}
+
+TEST(synth_rows, parts_of_rows_make_the_whole)
+{
+    ircg_synth_ratings_spec big = {40000, 2000, 5, INT64_C(1) << 22, 1, 5, 0.5, 3, 2};
+    ircg_synth_ratings_spec small = {300, 200, 3, 5000, 1, 5, 0.5, 4, 1};
+    const int cb[] = {0, 1, 2047, 2049, 13000, 40000}, cs[] = {0, 17, 150, 300};
+    REQUIRE(synth_by_rows(&big) && !synth_by_rows(&small));
+    check_parts(&big, cb, 5);
+    check_parts(&small, cs, 3);
 }

@@ -3,8 +3,10 @@
  * Matrix Market array and one-column coordinate files, plain numbers
  * separated by blanks or commas, and malformed inputs with their exact
  * line and message.  The same decimal rules as the ratings readers: no
- * hexadecimal floats, no inf or nan.
+ * hexadecimal floats, no inf or nan.  Also dense CSV matrices
+ * (ircg_dense_read_file, ircg_dense_probe_file).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,7 @@ TEST(vector_reader, formats)
         "1.5 -2\n4e1\n",
         "# b, one per line\n1.5,\n-2,\n40\n\n",
         ("\xEF\xBB\xBF" "1.5\r\n-2\r\n40\r\n"), /* a BOM, then CRLF */
+        "y\n1.5\n-2\n40\n", /* one CSV column with its header */
     };
     for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
         double *v = NULL;
@@ -80,4 +83,46 @@ TEST(vector_reader, malformed_inputs_name_their_line)
         CHECK_INT(d.line, cases[i].line);
         CHECK_STR(d.message, cases[i].msg);
     }
+}
+
+static const char *tmp_file(const char *name, const char *text)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%s", th_tmpdir(), name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return path;
+}
+
+TEST(vector_reader, dense_csv_matrices)
+{
+    double *A = NULL;
+    int m = 0, n = 0;
+    ircg_diag d = {0};
+    const char *p = tmp_file("A.csv", "a,b,c\n# comment\n1, 2 ,3\n\n4,5,-6e0\r\n");
+    REQUIRE(ircg_dense_read_file(p, &A, &m, &n, &d) == IRCG_OK);
+    CHECK(m == 2 && n == 3);
+    CHECK(A[0] == 1 && A[2] == 3 && A[3] == 4 && A[5] == -6);
+    free(A);
+    CHECK_INT(ircg_dense_probe_file(p, &n, &d), IRCG_OK);
+    CHECK_INT(n, 3);
+    static const struct { const char *text, *msg; long line; } BAD[] = {
+        {"1,2\n3\n", "line 2: 1 fields, the first row has 2", 2},
+        {"1,2\n3,0x1\n", "line 2: '0x1' is not a decimal number (field 2)", 2},
+        {"1,,2\n", "line 1: '' is not a decimal number (field 2)", 1},
+        {"1e999,1\n", "line 1: '1e999' is not a finite number", 1},
+        {"x,y\n", "no rows of numbers found", 0},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        A = NULL;
+        CHECK_INT(ircg_dense_read_file(tmp_file("bad.csv", BAD[i].text), &A, &m, &n, &d),
+                  IRCG_ERR_PARSE);
+        CHECK(A == NULL);
+        CHECK_STR(d.message, BAD[i].msg);
+        CHECK_INT(d.line, BAD[i].line);
+    }
+    CHECK_INT(ircg_dense_read_file("/nonexistent/A.csv", &A, &m, &n, &d), IRCG_ERR_IO);
 }

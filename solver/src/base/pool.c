@@ -83,6 +83,11 @@ slv_pool *slv_pool_new(int threads)
     return p;
 }
 
+int slv_pool_threads(const slv_pool *p)
+{
+    return p ? p->started + 1 : 1;
+}
+
 void slv_pool_run(slv_pool *p, slv_task_fn fn, void *ctx, int ntask)
 {
     if (!p || ntask <= 1) {

@@ -13,6 +13,8 @@ typedef void (*slv_task_fn)(void *ctx, int task);
 
 /* NULL for threads <= 1 (no thread is created) or when creation fails. */
 slv_pool *slv_pool_new(int threads);
+/* Threads that run tasks, the caller's included: 1 for a NULL pool. */
+int slv_pool_threads(const slv_pool *pool);
 void slv_pool_run(slv_pool *pool, slv_task_fn fn, void *ctx, int ntask);
 void slv_pool_free(slv_pool *pool);
 /* The processors online (at least 1). */

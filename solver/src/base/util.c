@@ -28,22 +28,6 @@ double slv_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double slv_half_sq_diff(const double *r, const double *q, int64_t n)
-{
-    slv_ksum k = {0, 0};
-    for (int64_t i = 0; i < n; i++)
-        slv_ksum_add(&k, 0.5 * (r[i] - q[i]) * (r[i] + q[i]));
-    return slv_ksum_value(&k);
-}
-
-double slv_half_sq(const double *r, int64_t n)
-{
-    slv_ksum k = {0, 0};
-    for (int64_t i = 0; i < n; i++)
-        slv_ksum_add(&k, 0.5 * r[i] * r[i]);
-    return slv_ksum_value(&k);
-}
-
 static void buf_put(slv_buf *b, const void *p, size_t n)
 {
     if (b->failed)

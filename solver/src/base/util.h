@@ -35,9 +35,9 @@ static inline void slv_ksum_add(slv_ksum *k, double x)
 static inline double slv_ksum_value(const slv_ksum *k) { return k->s + k->c; }
 
 /* sum_i 1/2 (r_i - q_i)(r_i + q_i) = 1/2||r||^2 - 1/2||q||^2 without the
- * cancellation of subtracting two large sums. */
+ * cancellation of subtracting two large sums; compensated (ksum.c). */
 double slv_half_sq_diff(const double *r, const double *q, int64_t n);
-/* 1/2 ||r||^2, compensated. */
+/* 1/2 ||r||^2, compensated (ksum.c). */
 double slv_half_sq(const double *r, int64_t n);
 
 /* Growable output buffer for checkpoints; values are stored little-endian. */

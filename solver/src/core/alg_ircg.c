@@ -8,7 +8,9 @@
  *   z_{t+1} = (S_t z_t - (t+1)t sigma_t x_t + (t+2)(t+1) sigma_t x_{t+1})
  *             / S_{t+1}
  *
- * with S_0 = 0, so z_1 = x_1.  The loop only sees scalars from the problem's
+ * with S_0 = 0, so z_1 = x_1.  varsigma = 0 gives sigma_t = 0: conditional
+ * gradient on g alone, whose S_t stays 0 and whose z_t is x_t.  The loop
+ * only sees scalars from the problem's
  * oracle (oracle.h); how x and z are stored is the oracle's business.
  */
 #include <assert.h>
@@ -45,7 +47,7 @@ static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *conver
     const ircg_problem_info *pi = &sv->pb->info;
     int64_t t = sv->t;
     double sigma = ircg_sigma(sv->set.varsigma, sv->set.p, t);
-    slv_dir dir = {0};
+    slv_dir dir = {.need_hg = sv->set.step_rule == IRCG_STEP_LINE_SEARCH};
     double t0 = slv_now();
     ircg_error err = sv->ops->lmo(sv->ws, sigma, &dir);
 
@@ -61,14 +63,20 @@ static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *conver
         *converged = 1;
         return IRCG_OK;
     }
-    double alpha = slv_step_size(sv->set.step_rule, t, sigma, &dir, pi->L_f, pi->L_g);
+    double alpha = slv_step(sv->ops, sv->ws, sv->set.step_rule, t, sigma, &dir,
+                            pi->L_f, pi->L_g);
     double tp1 = (double)(t + 1);
     double S_next = sv->S + 2.0 * tp1 * sigma;
-    double cz = sv->S / S_next;
-    double cx_old = -tp1 * (double)t * sigma / S_next;
-    double cx_new = (tp1 + 1.0) * tp1 * sigma / S_next;
+    double cz = 0, cx_old = 0, cx_new = 1; /* varsigma = 0: no weights, z = x */
+    if (S_next > 0) {
+        cz = sv->S / S_next;
+        cx_old = -tp1 * (double)t * sigma / S_next;
+        cx_new = (tp1 + 1.0) * tp1 * sigma / S_next;
+    }
     /* z_{t+1} is an affine combination: its weights sum to 1 (Remark 1) */
     assert(fabs(cz + cx_old + cx_new - 1.0) <= 64 * DBL_EPSILON * (cz + cx_new - cx_old));
+    if (sv->ops->plan_lmo) /* the next LMO starts from this vertex */
+        sv->ops->plan_lmo(sv->ws, ircg_sigma(sv->set.varsigma, sv->set.p, t + 1));
     if ((err = sv->ops->step(sv->ws, alpha, cz, cx_old, cx_new)) != IRCG_OK)
         return err;
     sv->S = S_next;

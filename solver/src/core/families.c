@@ -7,6 +7,7 @@
  */
 #include "base/digest.h"
 #include "core/oracle.h"
+#include "problems/logreg/lr.h"
 #include "problems/ls/ls.h"
 #include "problems/mc/mc.h"
 
@@ -22,7 +23,15 @@ static uint64_t mc_digest(const mc_data *d)
     slv_digest_i64(&h, d->nnz);
     slv_digest_i64s(&h, d->rowptr, (size_t)d->n + 1);
     slv_digest_i32s(&h, d->col, (size_t)d->nnz);
-    slv_digest_f64s(&h, d->m, (size_t)d->nnz);
+    if (d->m)
+        slv_digest_f64s(&h, d->m, (size_t)d->nnz);
+    for (int64_t e = 0; !d->m && e < d->nnz;) { /* the same bytes from floats */
+        double buf[512];
+        size_t k = 0;
+        for (; k < 512 && e < d->nnz; k++, e++)
+            buf[k] = (double)d->mf[e];
+        slv_digest_f64s(&h, buf, k);
+    }
     return slv_digest_final(&h);
 }
 
@@ -49,13 +58,30 @@ ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
                                           ircg_outer_kind outer, double delta,
                                           ircg_problem **out, ircg_diag *diag)
 {
-    ircg_error err = mc_problem_new(R, outer, delta, out, diag);
+    ircg_error err = mc_problem_new(R, 0, R ? R->n_rows : 0, NULL, outer, delta, out,
+                                    diag);
     if (err == IRCG_OK) {
         (*out)->cut = &slv_mc_cut_ops;
         (*out)->prox_ops = &slv_mc_prox_ops; /* a workspace of its own */
         (*out)->proj = &slv_mc_proj_ops;
         (*out)->info.data_digest = mc_digest(mc_data_of(*out));
     }
+    return err;
+}
+
+/* The conditional-gradient oracle only: the methods' own oracles hold
+ * whole-matrix state (ircg_solver_new refuses them, naming the setting).
+ * The digest is of this rank's part. */
+ircg_error ircg_problem_matrix_completion_part(const ircg_ratings *R, int row0,
+                                               int n_local, const ircg_comm *comm,
+                                               ircg_outer_kind outer, double delta,
+                                               ircg_problem **out, ircg_diag *diag)
+{
+    if (!comm)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/comm", "a communicator is needed");
+    ircg_error err = mc_problem_new(R, row0, n_local, comm, outer, delta, out, diag);
+    if (err == IRCG_OK)
+        (*out)->info.data_digest = mc_digest(mc_data_of(*out));
     return err;
 }
 
@@ -72,4 +98,13 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
         (*out)->info.data_digest = ls_digest((*out)->data);
     }
     return err;
+}
+
+/* No method oracle of the baselines is built on logistic regression: CG-BiO,
+ * IR-PG and Bi-SG are refused by ircg_solver_new. */
+ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *outer,
+                                 const ircg_domain *domain, ircg_problem **out,
+                                 ircg_diag *diag)
+{
+    return lr_problem_new(data, outer, domain, out, diag);
 }

@@ -1,13 +1,23 @@
 /*
  * oracle.h -- what a problem class implements for the algorithms.
  *
- * Every problem here has g(x) = 1/2 ||r(x)||^2 with the residual
- * r(x) = A x - b linear in x (A a matrix, or P_Omega for matrix completion)
- * and a quadratic f, so Phi_sigma = sigma f + g is quadratic along any
- * segment: Phi(x + a d) = Phi(x) + a <grad Phi(x), d> + a^2/2 (sigma d'H_f d
- * + ||A d||^2).  The algorithms only ever ask for these scalars, so they
- * never see how an iterate is stored (a dense vector for least squares, a
- * factored low-rank-plus-diagonal matrix for matrix completion).
+ * Two kinds of families.  The quadratic ones (least squares, matrix
+ * completion) have g(x) = 1/2 ||r(x)||^2 with the residual r(x) = A x - b
+ * affine in x (A a matrix, or P_Omega for matrix completion) and a
+ * quadratic f, so Phi_sigma = sigma f + g is quadratic along any segment:
+ * Phi(x + a d) = Phi(x) + a <grad Phi(x), d> + a^2/2 (sigma d'H_f d
+ * + ||A d||^2), and the direction's curvatures give the exact step in
+ * closed form.  The curved ones (logistic regression) have a g (and maybe
+ * an f) that is convex and smooth but not quadratic: their direction says
+ * so (slv_dir.curved) and the exact step is a 1-D minimization of the
+ * convex Phi(x + a d) through the oracle's slope() (core/linesearch.c).
+ * Every family keeps an affine "observation" vector of its iterate (the
+ * residual r(x) = A x - b, or the margins A x of logistic regression),
+ * updated along the segment at no extra product, from which g and
+ * g - g(x*) are computed termwise.  The algorithms only ever ask for these
+ * scalars, so they never see how an iterate is stored (a dense vector for
+ * least squares and logistic regression, a factored
+ * low-rank-plus-diagonal matrix for matrix completion).
  *
  * A workspace holds the current x_t, the averaged z_t, and the last LMO
  * vertex v_t.  It is created at the start point with z = x.
@@ -32,10 +42,14 @@ typedef struct slv_dir {
                         grad g(x*) = 0 (an interior optimum)              */
     double d_norm2;  /* ||d||^2 (Euclidean / Frobenius)                      */
     double d_hf_d;   /* d' (Hessian of f) d                                  */
-    double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2                      */
+    double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2; matrix completion:
+                        NaN unless need_hg (it costs a pass over Omega)    */
     double top_sv;   /* nuclear ball: sigma_max(grad Phi); NaN otherwise     */
     int64_t matvecs; /* operator applications spent by this LMO              */
     int converged;   /* the singular pair met lmo_tol (always 1 for vectors) */
+    int curved;      /* Phi is not quadratic along d: d_hf_d and d_hg_d are
+                        not given (0) and the exact step asks ops->slope  */
+    int need_hg;     /* in: the caller reads d_hg_d (exact line search)      */
 } slv_dir;
 
 /* A move d = x+ - x of the projection methods (grad_step below). */
@@ -63,6 +77,25 @@ typedef struct slv_cut_info {
     int converged;   /* every singular triplet met lmo_tol                   */
     double top_sv;   /* nuclear ball: sigma_max(C + lambda A); NaN otherwise */
 } slv_cut_info;
+
+/* The certificate that the inner solution set is a single point
+ * (matrix completion: problems/mc/mc_certify.c says how each bound is
+ * derived).  With G* the gradient shared by every inner solution and R the
+ * gradient computed at the final iterate x^ of g_opt's computation:
+ * |sigma_i(G*) - sv_i| <= bound, so sigma_1(G*) - sigma_2(G*) >= margin. */
+typedef struct slv_unique {
+    double sv1, sv2;        /* top singular values of R (dense eigensolve) */
+    double sv_error;        /* |sigma_i(R) - sv_i|, i = 1, 2              */
+    double grad_rounding;   /* ||G(x^) - R||_F                            */
+    double gap;             /* g(x^) - g* <= gap, recomputed, rounding in */
+    double nuc_excess;      /* max(0, ||x^||_* - delta)                    */
+    double dist;            /* ||P_Omega(x^ - x*)||_F                      */
+    double bound;           /* sv_error + grad_rounding + dist             */
+    double margin;          /* sv1 - sv2 - 2 bound: > 0 proves uniqueness  */
+    double f_vertex;        /* f(-delta u v') for the last LMO's top pair
+                               (u, v) of R: f of the unique solution up to
+                               the turn of that pair (NaN without an LMO) */
+} slv_unique;
 
 /* Slots of grad_step / accept. */
 #define IRCG_SLOT_X 1u
@@ -97,14 +130,25 @@ typedef struct slv_oracle_ops {
      * sum 1/2 (r - r*)(r + r*) with compensated summation. */
     void (*values)(void *ws, const double *ref_residual, slv_values *out);
 
-    /* The residual r(x) or r(z), length n_observed, owned by ws. */
+    /* The observation vector of x or z, length n_observed, owned by ws:
+     * the residual r(x) = A x - b of the quadratic families, the margins
+     * A x of logistic regression.  values() takes the reference's.  Made
+     * on demand by some problems: NULL when out of memory. */
     const double *(*residual)(void *ws, ircg_which which);
+
+    /* d/da Phi_sigma(x + a (v - x)) for the last LMO's v, a in [0, 1]:
+     * the exact step along a curved direction.  NULL for the quadratic
+     * families (their directions are never curved). */
+    double (*slope)(void *ws, double sigma, double a);
 
     ircg_error (*iterate)(void *ws, ircg_which which, int want_dense,
                           ircg_iterate **out);
 
     /* Top k (<= 4) singular values of grad g at x; NULL for vector domains.*/
     ircg_error (*grad_singular_values)(void *ws, int k, double *sv);
+    /* The certificate of a single inner solution at x (slv_unique); NULL
+     * where the family has none.  IRCG_ERR_INVALID when too large. */
+    ircg_error (*certify_unique)(void *ws, slv_unique *out);
 
     /* The whole workspace state (x, z, warm starts) for checkpoints. */
     ircg_error (*save)(void *ws, slv_buf *out);
@@ -113,6 +157,18 @@ typedef struct slv_oracle_ops {
      * started afresh from a saved state, ircg_solver_restore_as). */
     ircg_error (*restart)(void *ws);
 
+    /* Optional (NULL: none): the reference residual (may be NULL) whose
+     * differences values() will be asked for, so that the steps can sum
+     * them as they go.  Borrowed until the next call. */
+    void (*set_reference)(void *ws, const double *ref_residual);
+    /* Optional (NULL: none): the next lmo() will be at this sigma, from the
+     * vertex the next step() moves to, so that step() may prepare it.
+     * Holds for that one step. */
+    void (*plan_lmo)(void *ws, double sigma);
+
+    /* Optional (NULL: none): the passes over the data made since create,
+     * their bytes by the kernels' traffic model, and the threads used. */
+    void (*traffic)(void *ws, int64_t *passes, double *bytes, int *threads);
 } slv_oracle_ops;
 
 /* CG-BiO's oracle (baselines/cgbio/), on the workspace of the problem's
@@ -150,6 +206,8 @@ struct ircg_problem {
     const slv_cut_ops *cut;         /* CG-BiO, on ops' workspace           */
     const slv_oracle_ops *prox_ops; /* projection methods (may equal ops)  */
     const slv_proj_ops *proj;       /* their moves, on prox_ops' workspace */
+    const ircg_comm *comm;          /* NULL, or the processes that share a
+                                       distributed problem (borrowed)      */
     void *data;                     /* class-specific, owned               */
     void (*free_data)(void *data);
 };
@@ -162,5 +220,6 @@ extern const slv_cut_ops slv_ls_cut_ops;     /* baselines/cgbio/ls_cut.c      */
 extern const slv_oracle_ops slv_mc_prox_ops; /* baselines/proj/mc_prox.c      */
 extern const slv_proj_ops slv_mc_proj_ops;   /* baselines/proj/mc_prox_step.c */
 extern const slv_proj_ops slv_ls_proj_ops;   /* baselines/proj/ls_prox.c      */
+extern const slv_oracle_ops slv_lr_ops;      /* problems/logreg/lr_oracle.c   */
 
 #endif /* IRCG_ORACLE_H */

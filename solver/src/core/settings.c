@@ -85,9 +85,9 @@ ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
     if (s->step_rule < IRCG_STEP_OPEN_LOOP || s->step_rule > IRCG_STEP_LINE_SEARCH)
         return slv_fail(diag, IRCG_ERR_INVALID, "/step_rule",
                          "unknown step rule %d", (int)s->step_rule);
-    if (!isfinite(s->varsigma) || s->varsigma <= 0)
+    if (!isfinite(s->varsigma) || s->varsigma < 0)
         return slv_fail(diag, IRCG_ERR_INVALID, "/varsigma",
-                         "varsigma must be a finite number > 0, got %g", s->varsigma);
+                         "varsigma must be a finite number >= 0, got %g", s->varsigma);
     if (!isfinite(s->p) || s->p <= 0 || s->p >= 1)
         return slv_fail(diag, IRCG_ERR_INVALID, "/p",
                          "p must lie in the open interval (0, 1), got %g", s->p);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "core/oracle.h"
 #include "reference/reference.h"
 #include "core/solver_internal.h"
@@ -39,6 +40,29 @@ static ircg_error check_reference(const ircg_problem *pb, const ircg_reference *
     return IRCG_OK;
 }
 
+/* A distributed problem runs IR-CG with the Lanczos engine from the
+ * default start, without a reference (whose residual is whole). */
+static ircg_error check_distributed(const ircg_problem *pb, const ircg_settings *s,
+                                    ircg_diag *diag)
+{
+    if (!pb->comm)
+        return IRCG_OK;
+    if (s->algorithm != IRCG_ALG_IRCG)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                        "a distributed problem is solved by ircg only");
+    if (s->lmo_engine != IRCG_LMO_LANCZOS)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",
+                        "a distributed problem uses the lanczos engine only");
+    if (s->start != IRCG_START_DEFAULT)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/start",
+                        "a distributed problem starts from the default start only");
+    if (s->reference)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/reference",
+                        "a distributed problem takes a known g_opt, not a computed "
+                        "reference");
+    return IRCG_OK;
+}
+
 ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
                            ircg_solver **out, ircg_diag *diag)
 {
@@ -51,8 +75,16 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
         return slv_fail(diag, IRCG_ERR_INVALID, "", "problem is NULL");
     if ((err = ircg_settings_validate(s, diag)) != IRCG_OK)
         return err;
-    if ((err = check_reference(pb, s->reference, diag)) != IRCG_OK)
+    if ((err = check_reference(pb, s->reference, diag)) != IRCG_OK ||
+        (err = check_distributed(pb, s, diag)) != IRCG_OK)
         return err;
+    if ((s->algorithm == IRCG_ALG_CGBIO && !pb->cut) ||
+        (is_projection_method(s->algorithm) && (!pb->prox_ops || !pb->proj)))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                         "%s is not available for %s problems (IR-CG is)",
+                         s->algorithm == IRCG_ALG_CGBIO ? "CG-BiO"
+                         : s->algorithm == IRCG_ALG_IRPG ? "IR-PG" : "Bi-SG",
+                         pb->ops->name);
     if (s->lmo_engine == IRCG_LMO_ARPACK &&
         pb->info.domain.kind != IRCG_DOMAIN_NUCLEAR_BALL)
         return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",
@@ -105,6 +137,8 @@ void slv_solver_refresh_values(ircg_solver *sv)
     double g_opt = ref ? ref->info.g_opt : sv->set.g_opt;
 
     memset(&sv->vals, 0, sizeof sv->vals);
+    if (sv->ops->set_reference)
+        sv->ops->set_reference(sv->ws, rres);
     sv->ops->values(sv->ws, rres, &sv->vals);
     if (!rres) {
         sv->vals.g_gap_x = sv->vals.g_x - g_opt; /* NaN when unknown */
@@ -126,19 +160,33 @@ static void fill_info(const ircg_solver *sv, ircg_status st, double elapsed,
         .lmo_unconverged = sv->lmo_unconverged,
         .proj_partial = sv->proj_partial, .proj_full = sv->proj_full,
         .warmup_iterations = sv->warmup_iterations,
-        .warmup_seconds = sv->warmup_seconds,
+        .warmup_seconds = sv->warmup_seconds, .threads = 1,
     };
+    if (sv->ops->traffic)
+        sv->ops->traffic(sv->ws, &info->omega_passes, &info->omega_bytes,
+                         &info->threads);
+}
+
+/* Every rank of a distributed solve must stop at the same iteration: the
+ * cancel flags and clocks are put to a vote (any rank stops them all). */
+static ircg_status vote(const ircg_solver *sv, int cancel, int late)
+{
+    double v[2] = {cancel, late};
+    slv_comm_sum(sv->pb->comm, v, 2);
+    return v[0] > 0 ? IRCG_STATUS_CANCELLED
+           : v[1] > 0 ? IRCG_STATUS_TIME_LIMIT : IRCG_STATUS_UNSOLVED;
 }
 
 ircg_status slv_solver_should_stop(const ircg_solver *sv, double elapsed)
 {
     if (sv->t >= sv->set.max_iter)
-        return IRCG_STATUS_MAX_ITER;
-    if (sv->set.cancel && __atomic_load_n(sv->set.cancel, __ATOMIC_RELAXED))
-        return IRCG_STATUS_CANCELLED;
-    if (sv->set.time_limit > 0 && elapsed >= sv->set.time_limit)
-        return IRCG_STATUS_TIME_LIMIT;
-    return IRCG_STATUS_UNSOLVED;
+        return IRCG_STATUS_MAX_ITER; /* the same on every rank */
+    int cancel = sv->set.cancel && __atomic_load_n(sv->set.cancel, __ATOMIC_RELAXED);
+    int late = sv->set.time_limit > 0 && elapsed >= sv->set.time_limit;
+    if (sv->pb->comm)
+        return vote(sv, cancel, late);
+    return cancel ? IRCG_STATUS_CANCELLED
+           : late ? IRCG_STATUS_TIME_LIMIT : IRCG_STATUS_UNSOLVED;
 }
 
 /* One iteration of the algorithm, then the values the callback sees. */
@@ -193,6 +241,9 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
 
     if ((err = check_live_settings(sv)) != IRCG_OK)
         goto done;
+    if (sv->ops->set_reference) /* the settings may name another one now */
+        sv->ops->set_reference(sv->ws, sv->set.reference ? sv->set.reference->residual
+                                                         : NULL);
     if (alg->prepare) {
         err = alg->prepare(sv, start, &st);
         elapsed = slv_now() - start;

@@ -50,9 +50,21 @@ extern const slv_alg slv_alg_cgbio; /* alg_cgbio.c */
 extern const slv_alg slv_alg_irpg;  /* alg_prox.c  */
 extern const slv_alg slv_alg_bisg;  /* alg_prox.c  */
 
-/* The step of a rule for direction d (t = iteration, from 0). */
+/* The step of a rule for direction d (t = iteration, from 0) when Phi is
+ * quadratic along d (d->curved = 0). */
 double slv_step_size(ircg_step_rule rule, int64_t t, double sigma,
                       const slv_dir *d, double L_f, double L_g);
+/* The step of a rule for the last LMO's direction d of ops' workspace:
+ * slv_step_size, except that the exact line search along a curved d
+ * minimizes the convex Phi_sigma(x + a d) over [0, 1] through ops->slope
+ * (linesearch.c). */
+double slv_step(const slv_oracle_ops *ops, void *ws, ircg_step_rule rule,
+                int64_t t, double sigma, const slv_dir *d, double L_f,
+                double L_g);
+/* argmin_{a in [0, 1]} of a convex phi with phi'(0) = slope0, through
+ * ops->slope (linesearch.c); also the number of slope evaluations. */
+double slv_line_search_1d(const slv_oracle_ops *ops, void *ws, double sigma,
+                          double slope0, int *evaluations);
 
 /* A stopping rule that fires at `elapsed` seconds, or UNSOLVED. */
 ircg_status slv_solver_should_stop(const ircg_solver *sv, double elapsed);

@@ -309,16 +309,38 @@ static void run_free(run *u)
     free(u->val);
 }
 
+/* One part of a file read by one of several processes (part.c): the
+ * body bytes [lo, hi) of the buffer, whose first line follows line line0
+ * (when lo lies after the head).  What needs the whole file -- "no
+ * ratings found", the size line's count, duplicates across parts -- is
+ * the caller's to check. */
+typedef struct part_req {
+    size_t lo, hi;
+    long line0;
+} part_req;
+
+/* The body of a part: [lo, hi) clipped to what follows the head. */
+static void part_body(run *u, const char *base, const part_req *pr, long *line)
+{
+    const char *lo = base + pr->lo, *hi = base + pr->hi;
+    if (lo > u->body) {
+        u->body = lo;
+        *line = pr->line0;
+    }
+    u->end = hi > u->body ? hi : u->body;
+}
+
 /* The reader on buf, cut into ranges of about range_bytes (0: one range);
  * max_entries > 0 stops after that many entries (a probe: *head says what
- * was read).  Either of out and head may be NULL. */
+ * was read).  Either of out and head may be NULL; pr: only that part. */
 static ircg_error run_reader(const char *buf, size_t len, const ircg_read_options *opt,
                              size_t range_bytes, int release, int64_t max_entries,
-                             ircg_ratings **out, ircg_ratings_probe *head,
-                             ircg_diag *diag)
+                             const part_req *pr, ircg_ratings **out,
+                             ircg_ratings_probe *head, ircg_diag *diag)
 {
     ircg_read_options o = opt ? *opt : (ircg_read_options){0};
     run u = {.release = release};
+    const char *base = buf; /* where a part's offsets count from */
     int64_t n = 0;
     int stopped = 0, max_r = 0, max_c = 0;
     if (diag)
@@ -344,6 +366,8 @@ static ircg_error run_reader(const char *buf, size_t len, const ircg_read_option
     slv_pool *pool = NULL;
     u.body = in.cur;
     u.end = in.end;
+    if (!e && pr)
+        part_body(&u, base, pr, &in.line);
     if (!e && cut(&u, range_bytes) != 0)
         e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     if (!e && u.nr > 1)
@@ -353,8 +377,10 @@ static ircg_error run_reader(const char *buf, size_t len, const ircg_read_option
     slv_pool_free(pool);
     if (!e)
         e = join(&u, &n, &stopped, &max_r, &max_c, diag);
-    if (!e)
+    if (!e && !pr)
         e = check_whole(&u, n, stopped, diag);
+    if (!e && pr)
+        e = check_duplicates(&u, n, diag);
     ircg_ratings *got = NULL;
     if (!e && out)
         e = finish(&u, n, max_r, max_c, &got, diag);
@@ -379,8 +405,8 @@ ircg_error slv_ratings_read_ranges(const char *buf, size_t len, const ircg_read_
             diag->line = 0;
         return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL buffer or output");
     }
-    return run_reader(buf, len, opt, range_bytes ? range_bytes : 1, 0, 0, out, NULL,
-                      diag);
+    return run_reader(buf, len, opt, range_bytes ? range_bytes : 1, 0, 0, NULL, out,
+                      NULL, diag);
 }
 
 ircg_error ircg_ratings_read_buffer(const char *buf, size_t len,
@@ -406,7 +432,7 @@ ircg_error ircg_ratings_probe_buffer(const char *buf, size_t len,
                 nl = buf + k;
         n = nl ? (size_t)(nl - buf) : IRCG_PROBE_BYTES;
     }
-    ircg_error e = run_reader(buf, n, opt, 0, 0, IRCG_PROBE_ENTRIES, NULL, out, diag);
+    ircg_error e = run_reader(buf, n, opt, 0, 0, IRCG_PROBE_ENTRIES, NULL, NULL, out, diag);
     if (!e) {
         out->bytes = (int64_t)len;
         out->complete = out->complete && n == len;
@@ -425,7 +451,7 @@ ircg_error ircg_ratings_read_file(const char *path, const ircg_read_options *opt
     *out = NULL;
     ircg_error e = slv_map_file(path, &m, diag);
     if (!e) {
-        e = run_reader(m.data, m.len, opt, RANGE_BYTES, m.mapped, 0, out, NULL, diag);
+        e = run_reader(m.data, m.len, opt, RANGE_BYTES, m.mapped, 0, NULL, out, NULL, diag);
     }
     slv_unmap_file(&m);
     return e;
@@ -449,5 +475,68 @@ ircg_error ircg_ratings_probe_file(const char *path, const ircg_read_options *op
         out->complete = out->complete && (int64_t)len == size;
     }
     free(data);
+    return e;
+}
+
+/* ------------------------------------------------ parts of a file -- */
+
+/* Where part k of nparts begins: 0, or after the first newline at or
+ * after k/nparts of the file (len when there is none). */
+static size_t part_cut(const char *buf, size_t len, int k, int nparts)
+{
+    if (k <= 0)
+        return 0;
+    if (k >= nparts)
+        return len;
+    size_t at = (size_t)((double)len * k / nparts);
+    const char *nl = at < len ? memchr(buf + at, '\n', len - at) : NULL;
+    return nl ? (size_t)(nl - buf) + 1 : len;
+}
+
+static ircg_error part_args(const char *path, int part, int nparts, ircg_diag *diag)
+{
+    if (diag)
+        diag->line = 0;
+    if (!path)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL path");
+    if (nparts < 1 || part < 0 || part >= nparts)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/part", "part %d of %d is not in [0, %d)",
+                        part, nparts, nparts);
+    return IRCG_OK;
+}
+
+ircg_error ircg_ratings_part_lines(const char *path, int part, int nparts, int64_t *lines,
+                                   ircg_diag *diag)
+{
+    slv_mapped m;
+    ircg_error e = part_args(path, part, nparts, diag);
+    if (e || (e = slv_map_file(path, &m, diag)) != IRCG_OK)
+        return e;
+    size_t lo = part_cut(m.data, m.len, part, nparts), hi = part_cut(m.data, m.len,
+                                                                      part + 1, nparts);
+    int64_t n = 0;
+    for (const char *p = m.data + lo, *end = m.data + hi;
+         p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        n++;
+    *lines = n;
+    slv_unmap_file(&m);
+    return IRCG_OK;
+}
+
+ircg_error ircg_ratings_read_file_part(const char *path, const ircg_read_options *opt,
+                                       int part, int nparts, int64_t line0,
+                                       ircg_ratings **out, ircg_diag *diag)
+{
+    slv_mapped m;
+    if (!out)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL output");
+    *out = NULL;
+    ircg_error e = part_args(path, part, nparts, diag);
+    if (e || (e = slv_map_file(path, &m, diag)) != IRCG_OK)
+        return e;
+    part_req pr = {part_cut(m.data, m.len, part, nparts),
+                   part_cut(m.data, m.len, part + 1, nparts), (long)line0};
+    e = run_reader(m.data, m.len, opt, RANGE_BYTES, m.mapped, 0, &pr, out, NULL, diag);
+    slv_unmap_file(&m);
     return e;
 }

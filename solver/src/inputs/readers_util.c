@@ -231,3 +231,18 @@ ircg_error scan_fail(const scan *in, ircg_diag *diag, const char *fmt, ...)
         diag->line = in->line;
     return IRCG_ERR_PARSE;
 }
+
+ircg_error scan_push(double **v, int64_t *n, int64_t *cap, double x, ircg_diag *diag)
+{
+    if (*n == *cap) {
+        int64_t c = *cap ? 2 * *cap : 1024;
+        double *p = realloc(*v, (size_t)c * sizeof *p);
+        if (!p)
+            return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory after %lld values",
+                            (long long)*n);
+        *v = p;
+        *cap = c;
+    }
+    (*v)[(*n)++] = x;
+    return IRCG_OK;
+}

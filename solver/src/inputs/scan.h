@@ -7,6 +7,7 @@
 #define IRCG_INPUTS_SCAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ircg.h"
@@ -31,6 +32,9 @@ static inline int span_shown(span s) { return s.n > SPAN_SHOW ? SPAN_SHOW : (int
  * diag->message and N in diag->line (readers_util.c). */
 ircg_error scan_fail(const scan *in, ircg_diag *diag, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Append x to the growable array (*v, *n, *cap) (doubling, from 1024). */
+ircg_error scan_push(double **v, int64_t *n, int64_t *cap, double x, ircg_diag *diag);
 
 static inline int is_blank_char(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 

@@ -220,12 +220,18 @@ static double *normals(slv_rng *g, int64_t count)
     return v;
 }
 
-/* The factors U (n x r) and V (p x r), row-major, from ST_FACTORS. */
-static int factors(const ircg_synth_ratings_spec *s, double **U, double **V)
+/* The factors U (rows [lo, hi) of n x r) and V (p x r), row-major, from
+ * ST_FACTORS: U's other rows are drawn, not kept. */
+static int factors(const ircg_synth_ratings_spec *s, int lo, int hi, double **U, double **V)
 {
     slv_rng gf;
+    int r = s->rank;
     slv_rng_seed(&gf, s->seed, ST_FACTORS);
-    *U = normals(&gf, (int64_t)s->n_rows * s->rank);
+    for (int64_t t = 0; t < (int64_t)lo * r; t++)
+        (void)slv_rng_normal(&gf);
+    *U = normals(&gf, (int64_t)(hi - lo) * r);
+    for (int64_t t = (int64_t)hi * r; t < (int64_t)s->n_rows * r; t++)
+        (void)slv_rng_normal(&gf);
     *V = normals(&gf, (int64_t)s->n_cols * s->rank);
     return *U && *V ? 0 : -1;
 }
@@ -243,25 +249,22 @@ static void fill_values(const ircg_synth_ratings_spec *s, const double *U, const
     }
 }
 
-ircg_error ircg_synth_ratings(const ircg_synth_ratings_spec *spec,
-                              ircg_ratings **out, ircg_diag *diag)
+/* Every rating (small instances), or rows [lo, hi) of a large one. */
+static ircg_error generate(const ircg_synth_ratings_spec *spec, int lo, int hi,
+                           ircg_ratings **out, ircg_diag *diag)
 {
     ircg_error e = IRCG_OK;
     ircg_ratings *R = NULL;
-    if (diag)
-        diag->line = 0;
-    if (!spec || !out)
-        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL spec or output");
-    *out = NULL;
-    if ((e = validate_spec(spec, diag)) != IRCG_OK)
-        return e;
-    R = ircg_ratings_new(spec->n_rows, spec->n_cols, spec->n_ratings);
+    int by_rows = synth_by_rows(spec);
     double *U = NULL, *V = NULL;
-    if (!R || factors(spec, &U, &V) != 0) {
+    if (!by_rows)
+        lo = 0, hi = spec->n_rows;
+    if (factors(spec, lo, hi, &U, &V) != 0 ||
+        (!by_rows && !(R = ircg_ratings_new(spec->n_rows, spec->n_cols, spec->n_ratings)))) {
         e = slv_fail(diag, IRCG_ERR_NOMEM, "/n_ratings", "out of memory for %lld ratings",
                      (long long)spec->n_ratings);
-    } else if (synth_by_rows(spec)) {
-        e = synth_rows(spec, U, V, R, diag);
+    } else if (by_rows) {
+        e = synth_rows(spec, lo, hi, U, V, &R, diag);
     } else if ((e = pick_cells(spec, R, diag)) == IRCG_OK) {
         fill_values(spec, U, V, R);
     }
@@ -272,6 +275,74 @@ ircg_error ircg_synth_ratings(const ircg_synth_ratings_spec *spec,
         return e;
     }
     *out = R;
+    return IRCG_OK;
+}
+
+static ircg_error synth_args(const ircg_synth_ratings_spec *spec, const void *out,
+                             ircg_diag *diag)
+{
+    if (diag)
+        diag->line = 0;
+    if (!spec || !out)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "NULL spec or output");
+    return validate_spec(spec, diag);
+}
+
+ircg_error ircg_synth_ratings(const ircg_synth_ratings_spec *spec,
+                              ircg_ratings **out, ircg_diag *diag)
+{
+    ircg_error e = synth_args(spec, out, diag);
+    if (out)
+        *out = NULL;
+    return e ? e : generate(spec, 0, spec->n_rows, out, diag);
+}
+
+/* The entries of rows [lo, hi) of R, moved to the front. */
+static void keep_rows(ircg_ratings *R, int lo, int hi)
+{
+    int64_t c = 0;
+    for (int64_t e = 0; e < R->nnz; e++)
+        if (R->row[e] >= lo && R->row[e] < hi) {
+            R->row[c] = R->row[e];
+            R->col[c] = R->col[e];
+            R->val[c++] = R->val[e];
+        }
+    R->nnz = c;
+}
+
+ircg_error ircg_synth_ratings_rows(const ircg_synth_ratings_spec *spec, int row_lo,
+                                   int row_hi, ircg_ratings **out, ircg_diag *diag)
+{
+    ircg_error e = synth_args(spec, out, diag);
+    if (out)
+        *out = NULL;
+    if (!e && (row_lo < 0 || row_hi < row_lo || row_hi > spec->n_rows))
+        e = slv_fail(diag, IRCG_ERR_INVALID, "/n_rows", "rows [%d, %d) are not inside "
+                     "the %d rows", row_lo, row_hi, spec->n_rows);
+    if (!e && (e = generate(spec, row_lo, row_hi, out, diag)) == IRCG_OK &&
+        !synth_by_rows(spec))
+        keep_rows(*out, row_lo, row_hi);
+    return e;
+}
+
+ircg_error ircg_synth_row_counts(const ircg_synth_ratings_spec *spec, int64_t *counts,
+                                 ircg_diag *diag)
+{
+    ircg_ratings *R = NULL;
+    ircg_error e = synth_args(spec, counts, diag);
+    if (e)
+        return e;
+    if (synth_by_rows(spec))
+        return synth_row_counts(spec, counts) == 0
+                   ? IRCG_OK
+                   : slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    if ((e = generate(spec, 0, spec->n_rows, &R, diag)) != IRCG_OK)
+        return e;
+    assert(R); /* generate() makes R when it succeeds */
+    memset(counts, 0, (size_t)spec->n_rows * sizeof *counts);
+    for (int64_t t = 0; t < R->nnz; t++)
+        counts[R->row[t]]++;
+    ircg_ratings_free(R);
     return IRCG_OK;
 }
 

@@ -51,7 +51,11 @@ int32_t *synth_permutation(struct slv_rng *g, int n);
  * depends on the spec alone), and the generator: R holds n_ratings
  * entries to fill; U (n_rows x rank) and V (n_cols x rank) row-major. */
 int synth_by_rows(const ircg_synth_ratings_spec *s);
-ircg_error synth_rows(const ircg_synth_ratings_spec *s, const double *U, const double *V,
-                      ircg_ratings *R, ircg_diag *diag);
+/* The ratings of rows [lo, hi) into a new *out (U: those rows' factors) (only the blocks of rows
+ * that hold them are drawn), and the ratings of every row (counts, n_rows;
+ * 0, or -1 when out of memory). */
+ircg_error synth_rows(const ircg_synth_ratings_spec *s, int lo, int hi, const double *U,
+                      const double *V, ircg_ratings **out, ircg_diag *diag);
+int synth_row_counts(const ircg_synth_ratings_spec *s, int64_t *counts);
 
 #endif /* IRCG_INPUTS_SYNTH_H */

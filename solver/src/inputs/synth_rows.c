@@ -47,6 +47,9 @@ typedef struct rows_job {
     const int64_t *cstart;   /* the cover cells by row: columns ccol[cstart[i]..] */
     const int32_t *ccol;
     const int64_t *rowptr;   /* where each row's entries go                  */
+    int lo, hi;              /* the rows kept: entry e of row i in [lo, hi)
+                                goes to R's entry e - rowptr[lo]; the other
+                                rows of their blocks are drawn, not kept   */
     ircg_ratings *R;
     int failed;
 } rows_job;
@@ -57,7 +60,9 @@ typedef struct rows_job {
 static void one_row(const rows_job *j, slv_rng *g, uint64_t *bits, int i)
 {
     const int p = j->s->n_cols;
-    int64_t at = j->rowptr[i], draw = j->rowptr[i + 1] - at - (j->cstart[i + 1] - j->cstart[i]);
+    int64_t at = j->rowptr[i] - j->rowptr[j->lo];
+    int64_t draw = j->rowptr[i + 1] - j->rowptr[i] - (j->cstart[i + 1] - j->cstart[i]);
+    int keep = i >= j->lo && i < j->hi;
     for (int64_t c = j->cstart[i]; c < j->cstart[i + 1]; c++)
         bits[j->ccol[c] >> 6] |= UINT64_C(1) << (j->ccol[c] & 63);
     while (draw > 0) {
@@ -68,11 +73,14 @@ static void one_row(const rows_job *j, slv_rng *g, uint64_t *bits, int i)
             draw--;
         }
     }
-    const double *u = j->U + (size_t)i * (size_t)j->sc.rank;
+    /* U holds the kept rows only */
+    const double *u = keep ? j->U + (size_t)(i - j->lo) * (size_t)j->sc.rank : NULL;
     for (int w = 0; w <= (p - 1) >> 6; w++) {
         for (uint64_t b = bits[w]; b; b &= b - 1) {
             int col = (w << 6) + __builtin_ctzll(b);
             double z = j->sc.noise > 0 ? slv_rng_normal(g) : 0.0;
+            if (!keep)
+                continue;
             j->R->row[at] = i;
             j->R->col[at] = col;
             j->R->val[at++] = synth_rating(&j->sc, u, j->V + (size_t)col * (size_t)j->sc.rank, z);
@@ -90,9 +98,10 @@ static void one_block(void *ctx, int b)
         __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
         return;
     }
-    slv_rng_seed(&g, j->s->seed, ST_BLOCK + (uint64_t)b);
-    int end = (b + 1) * BLOCK_ROWS < j->s->n_rows ? (b + 1) * BLOCK_ROWS : j->s->n_rows;
-    for (int i = b * BLOCK_ROWS; i < end; i++)
+    int b0 = j->lo / BLOCK_ROWS + b; /* the blocks that hold [lo, hi) */
+    int end = (b0 + 1) * BLOCK_ROWS < j->s->n_rows ? (b0 + 1) * BLOCK_ROWS : j->s->n_rows;
+    slv_rng_seed(&g, j->s->seed, ST_BLOCK + (uint64_t)b0);
+    for (int i = b0 * BLOCK_ROWS; i < end && i < j->hi; i++)
         one_row(j, &g, bits, i);
     free(bits);
 }
@@ -137,19 +146,37 @@ static int layout(const ircg_synth_ratings_spec *s, int64_t *cstart, int32_t **c
     return ok ? 0 : -1;
 }
 
-ircg_error synth_rows(const ircg_synth_ratings_spec *s, const double *U, const double *V,
-                      ircg_ratings *R, ircg_diag *diag)
+int synth_row_counts(const ircg_synth_ratings_spec *s, int64_t *counts)
 {
     int n = s->n_rows;
     int64_t *cstart = malloc(((size_t)n + 1) * sizeof *cstart);
     int64_t *rowptr = malloc(((size_t)n + 1) * sizeof *rowptr);
     int32_t *ccol = NULL;
+    int ok = cstart && rowptr && layout(s, cstart, &ccol, rowptr) == 0;
+    for (int i = 0; ok && i < n; i++)
+        counts[i] = rowptr[i + 1] - rowptr[i];
+    free(cstart);
+    free(rowptr);
+    free(ccol);
+    return ok ? 0 : -1;
+}
+
+ircg_error synth_rows(const ircg_synth_ratings_spec *s, int lo, int hi, const double *U,
+                      const double *V, ircg_ratings **out, ircg_diag *diag)
+{
+    int n = s->n_rows;
+    int64_t *cstart = malloc(((size_t)n + 1) * sizeof *cstart);
+    int64_t *rowptr = malloc(((size_t)n + 1) * sizeof *rowptr);
+    int32_t *ccol = NULL;
+    ircg_ratings *R = NULL;
     ircg_error e = IRCG_OK;
-    if (!cstart || !rowptr || layout(s, cstart, &ccol, rowptr) != 0) {
-        e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    if (!cstart || !rowptr || layout(s, cstart, &ccol, rowptr) != 0 ||
+        !(R = ircg_ratings_new(n, s->n_cols, rowptr[hi] - rowptr[lo]))) {
+        e = slv_fail(diag, IRCG_ERR_NOMEM, "/n_ratings", "out of memory for %lld ratings",
+                     (long long)s->n_ratings);
     } else {
-        rows_job j = {s, U, V, synth_scale_of(s), cstart, ccol, rowptr, R, 0};
-        int blocks = (n + BLOCK_ROWS - 1) / BLOCK_ROWS;
+        rows_job j = {s, U, V, synth_scale_of(s), cstart, ccol, rowptr, lo, hi, R, 0};
+        int blocks = hi > lo ? (hi - 1) / BLOCK_ROWS - lo / BLOCK_ROWS + 1 : 0;
         int t = s->threads > 0 ? s->threads : slv_processors();
         t = t > MAX_THREADS ? MAX_THREADS : t;
         slv_pool *pool = slv_pool_new(t < blocks ? t : blocks);
@@ -161,5 +188,9 @@ ircg_error synth_rows(const ircg_synth_ratings_spec *s, const double *U, const d
     free(cstart);
     free(rowptr);
     free(ccol);
+    if (e != IRCG_OK)
+        ircg_ratings_free(R);
+    else
+        *out = R;
     return e;
 }

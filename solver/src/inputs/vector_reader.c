@@ -1,7 +1,8 @@
 /*
  * vector_reader.c -- dense vectors from files (the right-hand side b of a
  * least-squares problem, say): Matrix Market "array" or one-column
- * "coordinate" files, or plain numbers separated by blanks or commas.
+ * "coordinate" files, or plain numbers separated by blanks or commas (one
+ * CSV column with its header line, too).
  * Numbers follow the ratings readers' rules (slv_parse_decimal: decimal
  * only, finite), and every error says "line N: what is wrong".
  */
@@ -40,17 +41,7 @@ static ircg_error value(vr *r, span s, double *out)
 
 static ircg_error push(vr *r, double x)
 {
-    if (r->n == r->cap) {
-        int64_t cap = r->cap ? 2 * r->cap : 1024;
-        double *p = realloc(r->v, (size_t)cap * sizeof *p);
-        if (!p)
-            return slv_fail(r->diag, IRCG_ERR_NOMEM, "", "out of memory after %lld values",
-                            (long long)r->n);
-        r->v = p;
-        r->cap = cap;
-    }
-    r->v[r->n++] = x;
-    return IRCG_OK;
+    return scan_push(&r->v, &r->n, &r->cap, x, r->diag);
 }
 
 static int64_t count(span s)
@@ -144,6 +135,18 @@ static ircg_error numbers(vr *r, span line)
     return IRCG_OK;
 }
 
+/* A first line whose first field (up to a blank or a comma) is not of a
+ * number's form (an overflowing number is one, and an error): the header
+ * of a CSV column. */
+static int csv_header(span t)
+{
+    size_t k = 0;
+    double x;
+    while (k < t.n && !is_blank_char(t.p[k]) && t.p[k] != ',')
+        k++;
+    return slv_parse_decimal(t.p, k, &x) == -1;
+}
+
 static ircg_error read_vector(vr *r)
 {
     span line = {0};
@@ -154,7 +157,8 @@ static ircg_error read_vector(vr *r)
             e = mm_header(r, t);
             continue;
         }
-        if (t.n == 0 || t.p[0] == '%' || t.p[0] == '#')
+        if (t.n == 0 || t.p[0] == '%' || t.p[0] == '#' ||
+            (r->in.line == 1 && csv_header(t)))
             continue;
         e = r->coordinate ? mm_entry(r, t) : numbers(r, t);
     }

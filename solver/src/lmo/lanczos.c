@@ -67,9 +67,7 @@ void lmo_lanczos_free(lmo_lanczos *lz)
     free(lz);
 }
 
-/* Remove from x (length len) its components along the j columns of B;
- * twice, which is enough in floating point ("twice is enough"). */
-static void reorth(const double *B, int len, int j, double *x, double *h)
+void lmo_reorth(const double *B, int len, int j, double *x, double *h)
 {
     if (j == 0)
         return;
@@ -79,7 +77,7 @@ static void reorth(const double *B, int len, int j, double *x, double *h)
     }
 }
 
-static void pseudo_random(double *x, int len)
+void lmo_pseudo_random(double *x, int len)
 {
     uint64_t s = 0x9e3779b97f4a7c15ULL;
     for (int i = 0; i < len; i++) {
@@ -132,7 +130,7 @@ static int set_start(lmo_lanczos *lz, const double *v0)
     if (v0)
         memcpy(lz->V, v0, (size_t)lz->p * sizeof(double));
     else
-        pseudo_random(lz->V, lz->p);
+        lmo_pseudo_random(lz->V, lz->p);
     nv = cblas_dnrm2(lz->p, lz->V, 1);
     if (!(nv > 0) || !isfinite(nv))
         return 0;
@@ -155,7 +153,7 @@ static int cycle(lmo_lanczos *lz, lmo_op_fn op, void *ctx, int nsv, double tol,
         out->matvecs++;
         if (j > 0)
             cblas_daxpy(n, -lz->beta[j - 1], lz->U + (size_t)(j - 1) * n, 1, uj, 1);
-        reorth(lz->U, n, j, uj, lz->h);
+        lmo_reorth(lz->U, n, j, uj, lz->h);
         lz->alpha[j] = cblas_dnrm2(n, uj, 1);
         if (!(lz->alpha[j] > 1e-14 * bnorm) || lz->alpha[j] == 0) {
             if (j == 0)
@@ -175,7 +173,7 @@ static int cycle(lmo_lanczos *lz, lmo_op_fn op, void *ctx, int nsv, double tol,
         op(ctx, 1, uj, w);
         out->matvecs++;
         cblas_daxpy(p, -lz->alpha[j], vj, 1, w, 1);
-        reorth(lz->V, p, j + 1, w, lz->h);
+        lmo_reorth(lz->V, p, j + 1, w, lz->h);
         lz->beta[j] = cblas_dnrm2(p, w, 1);
         if (bidiag_svd(lz, j + 1) != 0) {
             *err = 1;

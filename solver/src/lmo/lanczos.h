@@ -34,4 +34,11 @@ typedef struct lmo_svd_out {
 ircg_error lmo_lanczos_run(lmo_lanczos *lz, lmo_op_fn op, void *ctx, const double *v0,
                           int nsv, double tol, int64_t max_mv, lmo_svd_out *out);
 
+/* Shared with gram.c: removes from x (length len) its components along the
+ * j columns of B (leading dimension len), twice, which is enough in
+ * floating point ("twice is enough"); h is scratch of j doubles. */
+void lmo_reorth(const double *B, int len, int j, double *x, double *h);
+/* The fixed pseudo-random start vector used when none is given. */
+void lmo_pseudo_random(double *x, int len);
+
 #endif /* IRCG_LMO_LANCZOS_H */

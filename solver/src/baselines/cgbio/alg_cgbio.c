@@ -42,6 +42,8 @@ static ircg_error cgbio_prepare(ircg_solver *sv, double t0, ircg_status *st)
         if (sv->warmup_iterations >= sv->set.cgbio_warmup_max_iter)
             break; /* go on from the best warm start the cap allows */
         double alpha = 2.0 / (double)(sv->warmup_iterations + 2);
+        if (ops->plan_lmo) /* the next warm-start LMO, from this vertex */
+            ops->plan_lmo(sv->ws, 0.0);
         if ((err = ops->step(sv->ws, alpha, 0.0, 0.0, 1.0)) != IRCG_OK)
             break;
         sv->warmup_iterations++;
@@ -50,10 +52,11 @@ static ircg_error cgbio_prepare(ircg_solver *sv, double t0, ircg_status *st)
     slv_solver_refresh_values(sv);
     if (err != IRCG_OK || *st != IRCG_STATUS_UNSOLVED)
         return err;
-    sv->cut_ref = malloc((size_t)n * sizeof *sv->cut_ref);
+    const double *r = ops->residual(sv->ws, IRCG_X);
+    sv->cut_ref = r ? malloc((size_t)n * sizeof *sv->cut_ref) : NULL;
     if (!sv->cut_ref)
         return IRCG_ERR_NOMEM;
-    memcpy(sv->cut_ref, ops->residual(sv->ws, IRCG_X), (size_t)n * sizeof *sv->cut_ref);
+    memcpy(sv->cut_ref, r, (size_t)n * sizeof *sv->cut_ref);
     sv->warm_done = 1;
     return IRCG_OK;
 }
@@ -63,7 +66,10 @@ static ircg_error cgbio_iterate(ircg_solver *sv, ircg_iter_info *it, int *conver
     const slv_oracle_ops *ops = sv->ops;
     int64_t n = sv->pb->info.n_observed;
     /* g(x'_0) - g(x_k) = sum 1/2 (r0 - rk)(r0 + rk) */
-    double slack = slv_half_sq_diff(sv->cut_ref, ops->residual(sv->ws, IRCG_X), n);
+    const double *rk = ops->residual(sv->ws, IRCG_X);
+    if (!rk)
+        return IRCG_ERR_NOMEM;
+    double slack = slv_half_sq_diff(sv->cut_ref, rk, n);
     slv_cut_info ci = {0};
     double t0 = slv_now();
     ircg_error err = sv->pb->cut->lmo_cut(sv->ws, slack, &ci);

@@ -274,7 +274,7 @@ static ircg_error mc_lmo_cut(void *ws, double slack, slv_cut_info *info)
 {
     mc_ws *w = ws;
     const mc_data *d = w->d;
-    double delta = d->delta, fro2, cs2, ax, hg, sC, sA, cv = 0;
+    double delta = d->delta, fro2, cs2, ax, sC, sA, cv = 0;
     int zeroC, zeroA;
     ircg_error err;
 
@@ -294,7 +294,7 @@ static ircg_error mc_lmo_cut(void *ws, double slack, slv_cut_info *info)
     /* <C, X> = 2 f(X) (f is 2-homogeneous); <A, X> = sum r X_Omega */
     mc_side_norms(w, &w->x, &fro2, &cs2);
     double cx = d->outer == IRCG_OUTER_COLUMN_VARIANCE ? fro2 - cs2 / d->n : fro2;
-    mc_omega_dir(w, &ax, &hg);
+    ax = mc_rx_dot_x(w);
 
     /* 1. the plain LMO vertex of C, which the cut may not touch */
     const double *warm = w->have_v ? w->v : NULL;

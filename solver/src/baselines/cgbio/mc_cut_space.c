@@ -59,8 +59,10 @@ ircg_error mc_cut_top(mc_cut_run *run, double wf, double wg, int nd,
     defl_ctx dc = {.g = {.w = w, .wf = wf, .wg = wg}, .R = c->R, .nd = nd,
                    .p = c->p, .tmp = c->tp2};
     lmo_svd_out so = {.u = u, .v = v};
-    ircg_error err = lmo_lanczos_run(w->lz, defl_op, &dc, v0, 1, w->lmo_tol,
-                                    w->lmo_max_mv, &so);
+    lmo_lanczos *lz = mc_lanczos(w);
+    ircg_error err = lz ? lmo_lanczos_run(lz, defl_op, &dc, v0, 1, w->lmo_tol,
+                                         w->lmo_max_mv, &so)
+                        : IRCG_ERR_NOMEM;
 
     run->matvecs += so.matvecs;
     if (err != IRCG_OK)

@@ -1,8 +1,8 @@
 /*
  * ls_prox.c -- the projected-gradient steps of IR-PG and Bi-SG on least
  * squares (oracle.h: grad_step, accept).  The pending point keeps its
- * residual A y - b and, for a quadratic f, Q y, so that accepting it costs
- * no product.
+ * residual A y - b and its outer vector (Q y, or A_v y - b_v), so that
+ * accepting it costs no product.
  */
 #include <math.h>
 #include <string.h>
@@ -24,7 +24,7 @@ static ircg_error ls_grad_step(void *p, unsigned from, double a_f, double a_g,
     ls_ws *w = p;
     const ls_data *d = w->d;
     double *y, *ry, *qy, *gg = w->g, *gf = w->v; /* scratch: g and v */
-    slv_ksum gfd = {0, 0}, ggd = {0, 0}, dd = {0, 0}, hf = {0, 0}, hg = {0, 0};
+    slv_ksum gfd = {0, 0}, ggd = {0, 0}, dd = {0, 0}, hg = {0, 0};
     ircg_error err;
 
     (void)mode; /* vector domains project exactly */
@@ -49,8 +49,6 @@ static ircg_error ls_grad_step(void *p, unsigned from, double a_f, double a_g,
         slv_ksum_add(&gfd, gf[i] * di);
         slv_ksum_add(&ggd, gg[i] * di);
         slv_ksum_add(&dd, di * di);
-        if (ls_has_q(w))
-            slv_ksum_add(&hf, di * (w->qp[i] - qy[i]));
     }
     for (int i = 0; i < d->m; i++) { /* A d = r_p - r_y */
         double ad = w->rp[i] - ry[i];
@@ -61,14 +59,14 @@ static ircg_error ls_grad_step(void *p, unsigned from, double a_f, double a_g,
         .d_norm2 = slv_ksum_value(&dd), .d_hg_d = slv_ksum_value(&hg),
         .matvecs = 2, .converged = 1, .full = 0, .rank = 0,
     };
-    mv->d_hf_d = ls_has_q(w) ? fmax(slv_ksum_value(&hf), 0.0) : mv->d_norm2;
+    mv->d_hf_d = ls_has_q(w) ? ls_f_curvature(d, w->xp, y, w->qp, qy) : mv->d_norm2;
     return isfinite(mv->gf_d) && isfinite(mv->gg_d) ? IRCG_OK : IRCG_ERR_NUMERICAL;
 }
 
 static ircg_error ls_accept(void *p, unsigned into)
 {
     ls_ws *w = p;
-    size_t n = (size_t)w->d->n, m = (size_t)w->d->m;
+    size_t n = (size_t)w->d->n, m = (size_t)w->d->m, nq = (size_t)ls_outer_len(w->d);
 
     if (!into || (into & ~(IRCG_SLOT_X | IRCG_SLOT_Z)))
         return IRCG_ERR_INVALID;
@@ -80,7 +78,7 @@ static ircg_error ls_accept(void *p, unsigned into)
         memcpy(y, w->xp, n * sizeof *y);
         memcpy(r, w->rp, m * sizeof *r);
         if (ls_has_q(w))
-            memcpy(q, w->qp, n * sizeof *q);
+            memcpy(q, w->qp, nq * sizeof *q);
     }
     return IRCG_OK;
 }

@@ -119,10 +119,18 @@ static void prox_values(void *ws, const double *ref, slv_values *out)
     if (ref) {
         out->g_gap_x = slv_half_sq_diff(w->x.r, ref, w->d->nnz);
         out->g_gap_z = slv_half_sq_diff(w->z.r, ref, w->d->nnz);
+        mc_exec_count(&w->ex, 16); /* r, ref */
+        mc_exec_count(&w->ex, 16);
     } else {
         out->g_gap_x = out->g_gap_z = NAN;
     }
     out->rank = w->x.k;
+}
+
+static void prox_traffic(void *ws, int64_t *passes, double *bytes, int *threads)
+{
+    mp_ws *w = ws;
+    mc_exec_traffic(&w->ex, passes, bytes, threads);
 }
 
 static const double *prox_residual(void *ws, ircg_which which)
@@ -140,5 +148,6 @@ const slv_oracle_ops slv_mc_prox_ops = {
     .iterate = mp_iterate,
     .save = mp_save,
     .restore = mp_restore,
+    .traffic = prox_traffic,
     .restart = mp_restart,
 };

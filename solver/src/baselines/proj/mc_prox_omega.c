@@ -27,7 +27,7 @@ static void omega_task(void *vc, int c)
     mp_ws *w = o->w;
     const mc_data *d = w->d;
     const mp_affine *aff = o->aff;
-    const double *restrict m = d->m, *restrict ref = o->ref;
+    const double *restrict ref = o->ref;
     const double *restrict wv = o->pt->has_w ? o->pt->w : NULL;
     const int32_t *restrict col = d->col;
     double *restrict r = o->pt->r;
@@ -40,7 +40,7 @@ static void omega_task(void *vc, int c)
             int j = col[e];
             double v;
             if (aff) {
-                v = aff->aff_r * aff->src[e] + aff->aff_m * m[e];
+                v = aff->aff_r * aff->src[e] + aff->aff_m * mc_rating(d, e);
                 if (aff->gam)
                     v += aff->gam[j];
             } else {
@@ -61,7 +61,7 @@ static void omega_task(void *vc, int c)
                     v += o->diag; /* j < m0 holds as i = j */
                 if (wv)
                     v += wv[j];
-                v -= m[e];
+                v -= mc_rating(d, e);
             }
             r[e] = v;
             slv_ksum_add(&g, 0.5 * v * v);
@@ -113,6 +113,8 @@ ircg_error mp_omega_residual(mp_ws *w, mp_point *pt, const mp_affine *aff,
     o.Pt = Pt;
     o.SQt = SQt;
     slv_pool_run(w->ex.pool, omega_task, &o, d->nchunk);
+    /* col, m, r written, and the source residual or the reference */
+    mc_exec_count(&w->ex, aff || ref ? 28 : 20);
     free(Pt);
     free(SQt);
     pt->g = chunk_total(w, 0);

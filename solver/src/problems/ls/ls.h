@@ -6,6 +6,12 @@
  *
  *   g(x) = 1/2 ||A x - b||^2,   A m x n dense row-major or CSR
  *   f(x) = 1/2 ||x||^2 | 1/2 ||x - c||^2 | 1/2 x'Qx + q'x
+ *        | 1/2 ||A_v x - b_v||^2 (validation rows, never formed as A_v'A_v)
+ *
+ * The quadratic and validation outer objectives are carried like the
+ * residual: the "outer vector" o(x) = Q x, or A_v x - b_v, of x, z, v and the
+ * pending point, affine in x, so that a step costs no product with Q or A_v
+ * (ls_outer_len() is its length, 0 for the other outer objectives).
  */
 #ifndef IRCG_LS_H
 #define IRCG_LS_H
@@ -26,10 +32,23 @@ typedef struct ls_data {
     double *c;          /* DIST_SQ: n                                      */
     double *Q;          /* QUADRATIC: n x n row-major, symmetric PSD       */
     double *q;          /* QUADRATIC: n, NULL = 0                          */
+    struct ls_data *vset;/* VALIDATION: A_v (m_v x n) and b_v in an ls_data
+                           of their own (dom, outer unused)               */
 } ls_data;
 
 void ls_data_free(void *data);
 
+/* ls_problem.c: the checked deep copy of the data, outer objective and
+ * domain, with L_g = ||A||_2^2 and L_f (1, lambda_max(Q) or ||A_v||_2^2);
+ * "/A", "/outer/..." and "/domain/..." errors.  Also the data of logistic
+ * regression (logreg/lr_problem.c), which scales the constants. */
+ircg_error ls_data_new(const ircg_ls_data *data, const ircg_outer *outer,
+                       const ircg_domain *domain, ls_data **out, double *L_f,
+                       double *L_g, ircg_diag *diag);
+/* The problem handle of kind over d (taken over: freed on failure) with
+ * the family's oracle ops and the constants. */
+ircg_error ls_problem_of(ls_data *d, ircg_problem_kind kind, const slv_oracle_ops *ops,
+                         double L_f, double L_g, ircg_problem **out, ircg_diag *diag);
 /* ls_problem.c: the problem handle with the family's oracle (pb->ops); the
  * public constructor (core/families.c) adds the methods' oracles */
 ircg_error ls_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
@@ -45,11 +64,40 @@ typedef struct ls_ws {
     int have_v;       /* an LMO ran since the last step */
     double *x, *z, *v, *g;       /* n; g is the LMO's direction c */
     double *rx, *rz, *rv;        /* m */
-    double *qx, *qz, *qv;        /* n, QUADRATIC only */
-    double *xp, *rp, *qp;        /* the pending point of grad_step (n, m, n) */
+    double *qx, *qz, *qv;        /* outer vectors (ls_outer_len), or NULL */
+    double *xp, *rp, *qp;        /* the pending point of grad_step (n, m, and
+                                    ls_outer_len) */
 } ls_ws;
 
-static inline int ls_has_q(const ls_ws *w) { return w->d->outer == IRCG_OUTER_QUADRATIC; }
+/* Length of the outer vector: n (QUADRATIC), m_v (VALIDATION), else 0. */
+static inline int ls_outer_len(const ls_data *d)
+{
+    return d->outer == IRCG_OUTER_QUADRATIC ? d->n
+           : d->outer == IRCG_OUTER_VALIDATION ? d->vset->m : 0;
+}
+static inline int ls_has_q(const ls_ws *w) { return ls_outer_len(w->d) > 0; }
+/* The constant of the outer vector, o(x) = L x - e: b_v, or NULL (0). */
+static inline const double *ls_outer_shift(const ls_data *d)
+{
+    return d->outer == IRCG_OUTER_VALIDATION ? d->vset->b : NULL;
+}
+
+/* x = the start point of s in d's domain ("/start", "/x0" errors); shared
+ * with logistic regression, like the checkpoint helpers below. */
+ircg_error ls_start_point(const ls_data *d, const ircg_settings *s, double *x,
+                          ircg_diag *diag);
+/* Checkpoint of a vector workspace: tag, m, n, outer kind, have_v, then the
+ * k arrays arr[i] of len[i] doubles; restore checks all of it (and that the
+ * first array, the iterate, lies in the domain) before writing any. */
+ircg_error ls_state_save(slv_buf *out, uint64_t tag, const ls_data *d, int have_v,
+                         double *const *arr, const size_t *len, int k);
+ircg_error ls_state_restore(slv_rbuf *in, uint64_t tag, const ls_data *d, int *have_v,
+                            double *const *arr, const size_t *len, int k,
+                            const char *what, ircg_diag *diag);
+/* z <- x for a run started afresh from a saved state: arr lists triples
+ * (x-side, z-side, v-side) as the checkpoint does, the z-side of each
+ * triple takes its x-side. */
+void ls_state_restart(double *const *arr, const size_t *len, int k);
 
 /* The step, shared with CG-BiO's cut step (baselines/cgbio/ls_cut.c). */
 ircg_error ls_step(void *ws, double alpha, double cz, double cx_old, double cx_new);
@@ -63,14 +111,29 @@ void ls_residual(const ls_data *d, const double *x, double *r);
 /* r = A v - b for an LMO vertex v (ls_oracle.c): one column of a dense A
  * when v is a vertex of the l1 ball or the simplex, else a product. */
 void ls_vertex_residual(const ls_data *d, const double *v, double *rv);
-/* y = Q x (QUADRATIC only). */
+/* y = A v, the same way, for a vertex of dom (logistic margins). */
+void ls_vertex_product(const ls_data *d, const ircg_domain *dom, const double *v,
+                       double *y);
+/* x' = x + a (v - x) and z' = cz z + co x + cn x' + e b in place, over len
+ * entries (b may be NULL: e unused): the iterate and every vector affine in
+ * it (residuals with b, margins without) follow a step the same way. */
+void ls_step_arrays(double *x, double *z, const double *v, const double *b,
+                    int64_t len, double a, double cz, double co, double cn, double e);
+/* The outer vector o(x): Q x (QUADRATIC) or A_v x - b_v (VALIDATION);
+ * only when ls_outer_len(d) > 0. */
 void ls_qmatvec(const ls_data *d, const double *x, double *y);
 
-/* f(x); qx = Q x for QUADRATIC (ignored otherwise, may be NULL then). */
+/* f(x); qx = its outer vector (ignored when there is none, may be NULL
+ * then). */
 double ls_f_value(const ls_data *d, const double *x, const double *qx);
 /* g += sigma grad f(x), qx as above. */
 void ls_f_grad_add(const ls_data *d, double sigma, const double *x,
                    const double *qx, double *g);
+/* d' (Hessian of f) d for the move d = y1 - y0, from y1, y0 and their
+ * outer vectors q1, q0: ||d||^2, <d, Q d> = <d, q1 - q0>, or
+ * ||A_v d||^2 = ||q1 - q0||^2. */
+double ls_f_curvature(const ls_data *d, const double *y1, const double *y0,
+                      const double *q1, const double *q0);
 
 /* An upper bound of ||A||_2^2: the eigenvalues of the smaller Gram matrix
  * (LAPACK) when min(m, n) is moderate, else the least of ||A||_F^2,

@@ -1,5 +1,6 @@
 /* ls_linalg.c -- products with A and Q, the outer objective, and the
- * Lipschitz constants L_g = ||A||_2^2 and L_f = lambda_max(Q).  L_g must be
+ * Lipschitz constants L_g = ||A||_2^2 and L_f = lambda_max(Q) (or
+ * ||A_v||_2^2 for the validation loss).  L_g must be
  * an upper bound, not an estimate: the closed-loop step and Bi-SG's step
  * 1/L_g are only safe with one. */
 #include <cblas.h>
@@ -59,13 +60,32 @@ void ls_residual(const ls_data *d, const double *x, double *r)
 
 void ls_qmatvec(const ls_data *d, const double *x, double *y)
 {
+    if (d->outer == IRCG_OUTER_VALIDATION) {
+        ls_residual(d->vset, x, y);
+        return;
+    }
     cblas_dsymv(CblasRowMajor, CblasUpper, d->n, 1.0, d->Q, d->n, x, 1, 0.0,
                 y, 1);
+}
+
+/* y += alpha A' r. */
+static void rmatvec_add(const ls_data *d, double alpha, const double *r, double *y)
+{
+    if (d->A) {
+        cblas_dgemv(CblasRowMajor, CblasTrans, d->m, d->n, alpha, d->A, d->n,
+                    r, 1, 1.0, y, 1);
+        return;
+    }
+    for (int i = 0; i < d->m; i++)
+        for (int64_t k = d->rowptr[i]; k < d->rowptr[i + 1]; k++)
+            y[d->colind[k]] += alpha * d->val[k] * r[i];
 }
 
 double ls_f_value(const ls_data *d, const double *x, const double *qx)
 {
     slv_ksum k = {0, 0};
+    if (d->outer == IRCG_OUTER_VALIDATION)
+        return slv_half_sq(qx, d->vset->m);
     for (int i = 0; i < d->n; i++) {
         switch (d->outer) {
         case IRCG_OUTER_DIST_SQ:
@@ -85,6 +105,10 @@ double ls_f_value(const ls_data *d, const double *x, const double *qx)
 void ls_f_grad_add(const ls_data *d, double sigma, const double *x,
                    const double *qx, double *g)
 {
+    if (d->outer == IRCG_OUTER_VALIDATION) {
+        rmatvec_add(d->vset, sigma, qx, g); /* A_v'(A_v x - b_v) */
+        return;
+    }
     for (int i = 0; i < d->n; i++) {
         double gi;
         switch (d->outer) {
@@ -94,6 +118,22 @@ void ls_f_grad_add(const ls_data *d, double sigma, const double *x,
         }
         g[i] += sigma * gi;
     }
+}
+
+double ls_f_curvature(const ls_data *d, const double *y1, const double *y0,
+                      const double *q1, const double *q0)
+{
+    slv_ksum k = {0, 0};
+    if (d->outer == IRCG_OUTER_VALIDATION)
+        for (int i = 0; i < d->vset->m; i++)
+            slv_ksum_add(&k, (q1[i] - q0[i]) * (q1[i] - q0[i]));
+    else if (d->outer == IRCG_OUTER_QUADRATIC)
+        for (int i = 0; i < d->n; i++)
+            slv_ksum_add(&k, (y1[i] - y0[i]) * (q1[i] - q0[i]));
+    else
+        for (int i = 0; i < d->n; i++)
+            slv_ksum_add(&k, (y1[i] - y0[i]) * (y1[i] - y0[i]));
+    return fmax(slv_ksum_value(&k), 0.0);
 }
 
 /* Largest eigenvalue of the symmetric k x k matrix G (destroyed). */

@@ -7,6 +7,7 @@
  * with A' (the gradient) and one with A (at the new vertex), and no others.
  * For a quadratic outer f, Q x, Q z and Q v are carried the same way.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,10 +58,11 @@ static ls_ws *ws_alloc(const ls_data *d)
     w->rp = calloc(m, sizeof *w->rp);
     int ok = w->x && w->z && w->v && w->g && w->rx && w->rz && w->rv && w->xp && w->rp;
     if (ls_has_q(w)) {
-        w->qx = calloc(n, sizeof *w->qx);
-        w->qz = calloc(n, sizeof *w->qz);
-        w->qv = calloc(n, sizeof *w->qv);
-        w->qp = calloc(n, sizeof *w->qp);
+        size_t nq = (size_t)ls_outer_len(d);
+        w->qx = calloc(nq, sizeof *w->qx);
+        w->qz = calloc(nq, sizeof *w->qz);
+        w->qv = calloc(nq, sizeof *w->qv);
+        w->qp = calloc(nq, sizeof *w->qp);
         ok = ok && w->qx && w->qz && w->qv && w->qp;
     }
     if (!ok) {
@@ -70,8 +72,8 @@ static ls_ws *ws_alloc(const ls_data *d)
     return w;
 }
 
-static ircg_error start_point(const ls_data *d, const ircg_settings *s,
-                              double *x, ircg_diag *diag)
+ircg_error ls_start_point(const ls_data *d, const ircg_settings *s, double *x,
+                          ircg_diag *diag)
 {
     switch (s->start) {
     case IRCG_START_DEFAULT:
@@ -107,14 +109,14 @@ static ircg_error ls_create(const ircg_problem *pb, const ircg_settings *s,
     *out = NULL;
     if (!w)
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
-    if ((err = start_point(d, s, w->x, diag)) != IRCG_OK)
+    if ((err = ls_start_point(d, s, w->x, diag)) != IRCG_OK)
         goto fail;
     memcpy(w->z, w->x, (size_t)d->n * sizeof *w->z);
     ls_residual(d, w->x, w->rx);
     memcpy(w->rz, w->rx, (size_t)d->m * sizeof *w->rz);
     if (ls_has_q(w)) {
         ls_qmatvec(d, w->x, w->qx);
-        memcpy(w->qz, w->qx, (size_t)d->n * sizeof *w->qz);
+        memcpy(w->qz, w->qx, (size_t)ls_outer_len(d) * sizeof *w->qz);
     }
     *out = w;
     return IRCG_OK;
@@ -123,16 +125,21 @@ fail:
     return err;
 }
 
-/* r_v = A v - b.  The vertices of the l1 ball and the simplex are 1-sparse:
- * for dense A that is one column, O(m) instead of a product. */
+/* The nonzero of a 1-sparse vertex of the l1 ball or the simplex, when A
+ * is dense (then A v is one column, O(m) instead of a product); else -1. */
+static int sparse_vertex(const ls_data *d, const ircg_domain *dom, const double *v)
+{
+    if (!d->A || (dom->kind != IRCG_DOMAIN_L1_BALL && dom->kind != IRCG_DOMAIN_SIMPLEX))
+        return -1;
+    for (int k = 0; k < d->n; k++)
+        if (v[k] != 0)
+            return k;
+    return -1;
+}
+
 void ls_vertex_residual(const ls_data *d, const double *v, double *rv)
 {
-    int j = -1;
-    if (d->A && (d->dom.kind == IRCG_DOMAIN_L1_BALL ||
-                 d->dom.kind == IRCG_DOMAIN_SIMPLEX))
-        for (int k = 0; k < d->n && j < 0; k++)
-            if (v[k] != 0)
-                j = k;
+    int j = sparse_vertex(d, &d->dom, v);
     if (j < 0) {
         ls_residual(d, v, rv);
         return;
@@ -141,12 +148,24 @@ void ls_vertex_residual(const ls_data *d, const double *v, double *rv)
         rv[i] = d->A[(size_t)i * d->n + j] * v[j] - d->b[i];
 }
 
+void ls_vertex_product(const ls_data *d, const ircg_domain *dom, const double *v,
+                       double *y)
+{
+    int j = sparse_vertex(d, dom, v);
+    if (j < 0) {
+        ls_matvec(d, v, y);
+        return;
+    }
+    for (int i = 0; i < d->m; i++)
+        y[i] = d->A[(size_t)i * d->n + j] * v[j];
+}
+
 /* c = sigma grad f(x) + A' r_x, v = LMO(c), and the scalars of d = v - x. */
 static ircg_error ls_lmo(void *p, double sigma, slv_dir *dir)
 {
     ls_ws *w = p;
     const ls_data *d = w->d;
-    slv_ksum gd = {0, 0}, dd = {0, 0}, hf = {0, 0}, hg = {0, 0}, sc = {0, 0};
+    slv_ksum gd = {0, 0}, dd = {0, 0}, hg = {0, 0}, sc = {0, 0};
 
     ls_rmatvec(d, w->rx, w->g);
     ls_f_grad_add(d, sigma, w->x, w->qx, w->g);
@@ -159,8 +178,6 @@ static ircg_error ls_lmo(void *p, double sigma, slv_dir *dir)
         slv_ksum_add(&gd, w->g[i] * di);
         slv_ksum_add(&sc, fabs(w->g[i]) * (fabs(w->v[i]) + fabs(w->x[i])));
         slv_ksum_add(&dd, di * di);
-        if (ls_has_q(w))
-            slv_ksum_add(&hf, di * (w->qv[i] - w->qx[i]));
     }
     for (int i = 0; i < d->m; i++) { /* A d = r_v - r_x */
         double ad = w->rv[i] - w->rx[i];
@@ -170,7 +187,7 @@ static ircg_error ls_lmo(void *p, double sigma, slv_dir *dir)
     dir->gphi_d = slv_ksum_value(&gd);
     dir->gphi_scale = slv_ksum_value(&sc);
     dir->d_norm2 = slv_ksum_value(&dd);
-    dir->d_hf_d = ls_has_q(w) ? fmax(slv_ksum_value(&hf), 0.0) : dir->d_norm2;
+    dir->d_hf_d = ls_has_q(w) ? ls_f_curvature(d, w->v, w->x, w->qv, w->qx) : dir->d_norm2;
     dir->d_hg_d = slv_ksum_value(&hg);
     dir->top_sv = NAN;
     dir->matvecs = 2;
@@ -179,11 +196,8 @@ static ircg_error ls_lmo(void *p, double sigma, slv_dir *dir)
     return isfinite(dir->gphi_d) ? IRCG_OK : IRCG_ERR_NUMERICAL;
 }
 
-/* x' = x + a (v - x) and z' = cz z + co x + cn x' + e b in place (e = 0
- * except for residuals, see ls_step). */
-static void step_arrays(double *x, double *z, const double *v, const double *b,
-                        int64_t len, double a, double cz, double co, double cn,
-                        double e)
+void ls_step_arrays(double *x, double *z, const double *v, const double *b,
+                    int64_t len, double a, double cz, double co, double cn, double e)
 {
     for (int64_t i = 0; i < len; i++) {
         double xn = a == 1.0 ? v[i] : x[i] + a * (v[i] - x[i]);
@@ -204,10 +218,11 @@ ircg_error ls_step(void *p, double alpha, double cz, double cx_old,
      * weights sum to 1 in exact arithmetic; keep the residual consistent
      * with z' if they do not after rounding. */
     double e = cz + cx_old + cx_new - 1.0;
-    step_arrays(w->x, w->z, w->v, NULL, d->n, alpha, cz, cx_old, cx_new, 0.0);
-    step_arrays(w->rx, w->rz, w->rv, d->b, d->m, alpha, cz, cx_old, cx_new, e);
-    if (ls_has_q(w))
-        step_arrays(w->qx, w->qz, w->qv, NULL, d->n, alpha, cz, cx_old, cx_new, 0.0);
+    ls_step_arrays(w->x, w->z, w->v, NULL, d->n, alpha, cz, cx_old, cx_new, 0.0);
+    ls_step_arrays(w->rx, w->rz, w->rv, d->b, d->m, alpha, cz, cx_old, cx_new, e);
+    if (ls_has_q(w)) /* o(x) = L x - shift, shifted like the residual */
+        ls_step_arrays(w->qx, w->qz, w->qv, ls_outer_shift(d), ls_outer_len(d), alpha,
+                       cz, cx_old, cx_new, e);
     w->have_v = 0;
     return IRCG_OK;
 }
@@ -269,26 +284,22 @@ static int state_arrays(ls_ws *w, double **arr, size_t *len)
     arr[k] = w->rz, len[k++] = m;
     arr[k] = w->rv, len[k++] = m;
     if (ls_has_q(w)) {
-        arr[k] = w->qx, len[k++] = n;
-        arr[k] = w->qz, len[k++] = n;
-        arr[k] = w->qv, len[k++] = n;
+        size_t nq = (size_t)ls_outer_len(w->d);
+        arr[k] = w->qx, len[k++] = nq;
+        arr[k] = w->qz, len[k++] = nq;
+        arr[k] = w->qv, len[k++] = nq;
     }
     return k;
 }
 
-/* Layout: tag, m, n, outer kind, have_v, then the arrays of state_arrays. */
-static ircg_error ls_save(void *p, slv_buf *out)
+ircg_error ls_state_save(slv_buf *out, uint64_t tag, const ls_data *d, int have_v,
+                         double *const *arr, const size_t *len, int k)
 {
-    ls_ws *w = p;
-    double *arr[9];
-    size_t len[9];
-    int k = state_arrays(w, arr, len);
-
-    slv_buf_put_u64(out, LS_STATE_TAG);
-    slv_buf_put_i64(out, w->d->m);
-    slv_buf_put_i64(out, w->d->n);
-    slv_buf_put_i64(out, (int64_t)w->d->outer);
-    slv_buf_put_i64(out, w->have_v);
+    slv_buf_put_u64(out, tag);
+    slv_buf_put_i64(out, d->m);
+    slv_buf_put_i64(out, d->n);
+    slv_buf_put_i64(out, (int64_t)d->outer);
+    slv_buf_put_i64(out, have_v);
     for (int i = 0; i < k; i++)
         slv_buf_put_f64s(out, arr[i], len[i]);
     return out->failed ? IRCG_ERR_NOMEM : IRCG_OK;
@@ -296,52 +307,77 @@ static ircg_error ls_save(void *p, slv_buf *out)
 
 /* Reads everything into a scratch copy first, so that a bad checkpoint
  * leaves the workspace untouched. */
-static ircg_error ls_restore(void *p, slv_rbuf *in, ircg_diag *diag)
+ircg_error ls_state_restore(slv_rbuf *in, uint64_t tag, const ls_data *d, int *have_v,
+                            double *const *arr, const size_t *len, int k,
+                            const char *what, ircg_diag *diag)
 {
-    ls_ws *w = p;
-    double *arr[9], *tmp = NULL;
-    size_t len[9], total = 0;
-    int k = state_arrays(w, arr, len);
+    double *tmp = NULL;
+    size_t total = 0;
     ircg_error err = IRCG_OK;
 
-    uint64_t tag = slv_rbuf_u64(in);
+    uint64_t t = slv_rbuf_u64(in);
     int64_t m = slv_rbuf_i64(in), n = slv_rbuf_i64(in);
-    int64_t outer = slv_rbuf_i64(in), have_v = slv_rbuf_i64(in);
-    if (in->failed || tag != LS_STATE_TAG || m != w->d->m || n != w->d->n ||
-        outer != (int64_t)w->d->outer || (have_v != 0 && have_v != 1))
+    int64_t outer = slv_rbuf_i64(in), hv = slv_rbuf_i64(in);
+    if (in->failed || t != tag || m != d->m || n != d->n ||
+        outer != (int64_t)d->outer || (hv != 0 && hv != 1))
         return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
-                         "the least squares state does not match this problem "
-                         "(m = %d, n = %d)", w->d->m, w->d->n);
+                         "the %s state does not match this problem (m = %d, n = %d)",
+                         what, d->m, d->n);
     for (int i = 0; i < k; i++)
         total += len[i];
     if ((in->len - in->pos) / 8 < total)
         return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
-                         "the least squares state is truncated");
+                         "the %s state is truncated", what);
     tmp = malloc(total * sizeof *tmp);
     if (!tmp)
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     slv_rbuf_f64s(in, tmp, total);
-    if (in->failed || !slv_domain_contains(&w->d->dom, tmp, w->d->n, 1e-6)) {
+    if (in->failed || !slv_domain_contains(&d->dom, tmp, d->n, 1e-6)) {
         err = slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
                         "the checkpoint's iterate is not in the domain");
         goto done;
     }
     for (size_t i = 0, off = 0; i < (size_t)k; off += len[i], i++)
         memcpy(arr[i], tmp + off, len[i] * sizeof *tmp);
-    w->have_v = (int)have_v;
+    *have_v = (int)hv;
 done:
     free(tmp);
     return err;
 }
 
-/* z <- x with its residual and Q product. */
+static ircg_error ls_save(void *p, slv_buf *out)
+{
+    ls_ws *w = p;
+    double *arr[9];
+    size_t len[9];
+    int k = state_arrays(w, arr, len);
+    return ls_state_save(out, LS_STATE_TAG, w->d, w->have_v, arr, len, k);
+}
+
+static ircg_error ls_restore(void *p, slv_rbuf *in, ircg_diag *diag)
+{
+    ls_ws *w = p;
+    double *arr[9];
+    size_t len[9];
+    int k = state_arrays(w, arr, len);
+    return ls_state_restore(in, LS_STATE_TAG, w->d, &w->have_v, arr, len, k,
+                            "least squares", diag);
+}
+
+void ls_state_restart(double *const *arr, const size_t *len, int k)
+{
+    assert(k % 3 == 0);
+    for (int i = 0; i + 2 < k; i += 3)
+        memcpy(arr[i + 1], arr[i], len[i] * sizeof *arr[i]);
+}
+
+/* z <- x with its residual and outer vector. */
 static ircg_error ls_restart(void *p)
 {
     ls_ws *w = p;
-    memcpy(w->z, w->x, (size_t)w->d->n * sizeof *w->z);
-    memcpy(w->rz, w->rx, (size_t)w->d->m * sizeof *w->rz);
-    if (ls_has_q(w))
-        memcpy(w->qz, w->qx, (size_t)w->d->n * sizeof *w->qz);
+    double *arr[9];
+    size_t len[9];
+    ls_state_restart(arr, len, state_arrays(w, arr, len));
     return IRCG_OK;
 }
 

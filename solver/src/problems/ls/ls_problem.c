@@ -1,5 +1,6 @@
 /* ls_problem.c -- ls_problem_new(): validation of the data,
  * deep copies, and the problem's constants (L_f, L_g, diameter). */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ void ls_data_free(void *data)
     free(d->c);
     free(d->Q);
     free(d->q);
+    ls_data_free(d->vset);
     free(d);
 }
 
@@ -99,6 +101,24 @@ static ircg_error check_data(const ircg_ls_data *in, ircg_diag *diag)
     return IRCG_OK;
 }
 
+static ircg_error check_data(const ircg_ls_data *in, ircg_diag *diag);
+
+/* The validation rows: valid data of n columns; errors under /outer/val. */
+static ircg_error check_val(const ircg_ls_data *v, int n, ircg_diag *diag)
+{
+    ircg_diag d = {0};
+    if (!v)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/outer/val",
+                         "VALIDATION needs the held-out rows (val)");
+    if (check_data(v, &d) != IRCG_OK)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/outer/val", "%s%s%s", d.field,
+                         d.field[0] ? ": " : "", d.message);
+    if (v->n != n)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/outer/val/n",
+                         "the validation rows have %d columns, A has %d", v->n, n);
+    return IRCG_OK;
+}
+
 static ircg_error check_outer(const ircg_outer *o, int n, ircg_diag *diag)
 {
     if (!o)
@@ -119,6 +139,8 @@ static ircg_error check_outer(const ircg_outer *o, int n, ircg_diag *diag)
             return slv_fail(diag, IRCG_ERR_INVALID, "/outer/q",
                              "q has a non-finite entry");
         return IRCG_OK;
+    case IRCG_OUTER_VALIDATION:
+        return check_val(o->val, n, diag);
     case IRCG_OUTER_COLUMN_VARIANCE:
         return slv_fail(diag, IRCG_ERR_INVALID, "/outer/kind",
                          "column variance is an outer objective of matrix "
@@ -137,6 +159,19 @@ static ircg_error check_domain(const ircg_domain *dom, ircg_diag *diag)
                         "least squares needs an l2 ball, l1 ball, simplex "
                         "or box (the nuclear ball is for matrices)");
     return err;
+}
+
+static ls_data *copy_data(const ircg_ls_data *in, const ircg_outer *o,
+                          const ircg_domain *dom);
+
+/* The validation rows as an ls_data of their own. */
+static ls_data *copy_val(const ircg_ls_data *v, const ircg_domain *dom, int *ok)
+{
+    ircg_outer none = {.kind = IRCG_OUTER_HALF_NORM_SQ};
+    ls_data *d = copy_data(v, &none, dom);
+    if (!d)
+        *ok = 0;
+    return d;
 }
 
 static ls_data *copy_data(const ircg_ls_data *in, const ircg_outer *o,
@@ -166,6 +201,8 @@ static ls_data *copy_data(const ircg_ls_data *in, const ircg_outer *o,
         d->Q = copy_or_null(o->Q, n * n * sizeof(double), &ok);
         d->q = copy_or_null(o->q, n * sizeof(double), &ok);
     }
+    if (o->kind == IRCG_OUTER_VALIDATION)
+        d->vset = copy_val(o->val, dom, &ok);
     if (!ok) {
         ls_data_free(d);
         return NULL;
@@ -173,48 +210,72 @@ static ls_data *copy_data(const ircg_ls_data *in, const ircg_outer *o,
     return d;
 }
 
-ircg_error ls_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
-                          const ircg_domain *domain, ircg_problem **out,
-                          ircg_diag *diag)
+ircg_error ls_data_new(const ircg_ls_data *data, const ircg_outer *outer,
+                       const ircg_domain *domain, ls_data **out, double *L_f,
+                       double *L_g, ircg_diag *diag)
 {
-    ircg_problem *pb = NULL;
     ls_data *d = NULL;
-    double L_f = 1.0, L_g = 0.0;
     ircg_error err;
 
-    if (!out)
-        return slv_fail(diag, IRCG_ERR_INVALID, "", "out is NULL");
     *out = NULL;
+    *L_f = 1.0;
     if ((err = check_data(data, diag)) != IRCG_OK ||
         (err = check_outer(outer, data->n, diag)) != IRCG_OK ||
         (err = check_domain(domain, diag)) != IRCG_OK)
         return err;
     if (outer->kind == IRCG_OUTER_QUADRATIC &&
-        (err = ls_check_Q(outer->Q, data->n, &L_f, diag)) != IRCG_OK)
+        (err = ls_check_Q(outer->Q, data->n, L_f, diag)) != IRCG_OK)
         return err;
-    pb = calloc(1, sizeof *pb);
-    d = copy_data(data, outer, domain);
-    if (!pb || !d) {
-        err = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
-        goto fail;
-    }
-    if ((err = ls_norm2_sq(d, &L_g)) != IRCG_OK) {
+    if (!(d = copy_data(data, outer, domain)))
+        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    if ((err = ls_norm2_sq(d, L_g)) != IRCG_OK) {
         slv_fail(diag, err, "/A", "computing ||A||_2 failed");
         goto fail;
     }
+    if (d->vset && (err = ls_norm2_sq(d->vset, L_f)) != IRCG_OK) {
+        slv_fail(diag, err, "/outer/val", "computing ||A_v||_2 failed");
+        goto fail;
+    }
+    *out = d;
+    return IRCG_OK;
+fail:
+    ls_data_free(d);
+    return err;
+}
+
+ircg_error ls_problem_of(ls_data *d, ircg_problem_kind kind, const slv_oracle_ops *ops,
+                         double L_f, double L_g, ircg_problem **out, ircg_diag *diag)
+{
+    ircg_problem *pb = calloc(1, sizeof *pb);
+    if (!pb) {
+        ls_data_free(d);
+        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    }
     pb->info = (ircg_problem_info){
-        .kind = IRCG_PROBLEM_LEAST_SQUARES, .n_rows = d->m, .n_cols = d->n,
-        .dim = d->n, .n_observed = d->m, .domain = *domain,
-        .outer = outer->kind, .L_f = L_f, .L_g = L_g,
-        .diameter = slv_domain_diameter(domain, d->n),
+        .kind = kind, .n_rows = d->m, .n_cols = d->n, .dim = d->n, .n_observed = d->m,
+        .domain = d->dom, .outer = d->outer, .L_f = L_f, .L_g = L_g,
+        .diameter = slv_domain_diameter(&d->dom, d->n),
     };
-    pb->ops = &slv_ls_ops;
+    pb->ops = ops;
     pb->data = d;
     pb->free_data = ls_data_free;
     *out = pb;
     return IRCG_OK;
-fail:
-    ls_data_free(d);
-    free(pb);
-    return err;
+}
+
+ircg_error ls_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
+                          const ircg_domain *domain, ircg_problem **out,
+                          ircg_diag *diag)
+{
+    ls_data *d = NULL;
+    double L_f, L_g;
+    ircg_error err;
+
+    if (!out)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "out is NULL");
+    *out = NULL;
+    if ((err = ls_data_new(data, outer, domain, &d, &L_f, &L_g, diag)) != IRCG_OK)
+        return err;
+    assert(d != NULL);
+    return ls_problem_of(d, IRCG_PROBLEM_LEAST_SQUARES, &slv_ls_ops, L_f, L_g, out, diag);
 }

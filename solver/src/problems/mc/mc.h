@@ -5,8 +5,9 @@
  * diagonal start (entries d0 on the first min(n,p) diagonal places), P n x k,
  * Q p x k (one column per LMO vertex, orthonormalized by compression) and a
  * small k x k core K.  x and z share P and Q and have their own (a, K), since
- * z_{t+1} is a linear combination of z_t, x_t and x_{t+1}.  The residuals
- * X_Omega - M and Z_Omega - M are kept as |Omega| vectors in CSR order.
+ * z_{t+1} is a linear combination of z_t, x_t and x_{t+1}.  X and Z on
+ * Omega are kept as |Omega| vectors in CSR order (the state the steps
+ * update), and the residual X_Omega - M that the products read.
  */
 #ifndef IRCG_MC_H
 #define IRCG_MC_H
@@ -17,18 +18,39 @@
 /* The problem's data: Omega in CSR order with row-aligned chunks that are
  * fixed by the problem alone, so results never depend on the thread count. */
 typedef struct mc_data {
-    int n, p, m0;       /* m0 = min(n, p)                                   */
-    int64_t nnz;
+    int n, p, m0;       /* n: the rows held here; m0 = min(n_all, p)        */
+    int64_t nnz;        /* the entries held here                            */
+    /* A distributed problem (ircg_problem_matrix_completion_part) holds
+     * rows [row0, row0 + n) of n_all; comm is NULL for one process, which
+     * holds them all (row0 = 0, n = n_all).  Row-side vectors (u, P, the
+     * products C x) are local; column-side ones (v, Q) are replicated. */
+    int n_all, row0;
+    int64_t nnz_all;    /* |Omega| over every rank                          */
+    int ndiag;          /* the local rows on X0's diagonal: local row
+                           i < ndiag is global row row0 + i < m0            */
+    const ircg_comm *comm;
     int64_t *rowptr;    /* n + 1                                            */
     int32_t *col;       /* nnz                                              */
-    double *m;          /* nnz, the ratings M_Omega                         */
+    double *m;          /* nnz, the ratings M_Omega; NULL when mf holds
+                           them                                            */
+    float *mf;          /* the ratings as floats when every one is a float
+                           exactly (MovieLens), else NULL: half the bytes
+                           to read and to keep (100M ratings: 400 MB, not
+                           1.2 GB with both); mc_rating reads either       */
     int nchunk;         /* row-aligned chunks of the elementwise passes     */
     int *chunk_row;     /* nchunk + 1 row boundaries                        */
     int ngroup;         /* groups of chunks with a private column buffer in
-                           the transposed product                          */
+                           the transposed products: the tasks of the passes
+                           that scatter                                    */
     ircg_outer_kind outer;
     double delta;
 } mc_data;
+
+/* Rating e of the CSR order, from whichever array holds the ratings. */
+static inline double mc_rating(const mc_data *d, int64_t e)
+{
+    return d->mf ? (double)d->mf[e] : d->m[e];
+}
 
 /* What the sparse passes over Omega need: the data, the thread pool and
  * the per-group column buffers of the transposed product.  Shared by the
@@ -38,10 +60,18 @@ typedef struct mc_exec {
     const mc_data *d;
     slv_pool *pool;          /* NULL when threads == 1                      */
     double *colbuf;         /* ngroup * p                                  */
+    int64_t passes;         /* passes over Omega so far                    */
+    double bytes;           /* their traffic (mc_exec_count)               */
 } mc_exec;
 
 ircg_error mc_exec_init(mc_exec *ex, const mc_data *d, int threads);
 void mc_exec_free(mc_exec *ex);
+/* One more pass over Omega that reads and writes `per_entry` bytes per
+ * observed entry (each array counted once, as STREAM counts; the vectors
+ * of length n or p are left out: they stay in cache). */
+void mc_exec_count(mc_exec *ex, double per_entry);
+/* The oracle's traffic op on an mc_exec. */
+void mc_exec_traffic(const mc_exec *ex, int64_t *passes, double *bytes, int *threads);
 
 /* One side (x or z) of the factored iterate. */
 typedef struct mc_side {
@@ -52,9 +82,23 @@ typedef struct mc_side {
                        less than an update of the residual would (updated
                        residuals drifted 1e-8 in g over 20,000 MovieLens
                        steps, where the gaps of interest are 1e-9)         */
-    double *r;      /* xo - M, rewritten by every step                      */
-    double g;       /* 1/2 ||r||^2, valid when sums_valid                  */
+    double *r;      /* xo - M, made only when asked for (the passes form it
+                       as they read xo): x side by mc_x_residual, z side
+                       by the residual op; NULL before                     */
 } mc_side;
+
+/* The sums a pass over Omega makes for the values and the next direction,
+ * compensated (base/ksum.h), per chunk and then in chunk order. */
+enum { MC_S_GX, MC_S_GZ, MC_S_RX, MC_S_DX, MC_S_DZ, MC_NSUM };
+typedef struct mc_sums {
+    double g_x, g_z;     /* 1/2 ||r||^2 of both sides                       */
+    double rx_x;         /* <R, X_Omega> of the x side                      */
+    double gap_x, gap_z; /* sum 1/2 (r - q)(r + q) against the reference
+                            residual q = ref, valid when ref != NULL (made
+                            from q~, mc_sweep.c)                           */
+    const double *ref;   /* the reference they were made with (or NULL)    */
+    int valid;
+} mc_sums;
 
 typedef struct mc_ws {
     const mc_data *d;
@@ -65,23 +109,42 @@ typedef struct mc_ws {
     int k, cap, compress_at, compress_base;
     int since_refresh;      /* steps since the residuals were recomputed
                                from the factors (mc_refresh.c)             */
+    int xr_valid;           /* x.r is the current residual                 */
     double *P, *Q;          /* n x cap, p x cap                            */
     double *GP, *GQ, *W;    /* P'P, Q'Q, P[:m0]'Q[:m0], cap x cap          */
     double *sP, *qm;        /* P'1, Q[:m0]'1                               */
     mc_side x, z;
-    int sums_valid;
+    mc_sums sums;           /* of the current x and z                      */
+    const double *ref;      /* reference residual the step passes sum
+                               against (mc_reference_set), NULL: none;
+                               must not change while set                   */
+    float *qf;              /* ref rounded to floats, what the passes read
+                               (NULL when there was no memory: q~ = 0)     */
+    double qcorr;           /* 1/2 sum (q~ - q)(q~ + q), the gaps' constant */
     /* the last LMO: vertex -delta u v', kept for step() and warm starts */
     double *u, *v;          /* n, p                                        */
     double *Pu, *Qv;        /* P'u, Q'v (cap)                              */
     double sv;
     int have_v, have_dir;
-    double *pre_rv;         /* R v for the current residual and v (n), made
-                               by the step pass for the next LMO's start   */
-    int pre_valid;
+    /* The first Gram product C'C v of the next LMO, made by the step pass
+     * (it reads R and v anyway) when plan_lmo announced sigma: exactly the
+     * bits the LMO's own first pass would give (mc_sweep.c). */
+    int plan_valid;         /* plan_sigma is the next LMO's sigma          */
+    double plan_sigma;
+    int pre_valid;          /* pre_* hold C v and R'(C v) for plan_sigma,
+                               the current residual and v                 */
+    double pre_sigma;
+    double *pre_cv;         /* C v (n)                                     */
+    double *pre_rtc;        /* R' C v (p)                                  */
+    double *pre_a;          /* scratch: sigma grad f(X) v (n)              */
     /* scratch */
     double *tn, *tp, *tk, *tk2; /* n, p, cap, cap                          */
-    double *dsum;           /* per-chunk partial sums (4 * nchunk)         */
-    struct lmo_lanczos *lz;
+    double *dsum;           /* per-chunk partial sums (MC_NSUM * nchunk)   */
+    double *cbuf;           /* distributed: the partial sums sent together
+                               (p + 2 cap^2 + 2 cap + 4, grown with cap)  */
+    struct lmo_gram *gram;  /* the LMO's Lanczos on C'C                    */
+    struct lmo_lanczos *lz; /* Golub-Kahan Lanczos for CG-BiO's cut oracle,
+                               made on first use (mc_lanczos)              */
     ircg_lmo_engine engine; /* settings.lmo_engine: which one lmo() calls  */
     double *tn2;            /* n, scratch of the ARPACK path               */
     /* State that a method's own oracle keeps with this workspace (CG-BiO's
@@ -92,8 +155,11 @@ typedef struct mc_ws {
 } mc_ws;
 
 /* mc_problem.c: the problem handle with the family's oracle (pb->ops); the
- * public constructor (core/families.c) adds the methods' oracles */
-ircg_error mc_problem_new(const ircg_ratings *R, ircg_outer_kind outer, double delta,
+ * public constructor (core/families.c) adds the methods' oracles.  comm
+ * NULL: the whole matrix (row0 0, n_local R->n_rows); else this rank's
+ * rows [row0, row0 + n_local) (ircg.h). */
+ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
+                          const ircg_comm *comm, ircg_outer_kind outer, double delta,
                           ircg_problem **out, ircg_diag *diag);
 const mc_data *mc_data_of(const ircg_problem *pb);
 
@@ -112,19 +178,38 @@ void mc_given_free(mc_given *g);
  * read off the entries: exact. */
 void mc_given_on_omega(const mc_data *d, const double *x0, int minus_m, double *out);
 
-/* mc_kernels.c: sparse passes over Omega, threaded by chunk */
+/* mc_kernels.c: sparse products over Omega, threaded by chunk */
 /* y += R x and y += R' x for the sparse matrix R with values r on Omega */
-void mc_spmv(const mc_exec *ex, const double *r, const double *x, double *y);
-void mc_spmvt(const mc_exec *ex, const double *r, const double *x, double *y);
-/* x' = (1-alpha) x + alpha vo and z' = cz z + cxo x + cxn x' on Omega, with
- * vo = -delta u_i v_j; the residuals and g of both sides follow. */
-void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn);
-/* On the x side: <R, X_Omega> and ||P_Omega(V - X)||^2. */
-void mc_omega_dir(mc_ws *w, double *rx_dot_x, double *d_hg_d);
+void mc_spmv(mc_exec *ex, const double *r, const double *x, double *y);
+void mc_spmvt(mc_exec *ex, const double *r, const double *x, double *y);
+/* ||P_Omega(V - X)||^2 for the vertex V = -delta u v' and the x side */
+double mc_omega_hg(mc_ws *w);
 /* xo += a d0 on the diagonal entries of Omega with i = j < m0 */
 void mc_omega_add_x0(mc_ws *w, double *xo, double a);
-/* r = xo - M and g, both sides */
-void mc_omega_residuals(mc_ws *w);
+
+/* mc_sweep.c: the fused passes over Omega, threaded by group of chunks;
+ * every sum is made per chunk and combined in chunk order, so the results
+ * are identical for any number of threads. */
+/* x' = (1-alpha) x + alpha vo and z' = cz z + cxo x + cxn x' on Omega, with
+ * vo = -delta u_i v_j; the x residual and the sums of both sides follow.
+ * pre: also the Gram product at v of the planned LMO (pre_cv, pre_rtc),
+ * from pre_a = mc_gram_lowrank_in(plan_sigma, v) made on the new factors. */
+void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, int pre);
+/* The sums of the current sides, as a step pass makes them. */
+void mc_omega_sums(mc_ws *w);
+/* The x residual xo - M (made by a pass when stale; NULL when out of
+ * memory), for the plain products of mc_grad_op. */
+const double *mc_x_residual(mc_ws *w);
+/* One Gram product of C = sigma grad f(X) + R at x (p): cx = C x (n) and
+ * ctcx = C'C x (p), in one pass over Omega. */
+void mc_gram_product(mc_ws *w, double sigma, const double *x, double *cx,
+                     double *ctcx);
+/* <R, X_Omega> of the current x (from the last pass's sums, or a pass). */
+double mc_rx_dot_x(mc_ws *w);
+/* The reference residual q (NULL: none) whose gaps g - g_ref the passes
+ * sum from now on: q~ and its constant made once (a pass), nothing when q
+ * is already the one set. */
+void mc_reference_set(mc_ws *w, const double *q);
 
 /* mc_refresh.c: both sides on Omega (and the residuals, g) recomputed from
  * the factors, every MC_REFRESH_EVERY steps, against the drift of the
@@ -142,28 +227,53 @@ void mc_grams_rebuild(mc_ws *w);
 void mc_side_norms(const mc_ws *w, const mc_side *s, double *fro2, double *cs2);
 double mc_side_f(const mc_ws *w, const mc_side *s);
 ircg_error mc_compress(mc_ws *w);
+/* Thin QR of A (m x k, leading dimension m): F m x kk with orthonormal
+ * columns, R kk x k (leading dimension kk), kk = min(m, k). */
+ircg_error mc_thin_qr(const double *A, int m, int k, double *F, double *R);
 /* Thin SVD of P K Q' (k columns): Po n x r, Qo p x r, sv r; *r <= k. */
 ircg_error mc_core_svd(const mc_ws *w, const double *K, double *Po, double *Qo,
                        double *sv, int *r);
 ircg_error mc_dense(const mc_ws *w, const mc_side *s, double *X);
 
+/* mc_dist.c: what a distributed problem does differently (d->comm set) */
+/* Thin QR of the row-distributed A (n x k local rows, leading dimension
+ * n) by TSQR: F (n x k, local rows) and R (k x k, the same on every rank)
+ * with A = F R. */
+ircg_error mc_dist_qr(const mc_data *d, const double *A, int k, double *F, double *R);
+/* y -= mean(y) over the rows of every rank (the column-variance U). */
+void mc_center(const mc_data *d, double *y);
+/* The end of a Gram product: ctcx holds this rank's R' cx; after it,
+ * on every rank, C'C x = R' cx + sigma grad f(X)' cx over all rows. */
+void mc_dist_lowrank_out(mc_ws *w, double sigma, const double *cx, double *ctcx);
+/* The whole iterate (rows gathered) from the local one. */
+ircg_error mc_dist_gather(const mc_ws *w, ircg_iterate *it);
+
 /* mc_lmo.c */
+#define MC_LANCZOS_BASIS 32 /* vectors kept before an explicit restart */
 /* The implicit operator C = wf grad f(X) + wg P_Omega(X - M) at the x side,
- * as an lmo_op_fn for the Lanczos.  pre (optional) is R v0 for the first
- * product, which the step pass computes for free (pre_scale = 1/||v0||). */
+ * as an lmo_op_fn for the Golub-Kahan Lanczos and ARPACK. */
 typedef struct mc_grad_ctx {
     mc_ws *w;
     double wf, wg;
-    const double *pre;
-    double pre_scale;
-    int calls;
 } mc_grad_ctx;
 void mc_grad_op(void *ctx, int trans, const double *x, double *y);
+/* The low-rank ends of a Gram product (mc_gram_product): before the pass
+ * a = sigma grad f(X) x (n), after it ctcx += sigma grad f(X)' cx, where
+ * ctcx holds R' cx. */
+void mc_gram_lowrank_in(mc_ws *w, double sigma, const double *x, double *a);
+void mc_gram_lowrank_out(mc_ws *w, double sigma, const double *cx, double *ctcx);
 ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir);
 /* Make -delta u v' (unit u, v) the vertex of the next mc_step, as mc_lmo
  * leaves it (u, v, P'u, Q'v, have_dir). */
 void mc_set_vertex(mc_ws *w, const double *u, const double *v);
 ircg_error mc_grad_singular_values(void *ws, int k, double *sv);
+/* The Golub-Kahan Lanczos of the workspace, made on first use (NULL when
+ * out of memory). */
+struct lmo_lanczos *mc_lanczos(mc_ws *w);
+
+/* mc_certify.c: the certificate of a single inner solution at x (x's side
+ * must be the final iterate of g_opt's computation); p <= 16000. */
+ircg_error mc_certify_unique(void *ws, slv_unique *out);
 
 /* mc_ops.c */
 ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,

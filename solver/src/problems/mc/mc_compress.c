@@ -17,8 +17,9 @@
  * dropped: they change X by less than the rounding of its entries. */
 #define MC_DROP_TOL 1e-14
 
-/* Thin QR of A (m x k, ld m): F m x kk orthonormal, R kk x k (ld kk). */
-static ircg_error thin_qr(const double *A, int m, int k, double *F, double *R)
+/* Thin QR of A (m x k, ld m): F m x kk orthonormal, R kk x k (ld kk),
+ * kk = min(m, k). */
+ircg_error mc_thin_qr(const double *A, int m, int k, double *F, double *R)
 {
     int kk = m < k ? m : k;
     double *tau = malloc((size_t)kk * sizeof *tau);
@@ -75,7 +76,8 @@ static ircg_error qr2_make(const mc_ws *w, qr2 *q)
     int k = w->k;
     ircg_error err;
 
-    q->kp = d->n < k ? d->n : k;
+    /* distributed: the rows of P are spread, and its QR is a TSQR */
+    q->kp = d->comm ? k : d->n < k ? d->n : k;
     q->kq = d->p < k ? d->p : k;
     q->Fp = malloc((size_t)d->n * q->kp * sizeof(double));
     q->Rp = malloc((size_t)q->kp * k * sizeof(double));
@@ -84,9 +86,11 @@ static ircg_error qr2_make(const mc_ws *w, qr2 *q)
     q->T = malloc((size_t)q->kp * k * sizeof(double));
     if (!q->Fp || !q->Rp || !q->Fq || !q->Rq || !q->T)
         return IRCG_ERR_NOMEM;
-    if ((err = thin_qr(w->P, d->n, k, q->Fp, q->Rp)) != IRCG_OK)
+    err = d->comm ? mc_dist_qr(d, w->P, k, q->Fp, q->Rp)
+                  : mc_thin_qr(w->P, d->n, k, q->Fp, q->Rp);
+    if (err != IRCG_OK)
         return err;
-    return thin_qr(w->Q, d->p, k, q->Fq, q->Rq);
+    return mc_thin_qr(w->Q, d->p, k, q->Fq, q->Rq);
 }
 
 /* LAPACKE checks its input for NaN, not for infinities; OpenBLAS's dbdsqr

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "problems/mc/mc.h"
 
 /* Grow a cap x cap column-major matrix to ncap x ncap, keeping the old
@@ -48,7 +49,9 @@ ircg_error mc_factors_reserve(mc_ws *w, int cap)
         grow_square(&w->W, w->cap, ncap) || grow_vec(&w->sP, (size_t)ncap) ||
         grow_vec(&w->qm, (size_t)ncap) || grow_vec(&w->Pu, (size_t)ncap) ||
         grow_vec(&w->Qv, (size_t)ncap) || grow_vec(&w->tk, (size_t)ncap) ||
-        grow_vec(&w->tk2, (size_t)ncap))
+        grow_vec(&w->tk2, (size_t)ncap) ||
+        (d->comm && grow_vec(&w->cbuf, (size_t)d->p + 2 * (size_t)ncap * ncap +
+                                           2 * (size_t)ncap + 4)))
         return IRCG_ERR_NOMEM; /* whatever grew stays valid and owned */
     w->cap = ncap;
     return IRCG_OK;
@@ -60,9 +63,9 @@ void mc_apply_x(const mc_ws *w, const mc_side *s, const double *v, double *y)
     const mc_data *d = w->d;
     int k = w->k;
 
-    for (int i = 0; i < d->m0; i++)
-        y[i] = s->a * w->d0 * v[i];
-    for (int i = d->m0; i < d->n; i++)
+    for (int i = 0; i < d->ndiag; i++)
+        y[i] = s->a * w->d0 * v[d->row0 + i];
+    for (int i = d->ndiag; i < d->n; i++)
         y[i] = 0;
     if (k == 0)
         return;
@@ -74,11 +77,14 @@ void mc_apply_x(const mc_ws *w, const mc_side *s, const double *v, double *y)
                 1.0, y, 1);
 }
 
-/* y (p) = a X0' u + Q K' (P' u) */
+/* y (p) = a X0' u + Q K' (P' u); whole rows only (a distributed product
+ * is mc_dist_lowrank_out) */
 void mc_apply_xt(const mc_ws *w, const mc_side *s, const double *u, double *y)
 {
     const mc_data *d = w->d;
     int k = w->k;
+
+    assert(!d->comm);
 
     for (int j = 0; j < d->m0; j++)
         y[j] = s->a * w->d0 * u[j];
@@ -102,6 +108,47 @@ static double sum(const double *x, int n)
     return s;
 }
 
+/* Distributed: atom k's row sums (W's row and column k, P's Gram and
+ * column sum) were this rank's part; one sum over the ranks makes them
+ * whole.  GP's column k came whole from the LMO (P'u). */
+static void sum_new_atom(mc_ws *w, int k)
+{
+    int c = w->cap;
+    double *b = w->cbuf;
+    for (int j = 0; j <= k; j++) {
+        b[j] = w->W[k + (size_t)j * c];
+        b[k + 1 + j] = w->W[j + (size_t)k * c];
+    }
+    b[2 * k + 2] = w->GP[k + (size_t)k * c];
+    b[2 * k + 3] = w->sP[k];
+    slv_comm_sum(w->d->comm, b, 2 * (int64_t)k + 4);
+    for (int j = 0; j <= k; j++) {
+        w->W[k + (size_t)j * c] = b[j];
+        w->W[j + (size_t)k * c] = b[k + 1 + j];
+    }
+    w->GP[k + (size_t)k * c] = b[2 * k + 2];
+    w->sP[k] = b[2 * k + 3];
+}
+
+/* Distributed: GP, W and sP rebuilt from this rank's rows, summed. */
+static void sum_grams(mc_ws *w)
+{
+    int k = w->k, c = w->cap;
+    size_t kk = (size_t)k * k;
+    double *b = w->cbuf;
+    for (int j = 0; j < k; j++) {
+        memcpy(b + (size_t)j * k, w->GP + (size_t)j * c, (size_t)k * sizeof *b);
+        memcpy(b + kk + (size_t)j * k, w->W + (size_t)j * c, (size_t)k * sizeof *b);
+    }
+    memcpy(b + 2 * kk, w->sP, (size_t)k * sizeof *b);
+    slv_comm_sum(w->d->comm, b, (int64_t)(2 * kk + (size_t)k));
+    for (int j = 0; j < k; j++) {
+        memcpy(w->GP + (size_t)j * c, b + (size_t)j * k, (size_t)k * sizeof *b);
+        memcpy(w->W + (size_t)j * c, b + kk + (size_t)j * k, (size_t)k * sizeof *b);
+    }
+    memcpy(w->sP, b + 2 * kk, (size_t)k * sizeof *b);
+}
+
 /* Appends column k = (u, v) with zero core weights; w->Pu = P'u and
  * w->Qv = Q'v (length k) come from the LMO, which needed them anyway (read
  * after the reserve, which may move them). */
@@ -119,18 +166,20 @@ ircg_error mc_append_atom(mc_ws *w, const double *u, const double *v)
     for (int j = 0; j < k; j++) {
         w->GP[j + (size_t)k * c] = w->GP[k + (size_t)j * c] = Pu[j];
         w->GQ[j + (size_t)k * c] = w->GQ[k + (size_t)j * c] = Qv[j];
-        w->W[k + (size_t)j * c] = cblas_ddot(d->m0, u, 1, w->Q + (size_t)j * d->p, 1);
-        w->W[j + (size_t)k * c] = cblas_ddot(d->m0, w->P + (size_t)j * d->n, 1, v, 1);
+        w->W[k + (size_t)j * c] = cblas_ddot(d->ndiag, u, 1, w->Q + (size_t)j * d->p + d->row0, 1);
+        w->W[j + (size_t)k * c] = cblas_ddot(d->ndiag, w->P + (size_t)j * d->n, 1, v + d->row0, 1);
         w->x.K[k + (size_t)j * c] = w->x.K[j + (size_t)k * c] = 0;
         w->z.K[k + (size_t)j * c] = w->z.K[j + (size_t)k * c] = 0;
     }
     w->GP[k + (size_t)k * c] = cblas_ddot(d->n, u, 1, u, 1);
     w->GQ[k + (size_t)k * c] = cblas_ddot(d->p, v, 1, v, 1);
-    w->W[k + (size_t)k * c] = cblas_ddot(d->m0, u, 1, v, 1);
+    w->W[k + (size_t)k * c] = cblas_ddot(d->ndiag, u, 1, v + d->row0, 1);
     w->x.K[k + (size_t)k * c] = w->z.K[k + (size_t)k * c] = 0;
     w->sP[k] = sum(u, d->n);
     w->qm[k] = sum(v, d->m0);
     w->k = k + 1;
+    if (d->comm)
+        sum_new_atom(w, k);
     assert(w->k <= w->cap);
     return IRCG_OK;
 }
@@ -146,12 +195,18 @@ void mc_grams_rebuild(mc_ws *w)
                 d->n, w->P, d->n, 0.0, w->GP, c);
     cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, k, k, d->p, 1.0, w->Q,
                 d->p, w->Q, d->p, 0.0, w->GQ, c);
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, k, k, d->m0, 1.0, w->P,
-                d->n, w->Q, d->p, 0.0, w->W, c);
+    if (d->ndiag > 0)
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, k, k, d->ndiag, 1.0, w->P,
+                    d->n, w->Q + d->row0, d->p, 0.0, w->W, c);
+    else
+        for (int j = 0; j < k; j++)
+            memset(w->W + (size_t)j * c, 0, (size_t)k * sizeof *w->W);
     for (int j = 0; j < k; j++) {
         w->sP[j] = sum(w->P + (size_t)j * d->n, d->n);
         w->qm[j] = sum(w->Q + (size_t)j * d->p, d->m0);
     }
+    if (d->comm)
+        sum_grams(w);
 }
 
 /* fro2 = a^2 d0^2 m0 + 2 a d0 <K, W> + tr(K' GP K GQ)
@@ -196,7 +251,7 @@ double mc_side_f(const mc_ws *w, const mc_side *s)
 {
     double fro2, cs2, f;
     mc_side_norms(w, s, &fro2, &cs2);
-    f = w->d->outer == IRCG_OUTER_COLUMN_VARIANCE ? fro2 - cs2 / w->d->n : fro2;
+    f = w->d->outer == IRCG_OUTER_COLUMN_VARIANCE ? fro2 - cs2 / w->d->n_all : fro2;
     return f > 0 ? 0.5 * f : 0.0; /* rounding can push a zero below 0 */
 }
 
@@ -207,8 +262,8 @@ ircg_error mc_dense(const mc_ws *w, const mc_side *s, double *X)
     int k = w->k;
 
     memset(X, 0, (size_t)d->n * d->p * sizeof *X);
-    for (int i = 0; i < d->m0; i++)
-        X[i + (size_t)i * d->n] = s->a * w->d0;
+    for (int i = 0; i < d->ndiag; i++)
+        X[i + (size_t)(d->row0 + i) * d->n] = s->a * w->d0;
     if (k == 0)
         return IRCG_OK;
     double *T = malloc((size_t)d->n * k * sizeof *T);

@@ -2,26 +2,21 @@
  * mc_lmo.c -- the linear minimization oracle over the nuclear ball:
  * V = -delta u v' with (u, v) the top singular pair of the implicit gradient
  * C = sigma grad f(X) + P_Omega(X - M), grad f = U X or X, and the scalars
- * of the direction d = V - X from the small Grams (never forming X).
+ * of the direction d = V - X from the small Grams (never forming X).  The
+ * pair comes from the Lanczos process on C'C (lmo/gram.h), whose Gram
+ * products take one pass over Omega each (mc_sweep.c); the first, at the
+ * previous vertex, is usually made by the step pass already.
  */
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "problems/mc/mc.h"
 #include "lmo/arpack.h"
+#include "lmo/gram.h"
 #include "lmo/lanczos.h"
-
-static void center(double *y, int n)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += y[i];
-    s /= n;
-    for (int i = 0; i < n; i++)
-        y[i] -= s;
-}
 
 /* y = C x (trans 0) or C' x (trans 1) for C = wf grad f(X) + wg R; U is
  * symmetric and idempotent, so C' = wf X' U + wg R'. */
@@ -31,24 +26,27 @@ void mc_grad_op(void *vc, int trans, const double *x, double *y)
     mc_ws *w = c->w;
     const mc_data *d = w->d;
     int colvar = d->outer == IRCG_OUTER_COLUMN_VARIANCE;
+    const double *r = c->wg != 0 ? mc_x_residual(w) : NULL;
 
+    if (c->wg != 0 && !r) { /* out of memory: a NaN the caller will see */
+        for (int i = 0; i < (trans ? d->p : d->n); i++)
+            y[i] = NAN;
+        return;
+    }
     if (!trans) {
-        int first = c->pre && c->calls++ == 0;
         if (c->wf != 0) {
             mc_apply_x(w, &w->x, x, y);
             cblas_dscal(d->n, c->wf, y, 1);
             if (colvar)
-                center(y, d->n);
+                mc_center(d, y);
         } else {
             memset(y, 0, (size_t)d->n * sizeof *y);
         }
-        if (first)
-            cblas_daxpy(d->n, c->pre_scale * c->wg, c->pre, 1, y, 1);
-        else if (c->wg == 1)
-            mc_spmv(&w->ex, w->x.r, x, y);
+        if (c->wg == 1)
+            mc_spmv(&w->ex, r, x, y);
         else if (c->wg != 0) {
             memset(w->tn2, 0, (size_t)d->n * sizeof *w->tn2);
-            mc_spmv(&w->ex, w->x.r, x, w->tn2);
+            mc_spmv(&w->ex, r, x, w->tn2);
             cblas_daxpy(d->n, c->wg, w->tn2, 1, y, 1);
         }
         return;
@@ -57,7 +55,7 @@ void mc_grad_op(void *vc, int trans, const double *x, double *y)
         const double *xs = x;
         if (colvar) {
             cblas_dcopy(d->n, x, 1, w->tn, 1);
-            center(w->tn, d->n);
+            mc_center(d, w->tn);
             xs = w->tn;
         }
         mc_apply_xt(w, &w->x, xs, y);
@@ -66,12 +64,68 @@ void mc_grad_op(void *vc, int trans, const double *x, double *y)
         memset(y, 0, (size_t)d->p * sizeof *y);
     }
     if (c->wg == 1) {
-        mc_spmvt(&w->ex, w->x.r, x, y);
+        mc_spmvt(&w->ex, r, x, y);
     } else if (c->wg != 0) {
         memset(w->tp, 0, (size_t)d->p * sizeof *w->tp);
-        mc_spmvt(&w->ex, w->x.r, x, w->tp);
+        mc_spmvt(&w->ex, r, x, w->tp);
         cblas_daxpy(d->p, c->wg, w->tp, 1, y, 1);
     }
+}
+
+void mc_gram_lowrank_in(mc_ws *w, double sigma, const double *x, double *a)
+{
+    const mc_data *d = w->d;
+
+    if (sigma == 0) {
+        memset(a, 0, (size_t)d->n * sizeof *a);
+        return;
+    }
+    mc_apply_x(w, &w->x, x, a);
+    cblas_dscal(d->n, sigma, a, 1);
+    if (d->outer == IRCG_OUTER_COLUMN_VARIANCE)
+        mc_center(d, a);
+}
+
+void mc_gram_lowrank_out(mc_ws *w, double sigma, const double *cx, double *ctcx)
+{
+    const mc_data *d = w->d;
+    const double *xs = cx;
+
+    if (d->comm) { /* R' cx is this rank's part: summed with the rest */
+        mc_dist_lowrank_out(w, sigma, cx, ctcx);
+        return;
+    }
+    if (sigma == 0)
+        return;
+    if (d->outer == IRCG_OUTER_COLUMN_VARIANCE) {
+        cblas_dcopy(d->n, cx, 1, w->tn, 1);
+        mc_center(d, w->tn);
+        xs = w->tn;
+    }
+    mc_apply_xt(w, &w->x, xs, w->tp);
+    for (int j = 0; j < d->p; j++)
+        ctcx[j] += sigma * w->tp[j];
+}
+
+/* The LMO's Gram products; the first one may come from the step pass. */
+typedef struct gram_ctx {
+    mc_ws *w;
+    double sigma;
+    int use_pre, calls;
+} gram_ctx;
+
+static void gram_op(void *vc, const double *x, double *cx, double *ctcx)
+{
+    gram_ctx *c = vc;
+    mc_ws *w = c->w;
+
+    if (c->calls++ == 0 && c->use_pre) { /* x is v, bit for bit (gram.h) */
+        memcpy(cx, w->pre_cv, (size_t)w->d->n * sizeof *cx);
+        memcpy(ctcx, w->pre_rtc, (size_t)w->d->p * sizeof *ctcx);
+        mc_gram_lowrank_out(w, c->sigma, cx, ctcx);
+        return;
+    }
+    mc_gram_product(w, c->sigma, x, cx, ctcx);
 }
 
 static double sum(const double *x, int n)
@@ -82,14 +136,40 @@ static double sum(const double *x, int n)
     return s;
 }
 
-/* ||d||^2, ||U d||^2 (or ||d||^2) for d = -delta u v' - X, unit u and v. */
-static void dir_norms(mc_ws *w, double fro2, double cs2, slv_dir *dir)
+/* The row sums of the new vertex's left vector u: Pu = P'u, and the
+ * u'X0 v / d0 and 1'u of dir_norms (uv[0], uv[1]), summed over the ranks
+ * of a distributed problem in one go. */
+static void vertex_sums(mc_ws *w, double *uv)
+{
+    const mc_data *d = w->d;
+    int k = w->k;
+    double *b = d->comm ? w->cbuf : NULL;
+
+    if (k > 0)
+        cblas_dgemv(CblasColMajor, CblasTrans, d->n, k, 1.0, w->P, d->n, w->u, 1, 0.0,
+                    w->Pu, 1);
+    uv[0] = cblas_ddot(d->ndiag, w->u, 1, w->v + d->row0, 1);
+    uv[1] = sum(w->u, d->n);
+    if (!b)
+        return;
+    memcpy(b, w->Pu, (size_t)k * sizeof *b);
+    b[k] = uv[0];
+    b[k + 1] = uv[1];
+    slv_comm_sum(d->comm, b, k + 2);
+    memcpy(w->Pu, b, (size_t)k * sizeof *b);
+    uv[0] = b[k];
+    uv[1] = b[k + 1];
+}
+
+/* ||d||^2, ||U d||^2 (or ||d||^2) for d = -delta u v' - X, unit u and v;
+ * uv from vertex_sums. */
+static void dir_norms(mc_ws *w, double fro2, double cs2, const double *uv, slv_dir *dir)
 {
     const mc_data *d = w->d;
     int k = w->k, c = w->cap;
     double a0 = w->x.a * w->d0, dl = d->delta;
-    double uXv = a0 * cblas_ddot(d->m0, w->u, 1, w->v, 1);
-    double vcs = a0 * sum(w->v, d->m0), su = sum(w->u, d->n);
+    double uXv = a0 * uv[0];
+    double vcs = a0 * sum(w->v, d->m0), su = uv[1];
 
     if (k > 0) {
         cblas_dgemv(CblasColMajor, CblasNoTrans, k, k, 1.0, w->x.K, c, w->Qv, 1,
@@ -103,7 +183,7 @@ static void dir_norms(mc_ws *w, double fro2, double cs2, slv_dir *dir)
     dir->d_norm2 = fmax(0.0, dl * dl + 2 * dl * uXv + fro2);
     if (d->outer == IRCG_OUTER_COLUMN_VARIANCE) {
         double csd = dl * dl * su * su + 2 * dl * su * vcs + cs2;
-        dir->d_hf_d = fmax(0.0, dir->d_norm2 - csd / d->n);
+        dir->d_hf_d = fmax(0.0, dir->d_norm2 - csd / d->n_all);
     } else {
         dir->d_hf_d = dir->d_norm2;
     }
@@ -113,46 +193,38 @@ ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir)
 {
     mc_ws *w = ws;
     const mc_data *d = w->d;
-    mc_grad_ctx oc = {.w = w, .wf = sigma, .wg = 1};
     lmo_svd_out so = {.u = w->u, .v = w->v};
-    double fro2, cs2, f, rx_dot_x, hg;
+    const double *v0 = w->have_v ? w->v : NULL;
+    double fro2, cs2, f, rx_dot_x, uv[2];
     ircg_error err;
 
-    if (w->have_v && w->pre_valid) {
-        double nv = cblas_dnrm2(d->p, w->v, 1);
-        if (nv > 0) {
-            oc.pre = w->pre_rv;
-            oc.pre_scale = 1.0 / nv;
-        }
+    if (w->engine == IRCG_LMO_ARPACK) { /* its first product is on a rescaled vector */
+        mc_grad_ctx oc = {.w = w, .wf = sigma, .wg = 1};
+        err = lmo_arpack_run(d->n, d->p, mc_grad_op, &oc, v0, w->lmo_tol,
+                             w->lmo_max_mv, w->tn2, &so);
+    } else {
+        gram_ctx gc = {.w = w, .sigma = sigma};
+        gc.use_pre = v0 && w->pre_valid && w->pre_sigma == sigma &&
+                     lmo_gram_keeps_start(v0, d->p);
+        err = lmo_gram_run(w->gram, gram_op, &gc, v0, w->lmo_tol, w->lmo_max_mv, &so);
     }
     w->pre_valid = 0;
-
-    if (w->engine == IRCG_LMO_ARPACK) { /* its first product is on a rescaled vector */
-        oc.pre = NULL;
-        err = lmo_arpack_run(d->n, d->p, mc_grad_op, &oc, w->have_v ? w->v : NULL,
-                            w->lmo_tol, w->lmo_max_mv, w->tn2, &so);
-    } else {
-        err = lmo_lanczos_run(w->lz, mc_grad_op, &oc, w->have_v ? w->v : NULL, 1,
-                             w->lmo_tol, w->lmo_max_mv, &so);
-    }
     if (err != IRCG_OK)
         return err;
     w->have_v = 1;
     w->sv = so.sv[0];
-    if (w->k > 0) {
-        cblas_dgemv(CblasColMajor, CblasTrans, d->n, w->k, 1.0, w->P, d->n, w->u, 1,
-                    0.0, w->Pu, 1);
+    vertex_sums(w, uv);
+    if (w->k > 0)
         cblas_dgemv(CblasColMajor, CblasTrans, d->p, w->k, 1.0, w->Q, d->p, w->v, 1,
                     0.0, w->Qv, 1);
-    }
     mc_side_norms(w, &w->x, &fro2, &cs2);
-    f = d->outer == IRCG_OUTER_COLUMN_VARIANCE ? fro2 - cs2 / d->n : fro2;
-    mc_omega_dir(w, &rx_dot_x, &hg);
+    f = d->outer == IRCG_OUTER_COLUMN_VARIANCE ? fro2 - cs2 / d->n_all : fro2;
+    rx_dot_x = mc_rx_dot_x(w); /* from the last step's pass */
     /* <grad Phi, X> = sigma <grad f(X), X> + <R, X_Omega>, f 2-homogeneous */
     dir->gphi_d = -d->delta * w->sv - (sigma * f + rx_dot_x);
     dir->gphi_scale = d->delta * w->sv + fabs(sigma * f + rx_dot_x);
-    dir->d_hg_d = hg;
-    dir_norms(w, fro2, cs2, dir);
+    dir->d_hg_d = dir->need_hg ? mc_omega_hg(w) : NAN;
+    dir_norms(w, fro2, cs2, uv, dir);
     dir->top_sv = w->sv;
     dir->matvecs = so.matvecs;
     dir->converged = so.converged;
@@ -174,8 +246,15 @@ void mc_set_vertex(mc_ws *w, const double *u, const double *v)
         cblas_dgemv(CblasColMajor, CblasTrans, d->p, w->k, 1.0, w->Q, d->p, w->v, 1,
                     0.0, w->Qv, 1);
     }
-    w->pre_valid = 0; /* R v was for the old v */
+    w->pre_valid = 0; /* C'C v was for the old v */
     w->have_v = w->have_dir = 1;
+}
+
+lmo_lanczos *mc_lanczos(mc_ws *w)
+{
+    if (!w->lz)
+        w->lz = lmo_lanczos_new(w->d->n, w->d->p, MC_LANCZOS_BASIS);
+    return w->lz;
 }
 
 ircg_error mc_grad_singular_values(void *ws, int k, double *sv)
@@ -187,7 +266,7 @@ ircg_error mc_grad_singular_values(void *ws, int k, double *sv)
     lmo_svd_out so = {0};
     ircg_error err = IRCG_ERR_NOMEM;
 
-    if (k < 1 || k > 4)
+    if (k < 1 || k > 4 || d->comm) /* the Golub-Kahan products are whole */
         return IRCG_ERR_INVALID;
     lz = lmo_lanczos_new(d->n, d->p, 160);
     so.u = malloc((size_t)d->n * sizeof *so.u);

@@ -8,9 +8,8 @@
 #include <string.h>
 
 #include "problems/mc/mc.h"
+#include "lmo/gram.h"
 #include "lmo/lanczos.h"
-
-#define MC_LANCZOS_BASIS 32 /* vectors kept before an explicit restart */
 
 static void mc_destroy(void *ws)
 {
@@ -19,6 +18,7 @@ static void mc_destroy(void *ws)
         return;
     mc_exec_free(&w->ex);
     lmo_lanczos_free(w->lz);
+    lmo_gram_free(w->gram);
     if (w->ext_free)
         w->ext_free(w->ext);
     free(w->P);
@@ -34,9 +34,12 @@ static void mc_destroy(void *ws)
     free(w->z.r);
     free(w->x.xo);
     free(w->z.xo);
+    free(w->qf);
     free(w->u);
     free(w->v);
-    free(w->pre_rv);
+    free(w->pre_cv);
+    free(w->pre_rtc);
+    free(w->pre_a);
     free(w->Pu);
     free(w->Qv);
     free(w->tn);
@@ -45,6 +48,7 @@ static void mc_destroy(void *ws)
     free(w->tk);
     free(w->tk2);
     free(w->dsum);
+    free(w->cbuf);
     free(w);
 }
 
@@ -66,25 +70,27 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
      * sparse part measured best on MovieLens (0.56 s against 0.86 s for 110
      * iterations at |Omega| / (n + p), the break-even point): the iterates
      * there have numerical rank below 10. */
-    w->compress_base = (int)(d->nnz / (8 * ((int64_t)d->n + d->p)));
+    w->compress_base = (int)(d->nnz_all / (8 * ((int64_t)d->n_all + d->p)));
     if (w->compress_base < 8)
         w->compress_base = 8;
     w->compress_at = w->compress_base;
-    w->x.r = malloc(nnz * sizeof(double));
-    w->z.r = malloc(nnz * sizeof(double));
     w->x.xo = calloc(nnz, sizeof(double));
     w->z.xo = malloc(nnz * sizeof(double));
     w->u = calloc((size_t)d->n, sizeof(double));
     w->v = calloc((size_t)d->p, sizeof(double));
-    w->pre_rv = calloc((size_t)d->n, sizeof(double));
+    w->pre_cv = malloc((size_t)d->n * sizeof(double));
+    w->pre_rtc = malloc((size_t)d->p * sizeof(double));
+    w->pre_a = malloc((size_t)d->n * sizeof(double));
     w->tn = malloc((size_t)d->n * sizeof(double));
     w->tn2 = malloc((size_t)d->n * sizeof(double));
     w->tp = malloc((size_t)d->p * sizeof(double));
-    w->dsum = calloc(4 * (size_t)d->nchunk, sizeof(double));
-    w->lz = lmo_lanczos_new(d->n, d->p, MC_LANCZOS_BASIS);
-    if (!w->x.r || !w->z.r || !w->x.xo || !w->z.xo || !w->u || !w->v || !w->pre_rv ||
-        !w->tn || !w->tn2 || !w->tp || !w->dsum || !w->lz || mc_factors_reserve(w, 16) != IRCG_OK)
+    w->dsum = calloc(MC_NSUM * (size_t)d->nchunk, sizeof(double));
+    w->gram = lmo_gram_new(d->n, d->p, MC_LANCZOS_BASIS);
+    if (!w->x.xo || !w->z.xo || !w->u || !w->v || !w->pre_cv ||
+        !w->pre_rtc || !w->pre_a || !w->tn || !w->tn2 || !w->tp || !w->dsum ||
+        !w->gram || mc_factors_reserve(w, 16) != IRCG_OK)
         return IRCG_ERR_NOMEM;
+    lmo_gram_set_comm(w->gram, d->comm);
     return mc_exec_init(&w->ex, d, s->threads);
 }
 
@@ -144,7 +150,7 @@ static ircg_error mc_create(const ircg_problem *pb, const ircg_settings *s,
     }
     w->z.a = w->x.a;
     memcpy(w->z.xo, w->x.xo, (size_t)d->nnz * sizeof(double));
-    mc_omega_residuals(w);
+    mc_omega_sums(w);
     *out = w;
     return IRCG_OK;
 fail:
@@ -152,19 +158,15 @@ fail:
     return err;
 }
 
-ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
-                   double cx_new)
+/* The factored x' = (1 - alpha) x + alpha V and z' = cz z + (cx_old +
+ * cx_new (1 - alpha)) x + cx_new alpha V, on the old block and the new
+ * atom (room for which is reserved by the caller). */
+static void step_factors(mc_ws *w, double alpha, double cz, double cx_old,
+                         double cx_new)
 {
-    mc_ws *w = ws;
-    double a1 = 1.0 - alpha, dl = w->d->delta;
+    double a1 = 1.0 - alpha, dl = w->d->delta, ax_old = w->x.a;
     int k0 = w->k, c;
 
-    if (!w->have_dir && alpha != 0)
-        return IRCG_ERR_INVALID;
-    mc_omega_step(w, alpha, cz, cx_old, cx_new);
-    /* x' = (1 - alpha) x + alpha V;  z' = cz z + (cx_old + cx_new (1 - alpha)) x
-     * + cx_new alpha V, on the old block and the new atom */
-    double ax_old = w->x.a;
     w->x.a = a1 * ax_old;
     w->z.a = cz * w->z.a + cx_old * ax_old + cx_new * w->x.a;
     for (int j = 0; j < k0; j++)
@@ -175,15 +177,40 @@ ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
             w->x.K[q] = xn;
         }
     if (alpha != 0) {
-        if (mc_append_atom(w, w->u, w->v) != IRCG_OK)
-            return IRCG_ERR_NOMEM;
+        (void)mc_append_atom(w, w->u, w->v); /* cannot fail: reserved */
         c = w->cap;
         w->x.K[k0 + (size_t)k0 * c] = -alpha * dl;
         w->z.K[k0 + (size_t)k0 * c] = cx_new * (-alpha * dl);
     }
+}
+
+ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
+                   double cx_new)
+{
+    mc_ws *w = ws;
+    ircg_error err = IRCG_OK;
+    int refresh = w->since_refresh + 1 >= MC_REFRESH_EVERY;
+
+    if (!w->have_dir && alpha != 0)
+        return IRCG_ERR_INVALID;
+    if (mc_factors_reserve(w, w->k + 1) != IRCG_OK)
+        return IRCG_ERR_NOMEM; /* nothing changed */
+    /* The factors first: the planned LMO's first product needs the new X
+     * (the pass on Omega does not read them).  A compression that fails
+     * leaves valid uncompressed atoms: the pass still runs, so the state
+     * stays consistent, and the error is returned after it. */
+    step_factors(w, alpha, cz, cx_old, cx_new);
+    if (w->k >= w->compress_at)
+        err = mc_compress(w);
+    /* a refresh would change R under the product: no plan then */
+    int pre = err == IRCG_OK && w->plan_valid && w->have_v && !refresh &&
+              w->engine != IRCG_LMO_ARPACK && lmo_gram_keeps_start(w->v, w->d->p);
+    if (pre)
+        mc_gram_lowrank_in(w, w->plan_sigma, w->v, w->pre_a);
+    mc_omega_step(w, alpha, cz, cx_old, cx_new, pre);
+    w->plan_valid = 0;
     w->have_dir = 0;
-    ircg_error err;
-    if (w->k >= w->compress_at && (err = mc_compress(w)) != IRCG_OK)
+    if (err != IRCG_OK)
         return err;
     if (++w->since_refresh >= MC_REFRESH_EVERY)
         return mc_omega_refresh(w);
@@ -194,25 +221,51 @@ static void mc_values(void *ws, const double *ref, slv_values *out)
 {
     mc_ws *w = ws;
 
-    if (!w->sums_valid)
-        mc_omega_residuals(w);
-    out->g_x = w->x.g;
-    out->g_z = w->z.g;
+    if (ref) /* the steps sum against it from now on */
+        mc_reference_set(w, ref);
+    if (!w->sums.valid)
+        mc_omega_sums(w);
+    out->g_x = w->sums.g_x;
+    out->g_z = w->sums.g_z;
     out->f_x = mc_side_f(w, &w->x);
     out->f_z = mc_side_f(w, &w->z);
-    if (ref) {
-        out->g_gap_x = slv_half_sq_diff(w->x.r, ref, w->d->nnz);
-        out->g_gap_z = slv_half_sq_diff(w->z.r, ref, w->d->nnz);
-    } else {
-        out->g_gap_x = out->g_gap_z = NAN;
-    }
+    out->g_gap_x = ref ? w->sums.gap_x : NAN;
+    out->g_gap_z = ref ? w->sums.gap_z : NAN;
     out->rank = w->k;
 }
 
+static void mc_set_reference(void *ws, const double *ref)
+{
+    mc_reference_set(ws, ref);
+}
+
+static void mc_plan_lmo(void *ws, double sigma)
+{
+    mc_ws *w = ws;
+    w->plan_valid = 1;
+    w->plan_sigma = sigma;
+}
+
+static void mc_traffic(void *ws, int64_t *passes, double *bytes, int *threads)
+{
+    mc_ws *w = ws;
+    mc_exec_traffic(&w->ex, passes, bytes, threads);
+}
+
+/* The z residual is not kept by the steps: made when asked (NULL when out
+ * of memory). */
 static const double *mc_residual(void *ws, ircg_which which)
 {
     mc_ws *w = ws;
-    return which == IRCG_Z ? w->z.r : w->x.r;
+    const mc_data *d = w->d;
+
+    if (which != IRCG_Z)
+        return mc_x_residual(w);
+    if (!w->z.r && !(w->z.r = malloc((size_t)d->nnz * sizeof(double))))
+        return NULL;
+    for (int64_t e = 0; e < d->nnz; e++)
+        w->z.r[e] = w->z.xo[e] - mc_rating(d, e);
+    return w->z.r;
 }
 
 const slv_oracle_ops slv_mc_ops = {
@@ -225,7 +278,11 @@ const slv_oracle_ops slv_mc_ops = {
     .residual = mc_residual,
     .iterate = mc_iterate,
     .grad_singular_values = mc_grad_singular_values,
+    .certify_unique = mc_certify_unique,
     .save = mc_save,
     .restore = mc_restore,
+    .set_reference = mc_set_reference,
+    .plan_lmo = mc_plan_lmo,
+    .traffic = mc_traffic,
     .restart = mc_restart,
 };

@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "problems/mc/mc.h"
 
 /* Entries per chunk of the elementwise passes: small enough to stay in L2
  * between the update and the sum that follows it. */
 #define MC_CHUNK_NNZ 32768
 #define MC_MAX_CHUNKS 256
-#define MC_MAX_GROUPS 8
+#define MC_MAX_GROUPS 16 /* tasks of the passes with a scatter: one per thread up to 16 */
 
 static void mc_data_free(void *p)
 {
@@ -21,17 +22,37 @@ static void mc_data_free(void *p)
     free(d->rowptr);
     free(d->col);
     free(d->m);
+    free(d->mf);
     free(d->chunk_row);
     free(d);
 }
 
 const mc_data *mc_data_of(const ircg_problem *pb) { return pb->data; }
 
-static ircg_error validate(const ircg_ratings *R, ircg_outer_kind outer,
+/* A distributed part: its rows inside the matrix, a usable communicator. */
+static ircg_error validate_part(const ircg_ratings *R, int row0, int n_local,
+                                const ircg_comm *comm, ircg_diag *diag)
+{
+    if (!comm || !comm->sum || comm->size < 1 || comm->rank < 0 ||
+        comm->rank >= comm->size)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/comm",
+                        "a communicator with a sum and 0 <= rank < size is needed");
+    if (row0 < 0 || n_local < 1 || (int64_t)row0 + n_local > R->n_rows)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/row0",
+                        "rows [%d, %lld) are not inside the %d rows of the matrix", row0,
+                        (long long)row0 + n_local, R->n_rows);
+    return IRCG_OK;
+}
+
+static ircg_error validate(const ircg_ratings *R, int row0, int n_local,
+                           const ircg_comm *comm, ircg_outer_kind outer,
                            double delta, ircg_diag *diag)
 {
+    ircg_error err;
     if (!R)
         return slv_fail(diag, IRCG_ERR_INVALID, "/ratings", "ratings are NULL");
+    if (comm && (err = validate_part(R, row0, n_local, comm, diag)) != IRCG_OK)
+        return err;
     if (!isfinite(delta) || delta <= 0)
         return slv_fail(diag, IRCG_ERR_INVALID, "/delta",
                          "delta must be a finite number > 0, got %g", delta);
@@ -47,12 +68,12 @@ static ircg_error validate(const ircg_ratings *R, ircg_outer_kind outer,
         return slv_fail(diag, IRCG_ERR_INVALID, "/ratings",
                          "at least one observed entry is needed");
     for (int64_t e = 0; e < R->nnz; e++) {
-        if (R->row[e] < 0 || R->row[e] >= R->n_rows || R->col[e] < 0 ||
+        if (R->row[e] < row0 || R->row[e] - row0 >= n_local || R->col[e] < 0 ||
             R->col[e] >= R->n_cols)
             return slv_fail(diag, IRCG_ERR_INVALID, "/ratings",
-                             "entry %lld: index (%d, %d) outside %d x %d",
-                             (long long)e, R->row[e], R->col[e], R->n_rows,
-                             R->n_cols);
+                             "entry %lld: index (%d, %d) outside rows [%d, %d) "
+                             "of %d x %d", (long long)e, R->row[e], R->col[e], row0,
+                             row0 + n_local, R->n_rows, R->n_cols);
         if (!isfinite(R->val[e]))
             return slv_fail(diag, IRCG_ERR_INVALID, "/ratings",
                              "entry %lld: value is not finite", (long long)e);
@@ -80,6 +101,17 @@ static int csr_ordered(const mc_data *d)
 }
 #endif
 
+/* Rating e of the CSR order into whichever array holds them (a float
+ * only ever receives a value that is one). */
+static void put_rating(mc_data *d, int64_t e, double v)
+{
+    if (d->mf)
+        d->mf[e] = (float)v;
+    else
+        d->m[e] = v;
+}
+
+/* R's rows less row0 are the local ones. */
 static ircg_error build_csr(mc_data *d, const ircg_ratings *R, ircg_diag *diag)
 {
     int64_t *next = calloc((size_t)d->n + 1, sizeof *next);
@@ -88,38 +120,54 @@ static ircg_error build_csr(mc_data *d, const ircg_ratings *R, ircg_diag *diag)
     if (!next)
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     for (int64_t e = 0; e < R->nnz; e++)
-        d->rowptr[R->row[e] + 1]++;
+        d->rowptr[R->row[e] - d->row0 + 1]++;
     for (int i = 0; i < d->n; i++)
         d->rowptr[i + 1] += d->rowptr[i];
     memcpy(next, d->rowptr, (size_t)d->n * sizeof *next);
     for (int64_t e = 0; e < R->nnz; e++) {
-        int64_t q = next[R->row[e]]++;
+        int64_t q = next[R->row[e] - d->row0]++;
         d->col[q] = R->col[e];
-        d->m[q] = R->val[e];
+        put_rating(d, q, R->val[e]);
     }
     for (int i = 0; i < d->n && err == IRCG_OK; i++) {
         /* insertion sort: rows are short */
         for (int64_t a = d->rowptr[i] + 1; a < d->rowptr[i + 1]; a++) {
             int32_t c = d->col[a];
-            double v = d->m[a];
+            double v = mc_rating(d, a);
             int64_t b = a - 1;
             for (; b >= d->rowptr[i] && d->col[b] > c; b--) {
                 d->col[b + 1] = d->col[b];
-                d->m[b + 1] = d->m[b];
+                put_rating(d, b + 1, mc_rating(d, b));
             }
             d->col[b + 1] = c;
-            d->m[b + 1] = v;
+            put_rating(d, b + 1, v);
         }
         for (int64_t a = d->rowptr[i] + 1; a < d->rowptr[i + 1]; a++)
             if (d->col[a] == d->col[a - 1]) {
                 err = slv_fail(diag, IRCG_ERR_INVALID, "/ratings",
-                                "duplicate entry (%d, %d)", i, d->col[a]);
+                                "duplicate entry (%d, %d)", i + d->row0, d->col[a]);
                 break;
             }
     }
     free(next);
     assert(err != IRCG_OK || csr_ordered(d));
     return err;
+}
+
+/* The ratings' array: floats when each rating is a float exactly, else
+ * doubles (only one of them is kept, and only one is ever allocated: at
+ * 100M ratings, the build's peak is the caller's ratings and 0.8 GB). */
+static int alloc_ratings(mc_data *d, const ircg_ratings *R)
+{
+    int floats = 1;
+    for (int64_t e = 0; e < R->nnz && floats; e++)
+        floats = (double)(float)R->val[e] == R->val[e];
+    /* build_csr sets every entry; zeroed so that clang-tidy sees it too */
+    if (floats)
+        d->mf = calloc((size_t)d->nnz, sizeof *d->mf);
+    else
+        d->m = calloc((size_t)d->nnz, sizeof *d->m);
+    return d->mf || d->m;
 }
 
 /* Row-aligned chunks of about MC_CHUNK_NNZ entries. */
@@ -145,7 +193,24 @@ static ircg_error build_chunks(mc_data *d, ircg_diag *diag)
     return IRCG_OK;
 }
 
-ircg_error mc_problem_new(const ircg_ratings *R, ircg_outer_kind outer, double delta,
+/* The dimensions of the whole and of the part held here. */
+static void set_dims(mc_data *d, const ircg_ratings *R, int row0, int n_local,
+                     const ircg_comm *comm)
+{
+    d->comm = comm;
+    d->n_all = R->n_rows;
+    d->row0 = comm ? row0 : 0;
+    d->n = comm ? n_local : R->n_rows;
+    d->p = R->n_cols;
+    d->m0 = d->n_all < d->p ? d->n_all : d->p;
+    d->ndiag = d->m0 - d->row0 < 0 ? 0 : d->m0 - d->row0 < d->n ? d->m0 - d->row0 : d->n;
+    d->nnz = R->nnz;
+    /* exact: counts below 2^53 */
+    d->nnz_all = comm ? (int64_t)slv_comm_sum1(comm, (double)R->nnz) : R->nnz;
+}
+
+ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
+                          const ircg_comm *comm, ircg_outer_kind outer, double delta,
                           ircg_problem **out, ircg_diag *diag)
 {
     ircg_problem *pb = NULL;
@@ -155,32 +220,29 @@ ircg_error mc_problem_new(const ircg_ratings *R, ircg_outer_kind outer, double d
     if (!out)
         return slv_fail(diag, IRCG_ERR_INVALID, "", "out is NULL");
     *out = NULL;
-    if ((err = validate(R, outer, delta, diag)) != IRCG_OK)
+    if ((err = validate(R, row0, n_local, comm, outer, delta, diag)) != IRCG_OK)
         return err;
     pb = calloc(1, sizeof *pb);
     d = calloc(1, sizeof *d);
     if (!pb || !d)
         goto nomem;
-    d->n = R->n_rows;
-    d->p = R->n_cols;
-    d->m0 = d->n < d->p ? d->n : d->p;
-    d->nnz = R->nnz;
+    set_dims(d, R, row0, n_local, comm);
     d->outer = outer;
     d->delta = delta;
     d->rowptr = calloc((size_t)d->n + 1, sizeof *d->rowptr);
     d->col = malloc((size_t)d->nnz * sizeof *d->col);
-    d->m = malloc((size_t)d->nnz * sizeof *d->m);
-    if (!d->rowptr || !d->col || !d->m)
+    if (!d->rowptr || !d->col || !alloc_ratings(d, R))
         goto nomem;
     if ((err = build_csr(d, R, diag)) != IRCG_OK ||
         (err = build_chunks(d, diag)) != IRCG_OK)
         goto fail;
     pb->info = (ircg_problem_info){
-        .kind = IRCG_PROBLEM_MATRIX_COMPLETION, .n_rows = d->n, .n_cols = d->p,
-        .dim = (int64_t)d->n * d->p, .n_observed = d->nnz,
+        .kind = IRCG_PROBLEM_MATRIX_COMPLETION, .n_rows = d->n_all, .n_cols = d->p,
+        .dim = (int64_t)d->n_all * d->p, .n_observed = d->nnz,
         .domain = {.kind = IRCG_DOMAIN_NUCLEAR_BALL, .radius = delta},
         .outer = outer, .L_f = 1.0, .L_g = 1.0, .diameter = 2.0 * delta};
     pb->ops = &slv_mc_ops;
+    pb->comm = comm;
     pb->data = d;
     pb->free_data = mc_data_free;
     *out = pb;

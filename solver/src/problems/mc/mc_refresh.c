@@ -37,7 +37,7 @@ static void refresh_task(void *vc, int c)
                 x += ax[l] * qj[l];
                 z += az[l] * qj[l];
             }
-            if (i == j && j < d->m0) {
+            if (d->row0 + i == j && j < d->m0) {
                 x += dx;
                 z += dz;
             }
@@ -77,8 +77,10 @@ ircg_error mc_omega_refresh(mc_ws *w)
     }
     rctx q = {.w = w, .Ax = Ax, .Az = Az, .Qt = Qt, .k = k};
     slv_pool_run(w->ex.pool, refresh_task, &q, d->nchunk);
-    mc_omega_residuals(w);
-    w->pre_valid = 0; /* R v was made from the old residual */
+    mc_exec_count(&w->ex, 20); /* col; x and z written */
+    w->xr_valid = 0;
+    mc_omega_sums(w);
+    w->pre_valid = 0; /* C'C v was made from the old residual */
     w->since_refresh = 0;
     err = IRCG_OK;
 done:

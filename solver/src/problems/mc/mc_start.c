@@ -70,5 +70,5 @@ void mc_given_on_omega(const mc_data *d, const double *x0, int minus_m, double *
 {
     for (int i = 0; i < d->n; i++)
         for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++)
-            out[e] = x0[i + (size_t)d->col[e] * d->n] - (minus_m ? d->m[e] : 0.0);
+            out[e] = x0[i + (size_t)d->col[e] * d->n] - (minus_m ? mc_rating(d, e) : 0.0);
 }

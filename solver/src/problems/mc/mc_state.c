@@ -40,13 +40,13 @@ ircg_error mc_save(void *ws, slv_buf *b)
     slv_buf_put_i64(b, w->compress_at);
     slv_buf_put_i64(b, w->have_v);
     slv_buf_put_i64(b, w->have_dir);
-    slv_buf_put_i64(b, w->sums_valid);
-    slv_buf_put_i64(b, w->pre_valid);
+    slv_buf_put_i64(b, w->sums.valid);
+    slv_buf_put_i64(b, 0); /* pre_valid: the first Gram product is not kept */
     slv_buf_put_i64(b, w->since_refresh);
     slv_buf_put_f64(b, w->x.a);
     slv_buf_put_f64(b, w->z.a);
-    slv_buf_put_f64(b, w->x.g);
-    slv_buf_put_f64(b, w->z.g);
+    slv_buf_put_f64(b, w->sums.g_x);
+    slv_buf_put_f64(b, w->sums.g_z);
     slv_buf_put_f64(b, w->sv);
     slv_buf_put_f64s(b, w->P, (size_t)d->n * k);
     slv_buf_put_f64s(b, w->Q, (size_t)d->p * k);
@@ -61,7 +61,10 @@ ircg_error mc_save(void *ws, slv_buf *b)
     slv_buf_put_f64s(b, w->Qv, (size_t)k);
     slv_buf_put_f64s(b, w->u, (size_t)d->n);
     slv_buf_put_f64s(b, w->v, (size_t)d->p);
-    slv_buf_put_f64s(b, w->pre_rv, (size_t)d->n);
+    /* the slot of version 2's R v: the restored solver makes the first
+     * Gram product itself, the same bits the step pass made (mc_sweep.c) */
+    for (int i = 0; i < d->n; i++)
+        slv_buf_put_f64(b, 0.0);
     slv_buf_put_f64s(b, w->x.xo, (size_t)d->nnz);
     slv_buf_put_f64s(b, w->z.xo, (size_t)d->nnz);
     return b->failed ? IRCG_ERR_NOMEM : IRCG_OK;
@@ -103,13 +106,15 @@ ircg_error mc_restore(void *ws, slv_rbuf *r, ircg_diag *diag)
     w->compress_at = (int)cat;
     w->have_v = hv != 0;
     w->have_dir = hd != 0;
-    w->sums_valid = sv != 0;
-    w->pre_valid = pv != 0;
+    (void)sv; /* the sums are made again below */
+    (void)pv;
+    w->pre_valid = 0;
+    w->plan_valid = 0;
     w->since_refresh = (int)sr;
     w->x.a = slv_rbuf_f64(r);
     w->z.a = slv_rbuf_f64(r);
-    w->x.g = slv_rbuf_f64(r);
-    w->z.g = slv_rbuf_f64(r);
+    (void)slv_rbuf_f64(r); /* g of both sides: summed again below */
+    (void)slv_rbuf_f64(r);
     w->sv = slv_rbuf_f64(r);
     slv_rbuf_f64s(r, w->P, (size_t)n * k);
     slv_rbuf_f64s(r, w->Q, (size_t)p * k);
@@ -124,37 +129,33 @@ ircg_error mc_restore(void *ws, slv_rbuf *r, ircg_diag *diag)
     slv_rbuf_f64s(r, w->Qv, (size_t)k);
     slv_rbuf_f64s(r, w->u, (size_t)n);
     slv_rbuf_f64s(r, w->v, (size_t)p);
-    slv_rbuf_f64s(r, w->pre_rv, (size_t)n);
-    /* Version 2 saved X_Omega, and the residuals follow from it as the step
-     * pass makes them.  Version 1 saved the residuals: they are kept as read
-     * (g, saved above, was summed from them) and X_Omega follows. */
-    slv_rbuf_f64s(r, v1 ? w->x.r : w->x.xo, (size_t)nnz);
-    slv_rbuf_f64s(r, v1 ? w->z.r : w->z.xo, (size_t)nnz);
-    for (int64_t e = 0; e < nnz; e++) {
-        if (v1) {
-            w->x.xo[e] = w->x.r[e] + d->m[e];
-            w->z.xo[e] = w->z.r[e] + d->m[e];
-        } else {
-            w->x.r[e] = w->x.xo[e] - d->m[e];
-            w->z.r[e] = w->z.xo[e] - d->m[e];
-        }
+    for (int64_t i = 0; i < n; i++)
+        (void)slv_rbuf_f64(r);
+    /* Version 2 saved X and Z on Omega.  Version 1 saved their residuals:
+     * X and Z follow (the residuals made from them again may differ from
+     * the saved ones in the last bit; the next step refreshes anyway). */
+    slv_rbuf_f64s(r, w->x.xo, (size_t)nnz);
+    slv_rbuf_f64s(r, w->z.xo, (size_t)nnz);
+    for (int64_t e = 0; v1 && e < nnz && !r->failed; e++) {
+        w->x.xo[e] += mc_rating(d, e);
+        w->z.xo[e] += mc_rating(d, e);
     }
     if (r->failed)
         return bad(diag, "truncated");
+    w->xr_valid = 0;
+    mc_omega_sums(w);
     return IRCG_OK;
 }
 
 ircg_error mc_restart(void *ws)
 {
     mc_ws *w = ws;
-    size_t nnz = (size_t)w->d->nnz;
     w->z.a = w->x.a;
     for (int j = 0; j < w->k; j++)
         memcpy(w->z.K + (size_t)j * w->cap, w->x.K + (size_t)j * w->cap,
                (size_t)w->k * sizeof(double));
-    memcpy(w->z.xo, w->x.xo, nnz * sizeof(double));
-    memcpy(w->z.r, w->x.r, nnz * sizeof(double));
-    w->z.g = w->x.g;
+    memcpy(w->z.xo, w->x.xo, (size_t)w->d->nnz * sizeof(double));
+    mc_omega_sums(w); /* z's sums follow x's (z.r is made afresh when asked) */
     return IRCG_OK;
 }
 
@@ -173,7 +174,7 @@ ircg_error mc_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate *
     it->kind = IRCG_PROBLEM_MATRIX_COMPLETION;
     it->n_rows = d->n;
     it->n_cols = d->p;
-    it->dim = (int64_t)d->n * d->p;
+    it->dim = (int64_t)d->n_all * d->p;
     it->a0 = s->a;
     it->x0_diag = malloc((size_t)d->m0 * sizeof(double));
     it->w = malloc((size_t)kk * sizeof(double));
@@ -191,6 +192,8 @@ ircg_error mc_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate *
         if (!it->dense || (err = mc_dense(w, s, it->dense)) != IRCG_OK)
             goto fail;
     }
+    if (d->comm && (err = mc_dist_gather(w, it)) != IRCG_OK)
+        goto fail;
     *out = it;
     return IRCG_OK;
 fail:

@@ -1,0 +1,620 @@
+/*
+ * mc_sweep.c -- the fused passes over Omega, which carry the memory traffic
+ * of an iteration (|Omega| = 1e6 entries on MovieLens 1M, 1e7 at 10M).
+ *
+ * The step pass updates X and Z on Omega, and in the same pass makes every
+ * sum the iteration needs next: g of both sides,
+ * <R, X_Omega> (the FW gap's inner product), the differences to a
+ * reference residual (g - g_opt), and -- when the next LMO is planned --
+ * its first Gram product C'C v at the current vertex v, which is where
+ * that LMO starts.  The Gram pass of the LMO makes C x and R'(C x) row by
+ * row: the row's entries are in L1 when they are scattered back.
+ *
+ * Determinism: sums are made per chunk in the four lanes of base/ksum.h and
+ * combined in chunk order; the transposed products scatter into one buffer
+ * per group of chunks, combined in group order; chunks and groups are fixed
+ * by the problem.  So the results do not depend on the thread count, and
+ * the step pass's Gram product is, bit for bit, the one the LMO's first
+ * pass would make (same row code, same a, same reduction).
+ *
+ * Traffic: the residual R = X_Omega - M is not stored; every pass forms it
+ * from X_Omega and the ratings as it reads them (the same bits), and reads
+ * the ratings as floats when they all are (MovieLens: 4 bytes an entry,
+ * not 8).  A step then moves 40 bytes an entry (it moved 76), and X, Z,
+ * the ratings and Omega of MovieLens 1M (24 MB) stay in a 32 MB L3.  A
+ * traced reference adds its residual as floats, 4 bytes an entry (as
+ * doubles it added 8 and pushed MovieLens 1M's 32 MB out of that L3: the
+ * trace cost 12-38% of a solve).  mc_x_residual makes R when a plain
+ * product needs it.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/comm.h"
+#include "base/ksum.h"
+#include "problems/mc/mc.h"
+
+typedef slv_v4d v4d;
+typedef float v4f __attribute__((vector_size(16)));
+
+/* Entries of the rows whose dot products are made before they are
+ * scattered back (while they are in L1). */
+#define MC_SUM_BATCH 1024
+
+/* Inlined into both clones of the kernels: a call would run the default
+ * target's code.  The clones make no calls at all: gcc then ends the AVX
+ * clone with vzeroupper, without which every later SSE instruction of the
+ * process ran 2-4 times slower (measured: a plain sparse product 1.2 ms
+ * instead of 0.31 ms).  Their callers do the memsets. */
+#define MC_INLINE static inline __attribute__((always_inline))
+#define MC_CLONES __attribute__((target_clones("avx2", "default")))
+
+#define GATHER4(X, col, e)                                                  \
+    ((v4d){(X)[(col)[(e)]], (X)[(col)[(e) + 1]], (X)[(col)[(e) + 2]],        \
+           (X)[(col)[(e) + 3]]})
+
+/* The row dot product's four lanes and scalar tail s0, combined as
+ * mc_kernels.c's row_dot does. */
+#define ROW_TOTAL(s, s0) (((s0) + (s)[1]) + ((s)[2] + (s)[3]))
+
+/* The ratings of entries e..e+3 (and of e alone): from their float copy
+ * when the problem has one (fm, a constant in each specialization), the
+ * same values. */
+#define LOAD_M(mm, d, e, fm)                                                \
+    do {                                                                    \
+        if (fm) {                                                           \
+            v4f f_;                                                         \
+            memcpy(&f_, (d)->mf + (e), sizeof f_);                          \
+            (mm) = __builtin_convertvector(f_, v4d);                        \
+        } else {                                                            \
+            SLV_V4D_LOAD(mm, (d)->m + (e));                                 \
+        }                                                                   \
+    } while (0)
+#define M_AT(d, e, fm) ((fm) ? (double)(d)->mf[(e)] : (d)->m[(e)])
+
+/* ------------------------------------------------------------ the sums -- */
+
+/* The reference residual q as the passes read it: q~ = q rounded to a
+ * float (4 bytes an entry, not 8).  The gaps need no more: for any q~,
+ *   1/2 sum (r - q)(r + q) = 1/2 sum (r - q~)(r + q~) + 1/2 sum (q~ - q)(q~ + q),
+ * and the last sum is a constant (w->qcorr, made once by mc_reference_set).
+ * The price is in the terms' magnitude: |r - q~| <= |r - q| + |q - q~|,
+ * with |q - q~| <= 2^-24 |q| (see FLUSH_D for the bound). */
+#define LOAD_Q(qq, qf, e)                                                   \
+    do {                                                                    \
+        v4f f_;                                                             \
+        memcpy(&f_, (qf) + (e), sizeof f_);                                 \
+        (qq) = __builtin_convertvector(f_, v4d);                            \
+    } while (0)
+
+/* A block's plain partial sums: g's of at most MC_BLOCK_QUADS quads of one
+ * row, the gaps' of the row. */
+typedef struct blk {
+    v4d gx, gz, dx, dz;
+} blk;
+#define MC_BLOCK_QUADS 4
+
+/* A chunk's sums: the blocks' sums added by TwoSum, <R, X> plainly (as it
+ * always was). */
+typedef struct lanes {
+    slv_lsum gx, gz, dx, dz;
+    v4d rx;
+} lanes;
+
+/* The terms of one quad of a row, with r = x - M and rz = z - M.  The
+ * halves of g's terms are taken once, from the totals (store_sums):
+ * scaling by 2 is exact, so the bits are those of summing halved terms. */
+#define QUAD_TERMS(L, b, r, rz, x, qq, fq)                                  \
+    do {                                                                    \
+        (b).gx += (r) * (r);                                                \
+        (b).gz += (rz) * (rz);                                              \
+        (L).rx += (r) * (x);                                                \
+        if (fq) {                                                           \
+            (b).dx += ((r) - (qq)) * ((r) + (qq));                          \
+            (b).dz += ((rz) - (qq)) * ((rz) + (qq));                        \
+        }                                                                   \
+    } while (0)
+
+/* g's block into the chunk's lanes by TwoSum, at a third of the cost of a
+ * TwoSum per term: the error of g is then at most 3 ulps of g, whatever
+ * |Omega|. */
+#define FLUSH_G(L, b, zero)                                                 \
+    do {                                                                    \
+        SLV_LSUM_ADD((L).gx, (b).gx);                                       \
+        SLV_LSUM_ADD((L).gz, (b).gz);                                       \
+        (b).gx = (b).gz = (zero);                                           \
+    } while (0)
+
+/* The gaps' terms are small (|r - q~| is), so they are summed plainly over
+ * a row and the rows by TwoSum: the error is at most (ceil(l/4) + 1) ulps
+ * of sum |(r - q~)(r + q~)| for rows of at most l entries (MovieLens 1M:
+ * l = 2314, 580 ulps of about 2, 1e-13, far below the certified floor of
+ * g_opt, 3e-11), at a sixth of the cost of flushing them with g. */
+#define FLUSH_D(L, b, zero)                                                 \
+    do {                                                                    \
+        SLV_LSUM_ADD((L).dx, (b).dx);                                       \
+        SLV_LSUM_ADD((L).dz, (b).dz);                                       \
+        (b).dx = (b).dz = (zero);                                           \
+    } while (0)
+
+/* A block of g's terms is full (every MC_BLOCK_QUADS quads) or the row
+ * ended (end): into the lanes. */
+#define BLOCK_DONE(L, b, nq, fq, end, zero)                                 \
+    do {                                                                    \
+        if ((end) ? (nq) > 0 : ++(nq) == MC_BLOCK_QUADS) {                  \
+            FLUSH_G(L, b, zero);                                            \
+            (nq) = 0;                                                       \
+        }                                                                   \
+        if ((end) && (fq))                                                  \
+            FLUSH_D(L, b, zero);                                            \
+    } while (0)
+
+/* Entries [e, end) of a row (fewer than four) as one quad padded with
+ * zero terms: x, z, M and q~ (a copy loop here became calls to memcpy). */
+MC_INLINE void tail_quad(const mc_ws *w, int64_t e, int64_t end, v4d *x, v4d *z,
+                         v4d *mm, v4d *qq, const int fm, const int fq)
+{
+    for (int l = 0; l < 4; l++) {
+        int in = e + l < end;
+        (*x)[l] = in ? w->x.xo[e + l] : 0.0;
+        (*z)[l] = in ? w->z.xo[e + l] : 0.0;
+        (*mm)[l] = in ? M_AT(w->d, e + l, fm) : 0.0;
+        (*qq)[l] = in && fq ? (double)w->qf[e + l] : 0.0;
+    }
+}
+
+/* The sums of one row [e, end) read from x and z on Omega: the blocks the
+ * step pass forms in registers as it writes the row (step_body), so the
+ * two give the same bits. */
+MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const int fm,
+                        const int fq)
+{
+    const double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
+    const v4d zero = {0, 0, 0, 0};
+    v4d x, z, mm, qq = zero, r, rz;
+    blk b = {zero, zero, zero, zero};
+    int nq = 0;
+
+    for (; e + 4 <= end; e += 4) {
+        SLV_V4D_LOAD(x, xx + e);
+        SLV_V4D_LOAD(z, xz + e);
+        LOAD_M(mm, w->d, e, fm);
+        if (fq)
+            LOAD_Q(qq, w->qf, e);
+        r = x - mm;
+        rz = z - mm;
+        QUAD_TERMS(*L, b, r, rz, x, qq, fq);
+        BLOCK_DONE(*L, b, nq, fq, 0, zero);
+    }
+    if (e < end) {
+        tail_quad(w, e, end, &x, &z, &mm, &qq, fm, fq);
+        r = x - mm;
+        rz = z - mm;
+        QUAD_TERMS(*L, b, r, rz, x, qq, fq);
+        nq++;
+    }
+    BLOCK_DONE(*L, b, nq, fq, 1, zero);
+}
+
+MC_INLINE void clear_lanes(lanes *L)
+{
+    memset(L, 0, sizeof *L);
+}
+
+static void store_sums(mc_ws *w, int c, const lanes *L)
+{
+    double *out = w->dsum + MC_NSUM * c;
+    slv_lsum rx = {L->rx, {0, 0, 0, 0}};
+    /* all but <R, X> are halves */
+    out[MC_S_GX] = 0.5 * slv_lsum_value(&L->gx);
+    out[MC_S_GZ] = 0.5 * slv_lsum_value(&L->gz);
+    out[MC_S_RX] = slv_lsum_value(&rx);
+    out[MC_S_DX] = 0.5 * slv_lsum_value(&L->dx);
+    out[MC_S_DZ] = 0.5 * slv_lsum_value(&L->dz);
+}
+
+static double chunk_total(const mc_ws *w, int slot)
+{
+    slv_ksum k = {0, 0};
+    for (int c = 0; c < w->d->nchunk; c++)
+        slv_ksum_add(&k, w->dsum[MC_NSUM * c + slot]);
+    return slv_ksum_value(&k);
+}
+
+/* The chunks' sums in chunk order, the gaps with the reference's constant
+ * (without q~, when there was no memory for it, the terms are those of g:
+ * q~ = 0); distributed, the ranks' totals then in rank order. */
+static void finish_sums(mc_ws *w)
+{
+    const double *q = w->ref;
+    double t[MC_NSUM];
+    for (int s = 0; s < MC_NSUM; s++)
+        t[s] = chunk_total(w, s);
+    if (!w->qf) {
+        t[MC_S_DX] = t[MC_S_GX];
+        t[MC_S_DZ] = t[MC_S_GZ];
+    }
+    t[MC_S_DX] = q ? t[MC_S_DX] + w->qcorr : 0.0;
+    t[MC_S_DZ] = q ? t[MC_S_DZ] + w->qcorr : 0.0;
+    slv_comm_sum(w->d->comm, t, MC_NSUM);
+    w->sums = (mc_sums){
+        .g_x = t[MC_S_GX], .g_z = t[MC_S_GZ], .rx_x = t[MC_S_RX], .ref = q, .valid = 1,
+        .gap_x = t[MC_S_DX], .gap_z = t[MC_S_DZ]};
+}
+
+/* --------------------------------------------------- the Gram products -- */
+
+static void group_chunks(const mc_data *d, int g, int *c0, int *c1)
+{
+    *c0 = g * d->nchunk / d->ngroup;
+    *c1 = (g + 1) * d->nchunk / d->ngroup;
+}
+
+/* buf[col_e] += r_e y over one row, with r_e = x_e - M_e; the products
+ * four at a time (a row's columns are distinct, so every buf entry gets
+ * the same additions in the same order as one by one). */
+MC_INLINE void scatter_row(double *restrict buf, const double *restrict xx,
+                           const mc_data *d, int64_t e, int64_t end, double y,
+                           const int fm)
+{
+    const int32_t *restrict col = d->col;
+    v4d xo, mm;
+    for (; e + 4 <= end; e += 4) {
+        SLV_V4D_LOAD(xo, xx + e);
+        LOAD_M(mm, d, e, fm);
+        v4d pr = (xo - mm) * y;
+        buf[col[e]] += pr[0];
+        buf[col[e + 1]] += pr[1];
+        buf[col[e + 2]] += pr[2];
+        buf[col[e + 3]] += pr[3];
+    }
+    for (; e < end; e++)
+        buf[col[e]] += (xx[e] - M_AT(d, e, fm)) * y;
+}
+
+typedef struct redctx {
+    const mc_exec *ex;
+    double *rtc;
+} redctx;
+
+/* Columns [j0, j1) of the group buffers, added in group order. */
+static void reduce_task(void *vc, int t)
+{
+    const redctx *k = vc;
+    const mc_data *d = k->ex->d;
+    int j0 = (int)((int64_t)t * d->p / d->ngroup);
+    int j1 = (int)((int64_t)(t + 1) * d->p / d->ngroup);
+    double *restrict rtc = k->rtc;
+
+    memcpy(rtc + j0, k->ex->colbuf + j0, (size_t)(j1 - j0) * sizeof *rtc);
+    for (int g = 1; g < d->ngroup; g++) {
+        const double *restrict buf = k->ex->colbuf + (size_t)g * d->p;
+        for (int j = j0; j < j1; j++)
+            rtc[j] += buf[j];
+    }
+}
+
+/* The group buffers in group order: rtc = R' y (by column slices, in
+ * parallel: serial, it was 4% of a 2-thread iteration). */
+static void reduce_groups(mc_exec *ex, double *rtc)
+{
+    redctx k = {.ex = ex, .rtc = rtc};
+    slv_pool_run(ex->pool, reduce_task, &k, ex->d->ngroup);
+}
+
+typedef struct gctx {
+    mc_ws *w;
+    const double *x, *a; /* the vector and sigma grad f(X) x              */
+    double *cx;
+} gctx;
+
+/* Rows [lo, hi): cx_i = a_i + (R x)_i, then buf += R'_i cx_i, a batch of
+ * rows at a time: the dot products of the batch first (10% faster than
+ * alternating row by row, measured), then its scatter while its entries
+ * are still in cache (over a whole group they were not: at 10M ratings
+ * that read the group twice from memory). */
+MC_INLINE void gram_body(const gctx *k, int lo, int hi, double *buf, const int fm)
+{
+    const mc_data *d = k->w->d;
+    const double *restrict xx = k->w->x.xo, *restrict x = k->x, *restrict a = k->a;
+    const int32_t *restrict col = d->col;
+    const int64_t *restrict rp = d->rowptr;
+    double *restrict cx = k->cx;
+
+    for (int b = lo; b < hi;) {
+        int i = b;
+        for (; i < hi && (i == b || rp[i] - rp[b] < MC_SUM_BATCH); i++) {
+            int64_t e = rp[i], end = rp[i + 1];
+            v4d s = {0, 0, 0, 0}, xo, mm;
+            for (; e + 4 <= end; e += 4) {
+                SLV_V4D_LOAD(xo, xx + e);
+                LOAD_M(mm, d, e, fm);
+                s += (xo - mm) * GATHER4(x, col, e);
+            }
+            double s0 = s[0];
+            for (; e < end; e++)
+                s0 += (xx[e] - M_AT(d, e, fm)) * x[col[e]];
+            cx[i] = a[i] + ROW_TOTAL(s, s0);
+        }
+        for (; b < i; b++)
+            scatter_row(buf, xx, d, rp[b], rp[b + 1], cx[b], fm);
+    }
+}
+
+MC_CLONES
+static void gram_rows(const gctx *k, int lo, int hi, double *buf)
+{
+    if (k->w->d->mf)
+        gram_body(k, lo, hi, buf, 1);
+    else
+        gram_body(k, lo, hi, buf, 0);
+}
+
+static void gram_group(void *vc, int g)
+{
+    const gctx *k = vc;
+    const mc_data *d = k->w->d;
+    double *buf = k->w->ex.colbuf + (size_t)g * d->p;
+    int c0, c1;
+
+    group_chunks(d, g, &c0, &c1);
+    memset(buf, 0, (size_t)d->p * sizeof *buf);
+    gram_rows(k, d->chunk_row[c0], d->chunk_row[c1], buf);
+}
+
+void mc_gram_product(mc_ws *w, double sigma, const double *x, double *cx, double *ctcx)
+{
+    gctx k = {.w = w, .x = x, .a = w->pre_a, .cx = cx};
+
+    mc_gram_lowrank_in(w, sigma, x, w->pre_a);
+    slv_pool_run(w->ex.pool, gram_group, &k, w->d->ngroup);
+    mc_exec_count(&w->ex, w->d->mf ? 16 : 20); /* col, x, M */
+    reduce_groups(&w->ex, ctcx);
+    mc_gram_lowrank_out(w, sigma, cx, ctcx);
+}
+
+/* ------------------------------------------------------ the step pass -- */
+
+typedef struct sctx {
+    mc_ws *w;
+    double alpha, cz, cxo, cxn;
+    int use_dir, pre;
+} sctx;
+
+/* One chunk of the step; buf: the group's column buffer when the planned
+ * LMO's Gram product is made too.  The sums are made from the new values
+ * as they are written (row_sums' blocks, in registers); the scatter of a
+ * batch of rows follows while they are in L1. */
+MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const int fq)
+{
+    mc_ws *w = k->w;
+    const mc_data *d = w->d;
+    double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
+    const double *restrict v = w->v, *restrict u = w->u;
+    const double *restrict pa = w->pre_a;
+    const float *restrict qf = w->qf;
+    double *restrict cv = w->pre_cv;
+    const int32_t *restrict col = d->col;
+    const int64_t *restrict rp = d->rowptr;
+    const double a = k->alpha, a1 = 1.0 - a, cz = k->cz, cxo = k->cxo;
+    const double cxn = k->cxn, dl = k->use_dir ? -d->delta : 0.0;
+    const v4d zero = {0, 0, 0, 0};
+    int lo = d->chunk_row[c], hi = d->chunk_row[c + 1], row0 = lo;
+    int64_t done = rp[lo];
+    lanes L;
+
+    clear_lanes(&L);
+    for (int i = lo; i < hi; i++) {
+        double ui = a * dl * u[i];
+        int64_t e = rp[i], end = rp[i + 1];
+        v4d s = zero, xo, zo, mm, qq = zero, r, rz;
+        blk b = {zero, zero, zero, zero};
+        int nq = 0;
+        for (; e + 4 <= end; e += 4) {
+            v4d vj = GATHER4(v, col, e);
+            SLV_V4D_LOAD(xo, xx + e);
+            SLV_V4D_LOAD(zo, xz + e);
+            LOAD_M(mm, d, e, fm);
+            v4d xn = a1 * xo + ui * vj;
+            v4d zn = cz * zo + cxo * xo + cxn * xn;
+            SLV_V4D_STORE(xx + e, xn);
+            SLV_V4D_STORE(xz + e, zn);
+            r = xn - mm;
+            rz = zn - mm;
+            s += r * vj;
+            if (fq)
+                LOAD_Q(qq, qf, e);
+            QUAD_TERMS(L, b, r, rz, xn, qq, fq);
+            BLOCK_DONE(L, b, nq, fq, 0, zero);
+        }
+        double s0 = s[0];
+        int64_t tail = e;
+        for (; e < end; e++) {
+            double vj = v[col[e]], xs = xx[e];
+            double xn = a1 * xs + ui * vj;
+            double zn = cz * xz[e] + cxo * xs + cxn * xn;
+            xx[e] = xn;
+            xz[e] = zn;
+            s0 += (xn - M_AT(d, e, fm)) * vj;
+        }
+        if (tail < end) {
+            tail_quad(w, tail, end, &xo, &zo, &mm, &qq, fm, fq);
+            r = xo - mm;
+            rz = zo - mm;
+            QUAD_TERMS(L, b, r, rz, xo, qq, fq);
+            nq++;
+        }
+        BLOCK_DONE(L, b, nq, fq, 1, zero);
+        if (buf)
+            cv[i] = pa[i] + ROW_TOTAL(s, s0);
+        if (buf && end - done >= MC_SUM_BATCH) {
+            for (; row0 <= i; row0++)
+                scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm);
+            done = end;
+        }
+    }
+    for (; buf && row0 < hi; row0++)
+        scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm);
+    store_sums(w, c, &L);
+}
+
+MC_CLONES
+static void step_chunk(const sctx *k, int c, double *buf)
+{
+    int fm = k->w->d->mf != NULL, fq = k->w->ref && k->w->qf;
+    if (fm && fq)
+        step_body(k, c, buf, 1, 1);
+    else if (fm)
+        step_body(k, c, buf, 1, 0);
+    else if (fq)
+        step_body(k, c, buf, 0, 1);
+    else
+        step_body(k, c, buf, 0, 0);
+}
+
+static void step_group(void *vc, int g)
+{
+    const sctx *k = vc;
+    const mc_data *d = k->w->d;
+    double *buf = k->pre ? k->w->ex.colbuf + (size_t)g * d->p : NULL;
+    int c0, c1;
+
+    group_chunks(d, g, &c0, &c1);
+    if (buf)
+        memset(buf, 0, (size_t)d->p * sizeof *buf);
+    for (int c = c0; c < c1; c++)
+        step_chunk(k, c, buf);
+}
+
+/* The bytes a pass moves for the sums: x, z and M read, q~ when traced. */
+static double sums_bytes(const mc_ws *w)
+{
+    return (w->d->mf ? 20 : 24) + (w->ref && w->qf ? 4 : 0);
+}
+
+void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, int pre)
+{
+    sctx k = {.w = w, .alpha = alpha, .cz = cz, .cxo = cxo, .cxn = cxn,
+              .use_dir = alpha != 0, .pre = pre};
+
+    slv_pool_run(w->ex.pool, step_group, &k, w->d->ngroup);
+    /* and col; x and z written */
+    mc_exec_count(&w->ex, sums_bytes(w) + 20);
+    w->xr_valid = 0;
+    w->pre_valid = pre;
+    if (pre) {
+        reduce_groups(&w->ex, w->pre_rtc);
+        w->pre_sigma = w->plan_sigma;
+    }
+    finish_sums(w);
+}
+
+/* ------------------------------------------------------ the sums pass -- */
+
+MC_CLONES
+static void sums_rows(const mc_ws *w, int lo, int hi, lanes *L)
+{
+    const int64_t *rp = w->d->rowptr;
+    int fm = w->d->mf != NULL, fq = w->ref && w->qf;
+    for (int i = lo; i < hi; i++) {
+        if (fm && fq)
+            row_sums(w, rp[i], rp[i + 1], L, 1, 1);
+        else if (fm)
+            row_sums(w, rp[i], rp[i + 1], L, 1, 0);
+        else if (fq)
+            row_sums(w, rp[i], rp[i + 1], L, 0, 1);
+        else
+            row_sums(w, rp[i], rp[i + 1], L, 0, 0);
+    }
+}
+
+static void sums_task(void *vc, int c)
+{
+    mc_ws *w = vc;
+    lanes L;
+
+    clear_lanes(&L);
+    sums_rows(w, w->d->chunk_row[c], w->d->chunk_row[c + 1], &L);
+    store_sums(w, c, &L);
+}
+
+void mc_omega_sums(mc_ws *w)
+{
+    slv_pool_run(w->ex.pool, sums_task, w, w->d->nchunk);
+    mc_exec_count(&w->ex, sums_bytes(w));
+    finish_sums(w);
+}
+
+double mc_rx_dot_x(mc_ws *w)
+{
+    if (!w->sums.valid)
+        mc_omega_sums(w);
+    return w->sums.rx_x;
+}
+
+/* ---------------------------------------------------- the reference -- */
+
+typedef struct qctx {
+    mc_ws *w;
+    const double *q;
+} qctx;
+
+/* q~ of a chunk's entries and its part of the constant, 1/2 sum (q~ - q)
+ * (q~ + q): q~ - q is exact, and the sum compensated.  A residual beyond
+ * the floats (or no memory for them) has q~ = 0: the identity holds for
+ * any q~, only the terms' magnitude grows. */
+static void reference_task(void *vc, int c)
+{
+    const qctx *k = vc;
+    mc_ws *w = k->w;
+    const mc_data *d = w->d;
+    slv_ksum s = {0, 0};
+
+    for (int64_t e = d->rowptr[d->chunk_row[c]]; e < d->rowptr[d->chunk_row[c + 1]]; e++) {
+        double q = k->q[e], qt = w->qf && fabs(q) <= FLT_MAX ? (double)(float)q : 0.0;
+        if (w->qf)
+            w->qf[e] = (float)qt;
+        slv_ksum_add(&s, (qt - q) * (qt + q));
+    }
+    w->dsum[MC_NSUM * c] = 0.5 * slv_ksum_value(&s);
+}
+
+void mc_reference_set(mc_ws *w, const double *q)
+{
+    if (q == w->ref)
+        return;
+    w->ref = q;
+    w->sums.valid = 0; /* their gaps were against another reference */
+    if (!q)
+        return;
+    if (!w->qf)
+        w->qf = malloc((size_t)w->d->nnz * sizeof *w->qf);
+    qctx k = {.w = w, .q = q};
+    slv_pool_run(w->ex.pool, reference_task, &k, w->d->nchunk);
+    mc_exec_count(&w->ex, w->qf ? 12 : 8); /* q read, q~ written */
+    w->qcorr = chunk_total(w, 0);
+}
+
+/* ------------------------------------------------- the plain residual -- */
+
+static void residual_task(void *vc, int c)
+{
+    mc_ws *w = vc;
+    const mc_data *d = w->d;
+    for (int64_t e = d->rowptr[d->chunk_row[c]]; e < d->rowptr[d->chunk_row[c + 1]]; e++)
+        w->x.r[e] = w->x.xo[e] - mc_rating(d, e);
+}
+
+const double *mc_x_residual(mc_ws *w)
+{
+    if (w->xr_valid)
+        return w->x.r;
+    if (!w->x.r && !(w->x.r = malloc((size_t)w->d->nnz * sizeof *w->x.r)))
+        return NULL;
+    slv_pool_run(w->ex.pool, residual_task, w, w->d->nchunk);
+    mc_exec_count(&w->ex, 24); /* x, M, r */
+    w->xr_valid = 1;
+    return w->x.r;
+}

@@ -1,0 +1,48 @@
+/*
+ * select.h -- a bilevel problem whose answer depends on the outer
+ * objective: matrix completion with a nuclear radius so large that many
+ * completions fit the observed ratings exactly.
+ *
+ * The instance: the generator's ratings (n x p, nr of them), and delta =
+ * 1.1 ||X_fill||_*, where X_fill keeps the observed ratings and fills each
+ * column with the mean of its observed ones.  X_fill fits every rating,
+ * so g* = 0 and X_opt = {X : P_Omega X = M_Omega, ||X||_* <= delta}, a large
+ * set.  The outer f(X) = 1/2 ||U X||_F^2 is separable by columns, and a
+ * column's variance with its observed entries fixed is least when the
+ * others equal their mean: f* = 1/2 sum_j sum_(i in Omega_j)
+ * (M_ij - mean_j)^2, attained by X_fill, which lies in X_opt.  (Computed
+ * here with LAPACK and sums, not with the library.)
+ *
+ * Used by tests/unit/test_selection.c and `study selection`.
+ */
+#ifndef IRCG_STUDY_SELECT_H
+#define IRCG_STUDY_SELECT_H
+
+#include <stdint.h>
+
+#include "ircg.h"
+
+typedef struct sel_inst {
+    int n, p;
+    ircg_ratings *R;
+    double delta, nuc_fill, f_opt;
+    double g_zero;          /* g(0) = 1/2 ||M_Omega||^2: the scale of g  */
+    ircg_problem *pb;
+} sel_inst;
+
+int sel_make(sel_inst *s, int n, int p, int64_t nr, uint64_t seed);
+void sel_free(sel_inst *s);
+
+typedef struct sel_run_out {
+    int64_t T;
+    double g, f;            /* at x_T (g* = 0)                            */
+    double seconds;
+    double *g_t, *f_t;      /* every iteration (T + 1 entries), owned     */
+} sel_run_out;
+
+/* IR-CG with sigma_t = vs (t+1)^-1/2 (vs = 0: conditional gradient on g
+ * alone) and the rule, T iterations from the paper's X_0; 0 on success. */
+int sel_run(const sel_inst *s, double vs, ircg_step_rule rule, int64_t T, sel_run_out *o);
+void sel_run_free(sel_run_out *o);
+
+#endif /* IRCG_STUDY_SELECT_H */
