@@ -55,7 +55,7 @@ MPI_SRC     := $(wildcard clients/mpi/*.c)
 # study program (the tables of tests/paper/RESULTS.md)
 STUDY_LIB   := $(filter-out tests/study/study_main.c,$(wildcard tests/study/*.c))
 TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c) \
-               $(STUDY_LIB)
+               $(STUDY_LIB) $(wildcard tests/fuzz/*.c)
 BENCH_SRC   := $(wildcard tests/bench/*.c)
 SCALE_SRC   := $(wildcard tests/bench_scale/*.c)
 
@@ -88,8 +88,10 @@ ASSETS_OBJ    := $(BUILD)/obj/gen/assets.o
 DATA_DIR   ?= ../shared/data
 DATA_OUT   := $(BUILD)/data
 
-# `make lint` needs the two analyzers.
+# `make lint` needs the two analyzers; `make loadtest` wrk, curl.
 LINT_PKGS := cppcheck clang-tidy
+LOAD_PKGS := wrk curl
+VALGRIND_PKGS := valgrind
 
 # `make paper` also needs gnuplot for Figure 1.
 PAPER_PKGS := gnuplot-nox
@@ -102,7 +104,10 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: deps-node apt-install openapi-lint screenshots all lib test test-kernels asan debug lint deps-lint bench bench-scale bench-storage bench-mpi paper tta tta-run study results run deps deps-paper data install uninstall clean help \
+.PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins \
+        deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-storage bench-mpi paper tta tta-run \
+        study results run deps deps-core deps-test deps-paper data deps-node apt-install openapi-lint \
+        screenshots install uninstall clean help \
         deps-unit unit-check deps-image image image-test
 # ircg-mpi (clients/mpi/) is the one program built with MPI (Open MPI's
 # flags, from mpicc); libircg and ircgd know nothing of it.  Without mpicc
@@ -114,11 +119,14 @@ MPI_BIN    := $(if $(MPI_LIBS),$(IRCG_MPI))
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(MPI_BIN) $(LIBIRCG_SO) $(LIBCLIENT_SO)
 
 help:
-	@echo "make deps    install the Debian packages that are missing (apt-get)"
+	@echo "make deps    install the Debian packages that are missing (apt-get), tools included"
 	@echo "make         build the library, tools and tests into $(BUILD)/"
 	@echo "make test    build and run the whole test suite"
 	@echo "make test-kernels  the numerical suites under several OpenBLAS kernel sets"
+	@echo "make fuzz    every libFuzzer target FUZZ_SECONDS=60 each (clang, ASan, UBSan)"
+	@echo "make crashloop  kill -9 at random moments CRASHLOOP_KILLS=200 times, four jobs running"
 	@echo "make asan    the test suite under AddressSanitizer and UBSan (assertions on)"
+	@echo "make tsan    the threaded tests under ThreadSanitizer"
 	@echo "make debug   the test suite at -O0 with assertions on"
 	@echo "make lint    cppcheck and clang-tidy (.clang-tidy) over the shipped code"
 	@echo "make screenshots  the dashboard in headless chromium, PNGs into docs/"
@@ -126,6 +134,8 @@ help:
 	@echo "make openapi-lint Redocly CLI over api/openapi.json"
 	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
 	@echo "make bench-mpi    ircg-mpi on 1, 2, 4 ranks: s/iteration, RSS per rank, comm vs compute (BENCH_MPI_ARGS=)"
+	@echo "make valgrind  the ircg CLI under valgrind memcheck on every example"
+	@echo "make loadtest  wrk on a real ircgd with jobs, SSE clients and submits; a burst of 500"
 	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace,"
 	@echo "             the file 1,000 least-norm jobs leave (SCALE_ARGS=)"
 	@echo "make bench-storage  only the last two: the 1M-row trace download and the 1,000 jobs' file"
@@ -268,6 +278,61 @@ NUMERIC_SUITES := cgbio. core. cut_ls. cut_mc. logreg. logreg_ref. ls. ls_domain
 test-kernels: all data
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) tests/tools/kernels.sh ./$(RUN_TESTS) $(NUMERIC_SUITES)
 
+# Fuzzing (tests/fuzz/README.md): one libFuzzer binary per target, built
+# by clang with ASan and UBSan in build-fuzz/, each run FUZZ_SECONDS at
+# nice 19 on its working corpus (build-fuzz/corpus/NAME, seeded from
+# tests/fuzz/corpus/NAME and tests/fuzz/regress/NAME).  Crashes land in
+# build-fuzz/artifacts/NAME/; `make test` replays the stored inputs.
+FUZZ_TARGETS ?= spec movielens udata csv mtx vector decimal checkpoint trace_chunk http
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
+FUZZ_PKGS := clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_SUPPORT := tests/fuzz/fuzz_util.c tests/fuzz/fuzz_ratings.c
+fuzz: deps-fuzz
+	$(MAKE) BUILD=build-fuzz CC=clang OPT=-O1 DEFS= SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" fuzz-bins
+	FUZZ_RUNS=$(FUZZ_RUNS) tests/tools/fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-bins: $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/fuzz_$(t))
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SUPPORT) tests/fuzz/fuzz.h $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  FUZZ  $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(INC_TESTS) -DFUZZ_LIBFUZZER -fsanitize=fuzzer \
+	    -o $@ $(filter %.c,$^) $(filter %.a,$^) $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
+
+# The crash loop of `make test` (tests/integration/test_http_crashloop.c)
+# with many more kills: CRASHLOOP_KILLS (200 by default; about ten minutes
+# here), CRASHLOOP_SEED to replay a sequence of kill moments.
+CRASHLOOP_KILLS ?= 200
+crashloop: all
+	IRCG_BUILD_DIR=$(abspath $(BUILD)) OPENBLAS_NUM_THREADS=1 \
+	IRCG_CRASHLOOP_KILLS=$(CRASHLOOP_KILLS) $(if $(CRASHLOOP_SEED),IRCG_CRASHLOOP_SEED=$(CRASHLOOP_SEED)) \
+	./$(RUN_TESTS) http_crashloop.
+
+# ThreadSanitizer on the threaded tests (several workers, SSE clients,
+# cancel and delete racing running jobs, shutdown during a solve); the
+# daemons they start are the TSan build too.  Reports of any process go to
+# build-tsan/tsan.PID; tests/tools/tsan.supp lists what is not ours, each
+# entry with its reason.  Fails on any report.
+TSAN_TESTS := http_race. http_sse. http_jobs. http_heartbeat. http_crash.sigterm \
+              http_faults. http_owner. store_conc.
+# gcc instruments the load-time resolvers of target_clones functions, which
+# run before the TSan runtime starts and crash: the files that use
+# target_clones (numerical kernels) are built without TSan.
+TSAN_PLAIN = $(shell grep -l target_clones $(SOLVER_SRC))
+ifeq ($(BUILD),build-tsan)
+$(call obj,$(TSAN_PLAIN)): override CFLAGS := $(filter-out -fsanitize=thread,$(CFLAGS))
+endif
+tsan:
+	rm -f build-tsan/tsan.*
+	$(MAKE) BUILD=build-tsan OPT=-O1 DEFS= SAN="-fsanitize=thread" all
+	TSAN_OPTIONS="suppressions=$(abspath tests/tools/tsan.supp) log_path=$(abspath build-tsan)/tsan second_deadlock_stack=1" \
+	IRCG_BUILD_DIR=$(abspath build-tsan) OPENBLAS_NUM_THREADS=1 ./build-tsan/bin/run_tests $(TSAN_TESTS)
+	@if ls build-tsan/tsan.* >/dev/null 2>&1; then cat build-tsan/tsan.*; \
+	  echo "tsan: $$(ls build-tsan/tsan.* | wc -l) process(es) reported data races"; exit 1; \
+	else echo "tsan: no reports"; fi
+
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 DEFS= SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test
 
@@ -283,6 +348,18 @@ debug:
 
 bench: all data
 	OPENBLAS_NUM_THREADS=1 ./$(BENCH_BIN) $(BENCH_ARGS)
+
+# The ircg CLI under valgrind's memcheck on every example with every
+# algorithm (tests/tools/valgrind.sh).
+valgrind: all deps-valgrind
+	tests/tools/valgrind.sh $(BUILD)
+
+# A benchmark of the service under load (tests/bench/loadtest.sh): wrk
+# LOAD_SECONDS=60 at LOAD_CONNECTIONS=64 on job status and lists while
+# jobs solve, SSE clients listen and submissions arrive; a burst of
+# LOAD_BURST=500 submissions.  Latency, errors, RSS, jobs lost.
+loadtest: all deps-load
+	tests/bench/loadtest.sh $(BUILD)
 
 # Big instances (issue 12): several GB of memory and minutes of CPU at 100M;
 # SCALE_ARGS="--sizes 1,10" for a quick look.  Scratch files go to
@@ -345,7 +422,7 @@ tta: tta-run
 # The store and the data directory live in build/: specs may name the
 # MovieLens files that `make data` put there ("path": "ratings.dat").
 RUN_ARGS ?= --db $(BUILD)/ircg.db --data-dir $(DATA_OUT)
-run: deps all data
+run: deps-core all data
 	OPENBLAS_NUM_THREADS=1 ./$(IRCGD) $(RUN_ARGS)
 
 # Installs the Debian packages of $(1) that are missing.
@@ -360,13 +437,23 @@ define apt_install
 	else echo "all dependencies are installed"; fi
 endef
 
-deps:
-	$(call apt_install,$(DEB_PKGS) $(if $(filter 1,$(TEST_TOOLS)),$(TEST_PKGS)))
+# make deps: everything any target needs -- the service's build and run
+# dependencies (deps-core, all make run installs), then, unless
+# TEST_TOOLS=0, the test tools (chromium, node, Redocly CLI) and the tools
+# of lint, fuzz, loadtest and valgrind.
+deps: deps-core
 ifeq ($(TEST_TOOLS),1)
+deps: deps-test deps-lint deps-fuzz deps-load deps-valgrind
+endif
+
+deps-core:
+	$(call apt_install,$(DEB_PKGS))
+
+deps-test:
+	$(call apt_install,$(TEST_PKGS))
 	@for c in node:nodejs npm:npm; do command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; done; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory apt-install PKGS="$$missing"; fi
 	$(MAKE) --no-print-directory deps-node
-endif
 
 # Debian packages named on the command line (used by deps).
 apt-install:
@@ -395,6 +482,15 @@ deps-paper:
 
 deps-lint:
 	$(call apt_install,$(LINT_PKGS))
+
+deps-fuzz:
+	$(call apt_install,$(FUZZ_PKGS))
+
+deps-load:
+	$(call apt_install,$(LOAD_PKGS))
+
+deps-valgrind:
+	$(call apt_install,$(VALGRIND_PKGS))
 
 # The systemd unit, checked offline by systemd's own analyzer.
 UNIT_PKGS := systemd
@@ -457,6 +553,6 @@ uninstall:
 	  $(DESTDIR)$(PCDIR)/ircg.pc $(DESTDIR)$(PCDIR)/ircg-client.pc
 
 clean:
-	rm -rf $(BUILD) build-asan build-debug
+	rm -rf $(BUILD) build-asan build-debug build-fuzz build-tsan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "spec_internal.h"
@@ -94,6 +95,32 @@ char *sp_resolve_path(sp_ctx *c, const char *ptr, const char *path)
     return out;
 }
 
+void sp_stamp_take(const char *path, sp_stamp *s)
+{
+    struct stat st;
+    memset(s, 0, sizeof *s);
+    if (stat(path, &st) != 0)
+        return;
+    s->dev = (unsigned long long)st.st_dev;
+    s->ino = (unsigned long long)st.st_ino;
+    s->size = (long long)st.st_size;
+    s->mtime_s = (long long)st.st_mtim.tv_sec;
+    s->mtime_ns = (long long)st.st_mtim.tv_nsec;
+    s->ok = 1;
+}
+
+int sp_stamp_same(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                  const sp_stamp *before)
+{
+    sp_stamp after;
+    sp_stamp_take(path, &after);
+    if (before->ok && after.ok && !memcmp(before, &after, sizeof after))
+        return 1;
+    sp_err(c, ptr, "%s: the file %s while it was being read; nothing of it was used",
+           name, after.ok ? "changed" : "disappeared");
+    return 0;
+}
+
 /* COO (0-based) -> CSR by a counting sort on the rows. */
 static int coo_to_csr(const ircg_ratings *r, sp_mat *ls)
 {
@@ -127,9 +154,13 @@ static int read_mtx(sp_ctx *c, const char *ptr, const char *name, const char *pa
     ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, 0, 0, 0};
     ircg_ratings *r = NULL;
     ircg_diag d = {0};
+    sp_stamp before;
     int ok = 0;
+    sp_stamp_take(path, &before);
     if (ircg_ratings_read_file(path, &ro, &r, &d) != IRCG_OK)
         sp_file_diag(c, ptr, name, &d);
+    else if (!sp_stamp_same(c, ptr, name, path, &before))
+        ok = 0;
     else if (r->n_rows > SP_MAX_DIM || r->n_cols > SP_MAX_DIM)
         sp_err(c, ptr, "%s: dimensions %d x %d too large (at most %d each)", name,
                r->n_rows, r->n_cols, SP_MAX_DIM);
@@ -204,8 +235,15 @@ int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *pat
                    double **b, int64_t *n)
 {
     ircg_diag d = {0};
-    if (ircg_vector_read_file(path, b, n, &d) == IRCG_OK)
+    sp_stamp before;
+    sp_stamp_take(path, &before);
+    if (ircg_vector_read_file(path, b, n, &d) != IRCG_OK) {
+        sp_file_diag(c, ptr, name, &d);
+    } else if (!sp_stamp_same(c, ptr, name, path, &before)) {
+        free(*b);
+        *b = NULL;
+    } else {
         return 1;
-    sp_file_diag(c, ptr, name, &d);
+    }
     return 0;
 }

@@ -221,6 +221,20 @@ void sp_file_diag(sp_ctx *c, const char *ptr, const char *path, const ircg_diag 
 /* Resolve path against opt->base_dir, enforcing confinement; returns a
  * malloc'ed path or NULL after recording an error at ptr. */
 char *sp_resolve_path(sp_ctx *c, const char *ptr, const char *path);
+
+/* A data file that changes while it is read (rewritten, truncated,
+ * replaced) must not become a problem made of two versions: its stamp
+ * (device, inode, size, modification time) is taken before the read and
+ * compared after.  sp_stamp_same records "changed while it was being read"
+ * at ptr and returns 0 when they differ. */
+typedef struct sp_stamp {
+    unsigned long long dev, ino;
+    long long size, mtime_s, mtime_ns;
+    int ok;
+} sp_stamp;
+void sp_stamp_take(const char *path, sp_stamp *s);
+int sp_stamp_same(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                  const sp_stamp *before);
 /* The matrix of a file into mat: Matrix Market coordinate (-> CSR) when
  * it starts with the banner, else CSV (dense: rows of comma-separated
  * numbers, an optional header line).  name is the path as the spec gives

@@ -206,6 +206,10 @@ static void parse_synthetic(sp_ctx *c, const cJSON *d, sp_mc *mc)
         y->rank = y->n_rows < y->n_cols ? y->n_rows : y->n_cols;
     if (y->n_ratings > cells / 4 && !sp_get(d, "n_ratings"))
         y->n_ratings = cells / 4 > 0 ? cells / 4 : 1;
+    /* the default within the element cap too, as a given value must be
+     * (found by fuzzing: a default of 798k ratings under a cap of 20k) */
+    if (y->n_ratings > cap && !sp_get(d, "n_ratings"))
+        y->n_ratings = cap;
 }
 
 static void parse_dataset(sp_ctx *c, const cJSON *d, sp_mc *mc)
@@ -292,9 +296,12 @@ static ircg_ratings *load_ratings(sp_ctx *c, sp_mc *mc, int *owned)
         return mc->inline_r;
     }
     if (mc->source == SP_SRC_FILE) {
+        sp_stamp before;
+        sp_stamp_take(mc->resolved, &before);
         if (ircg_ratings_read_file(mc->resolved, &ro, &r, &d) != IRCG_OK)
             sp_file_diag(c, DP "/path", mc->path, &d);
-        else if (!values_ok(c, DP "/path", mc->path, r))
+        else if (!sp_stamp_same(c, DP "/path", mc->path, mc->resolved, &before) ||
+                 !values_ok(c, DP "/path", mc->path, r))
             goto bad;
     } else if (mc->source == SP_SRC_SYNTHETIC) {
         if (ircg_synth_ratings(&mc->synth, &r, &d) != IRCG_OK)

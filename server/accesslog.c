@@ -54,7 +54,7 @@ void srv_request_id(srv_req *r)
 static void client_address(srv_req *r, char *out, size_t cap)
 {
     const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        r->conn ? MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS) : NULL;
     const struct sockaddr *sa = ci ? ci->client_addr : NULL;
     out[0] = '\0';
     if (sa && sa->sa_family == AF_INET)

@@ -31,6 +31,10 @@ static void defaults(srv_config *c)
     c->conn_limit = 128;
     c->per_ip_limit = 64;
     c->conn_timeout = 60;
+    c->request_timeout = 30.0;
+    c->rate_limit = 0.0;
+    c->rate_burst = 20.0;
+    c->sse_max_seconds = 600.0;
     c->heartbeat_every = 5.0;
     c->checkpoint_every = 30.0;
     c->mpi_stop_grace = 30.0;
@@ -76,9 +80,19 @@ void srv_config_usage(void)
            "                       [IRCGD_PER_IP_LIMIT, default 64]\n"
            "  --conn-timeout S     close a connection idle for S seconds, 1..86400\n"
            "                       [IRCGD_CONN_TIMEOUT, default 60]\n"
+           "  --request-timeout S  close a connection that takes over S seconds to send a\n"
+           "                       request, headers and body (slow clients)\n"
+           "                       [IRCGD_REQUEST_TIMEOUT, default 30]\n"
+           "  --rate-limit R       requests per second per client (its token, else its\n"
+           "                       address), beyond which 429; 0 = no limit\n"
+           "                       [IRCGD_RATE_LIMIT, default 0]\n"
+           "  --rate-burst B       requests a client may make at once within its rate\n"
+           "                       [IRCGD_RATE_BURST, default 20]\n"
+           "  --sse-max-seconds S  end an event stream after S seconds (clients reconnect\n"
+           "                       with Last-Event-ID) [IRCGD_SSE_MAX_SECONDS, default 600]\n"
            "\n"
            "jobs:\n"
-           "  --max-queued N       queued jobs before 503, 0 = no limit\n"
+           "  --max-queued N       queued jobs before 429, 0 = no limit\n"
            "                       [IRCGD_MAX_QUEUED, default 1000]\n"
            "  --max-attempts N     runs a job may lose to crashes before it fails; a clean\n"
            "                       shutdown does not count [IRCGD_MAX_ATTEMPTS, default 3]\n"
@@ -117,7 +131,8 @@ void srv_config_usage(void)
            "  --help, --version\n"
            "\n"
            "exit status: 0 stopped by SIGTERM/SIGINT, 1 could not start (port in use,\n"
-           "store unreadable, ...), 2 bad usage, 3 another ircgd holds the database\n");
+           "store unreadable, ...), 2 bad usage, 3 another ircgd holds the database,\n"
+           "4 the database is damaged, not an ircg store, or cannot be written\n");
 }
 
 /* Parses a non-negative integer in [lo, hi]; 0 on error. */
@@ -176,6 +191,10 @@ static int apply(srv_config *c, const char *name, const char *v)
         {"heartbeat-every", &c->heartbeat_every, 0.05, 3600},
         {"checkpoint-every", &c->checkpoint_every, 0, 86400},
         {"mpi-stop-grace", &c->mpi_stop_grace, 0, 86400},
+        {"request-timeout", &c->request_timeout, 1, 86400},
+        {"rate-limit", &c->rate_limit, 0, 1e6},
+        {"rate-burst", &c->rate_burst, 1, 1e6},
+        {"sse-max-seconds", &c->sse_max_seconds, 1, 86400},
     };
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
         if (!strcmp(name, reals[i].name))
@@ -242,6 +261,9 @@ static int load_env(srv_config *c, char *err, size_t errlen)
         {"IRCGD_CHECKPOINT_EVERY", "checkpoint-every"},
         {"IRCGD_CONN_LIMIT", "conn-limit"}, {"IRCGD_PER_IP_LIMIT", "per-ip-limit"},
         {"IRCGD_CONN_TIMEOUT", "conn-timeout"},
+        {"IRCGD_REQUEST_TIMEOUT", "request-timeout"},
+        {"IRCGD_RATE_LIMIT", "rate-limit"}, {"IRCGD_RATE_BURST", "rate-burst"},
+        {"IRCGD_SSE_MAX_SECONDS", "sse-max-seconds"},
         {"IRCGD_SNAPSHOT_KEEP_FINISHED", "snapshot-keep-finished"},
         {"IRCGD_RETAIN_FINISHED", "retain-finished"},
         {"IRCGD_TLS_CERT", "tls-cert"}, {"IRCGD_TLS_KEY", "tls-key"},

@@ -43,6 +43,22 @@ static int prepare_data_dir(srv_config *c)
     return 0;
 }
 
+/* Why a store cannot be used at all, for the log and the exit status. */
+static int refuse_store(const srv_config *c, store_rc rc, const char *err)
+{
+    if (rc == STORE_CORRUPT || rc == STORE_FOREIGN) {
+        srv_log("refusing to start: %s", err);
+        return SRV_EXIT_STORE_UNUSABLE;
+    }
+    if (rc == STORE_READONLY) {
+        srv_log("refusing to start: the store %s cannot be written (%s); ircgd needs "
+                "write access to it and to its directory", c->db, err);
+        return SRV_EXIT_STORE_UNUSABLE;
+    }
+    srv_log("cannot open the store %s: %s", c->db, err);
+    return 1;
+}
+
 /* Files made by an older ircgd (or by hand) may be readable by others:
  * say so, without changing modes the operator may have chosen. */
 static void warn_if_shared(const char *path)
@@ -56,39 +72,42 @@ static void warn_if_shared(const char *path)
 
 /* Jobs left running by a crash go back to the queue (or fail after
  * max_attempts); their workers resume them from the last checkpoint.
- * Then the events of finished jobs are brought within their bound. */
+ * Then the events of finished jobs are brought within their bound.  The
+ * file is checked (quick_check) before anything writes to it: a damaged
+ * store is refused and left as it was.  0, or the exit status. */
 static int recover(const srv_config *c)
 {
     store *st = NULL;
     char err[STORE_ERRMAX];
     int requeued = 0, failed = 0;
-    if (store_open(c->db, &st, err) != STORE_OK) {
-        srv_log("cannot open the store %s: %s", c->db, err);
-        return -1;
-    }
+    store_rc rc = store_open_ex(c->db, STORE_OPEN_CHECK, &st, err);
+    if (rc != STORE_OK)
+        return refuse_store(c, rc, err);
     int64_t trimmed = 0;
     char *interrupted = api_problem_text(api_problem_new(
         500, "interrupted", "Job interrupted",
         "the service stopped while the job was running, and the job has no "
         "attempts left", NULL));
-    store_rc rc = interrupted ? store_recover(st, c->max_attempts, interrupted, &requeued,
-                                              &failed)
-                              : STORE_NOMEM;
+    rc = interrupted ? store_recover(st, c->max_attempts, interrupted, &requeued, &failed)
+                     : STORE_NOMEM;
     free(interrupted);
-    if (rc != STORE_OK)
-        srv_log("recovery failed: %s", store_errmsg(st));
-    else if (requeued || failed)
+    if (rc != STORE_OK) {
+        int status = refuse_store(c, rc, store_errmsg(st));
+        store_close(st);
+        return status;
+    }
+    if (requeued || failed)
         srv_log("recovery: %d job(s) requeued, %d failed after %d attempts", requeued,
                 failed, c->max_attempts);
     /* Files from before the events were trimmed; a no-op afterwards. */
-    if (rc == STORE_OK && (rc = store_events_compact(st, &trimmed)) != STORE_OK)
+    if ((rc = store_events_compact(st, &trimmed)) != STORE_OK)
         srv_log("compacting the events failed: %s", store_errmsg(st));
     else if (trimmed > 0)
         srv_log("compacted the events of finished jobs: %lld removed", (long long)trimmed);
     if (rc == STORE_OK)
         srv_maintain(st); /* retention runs at start too, not only as jobs end */
     store_close(st);
-    return rc == STORE_OK ? 0 : -1;
+    return rc == STORE_OK ? 0 : 1;
 }
 
 static int setup(srv_config *c)
@@ -100,9 +119,12 @@ static int setup(srv_config *c)
         return -1;
     }
     warn_if_shared(c->db);
-    if (prepare_data_dir(c) || srv_mpi_prepare(c) || recover(c) || srv_pool_init(c->db))
-        return -1;
-    return 0;
+    if (prepare_data_dir(c) || srv_mpi_prepare(c))
+        return 1;
+    int rc = recover(c);
+    if (rc == 0 && srv_pool_init(c->db))
+        rc = 1;
+    return rc;
 }
 
 static void stop(struct MHD_Daemon *d)
@@ -114,6 +136,7 @@ static void stop(struct MHD_Daemon *d)
     srv_notify_all();     /* SSE readers see shutting_down and end */
     if (d)
         MHD_stop_daemon(d);
+    srv_guard_stop(); /* the connections are gone */
     if (fd != MHD_INVALID_SOCKET)
         close(fd);
     srv_pool_close();
@@ -127,9 +150,13 @@ static int serve(srv_config *c, int *listen_fd, const char *bound, int port)
 {
     struct MHD_Daemon *d = NULL;
     int rc = 1;
-    if (setup(c) != 0 || srv_signals_start() != 0)
+    if ((rc = setup(c)) != 0 || (rc = srv_signals_start()) != 0) {
+        rc = rc > 0 ? rc : 1;
         goto done;
-    if (!(d = srv_http_start(c, *listen_fd))) {
+    }
+    rc = 1;
+    if (srv_guard_start(c->request_timeout, c->conn_timeout) != 0 ||
+        !(d = srv_http_start(c, *listen_fd))) {
         srv_log("cannot start the HTTP daemon on %s", c->listen);
         goto done;
     }
@@ -162,7 +189,8 @@ static int run(srv_config *c)
     int locked = srv_db_lock(c->db, &lock_fd, err, sizeof err);
     if (locked != 0) {
         srv_log("%s", err);
-        return locked > 0 ? SRV_EXIT_DB_IN_USE : 1;
+        return locked == 1 ? SRV_EXIT_DB_IN_USE
+               : locked == 2 ? SRV_EXIT_STORE_UNUSABLE : 1;
     }
     listen_fd = srv_listen_open(c->listen, bound, sizeof bound, &port, err, sizeof err);
     if (listen_fd < 0)

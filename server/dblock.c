@@ -50,6 +50,15 @@ int srv_db_lock(const char *db, int *fd_out, char *err, size_t errlen)
     *fd_out = -1;
     snprintf(path, sizeof path, "%s.lock", db);
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 && (errno == EROFS || errno == EACCES || errno == EPERM)) {
+        /* a read-only file system or directory: the store cannot be
+         * written either, which is what the operator must hear */
+        snprintf(err, errlen, "refusing to start: the store %s cannot be written (its "
+                 "lock file %s: %s); ircgd needs write access to it and to its directory",
+                 db, path, strerror(errno));
+        rc = 2;
+        goto done;
+    }
     if (fd < 0) {
         snprintf(err, errlen, "cannot open the lock file %s: %s", path, strerror(errno));
         goto done;

@@ -14,12 +14,22 @@
  * /readyz reads the age of the last complete round: a store that cannot
  * be written for long, or a wedged ticker, makes the daemon unready; a long
  * silent phase of a solver does not.
+ *
+ * The ticker is also the watchdog of the rule "a job never shows running
+ * without a live worker": this daemon owns its store (dblock.c), so a job
+ * 'running' in the store whose claim none of its workers holds, with a
+ * heartbeat older than SRV_ORPHAN_AFTER, has lost its worker.  It is
+ * released as a crash would have released it: back to the queue to resume
+ * from its checkpoint (the lost run counts as an attempt), or failed with
+ * the reason once out of attempts.
  */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "problem.h"
 #include "server.h"
 
 #define MAX_CLAIMS 256 /* = the largest --workers */
@@ -50,6 +60,7 @@ static int beat_all(store *st, store_claim *claims)
     for (int i = 0; i < n; i++) {
         int cancel = 0;
         store_rc rc = store_job_progress(st, &claims[i], NULL, &cancel);
+        srv_store_note(st, rc, "heartbeat");
         if (rc == STORE_OK && cancel) {
             srv_workers_stop_claim(&claims[i], SRV_STOP_USER);
         } else if (rc == STORE_STALE || rc == STORE_NOTFOUND) {
@@ -59,11 +70,57 @@ static int beat_all(store *st, store_claim *claims)
                 srv_log("job %s: heartbeat refused, its worker stops: %s", claims[i].id,
                         store_errmsg(st));
         } else if (rc != STORE_OK) {
-            srv_log("job %s: heartbeat failed: %s", claims[i].id, store_errmsg(st));
+            if (!store_rc_transient(rc)) /* faults: logged by the note */
+                srv_log("job %s: heartbeat failed: %s", claims[i].id, store_errmsg(st));
             ok = 0;
         }
     }
     return ok;
+}
+
+static int held(const store_claim *c, const store_claim *mine, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (mine[i].run == c->run && !strcmp(mine[i].id, c->id))
+            return 1;
+    return 0;
+}
+
+static void release(store *st, const store_claim *c, const char *why)
+{
+    store_state now = STORE_RUNNING;
+    store_rc rc = store_job_release(st, c, srv.cfg.max_attempts, why, &now);
+    srv_store_note(st, rc, "release");
+    if (rc == STORE_OK) {
+        srv_log("job %s: run %lld had no live worker (no heartbeat for %.0f s): %s",
+                c->id, (long long)c->run, SRV_ORPHAN_AFTER(hb_every), store_state_name(now));
+        if (store_state_terminal(now))
+            srv_metrics_finished(now);
+        srv_workers_wake();
+        srv_notify_all();
+    } else if (rc != STORE_STALE) {
+        srv_log("job %s: release failed: %s", c->id, store_errmsg(st));
+    }
+}
+
+/* Jobs running in the store without a worker of ours; after the beats, so
+ * that our own jobs are fresh.  The claims are read before the store is:
+ * a job claimed meanwhile has a fresh heartbeat. */
+static void release_orphans(store *st, store_claim *mine, store_claim *stale)
+{
+    size_t n = 0;
+    int nmine = srv_workers_claims(mine, MAX_CLAIMS);
+    double before = srv_now() - SRV_ORPHAN_AFTER(hb_every);
+    store_rc rc = store_job_stale(st, before, stale, MAX_CLAIMS, &n);
+    if (rc != STORE_OK || n == 0)
+        return;
+    char *why = api_problem_text(api_problem_new(
+        500, "worker-lost", "Job lost its worker",
+        "the job's worker stopped reporting and the job has no attempts left", NULL));
+    for (size_t i = 0; why && i < n; i++)
+        if (!held(&stale[i], mine, nmine))
+            release(st, &stale[i], why);
+    free(why);
 }
 
 /* Sleeps until the next round is due; 0 when told to stop. */
@@ -84,16 +141,18 @@ static int wait_round(void)
 static void *ticker(void *arg)
 {
     store *st = NULL;
-    store_claim *claims = calloc(MAX_CLAIMS, sizeof *claims);
-    char err[STORE_ERRMAX];
+    store_claim *claims = calloc(2 * MAX_CLAIMS, sizeof *claims);
+    char err[STORE_ERRMAX] = "out of memory";
     (void)arg;
-    if (!claims || store_open(srv.cfg.db, &st, err) != STORE_OK) {
-        srv_log("heartbeat: cannot start: %s", claims ? err : "out of memory");
+    if (!claims || !(st = srv_store_open(err))) {
+        srv_log("heartbeat: cannot start: %s", err);
         goto done;
     }
-    while (wait_round())
+    while (wait_round()) {
         if (beat_all(st, claims))
             round_done();
+        release_orphans(st, claims, claims + MAX_CLAIMS);
+    }
 done:
     store_close(st);
     free(claims);

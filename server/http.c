@@ -9,6 +9,9 @@
  * read --, (2) for each piece of the body, which we append up to the limit,
  * and (3) once more with no data, when we dispatch to the route handler.
  */
+#include <arpa/inet.h>
+#include <math.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +21,29 @@
 
 /* ------------------------------------------------------- request data -- */
 
+static const char *lookup(srv_req *r, enum MHD_ValueKind kind, const char *name)
+{
+    if (r->conn)
+        return MHD_lookup_connection_value(r->conn, kind, name);
+    return r->src ? r->src->value(r->src->ctx, kind, name) : NULL;
+}
+
+int srv_req_values(srv_req *r, enum MHD_ValueKind kind, MHD_KeyValueIterator it,
+                   void *cls)
+{
+    if (r->conn)
+        return MHD_get_connection_values(r->conn, kind, it, cls);
+    return r->src ? r->src->each(r->src->ctx, kind, it, cls) : 0;
+}
+
 const char *srv_req_header(srv_req *r, const char *name)
 {
-    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+    return lookup(r, MHD_HEADER_KIND, name);
 }
 
 const char *srv_req_query(srv_req *r, const char *name)
 {
-    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+    return lookup(r, MHD_GET_ARGUMENT_KIND, name);
 }
 
 /* ------------------------------------------------------------ replies -- */
@@ -54,7 +72,7 @@ void srv_reply_response(srv_req *r, unsigned status, struct MHD_Response *resp)
     r->nhdr = 0;
     MHD_add_response_header(resp, "X-Request-Id", r->request_id);
     srv_cors_headers(r, resp);
-    if (MHD_queue_response(r->conn, status, resp) == MHD_YES) {
+    if (!r->conn || MHD_queue_response(r->conn, status, resp) == MHD_YES) {
         r->responded = 1;
         r->status = status;
     }
@@ -201,6 +219,45 @@ static int authorized(srv_req *r, srv_scope need)
     return 0;
 }
 
+/* Who a request comes from, for the rate limit: its token when tokens
+ * are configured, else its address. */
+static void client_of(srv_req *r, char *out, size_t len)
+{
+    const char *auth = srv_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION);
+    const union MHD_ConnectionInfo *ci =
+        r->conn ? MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS)
+                : NULL;
+    char addr[64] = "local";
+    if (srv.tokens.list) {
+        snprintf(out, len, "token %s", auth ? auth : "");
+        return;
+    }
+    if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)ci->client_addr)->sin_addr, addr,
+                  sizeof addr);
+    else if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ci->client_addr)->sin6_addr,
+                  addr, sizeof addr);
+    snprintf(out, len, "address %s", addr);
+}
+
+/* 1 when the client is within its rate (or no limit is set). */
+static int rate_ok(srv_req *r)
+{
+    char client[400];
+    double wait = 0;
+    if (srv.cfg.rate_limit <= 0)
+        return 1;
+    client_of(r, client, sizeof client);
+    if (srv_rate_take(client, &wait))
+        return 1;
+    srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "%.0f", ceil(wait));
+    srv_problem(r, MHD_HTTP_TOO_MANY_REQUESTS, "rate-limited", "Too many requests",
+                "more than %g requests per second (burst %g); retry after %.0f s",
+                srv.cfg.rate_limit, srv.cfg.rate_burst, ceil(wait));
+    return 0;
+}
+
 /* Called on the headers-only call; queues a refusal when the request can
  * be refused without reading its body. */
 static void early_checks(srv_req *r)
@@ -213,6 +270,8 @@ static void early_checks(srv_req *r)
         srv_cors_preflight(r); /* browsers send no credentials with it */
     } else if (!authorized(r, srv_route_need(rt, r->method))) {
         /* refused: 401 or 403 queued */
+    } else if (srv_route_need(rt, r->method) != SRV_SCOPE_NONE && !rate_ok(r)) {
+        /* 429 queued by rate_ok */
     } else if (!srv_query_known(r)) {
         /* 400 naming the parameter queued */
     } else if (posts_body && srv_is_shutting_down()) {
@@ -230,9 +289,10 @@ static void early_checks(srv_req *r)
     }
 }
 
-static void dispatch(srv_req *r)
+void srv_req_dispatch(srv_req *r)
 {
     srv_handler h = r->route ? handler_of(r->route, r->method) : NULL;
+    srv_guard_busy(r->conn, 1); /* received whole: no deadline now */
     if (!r->route) {
         srv_problem(r, MHD_HTTP_NOT_FOUND, "not-found", "Not found",
                     "no resource at %s", r->path);
@@ -261,7 +321,7 @@ static void dispatch(srv_req *r)
 /* Appends a piece of the body; beyond the limit the bytes are dropped and
  * the request ends in 413.  A client streaming far past the limit is
  * disconnected rather than read forever. */
-static enum MHD_Result take_body(srv_req *r, const char *data, size_t n)
+enum MHD_Result srv_req_body(srv_req *r, const char *data, size_t n)
 {
     r->body_seen += (int64_t)n;
     if (r->body_seen > srv.cfg.max_body) {
@@ -274,12 +334,13 @@ static enum MHD_Result take_body(srv_req *r, const char *data, size_t n)
 }
 
 /* The headers-only call: a fresh context, the route, early refusals. */
-static srv_req *begin_request(struct MHD_Connection *conn, const char *url,
-                              const char *method)
+srv_req *srv_req_begin(struct MHD_Connection *conn, const char *url, const char *method,
+                       const srv_req_source *src)
 {
     srv_req *r = calloc(1, sizeof *r);
     if (r) {
         r->conn = conn;
+        r->src = src;
         r->t0 = srv_mono();
         snprintf(r->method, sizeof r->method, "%s", method);
         srv_request_id(r);
@@ -294,6 +355,15 @@ static srv_req *begin_request(struct MHD_Connection *conn, const char *url,
     return r;
 }
 
+void srv_req_end(srv_req *r)
+{
+    if (!r)
+        return;
+    srv_pool_put(r->st);
+    api_buf_free(&r->body);
+    free(r);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
                                   const char *url, const char *method,
                                   const char *version, const char *upload_data,
@@ -304,15 +374,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
     srv_req *r = *req_cls;
     enum MHD_Result ret = MHD_YES;
     if (!r) {
-        *req_cls = r = begin_request(conn, url, method);
+        *req_cls = r = srv_req_begin(conn, url, method, NULL);
         ret = r ? MHD_YES : MHD_NO;
     } else if (*upload_data_size > 0) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
         if (!r->responded) /* after an early refusal the body is dropped */
-            ret = take_body(r, upload_data, n);
+            ret = srv_req_body(r, upload_data, n);
     } else if (!r->responded) {
-        dispatch(r);
+        srv_req_dispatch(r);
     }
     return ret;
 }
@@ -321,7 +391,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)conn;
     srv_req *r = *req_cls;
     if (!r)
         return;
@@ -329,10 +398,23 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     srv_access_log(r, ms, toe != MHD_REQUEST_TERMINATED_COMPLETED_OK);
     srv_metrics_request(r->route ? r->route->name : "other", r->method,
                         r->status, ms / 1000.0);
-    srv_pool_put(r->st);
-    api_buf_free(&r->body);
-    free(r);
+    srv_guard_busy(conn, 0); /* the next request on it has its deadline */
+    srv_req_end(r);
     *req_cls = NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    (void)cls;
+    (void)socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        srv_guard_open(conn, ci ? (int)ci->connect_fd : -1);
+    } else {
+        srv_guard_close(conn);
+    }
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -372,6 +454,7 @@ struct MHD_Daemon *srv_http_start(const srv_config *c, int listen_fd)
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)c->conn_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
         MHD_OPTION_ARRAY, tls,
         MHD_OPTION_END);
 }

@@ -18,8 +18,18 @@ typedef void (*srv_handler)(srv_req *r);
 
 struct srv_route;
 
+/* Where a request without a connection (fuzzing, tests) finds its
+ * headers (MHD_HEADER_KIND) and query arguments (MHD_GET_ARGUMENT_KIND):
+ * one by name, or all of a kind (as MHD_get_connection_values). */
+typedef struct srv_req_source {
+    const char *(*value)(void *ctx, enum MHD_ValueKind kind, const char *name);
+    int (*each)(void *ctx, enum MHD_ValueKind kind, MHD_KeyValueIterator it, void *cls);
+    void *ctx;
+} srv_req_source;
+
 struct srv_req {
-    struct MHD_Connection *conn;
+    struct MHD_Connection *conn; /* NULL: src below, replies recorded   */
+    const srv_req_source *src;
     char method[16];
     char path[512];
     const struct srv_route *route; /* NULL: no route matched             */
@@ -101,6 +111,14 @@ void srv_problem_member(srv_req *r, unsigned status, const char *slug,
                         const char *title, const char *pointer,
                         const char *reason);
 void srv_problem_internal(srv_req *r, const char *what);
+/* A store call on r->st failed with rc: 503 store-busy / store-read-only /
+ * store-unavailable or 507 store-full, with Retry-After, for a storage
+ * fault (noted in the store's health); 500 for anything else.  `what`
+ * names the operation ("submit"). */
+void srv_problem_store(srv_req *r, store_rc rc, const char *what);
+/* A lookup of the job r->params[0] failed with rc: 404 job-not-found when
+ * there is no such job (or the id cannot be one), else srv_problem_store. */
+void srv_problem_job(srv_req *r, store_rc rc);
 
 /* Routes (routes_*.c). */
 extern const srv_route srv_routes[];
@@ -144,6 +162,20 @@ void srv_access_log(srv_req *r, double ms, int aborted);
 
 /* The job resource as JSON (routes_jobs.c), used by several routes. */
 cJSON *srv_job_json(const store_job *j, int with_result_summary);
+
+/* One request through the same steps MHD drives (http.c): begin (after
+ * the headers: route, early refusals), body pieces, dispatch (the
+ * handler), end (frees r).  With conn == NULL, the request's headers and
+ * arguments come from src (borrowed until srv_req_end), and replies only
+ * record r->status. */
+srv_req *srv_req_begin(struct MHD_Connection *conn, const char *url, const char *method,
+                       const srv_req_source *src);
+/* Every header or query argument of r, as MHD_get_connection_values. */
+int srv_req_values(srv_req *r, enum MHD_ValueKind kind, MHD_KeyValueIterator it,
+                   void *cls);
+enum MHD_Result srv_req_body(srv_req *r, const char *data, size_t n);
+void srv_req_dispatch(srv_req *r);
+void srv_req_end(srv_req *r);
 
 /* The daemon (http.c) on an already listening socket, which it owns from
  * then on (closed by MHD_stop_daemon unless quiesced). */

@@ -1,30 +1,15 @@
 /*
- * job_run.c -- one job on one worker thread.
+ * job_run.c -- one job on one worker thread: the stored (normalized) spec
+ * parsed again with the options used at submission, the resume from the
+ * latest checkpoint, the solve (its output: job_output.c), and the end --
+ * finished with its result or its reason, or, on a shutdown, a final
+ * checkpoint and back to the queue.
  *
- * The stored (normalized) spec is parsed again with the options used at
- * submission, the solver runs with a callback that
- *   - buffers trace rows (every trace_every iterations, always the first
- *     and the last) and writes them in batches (256 rows or 0.25 s),
- *   - reports progress + heartbeat, which also tells us about a cancel
- *     requested through another store handle,
- *   - appends at most 4 'progress' events per second for SSE readers,
- *   - every snapshot_every iterations stores a checkpoint ('state') and the
- *     iterates x and z (the spec's snapshots),
- *   - every --checkpoint-every seconds of solving stores the solver state
- *     alone as the job's crash checkpoint, so that a kill -9 loses at most
- *     that much work whatever the spec asked for.
- * The trace is flushed BEFORE either, so after a crash the rows up to the
- * checkpoint's iteration are all there and the resumed run (trace
- * truncated after that iteration) has no gap.
- * A shutdown stops the solver through the same cancel flag; the job then
- * takes a final checkpoint and goes back to the queue.
- *
- * Every write names the worker's claim (job id + run).  Should the store
- * answer STORE_STALE -- the job was requeued or finished behind our back --
- * the worker stops at the next iteration and writes nothing more: the
- * job belongs to another run now.
+ * The writes that end a job go through jr_must (job_run.h): a store that
+ * refuses them (busy, full, read-only) has them retried with backoff, the
+ * result held in memory meanwhile, so a finished job never stays
+ * 'running' without a worker.
  */
-#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,30 +17,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "job_run.h"
 #include "problem.h"
 #include "result.h"
-#include "spec.h"
-#include "server.h"
-
-#define TRACE_BATCH 256
-#define FLUSH_EVERY_S 0.25
-#define EVENT_EVERY_S 0.25
-
-typedef struct run_ctx {
-    srv_worker_ctl *ctl;
-    store *st;
-    const store_job *job;
-    store_claim claim;
-    ircg_solver *sv;
-    api_output_spec out;
-    store_trace_row rows[TRACE_BATCH];
-    size_t nrows;
-    int64_t iters_unreported; /* for the iterations counter          */
-    ircg_iter_info last;      /* latest callback                     */
-    int64_t last_recorded;    /* iteration of the latest buffered row */
-    double last_flush, last_event;
-    double last_checkpoint;   /* monotonic time of the last saved state  */
-} run_ctx;
 
 void srv_worker_stop(srv_worker_ctl *ctl, int reason)
 {
@@ -65,175 +29,6 @@ void srv_worker_stop(srv_worker_ctl *ctl, int reason)
                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         ;
     __atomic_store_n(&ctl->cancel, 1, __ATOMIC_RELEASE);
-}
-
-static int lost(const run_ctx *c)
-{
-    return __atomic_load_n(&c->ctl->reason, __ATOMIC_ACQUIRE) == SRV_STOP_LOST;
-}
-
-/* Logs a failed write; a stale claim stops the worker for good. */
-static void write_failed(run_ctx *c, store_rc rc, const char *what)
-{
-    if (rc == STORE_STALE && !lost(c)) {
-        srv_log("job %s: claim lost (%s), stopping: %s", c->claim.id, what,
-                store_errmsg(c->st));
-        srv_worker_stop(c->ctl, SRV_STOP_LOST);
-    } else if (rc != STORE_STALE) {
-        srv_log("job %s: %s failed: %s", c->claim.id, what, store_errmsg(c->st));
-    }
-}
-
-/* ------------------------------------------------------------ output -- */
-
-static store_trace_row to_row(const ircg_iter_info *it)
-{
-    store_trace_row r = {
-        .iteration = it->t, .elapsed = it->elapsed, .sigma = it->sigma,
-        .alpha = it->alpha, .g_x = it->g_x, .f_x = it->f_x, .g_z = it->g_z,
-        .f_z = it->f_z, .gap = it->gap, .g_gap_x = it->g_gap_x,
-        .g_gap_z = it->g_gap_z, .lmo_seconds = it->lmo_seconds,
-        .lmo_matvecs = it->lmo_matvecs, .top_sv = it->top_sv, .rank = it->rank,
-        .lmo_converged = it->lmo_converged, .backtracks = it->backtracks,
-        .proj_full = it->proj_full, .lambda = it->lambda,
-    };
-    return r;
-}
-
-/* Writes the buffered rows and the progress/heartbeat; picks up a cancel
- * requested through the API. */
-static void flush(run_ctx *c)
-{
-    int cancel_requested = 0;
-    store_rc rc = STORE_OK;
-    if (lost(c))
-        return;
-    if (c->nrows > 0 &&
-        (rc = store_trace_append(c->st, &c->claim, c->rows, c->nrows)) != STORE_OK)
-        write_failed(c, rc, "trace append");
-    c->nrows = 0;
-    store_progress p = {
-        .iteration = c->last.t, .elapsed = c->last.elapsed, .g_x = c->last.g_x,
-        .f_x = c->last.f_x, .g_z = c->last.g_z, .f_z = c->last.f_z, .gap = c->last.gap,
-    };
-    rc = store_job_progress(c->st, &c->claim, c->last.t > 0 ? &p : NULL,
-                            &cancel_requested);
-    if (rc != STORE_OK)
-        write_failed(c, rc, "progress");
-    else if (cancel_requested && !__atomic_load_n(&c->ctl->cancel, __ATOMIC_ACQUIRE))
-        srv_worker_stop(c->ctl, SRV_STOP_USER);
-    srv_metrics_iterations(c->iters_unreported);
-    c->iters_unreported = 0;
-    c->last_flush = srv_mono();
-}
-
-static void progress_event(run_ctx *c)
-{
-    char json[640], n[9][32];
-    const ircg_iter_info *it = &c->last;
-    /* what the dashboard plots live: the objectives, the gaps, the step */
-    snprintf(json, sizeof json,
-             "{\"id\":\"%s\",\"iteration\":%lld,\"elapsed\":%s,\"g_x\":%s,\"f_x\":%s,"
-             "\"g_z\":%s,\"f_z\":%s,\"gap\":%s,\"g_gap_x\":%s,\"sigma\":%s,\"alpha\":%s}",
-             c->job->id, (long long)it->t, api_fmt_double(n[0], it->elapsed),
-             api_fmt_double(n[1], it->g_x), api_fmt_double(n[2], it->f_x),
-             api_fmt_double(n[3], it->g_z), api_fmt_double(n[4], it->f_z),
-             api_fmt_double(n[5], it->gap), api_fmt_double(n[6], it->g_gap_x),
-             api_fmt_double(n[7], it->sigma), api_fmt_double(n[8], it->alpha));
-    store_rc rc = store_event_append(c->st, &c->claim, STORE_EV_PROGRESS, json, NULL);
-    if (rc == STORE_OK)
-        srv_notify_all();
-    else
-        write_failed(c, rc, "progress event");
-    c->last_event = srv_mono();
-}
-
-/* Checkpoint + iterates of the current iteration, in one transaction. */
-static int save_snapshot(run_ctx *c, int64_t iteration)
-{
-    void *blob[3] = {NULL, NULL, NULL};
-    size_t len[3] = {0, 0, 0};
-    ircg_iterate *it[2] = {NULL, NULL};
-    int ok = ircg_solver_save(c->sv, &blob[0], &len[0]) == IRCG_OK;
-    for (int k = 0; ok && k < 2; k++)
-        ok = ircg_solver_iterate(c->sv, k ? IRCG_Z : IRCG_X, 0, &it[k]) == IRCG_OK &&
-             srv_iterate_encode(it[k], &blob[k + 1], &len[k + 1]) == 0;
-    store_snapshot_blob b[3] = {{STORE_SNAP_STATE, blob[0], len[0]},
-                                {STORE_SNAP_X, blob[1], len[1]},
-                                {STORE_SNAP_Z, blob[2], len[2]}};
-    store_rc rc = STORE_NOMEM;
-    if (ok)
-        rc = store_snapshot_put(c->st, &c->claim, iteration, b, 3,
-                                srv.cfg.snapshot_keep);
-    if (rc != STORE_OK) {
-        write_failed(c, rc, "snapshot");
-        ok = 0;
-    } else {
-        c->last_checkpoint = srv_mono(); /* it holds the state too */
-    }
-    for (int k = 0; k < 3; k++)
-        free(blob[k]);
-    ircg_iterate_free(it[0]);
-    ircg_iterate_free(it[1]);
-    return ok;
-}
-
-/* The solver state alone, as the job's crash checkpoint. */
-static void save_checkpoint(run_ctx *c, int64_t iteration)
-{
-    void *blob = NULL;
-    size_t len = 0;
-    store_rc rc = STORE_NOMEM;
-    if (ircg_solver_save(c->sv, &blob, &len) == IRCG_OK)
-        rc = store_job_checkpoint_put(c->st, &c->claim, iteration, blob, len);
-    if (rc != STORE_OK)
-        write_failed(c, rc, "checkpoint");
-    c->last_checkpoint = srv_mono(); /* a failure is not retried at once */
-    free(blob);
-}
-
-static void snapshot_event(run_ctx *c, int64_t iteration)
-{
-    char json[128];
-    snprintf(json, sizeof json, "{\"id\":\"%s\",\"iteration\":%lld}", c->job->id,
-             (long long)iteration);
-    store_rc rc = store_event_append(c->st, &c->claim, STORE_EV_SNAPSHOT, json, NULL);
-    if (rc == STORE_OK)
-        srv_notify_all();
-    else
-        write_failed(c, rc, "snapshot event");
-}
-
-static int on_iteration(void *user, const ircg_iter_info *it)
-{
-    run_ctx *c = user;
-    if (lost(c))
-        return 1; /* write nothing more; the cancel flag is raised too */
-    c->last = *it;
-    c->iters_unreported++;
-    if (it->t == 1 || it->t % c->out.trace_every == 0) {
-        /* the trace's cursor: iterations only ever grow */
-        assert(it->t > c->last_recorded);
-        c->rows[c->nrows++] = to_row(it);
-        c->last_recorded = it->t;
-    }
-    double now = srv_mono();
-    if (c->nrows == TRACE_BATCH || now - c->last_flush >= FLUSH_EVERY_S)
-        flush(c);
-    if (now - c->last_event >= EVENT_EVERY_S)
-        progress_event(c);
-    if (!c->sv) /* the solver runs elsewhere (srv_run_row) */
-        return 0;
-    if (c->out.snapshot_every > 0 && it->t % c->out.snapshot_every == 0) {
-        flush(c); /* rows first: a resume from here must find them all */
-        if (save_snapshot(c, it->t))
-            snapshot_event(c, it->t);
-    }
-    if (srv.cfg.checkpoint_every > 0 && now - c->last_checkpoint >= srv.cfg.checkpoint_every) {
-        flush(c);
-        save_checkpoint(c, it->t);
-    }
-    return 0;
 }
 
 /* ---------------------------------------------------------- finishing -- */
@@ -246,28 +41,38 @@ static char *problem_json(const char *slug, const char *title, const char *detai
     return api_problem_text(api_problem_new(500, slug, title, detail, inst));
 }
 
-static void finish(store *st, const store_job *job, store_state s,
-                   const char *result, const char *error)
+typedef struct finish_arg {
+    store_state state;
+    const char *result, *error;
+} finish_arg;
+
+static store_rc put_finish(run_ctx *c, const void *arg)
 {
-    store_claim claim = store_claim_of(job);
-    store_rc rc = store_job_finish(st, &claim, s, result, error);
-    if (rc != STORE_OK)
-        srv_log("job %s: finish as %s %s: %s", job->id, store_state_name(s),
-                rc == STORE_STALE ? "refused, the claim is gone" : "failed",
-                store_errmsg(st));
-    else
+    const finish_arg *a = arg;
+    return store_job_finish(c->st, &c->claim, a->state, a->result, a->error);
+}
+
+void jr_finish(run_ctx *c, store_state s, const char *result, const char *error)
+{
+    finish_arg a = {s, result, error};
+    store_rc rc = jr_must(c, put_finish, &a, "finish");
+    if (rc == STORE_OK) {
         srv_metrics_finished(s);
-    srv_metrics_run(srv_now() - job->started_at);
-    srv_log("job %s %s", job->id, store_state_name(s));
-    srv_maintain(st);
+        srv_log("job %s %s", c->job->id, store_state_name(s));
+    } else {
+        srv_log("job %s: finish as %s %s: %s", c->job->id, store_state_name(s),
+                rc == STORE_STALE ? "refused, the claim is gone" : "failed",
+                store_errmsg(c->st));
+    }
+    srv_metrics_run(srv_now() - c->job->started_at);
+    srv_maintain(c->st);
     srv_notify_all();
 }
 
-static void fail(store *st, const store_job *job, const char *slug,
-                 const char *title, const char *detail)
+void jr_fail(run_ctx *c, const char *slug, const char *title, const char *detail)
 {
-    char *err = problem_json(slug, title, detail, job->id);
-    finish(st, job, STORE_FAILED, NULL, err);
+    char *err = problem_json(slug, title, detail, c->job->id);
+    jr_finish(c, STORE_FAILED, NULL, err);
     free(err);
 }
 
@@ -293,38 +98,56 @@ static char *result_json(run_ctx *c, const ircg_info *info, ircg_error err,
     return text;
 }
 
+static store_rc put_requeue(run_ctx *c, const void *arg)
+{
+    (void)arg;
+    return store_job_requeue(c->st, &c->claim);
+}
+
+/* Shutdown: the rows, a final checkpoint where the solver stopped (only
+ * when every row is stored; a solver elsewhere recorded its own), back to
+ * the queue. */
+void jr_requeue(run_ctx *c, int64_t iterations)
+{
+    if (jr_rows_must(c) && iterations > 0) {
+        jr_report_progress(c);
+        if (c->sv)
+            jr_save_checkpoint(c, iterations, 1);
+    }
+    if (jr_must(c, put_requeue, NULL, "requeue") == STORE_OK)
+        srv_log("job %s requeued at iteration %lld (shutdown)", c->job->id,
+                (long long)iterations);
+    srv_notify_all();
+}
+
 /* The solve ended: record the last row, then finish, or requeue on
  * shutdown (after a final checkpoint so nothing is lost). */
 static void conclude(run_ctx *c, const ircg_info *info, ircg_error err,
                      const ircg_diag *diag, const ircg_reference *ref, double g_opt)
 {
     int reason = __atomic_load_n(&c->ctl->reason, __ATOMIC_ACQUIRE);
-    store_rc rc;
     if (reason == SRV_STOP_LOST) {
         srv_log("job %s: run %lld abandoned at iteration %lld (another run owns it)",
                 c->claim.id, (long long)c->claim.run, (long long)info->iterations);
         return;
     }
     if (reason == SRV_STOP_SHUTDOWN && err == IRCG_OK) {
-        flush(c);
-        if (info->iterations > 0)
-            save_checkpoint(c, info->iterations);
-        if ((rc = store_job_requeue(c->st, &c->claim)) != STORE_OK)
-            write_failed(c, rc, "requeue");
-        else
-            srv_log("job %s requeued at iteration %lld (shutdown)", c->job->id,
-                    (long long)info->iterations);
-        srv_notify_all();
+        jr_requeue(c, info->iterations);
         return;
     }
-    if (c->last.t > 0 && c->last_recorded != c->last.t)
-        c->rows[c->nrows++] = to_row(&c->last); /* the last row, always */
-    flush(c);
+    jr_record_last(c);
+    if (!jr_rows_must(c)) {
+        /* rows, then the outcome: a result without its trace is never stored */
+        srv_log("job %s: its trace could not be stored; the job stays running in the "
+                "store and resumes from its last checkpoint at the next start", c->job->id);
+        return;
+    }
+    jr_report_progress(c); /* the job's progress shows where it ended */
     /* a job that keeps snapshots keeps its last iterate, so that another
      * job can start where it stopped */
     if (err == IRCG_OK && c->out.snapshot_every > 0 && c->last.t > 0 &&
-        c->last.t % c->out.snapshot_every != 0 && save_snapshot(c, c->last.t))
-        snapshot_event(c, c->last.t);
+        c->last.t % c->out.snapshot_every != 0)
+        jr_save_snapshot(c, c->last.t);
     char *res = result_json(c, info, err, diag, ref, g_opt);
     if (err != IRCG_OK) {
         char detail[320];
@@ -333,16 +156,83 @@ static void conclude(run_ctx *c, const ircg_info *info, ircg_error err,
                  (long long)info->iterations);
         char *pj = problem_json("solver-error", ircg_error_string(err), detail,
                                 c->job->id);
-        finish(c->st, c->job, STORE_FAILED, res, pj);
+        jr_finish(c, STORE_FAILED, res, pj);
         free(pj);
     } else {
         int cancelled = info->status == IRCG_STATUS_CANCELLED || reason == SRV_STOP_USER;
-        finish(c->st, c->job, cancelled ? STORE_CANCELLED : STORE_SUCCEEDED, res, NULL);
+        jr_finish(c, cancelled ? STORE_CANCELLED : STORE_SUCCEEDED, res, NULL);
     }
     free(res);
 }
 
 /* ------------------------------------------------------------ the run -- */
+
+typedef struct resume_arg {
+    int64_t *iter;
+    void **blob;
+    size_t *len;
+} resume_arg;
+
+static store_rc get_resume_point(run_ctx *c, const void *arg)
+{
+    const resume_arg *a = arg;
+    free(*a->blob);
+    *a->blob = NULL;
+    return store_job_resume_point(c->st, c->job->id, a->iter, a->blob, a->len);
+}
+
+typedef struct warm_arg {
+    const api_start_job *sj;
+    void **blob;
+    size_t *len;
+} warm_arg;
+
+static store_rc get_warm_snapshot(run_ctx *c, const void *arg)
+{
+    const warm_arg *a = arg;
+    free(*a->blob);
+    *a->blob = NULL;
+    return store_snapshot_get(c->st, a->sj->job, a->sj->iteration, STORE_SNAP_STATE,
+                              a->blob, a->len, NULL);
+}
+
+/* No checkpoint of its own: start from another job's snapshot when the
+ * spec says so (read through store faults like the job's own checkpoint).
+ * 1 when it did, 0 when the spec starts afresh, -1 on failure. */
+static int warm_start(run_ctx *c, const api_spec *spec, int64_t *iter, ircg_diag *diag)
+{
+    api_start_job sj;
+    void *blob = NULL;
+    size_t len = 0;
+    warm_arg a = {&sj, &blob, &len};
+    int rc;
+    if (!api_spec_start_job(spec, &sj))
+        return 0;
+    store_rc src = jr_must(c, get_warm_snapshot, &a, "read the snapshot to start from");
+    if (src != STORE_OK) {
+        snprintf(diag->message, sizeof diag->message,
+                 "cannot read the snapshot of job %s at iteration %lld to start from: %s",
+                 sj.job, (long long)sj.iteration, store_errmsg(c->st));
+        rc = -1;
+    } else {
+        rc = srv_warm_restore(c->sv, &sj, blob, len, iter, diag);
+    }
+    free(blob);
+    return rc;
+}
+
+static store_rc put_truncate(run_ctx *c, const void *arg)
+{
+    return store_trace_truncate(c->st, &c->claim, *(const int64_t *)arg);
+}
+
+int jr_truncate(run_ctx *c, int64_t iteration)
+{
+    if (jr_must(c, put_truncate, &iteration, "trace truncate") != STORE_OK)
+        return -1;
+    c->last_recorded = iteration;
+    return 0;
+}
 
 /* Resume from the latest checkpoint, or start over (from another job's
  * snapshot when the spec says so); the trace keeps the rows up to where
@@ -353,12 +243,13 @@ static int resume(run_ctx *c, const api_spec *spec, ircg_diag *diag)
     void *blob = NULL;
     size_t len = 0;
     int rc = 0, warm = 0;
-    store_rc src = store_job_resume_point(c->st, c->job->id, &iter, &blob, &len);
+    resume_arg a = {&iter, &blob, &len};
+    store_rc src = jr_must(c, get_resume_point, &a, "read the checkpoint");
     if (src == STORE_OK && ircg_solver_restore(c->sv, blob, len, diag) != IRCG_OK) {
         rc = -1;
     } else if (src == STORE_NOTFOUND) {
         iter = 0; /* no checkpoint: start over */
-        if ((warm = srv_warm_start(c->st, spec, c->sv, &iter, diag)) < 0)
+        if ((warm = warm_start(c, spec, &iter, diag)) < 0)
             rc = -1;
     } else if (src != STORE_OK) {
         /* the checkpoint may exist but could not be read: starting over
@@ -367,10 +258,8 @@ static int resume(run_ctx *c, const api_spec *spec, ircg_diag *diag)
                  "cannot read the job's checkpoint: %s", store_errmsg(c->st));
         rc = -1;
     }
-    if (rc == 0 && (src = store_trace_truncate(c->st, &c->claim, iter)) != STORE_OK) {
-        write_failed(c, src, "trace truncate");
+    if (rc == 0 && jr_must(c, put_truncate, &iter, "trace truncate") != STORE_OK)
         rc = -1;
-    }
     if (rc == 0 && iter > 0) {
         /* c->last stays empty until the first new iteration: the job's
          * progress keeps the values of the run that wrote the checkpoint */
@@ -383,17 +272,17 @@ static int resume(run_ctx *c, const api_spec *spec, ircg_diag *diag)
     return rc;
 }
 
-static int parse_spec(store *st, const store_job *job, api_spec **spec)
+static int parse_spec(run_ctx *c, api_spec **spec)
 {
     api_parse_options opt;
     api_errors errs;
     api_errors_init(&errs);
-    srv_parse_options(&opt, st);
-    const char *text = job->spec_json ? job->spec_json : "";
+    srv_parse_options(&opt, c->st);
+    const char *text = c->job->spec_json ? c->job->spec_json : "";
     int n = api_spec_parse(text, strlen(text), &opt, spec, &errs);
     if (n > 0) {
         char *pj = api_errors_problem_json(&errs, NULL);
-        finish(st, job, STORE_FAILED, NULL, pj);
+        jr_finish(c, STORE_FAILED, NULL, pj);
         free(pj);
     }
     api_errors_clear(&errs);
@@ -422,62 +311,64 @@ static ircg_reference *reference(run_ctx *c, const api_spec *spec, double *g_opt
     return ref;
 }
 
+/* Parse, build, resume and solve; 0 when the solve ran (conclude next),
+ * -1 when the job already ended (failed with its reason) or was lost. */
+static int run(run_ctx *c, api_spec **spec, ircg_reference **ref, double *g_opt,
+               ircg_info *info, ircg_error *err, ircg_diag *diag)
+{
+    ircg_settings set;
+    if (!parse_spec(c, spec))
+        return -1;
+    api_spec_output(*spec, &c->out);
+    if (c->out.trace_every < 1)
+        c->out.trace_every = 1;
+    *ref = reference(c, *spec, g_opt, diag, err);
+    api_spec_settings(*spec, &set);
+    if (set.threads > srv_job_threads_cap(&srv.cfg)) /* the result says so */
+        set.threads = srv_job_threads_cap(&srv.cfg);
+    set.callback = jr_on_iteration;
+    set.callback_data = c;
+    set.cancel = (const volatile int *)&c->ctl->cancel;
+    set.reference = *ref;
+    if (*ref == NULL && isfinite(*g_opt))
+        set.g_opt = *g_opt;
+    if (*err == IRCG_OK)
+        *err = ircg_solver_new(api_spec_problem(*spec), &set, &c->sv, diag);
+    if (*err != IRCG_OK) {
+        jr_fail(c, "solver-error", ircg_error_string(*err), diag->message);
+        return -1;
+    }
+    if (resume(c, *spec, diag) != 0) {
+        if (!jr_lost(c))
+            jr_fail(c, "resume-failed", "Cannot resume from the checkpoint",
+                 diag->message[0] ? diag->message : store_errmsg(c->st));
+        return -1;
+    }
+    *err = ircg_solve(c->sv, info);
+    return 0;
+}
+
 void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
 {
-    run_ctx *c = calloc(1, sizeof *c);
+    run_ctx c = {.ctl = ctl, .st = st, .job = job, .claim = store_claim_of(job),
+                 .last_flush = srv_mono(), .last_checkpoint = srv_mono()};
     api_spec *spec = NULL;
     ircg_reference *ref = NULL;
     ircg_diag diag = {0};
     ircg_error err = IRCG_OK;
     ircg_info info = {0};
-    ircg_settings set;
     double g_opt = NAN;
 
-    if (!c) {
-        fail(st, job, "internal", "Out of memory", "the worker is out of memory");
-        goto done;
-    }
     if (srv_mpi_ranks(job) > 0) { /* its ranks load the data, not this process */
         srv_mpi_job_run(ctl, st, job);
-        goto done;
+        return;
     }
-    *c = (run_ctx){.ctl = ctl, .st = st, .job = job, .claim = store_claim_of(job),
-                   .last_flush = srv_mono(), .last_checkpoint = srv_mono()};
-    if (!parse_spec(st, job, &spec))
-        goto done;
-    api_spec_output(spec, &c->out);
-    if (c->out.trace_every < 1)
-        c->out.trace_every = 1;
-    ref = reference(c, spec, &g_opt, &diag, &err);
-    api_spec_settings(spec, &set);
-    if (set.threads > srv_job_threads_cap(&srv.cfg)) /* the result says so */
-        set.threads = srv_job_threads_cap(&srv.cfg);
-    set.callback = on_iteration;
-    set.callback_data = c;
-    set.cancel = (const volatile int *)&ctl->cancel;
-    set.reference = ref;
-    if (ref == NULL && isfinite(g_opt))
-        set.g_opt = g_opt;
-    if (err == IRCG_OK)
-        err = ircg_solver_new(api_spec_problem(spec), &set, &c->sv, &diag);
-    if (err != IRCG_OK) {
-        fail(st, job, "solver-error", ircg_error_string(err), diag.message);
-        goto done;
-    }
-    if (resume(c, spec, &diag) != 0) {
-        if (!lost(c))
-            fail(st, job, "resume-failed", "Cannot resume from the checkpoint",
-                 diag.message[0] ? diag.message : store_errmsg(st));
-        goto done;
-    }
-    err = ircg_solve(c->sv, &info);
-    conclude(c, &info, err, &diag, ref, g_opt);
-done:
-    if (c)
-        ircg_solver_free(c->sv);
+    if (run(&c, &spec, &ref, &g_opt, &info, &err, &diag) == 0)
+        conclude(&c, &info, err, &diag, ref, g_opt);
+    jr_output_free(&c);
+    ircg_solver_free(c.sv);
     ircg_reference_free(ref);
     api_spec_free(spec);
-    free(c);
 }
 
 void srv_maintain(store *st)
@@ -488,82 +379,4 @@ void srv_maintain(store *st)
         srv_log("storage maintenance failed: %s", store_errmsg(st));
     else if (deleted > 0)
         srv_log("retention: %lld finished jobs deleted", (long long)deleted);
-}
-
-/* ------------------------------------- runs whose solver is elsewhere -- */
-/* mpi_job.c: the rows come from rank 0 of an MPI job; the same buffering,
- * progress, events, finish and requeue as a solve on this worker. */
-
-srv_run *srv_run_open(srv_worker_ctl *ctl, store *st, const store_job *job,
-                      int64_t trace_every)
-{
-    run_ctx *c = calloc(1, sizeof *c);
-    if (c)
-        *c = (run_ctx){.ctl = ctl, .st = st, .job = job, .claim = store_claim_of(job),
-                       .last_flush = srv_mono(), .last_checkpoint = srv_mono(),
-                       .out = {.trace_every = trace_every > 0 ? trace_every : 1}};
-    return c;
-}
-
-void srv_run_close(srv_run *c) { free(c); }
-
-int srv_run_lost(const srv_run *c) { return lost(c); }
-
-int srv_run_truncate(srv_run *c, int64_t iteration)
-{
-    store_rc rc = store_trace_truncate(c->st, &c->claim, iteration);
-    if (rc != STORE_OK) {
-        write_failed(c, rc, "trace truncate");
-        return -1;
-    }
-    c->last_recorded = iteration;
-    return 0;
-}
-
-void srv_run_row(srv_run *c, const ircg_iter_info *it)
-{
-    if (it->t > c->last.t && it->t > c->last_recorded) /* rows only ever grow */
-        on_iteration(c, it);
-    else
-        srv_log("job %s: row of iteration %lld out of order, ignored", c->job->id,
-                (long long)it->t);
-}
-
-void srv_run_checkpoint(srv_run *c, int64_t iteration, const void *blob, size_t len)
-{
-    store_rc rc;
-    flush(c); /* the rows up to the checkpoint first */
-    if (!lost(c) &&
-        (rc = store_job_checkpoint_put(c->st, &c->claim, iteration, blob, len)) != STORE_OK)
-        write_failed(c, rc, "checkpoint");
-}
-
-void srv_run_requeue(srv_run *c)
-{
-    store_rc rc;
-    flush(c);
-    if (lost(c))
-        return;
-    if ((rc = store_job_requeue(c->st, &c->claim)) != STORE_OK)
-        write_failed(c, rc, "requeue");
-    else
-        srv_log("job %s requeued (shutdown)", c->job->id);
-    srv_notify_all();
-}
-
-void srv_run_finish(srv_run *c, store_state s, const char *result, const char *error)
-{
-    if (lost(c))
-        return;
-    if (c->last.t > 0 && c->last_recorded != c->last.t)
-        c->rows[c->nrows++] = to_row(&c->last); /* the last row, always */
-    flush(c);
-    finish(c->st, c->job, s, result, error);
-}
-
-void srv_run_fail(srv_run *c, const char *slug, const char *title, const char *detail)
-{
-    char *err = problem_json(slug, title, detail, c->job->id);
-    srv_run_finish(c, STORE_FAILED, NULL, err);
-    free(err);
 }

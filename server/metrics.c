@@ -136,6 +136,25 @@ char *srv_metrics_render(store *st)
         for (int s = 0; s < STORE_NSTATES; s++)
             api_buf_printf(&b, "ircgd_jobs{state=\"%s\"} %lld\n",
                            store_state_name((store_state)s), (long long)counts[s]);
+    head(&b, "ircgd_store_write_failures_total", "counter",
+         "Writes the store refused with a storage fault, by code (busy, full, read_only, io_error, no_memory).");
+    static const store_rc faults[] = {STORE_BUSY, STORE_FULL, STORE_READONLY, STORE_IOERR,
+                                      STORE_NOMEM};
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        api_buf_printf(&b, "ircgd_store_write_failures_total{code=\"%s\"} %llu\n",
+                       store_rc_name(faults[i]),
+                       (unsigned long long)srv_store_failures(faults[i]));
+    head(&b, "ircgd_store_writable", "gauge",
+         "1 when the store takes writes, 0 during a storage fault (see /readyz).");
+    api_buf_printf(&b, "ircgd_store_writable %d\n", !srv_store_degraded(NULL, 0));
+    head(&b, "ircgd_http_slow_clients_closed_total", "counter",
+         "Connections closed for taking over --request-timeout to send a request.");
+    api_buf_printf(&b, "ircgd_http_slow_clients_closed_total %llu\n",
+                   (unsigned long long)srv_guard_closed());
+    head(&b, "ircgd_http_rate_limited_total", "counter",
+         "Requests refused with 429 by the per-client rate limit.");
+    api_buf_printf(&b, "ircgd_http_rate_limited_total %llu\n",
+                   (unsigned long long)srv_rate_refused());
     head(&b, "ircgd_workers_busy", "gauge", "Workers running a job.");
     api_buf_printf(&b, "ircgd_workers_busy %d\n", srv_workers_busy());
     head(&b, "ircgd_workers", "gauge", "Size of the worker pool.");

@@ -43,7 +43,7 @@ int srv_query_known(srv_req *r)
 {
     unknown_scan u = {.accepted = srv_route_query(r->route, r->method)};
     char pointer[80], reason[160];
-    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, check_one, &u);
+    srv_req_values(r, MHD_GET_ARGUMENT_KIND, check_one, &u);
     if (!u.first[0])
         return 1;
     const char *acc = u.accepted ? u.accepted : "";

@@ -54,3 +54,45 @@ void srv_problem_internal(srv_req *r, const char *what)
     srv_problem(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "Internal error",
                 "the server could not complete the request");
 }
+
+/* Storage faults say what they are and when to come back: a client can
+ * retry a 503 or a 507, and must not retry a 500. */
+void srv_problem_store(srv_req *r, store_rc rc, const char *what)
+{
+    static const struct {
+        store_rc rc;
+        unsigned status;
+        const char *slug, *title, *retry, *detail;
+    } faults[] = {
+        {STORE_BUSY, MHD_HTTP_SERVICE_UNAVAILABLE, "store-busy", "Store busy", "2",
+         "the job store is locked by another process (a backup?); retry later"},
+        {STORE_FULL, MHD_HTTP_INSUFFICIENT_STORAGE, "store-full", "Store full", "60",
+         "the job store's disk is full; nothing was written"},
+        {STORE_READONLY, MHD_HTTP_SERVICE_UNAVAILABLE, "store-read-only",
+         "Store read-only", "30", "the job store cannot be written (read-only, or "
+         "moved or deleted while in use); nothing was written"},
+        {STORE_IOERR, MHD_HTTP_SERVICE_UNAVAILABLE, "store-unavailable",
+         "Store unavailable", "5", "the job store reported an I/O error; retry later"},
+        {STORE_NOMEM, MHD_HTTP_SERVICE_UNAVAILABLE, "store-unavailable",
+         "Store unavailable", "5", "the server is out of memory; retry later"},
+    };
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        if (faults[i].rc == rc) {
+            srv_store_note(r->st, rc, what);
+            srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "%s", faults[i].retry);
+            srv_problem(r, faults[i].status, faults[i].slug, faults[i].title, "%s: %s",
+                        what, faults[i].detail);
+            return;
+        }
+    srv_problem_internal(r, r->st ? store_errmsg(r->st) : what);
+}
+
+void srv_problem_job(srv_req *r, store_rc rc)
+{
+    if (rc == STORE_NOTFOUND || rc == STORE_INVALID) /* invalid: not an id */
+        srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
+                    "no job with id \"%.64s%s\"", r->params[0],
+                    strlen(r->params[0]) > 64 ? "..." : "");
+    else
+        srv_problem_store(r, rc, "read the job");
+}

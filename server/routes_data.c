@@ -20,11 +20,8 @@ void srv_route_job_result(srv_req *r)
 {
     store_job j = {0};
     store_rc rc = store_job_get(r->st, r->params[0], &j);
-    if (rc == STORE_NOTFOUND) {
-        srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
-                    "no job with id \"%s\"", r->params[0]);
-    } else if (rc != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+    if (rc != STORE_OK) {
+        srv_problem_job(r, rc);
     } else if (!store_state_terminal(j.state)) {
         cJSON *p = srv_problem_new(r, MHD_HTTP_CONFLICT, "job-not-finished",
                                    "Job not finished", "the job has no result yet");
@@ -53,11 +50,10 @@ void srv_route_job_snapshots(srv_req *r)
     store_snapshot_info *s = NULL;
     size_t n = 0;
     store_rc rc = store_job_get(r->st, r->params[0], &j);
-    if (rc == STORE_NOTFOUND) {
-        srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
-                    "no job with id \"%s\"", r->params[0]);
-    } else if (rc != STORE_OK || store_snapshot_list(r->st, j.id, &s, &n) != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+    if (rc != STORE_OK) {
+        srv_problem_job(r, rc);
+    } else if ((rc = store_snapshot_list(r->st, j.id, &s, &n)) != STORE_OK) {
+        srv_problem_store(r, rc, "list the snapshots");
     } else {
         cJSON *doc = cJSON_CreateObject();
         cJSON *arr = cJSON_AddArrayToObject(doc, "snapshots");
@@ -90,12 +86,12 @@ void srv_route_job_snapshot_get(srv_req *r)
     store_rc rc = STORE_NOTFOUND;
     if (!*end && iter >= 0 && store_snap_kind_parse(r->params[2], &kind) == STORE_OK)
         rc = store_snapshot_get(r->st, r->params[0], iter, kind, &data, &len, NULL);
-    if (rc == STORE_NOTFOUND) {
+    if (rc == STORE_NOTFOUND || rc == STORE_INVALID) { /* invalid: no id of a job */
         srv_problem(r, MHD_HTTP_NOT_FOUND, "snapshot-not-found", "Snapshot not found",
                     "job \"%s\" has no snapshot %s/%s", r->params[0], r->params[1],
                     r->params[2]);
     } else if (rc != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "read the snapshot");
     } else {
         srv_reply_header(r, "X-Snapshot-Iteration", "%lld", iter);
         srv_reply_header(r, "X-Snapshot-Kind", "%s", r->params[2]);

@@ -85,9 +85,10 @@ void srv_route_datasets_post(srv_req *r)
         srv_problem_send(r, MHD_HTTP_UNPROCESSABLE_CONTENT, p);
     } else {
         /* the format the reader used: the stored tag names the real one */
-        if (store_dataset_put(r->st, r->body.p, r->body.len, api_format_name(R->format), NULL, &ds,
-                              &existed) != STORE_OK) {
-            srv_problem_internal(r, store_errmsg(r->st));
+        store_rc rc = store_dataset_put(r->st, r->body.p, r->body.len,
+                                        api_format_name(R->format), NULL, &ds, &existed);
+        if (rc != STORE_OK) {
+            srv_problem_store(r, rc, "store the dataset");
         } else {
             if (!existed)
                 copy_to_data_dir(r->st, ds.id);
@@ -108,7 +109,7 @@ void srv_route_dataset_get(srv_req *r)
         srv_problem(r, MHD_HTTP_NOT_FOUND, "dataset-not-found", "Dataset not found",
                     "no dataset with id \"%s\"", r->params[0]);
     } else if (rc != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "read the dataset");
     } else {
         srv_dataset_resolve(r->st, ds.id, &R, &diag);
         srv_reply_json(r, MHD_HTTP_OK, dataset_json(&ds, R));

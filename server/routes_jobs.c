@@ -130,11 +130,8 @@ static int query_true(srv_req *r, const char *name)
 static int load_job(srv_req *r, store_job *j)
 {
     store_rc rc = store_job_get(r->st, r->params[0], j);
-    if (rc == STORE_NOTFOUND)
-        srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
-                    "no job with id \"%s\"", r->params[0]);
-    else if (rc != STORE_OK)
-        srv_problem_internal(r, store_errmsg(r->st));
+    if (rc != STORE_OK)
+        srv_problem_job(r, rc);
     return rc == STORE_OK;
 }
 
@@ -171,6 +168,8 @@ static void create_job(srv_req *r, const api_spec *spec, const char *normalized)
         .spec_json = normalized, .idempotency_key = key, .request_sha256 = sha,
     };
     store_rc rc = store_job_create(r->st, &nj, &job, &replayed);
+    if (rc == STORE_OK)
+        srv_store_note(r->st, rc, "submit"); /* a failure: srv_problem_store */
     if (rc == STORE_CONFLICT) {
         srv_problem_member(r, MHD_HTTP_UNPROCESSABLE_CONTENT, "idempotency-key-reused",
                            "Idempotency key reused", "",
@@ -179,7 +178,7 @@ static void create_job(srv_req *r, const api_spec *spec, const char *normalized)
         srv_problem(r, MHD_HTTP_BAD_REQUEST, "invalid-idempotency-key",
                     "Invalid Idempotency-Key", "the key must be 1..255 bytes");
     } else if (rc != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "submit");
     } else {
         /* A replay answers as the original did (202 + Location), so a
          * client retrying after a lost response cannot tell the difference;
@@ -243,8 +242,9 @@ void srv_route_jobs_submit(srv_req *r)
         cJSON_AddItemToObject(o, "spec", cJSON_Parse(normalized));
         srv_reply_json(r, MHD_HTTP_OK, o);
     } else if (queue_full(r)) {
+        /* 429: this client should slow down; the service is fine */
         srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "30");
-        srv_problem(r, MHD_HTTP_SERVICE_UNAVAILABLE, "queue-full", "Queue full",
+        srv_problem(r, MHD_HTTP_TOO_MANY_REQUESTS, "queue-full", "Queue full",
                     "%lld jobs are queued; retry later", (long long)srv.cfg.max_queued);
     } else {
         create_job(r, spec, normalized);
@@ -322,8 +322,9 @@ void srv_route_jobs_list(srv_req *r)
     store_job_list l = {0};
     if (!list_options(r, &o))
         return;
-    if (store_job_list_page(r->st, &o, &l) != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+    store_rc rc = store_job_list_page(r->st, &o, &l);
+    if (rc != STORE_OK) {
+        srv_problem_store(r, rc, "list the jobs");
         return;
     }
     cJSON *doc = cJSON_CreateObject();
@@ -350,9 +351,8 @@ void srv_route_job_cancel(srv_req *r)
 {
     store_job j = {0};
     store_rc rc = store_job_request_cancel(r->st, r->params[0], &j);
-    if (rc == STORE_NOTFOUND) {
-        srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
-                    "no job with id \"%s\"", r->params[0]);
+    if (rc == STORE_NOTFOUND || rc == STORE_INVALID) {
+        srv_problem_job(r, rc);
     } else if (rc == STORE_OK && j.state == STORE_RUNNING) {
         srv_workers_cancel(j.id);
         srv_reply_json(r, MHD_HTTP_ACCEPTED, srv_job_json(&j, 1));
@@ -364,7 +364,7 @@ void srv_route_job_cancel(srv_req *r)
         srv_problem(r, MHD_HTTP_CONFLICT, "job-already-finished", "Job already finished",
                     "job %s is %s", r->params[0], store_state_name(j.state));
     } else {
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "cancel");
     }
     srv_notify_all();
     store_job_clear(&j);
@@ -383,7 +383,7 @@ void srv_route_job_delete(srv_req *r)
         srv_problem(r, MHD_HTTP_CONFLICT, "job-not-terminal", "Job not finished",
                     "job %s is %s; cancel it first", j.id, store_state_name(j.state));
     } else {
-        srv_problem_internal(r, store_errmsg(r->st));
+        srv_problem_store(r, rc, "delete");
     }
     store_job_clear(&j);
 }

@@ -126,17 +126,29 @@ static int db_writable(void)
     return access(srv.cfg.db, W_OK) == 0 && access(dirname(copy), W_OK) == 0;
 }
 
+/* Ready = the daemon can take work: not stopping, the store takes writes
+ * (no recent storage fault, no job waiting to write, the write lock is
+ * free now -- another process's BEGIN EXCLUSIVE shows here even when
+ * nothing was written yet), the heartbeats go on.  Reads may well be
+ * served while not ready. */
 void srv_route_readyz(srv_req *r)
 {
-    const char *why = NULL;
+    char why[STORE_ERRMAX + 160];
     int64_t changes = 0;
+    store_rc rc;
+    why[0] = '\0';
     if (srv_is_shutting_down())
-        why = "shutting down";
+        snprintf(why, sizeof why, "shutting down");
     else if (!db_writable() || store_changes(r->st, &changes) != STORE_OK)
-        why = "the database is not writable";
+        snprintf(why, sizeof why, "the database is not writable");
+    else if (srv_store_degraded(why, sizeof why))
+        ; /* why says it */
+    else if ((rc = store_write_probe(r->st, 500)) != STORE_OK)
+        snprintf(why, sizeof why, "the store cannot take writes (%s): %s",
+                 store_rc_name(rc), store_errmsg(r->st));
     else if (srv_heartbeat_age() > SRV_HEARTBEAT_STALE(srv.cfg.heartbeat_every))
-        why = "job heartbeats have stalled (the store cannot be written?)";
-    if (why) {
+        snprintf(why, sizeof why, "job heartbeats have stalled (the store cannot be written?)");
+    if (why[0]) {
         srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "5");
         reply_status(r, MHD_HTTP_SERVICE_UNAVAILABLE, "unavailable", why);
     } else {

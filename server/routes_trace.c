@@ -159,8 +159,9 @@ static void send_page(srv_req *r, const char *id, long long after, long limit, i
     size_t n = 0;
     api_buf b = {0};
     int first = 1;
-    if (store_trace_read(r->st, id, after, (size_t)limit, &rows, &n) != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+    store_rc rc = store_trace_read(r->st, id, after, (size_t)limit, &rows, &n);
+    if (rc != STORE_OK) {
+        srv_problem_store(r, rc, "read the trace");
         return;
     }
     long long next = n > 0 ? (long long)rows[n - 1].iteration : after;
@@ -190,11 +191,8 @@ void srv_route_job_trace(srv_req *r)
     long limit = 0;
     store_job j = {0};
     store_rc rc = store_job_get(r->st, r->params[0], &j);
-    if (rc == STORE_NOTFOUND)
-        srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
-                    "no job with id \"%s\"", r->params[0]);
-    else if (rc != STORE_OK)
-        srv_problem_internal(r, store_errmsg(r->st));
+    if (rc != STORE_OK)
+        srv_problem_job(r, rc);
     else if (!trace_params(r, &after, &limit))
         ; /* answered */
     else if (limit == 0)

@@ -5,6 +5,10 @@
  *   config.c     flags + environment -> srv_config
  *   util.c       logging, time formatting
  *   storepool.c  a small pool of store handles for HTTP threads
+ *   storeio.c    opening store handles; the store's health from the
+ *                outcomes of writes; retry pacing
+ *   connguard.c  a deadline on receiving a request (slow clients)
+ *   ratelimit.c  per-client request rates (token buckets)
  *   notify.c     the condition variable SSE readers and idle workers wait on
  *   http.c       libmicrohttpd glue: request context, body, routing, replies
  *   problem.c    application/problem+json responses
@@ -19,8 +23,11 @@
  *   sse.c        /v1/jobs/{id}/events
  *   workers.c    the solver worker pool
  *   heartbeat.c  job heartbeats on a timer, independent of the solver
- *   job_run.c    one job on one worker: parse, solve, trace, snapshots
+ *   job_run.c    one job on one worker: parse, resume, solve, finish
+ *   job_output.c what a running job writes, retried through store faults
+ *   job_remote.c a run whose solver is another process (srv_run_*)
  *   mpi_job.c    a job solved by MPI ranks: the launcher, rank 0's progress
+ *   mpi_proc.c   the launcher as a child process: its output, its stop
  *   iterate_io.c binary serialization of iterates for snapshots
  *   metrics.c    Prometheus counters and histograms
  *   shutdown.c   the signal thread
@@ -71,6 +78,10 @@ typedef struct srv_config {
     int snapshot_keep_finished; /* once a job is finished; 0 = keep all    */
     double retain_finished; /* seconds a finished job is kept; 0 = forever */
     int conn_limit, per_ip_limit, conn_timeout;
+    double request_timeout; /* seconds to receive a whole request       */
+    double rate_limit;      /* requests per second per client; 0 = off  */
+    double rate_burst;      /* bucket size of the rate limit            */
+    double sse_max_seconds; /* lifetime of an event stream              */
     double heartbeat_every; /* seconds between job heartbeats             */
     double checkpoint_every; /* seconds of solving between crash
                                 checkpoints; 0 = only the spec's snapshots */
@@ -120,6 +131,52 @@ char *srv_time_rfc3339(char *buf, double t);
 
 /* Constant-time string equality (time depends on the lengths only). */
 int srv_ct_equal(const char *a, const char *b);
+
+/* ----------------------------------------------------------- storeio -- */
+
+/* A new handle on srv.cfg.db (NULL with err, STORE_ERRMAX bytes, set).
+ * Every handle of the daemon comes from here. */
+store *srv_store_open(char *err);
+/* The outcome of a write to the store: STORE_OK ends a fault episode; a
+ * storage fault (store_rc_transient) starts or extends one (logged once,
+ * counted); any other code is an answer, not a fault, and is ignored. */
+void srv_store_note(store *st, store_rc rc, const char *what);
+/* Jobs holding data they could not write yet (+1 when one starts
+ * waiting, -1 when its writes went through or it gave up). */
+void srv_store_waiting(int delta);
+/* 1 while the store cannot take writes (a job waits to write, or a write
+ * failed moments ago); why (may be NULL) receives the reason. */
+int srv_store_degraded(char *why, size_t len);
+/* Storage faults of code rc since start (for /metrics). */
+uint64_t srv_store_failures(store_rc rc);
+/* Retry pacing: the wait before retry number `attempt` (0, 1, ...):
+ * 0.1 s doubling up to SRV_STORE_BACKOFF_MAX. */
+#define SRV_STORE_BACKOFF_MAX 5.0
+double srv_store_backoff(int attempt);
+/* Sleeps `seconds`, cut short when a shutdown begins meanwhile. */
+void srv_store_pause(double seconds);
+/* After a shutdown began, how long a worker keeps retrying the writes
+ * that end its job before leaving the job to the next start's recovery. */
+#define SRV_STORE_SHUTDOWN_GRACE 10.0
+
+/* --------------------------------------------------------- connguard -- */
+
+/* Slow clients (connguard.c): a connection must deliver each request
+ * within request_timeout_s (after a response, plus idle_timeout_s). */
+int srv_guard_start(double request_timeout_s, double idle_timeout_s);
+void srv_guard_stop(void);              /* after MHD_stop_daemon */
+void srv_guard_open(const void *conn, int fd);
+void srv_guard_close(const void *conn);
+/* busy 1: a request is being handled (no deadline); 0: it was answered. */
+void srv_guard_busy(const void *conn, int busy);
+uint64_t srv_guard_closed(void);        /* connections shut for slowness */
+
+/* --------------------------------------------------------- ratelimit -- */
+
+/* One request of `client` (its token, or its address) against its
+ * bucket: 1 when allowed; 0 with *retry_after seconds otherwise. */
+int srv_rate_take(const char *client, double *retry_after);
+uint64_t srv_rate_refused(void);
 
 /* --------------------------------------------------------- storepool -- */
 
@@ -236,8 +293,8 @@ enum { SRV_STOP_NONE = 0, SRV_STOP_USER = 1, SRV_STOP_SHUTDOWN = 2,
 void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job);
 void srv_worker_stop(srv_worker_ctl *ctl, int reason);
 
-/* job_run.c, for a run whose solver is another process (mpi_job.c): the
- * rows it reports go through the same buffering, progress, events and
+/* job_remote.c, for a run whose solver is another process (mpi_job.c):
+ * the rows it reports go through the same backlog, progress, events and
  * store writes as a solve on the worker (trace_every as the spec's).
  * Every write names the job's claim; srv_run_lost says the claim is gone
  * (then nothing more is written).  finish/fail/requeue end the run. */
@@ -281,6 +338,9 @@ double srv_heartbeat_age(void);
  * missed rounds, and never less than a minute (a store busy for a few
  * seconds is no reason to take the daemon out of rotation). */
 #define SRV_HEARTBEAT_STALE(every) ((every) * 12.0 > 60.0 ? (every) * 12.0 : 60.0)
+/* The heartbeat age after which a running job that no worker of this
+ * daemon holds is released by the watchdog (heartbeat.c): a few rounds. */
+#define SRV_ORPHAN_AFTER(every) ((every) * 4.0 > 1.0 ? (every) * 4.0 : 1.0)
 
 /* ----------------------------------------------------------- metrics -- */
 
@@ -327,6 +387,7 @@ ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
 
 struct api_job_source;
 struct api_spec;
+struct api_start_job;
 /* warm_start.c: api_job_fn for {"start": {"job": ...}} (user is a store*):
  * the job's spec and the head of its snapshot's state. */
 ircg_error srv_job_source(void *user, const char *id, int64_t snapshot,
@@ -334,12 +395,12 @@ ircg_error srv_job_source(void *user, const char *id, int64_t snapshot,
 /* The service's parse options (data directory, size cap, datasets and
  * jobs resolved in st), at submission and in the worker alike. */
 void srv_parse_options(struct api_parse_options *o, store *st);
-/* When the spec starts from another job: its snapshot's state restored
- * into sv as the spec says; *iter is where the run goes on (the
- * snapshot's iteration, or 0 afresh).  1 when restored, 0 when the spec
- * has no such start, -1 on failure (diag says why). */
-int srv_warm_start(store *st, const struct api_spec *spec, ircg_solver *sv,
-                   int64_t *iter, ircg_diag *diag);
+/* A spec's start from another job (sj; its snapshot's state read by the
+ * worker, through store faults): restored into sv as the spec says; *iter
+ * is where the run goes on (the snapshot's iteration, or 0 afresh).  1
+ * when restored, -1 on failure (diag says why). */
+int srv_warm_restore(ircg_solver *sv, const struct api_start_job *sj, const void *blob,
+                     size_t len, int64_t *iter, ircg_diag *diag);
 
 /* ------------------------------------------------------------ daemon -- */
 
@@ -347,10 +408,14 @@ int srv_main(int argc, char **argv);
 
 /* Exit status of a daemon refused because another one holds the store. */
 #define SRV_EXIT_DB_IN_USE 3
+/* Exit status of a daemon refused because its store is damaged, not an
+ * ircg store, or cannot be written. */
+#define SRV_EXIT_STORE_UNUSABLE 4
 
 /* dblock.c: takes the exclusive lock of `db` ("<db>.lock").  0: held, the
  * descriptor in *fd (close it to release); 1: another process holds it;
- * -1: an error.  err explains the last two. */
+ * 2: the lock file cannot be written (read-only file system, no
+ * permission); -1: another error.  err explains the last three. */
 int srv_db_lock(const char *db, int *fd, char *err, size_t errlen);
 
 /* sockets.c: a listening socket for ADDR:PORT (names resolved); `bound`

@@ -9,7 +9,11 @@
  * so a reconnect with Last-Event-ID (or ?after=) resumes exactly where the
  * client left off.  The stream ends after the job's 'end' event, at once
  * if the job is terminal and nothing is left to send, when the job is
- * deleted, and at shutdown.
+ * deleted, at shutdown, and after --sse-max-seconds: every stream is
+ * bounded, so a client that went idle (or stopped reading) does not hold
+ * its thread and connection slot forever; a live client reconnects with
+ * Last-Event-ID (retry: 2000) and loses nothing.  A client that does not
+ * read what is sent is closed by libmicrohttpd's idle timeout.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -34,6 +38,7 @@ typedef struct sse_stream {
     size_t out_pos;
     int done;          /* end after `out` drains */
     double next_beat;  /* monotonic time of the next heartbeat */
+    double end_at;     /* monotonic: the stream's lifetime ends */
 } sse_stream;
 
 static void format_events(sse_stream *s, const store_event *ev, size_t n)
@@ -100,7 +105,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
     (void)pos;
     while (s->out.len == s->out_pos && !s->done) {
         uint64_t gen = srv_notify_gen(); /* before looking: no lost wake-up */
-        if (srv_is_shutting_down())
+        if (srv_is_shutting_down() || srv_mono() >= s->end_at)
             return MHD_CONTENT_READER_END_OF_STREAM;
         if (poll_store(s) != 0)
             return MHD_CONTENT_READER_END_WITH_ERROR;
@@ -112,7 +117,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
             s->next_beat = now + heartbeat_s();
             break;
         }
-        srv_notify_wait(gen, s->next_beat - now);
+        srv_notify_wait(gen, (s->end_at < s->next_beat ? s->end_at : s->next_beat) - now);
     }
     if (s->out.nomem)
         return MHD_CONTENT_READER_END_WITH_ERROR;
@@ -149,11 +154,8 @@ void srv_route_job_events(srv_req *r)
     long long after = resume_point(r);
     store_rc rc = store_job_get(r->st, r->params[0], &j);
     sse_stream *s = NULL;
-    if (rc == STORE_NOTFOUND) {
-        srv_problem(r, MHD_HTTP_NOT_FOUND, "job-not-found", "Job not found",
-                    "no job with id \"%s\"", r->params[0]);
-    } else if (rc != STORE_OK) {
-        srv_problem_internal(r, store_errmsg(r->st));
+    if (rc != STORE_OK) {
+        srv_problem_job(r, rc);
     } else if (after < 0) {
         srv_problem_member(r, MHD_HTTP_BAD_REQUEST, "invalid-parameter",
                            "Invalid parameter", "/headers/Last-Event-ID",
@@ -164,6 +166,7 @@ void srv_route_job_events(srv_req *r)
         snprintf(s->id, sizeof s->id, "%s", j.id);
         s->after = after;
         s->next_beat = srv_mono() + heartbeat_s();
+        s->end_at = srv_mono() + srv.cfg.sse_max_seconds;
         api_buf_add(&s->out, "retry: 2000\n\n", 13);
         struct MHD_Response *resp =
             MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, s,

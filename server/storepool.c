@@ -12,7 +12,7 @@
 
 #include "server.h"
 
-#define POOL_MAX 16
+#define POOL_MAX 64
 
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static store *idle[POOL_MAX];
@@ -34,7 +34,7 @@ store *srv_pool_get(void)
     pthread_mutex_unlock(&pool_mu);
     if (!st && pool_path) {
         char err[STORE_ERRMAX];
-        if (store_open(pool_path, &st, err) != STORE_OK) {
+        if (!(st = srv_store_open(err))) {
             srv_log("cannot open the store %s: %s", pool_path, err);
             st = NULL;
         }

@@ -64,26 +64,11 @@ void srv_parse_options(api_parse_options *o, store *st)
                        "without --mpi-launch (IRCGD_MPI_LAUNCH)";
 }
 
-int srv_warm_start(store *st, const api_spec *spec, ircg_solver *sv, int64_t *iter,
-                   ircg_diag *diag)
+int srv_warm_restore(ircg_solver *sv, const api_start_job *sj, const void *blob,
+                     size_t len, int64_t *iter, ircg_diag *diag)
 {
-    api_start_job sj;
-    void *blob = NULL;
-    size_t len = 0;
-    if (!api_spec_start_job(spec, &sj))
-        return 0;
-    store_rc rc = store_snapshot_get(st, sj.job, sj.iteration, STORE_SNAP_STATE, &blob,
-                                     &len, NULL);
-    if (rc != STORE_OK) {
-        snprintf(diag->message, sizeof diag->message,
-                 "cannot read the snapshot of job %s at iteration %lld to start from: %s",
-                 sj.job, (long long)sj.iteration, store_errmsg(st));
+    if (ircg_solver_restore_as(sv, blob, len, sj->mode, diag) != IRCG_OK)
         return -1;
-    }
-    ircg_error err = ircg_solver_restore_as(sv, blob, len, sj.mode, diag);
-    free(blob);
-    if (err != IRCG_OK)
-        return -1;
-    *iter = sj.mode == IRCG_RESTORE_CONTINUE ? sj.iteration : 0;
+    *iter = sj->mode == IRCG_RESTORE_CONTINUE ? sj->iteration : 0;
     return 1;
 }

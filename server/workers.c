@@ -93,16 +93,18 @@ static void *worker_main(void *arg)
     store *st = NULL;
     char err[STORE_ERRMAX];
     uint64_t gen = 0;
-    if (store_open(srv.cfg.db, &st, err) != STORE_OK) {
+    if (!(st = srv_store_open(err))) {
         srv_log("worker %d: cannot open the store: %s", w->index, err);
         return NULL;
     }
     while (!is_stopping(&gen)) {
         store_job job = {0};
         store_rc rc = store_job_claim_next(st, &job);
+        if (rc == STORE_OK || store_rc_transient(rc))
+            srv_store_note(st, rc, "claim"); /* faults: logged there, once */
         if (rc == STORE_OK)
             run_one(w, st, &job);
-        else if (rc != STORE_NOTFOUND)
+        else if (rc != STORE_NOTFOUND && !store_rc_transient(rc))
             srv_log("worker %d: claim failed: %s", w->index, store_errmsg(st));
         store_job_clear(&job);
         if (rc != STORE_OK)

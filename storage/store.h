@@ -17,7 +17,10 @@
  *
  * Errors: every function returns a store_rc; on failure the handle keeps a
  * message readable with store_errmsg() until the next failure.  Nothing is
- * printed.  STORE_BUSY (lock wait over 5 s) is worth one retry or a 503.
+ * printed.  A failed write transaction is rolled back whole: it wrote
+ * nothing.  STORE_BUSY (lock wait over 5 s), STORE_FULL, STORE_READONLY
+ * and STORE_IOERR are storage faults worth retrying later
+ * (store_rc_transient); the others are answers about the request.
  *
  * Ownership: `store_job`, `store_job_list`, `store_event` arrays, trace-row
  * arrays, snapshot-info arrays and blobs returned through `void **` are
@@ -75,9 +78,20 @@ typedef enum store_rc {
     STORE_FOREIGN,   /* not an ircg store (application_id), or a schema
                         newer than this build                              */
     STORE_ERROR,     /* any other SQLite or I/O error (see store_errmsg)   */
-    STORE_STALE      /* the caller's claim on the job is gone: the job was
+    STORE_STALE,     /* the caller's claim on the job is gone: the job was
                         requeued, finished or claimed again since          */
+    STORE_FULL,      /* the disk (or the page limit, store_limit_pages) is
+                        full: nothing was written                          */
+    STORE_READONLY,  /* the file cannot be written: read-only file or
+                        mount, or it was moved or deleted while open       */
+    STORE_CORRUPT,   /* SQLite found the file malformed                    */
+    STORE_IOERR      /* the operating system failed a read or write        */
 } store_rc;
+
+/* A storage fault that may go away by itself (lock held by another
+ * process, disk full, read-only, I/O error, out of memory): the write is
+ * worth retrying later, unlike a refusal about the request or the job. */
+int store_rc_transient(store_rc rc);
 
 const char *store_rc_name(store_rc rc); /* "ok", "not_found", ... static */
 
@@ -88,7 +102,10 @@ typedef struct store store;
                                            pasted into the schema SQL) */
 #define STORE_BUSY_TIMEOUT_MS 5000
 
-enum { STORE_OPEN_SYNC_FULL = 1 };    /* flags for store_open_ex          */
+/* Flags for store_open_ex.  STORE_OPEN_CHECK runs PRAGMA quick_check
+ * before anything is written to the file (the WAL switch, migrations):
+ * a damaged store is refused with STORE_CORRUPT and left as it was. */
+enum { STORE_OPEN_SYNC_FULL = 1, STORE_OPEN_CHECK = 2 };
 
 /* Opens (creating if needed) the store at `path` and migrates its schema.
  * On success *out is a new handle (close with store_close).  On failure
@@ -113,10 +130,26 @@ double store_now(void); /* unix time in seconds, sub-second resolution */
  * store_errmsg() holds the first problem reported. */
 store_rc store_integrity_check(store *st, int *ok);
 
+/* Can this handle take the write lock now?  BEGIN IMMEDIATE waiting at
+ * most timeout_ms, then ROLLBACK: STORE_OK, or STORE_BUSY (another
+ * connection holds the lock), STORE_READONLY, ... Writes nothing. */
+store_rc store_write_probe(store *st, int timeout_ms);
+
+/* PRAGMA max_page_count on this handle: writes that would grow the file
+ * beyond `pages` pages fail with STORE_FULL, as on a full disk.  For
+ * tests of the full-disk paths (ircgd's IRCGD_TEST_MAX_PAGES); 0 leaves
+ * SQLite's default.  *now (may be NULL) receives the file's page count. */
+store_rc store_limit_pages(store *st, int64_t pages, int64_t *now);
+
 /* Checkpoints the WAL into the database file and truncates it (run it now
  * and then from a maintenance thread: long readers otherwise let the WAL
  * grow).  STORE_BUSY when readers kept it from completing; harmless. */
 store_rc store_checkpoint(store *st);
+/* The same, waiting at most timeout_ms for readers and writers (not the
+ * busy timeout): what a writer refused for a full disk tries, since a WAL
+ * that grew into the last free space is only given back by a checkpoint
+ * (SQLite's own comes at 1000 pages, more than a small disk holds). */
+store_rc store_checkpoint_within(store *st, int timeout_ms);
 
 /* Storage bounds, for a maintenance pass (store_maintain):
  *  - the snapshots of every finished job are pruned to the keep_snapshots
@@ -287,6 +320,21 @@ store_rc store_job_delete(store *st, const char *id);
  * only crashes count towards max_attempts.  A job whose cancel was
  * requested becomes cancelled instead.  STORE_STALE if the claim is gone. */
 store_rc store_job_requeue(store *st, const store_claim *c);
+
+/* Running jobs whose heartbeat is older than `before` (unix seconds),
+ * oldest first, at most max, as claims into out; *n their number.  The
+ * daemon's watchdog releases those no worker of its own holds. */
+store_rc store_job_stale(store *st, double before, store_claim *out,
+                         size_t max, size_t *n);
+
+/* A claimed run whose worker is gone (no heartbeat) while the daemon
+ * lives: settled as a crash recovery would settle it -- back to queued
+ * (the lost run counts as an attempt), failed with error_json once out of
+ * attempts, cancelled when a cancel was requested.  STORE_STALE when the
+ * job is no longer running under that run.  *now (may be NULL) receives
+ * the job's new state. */
+store_rc store_job_release(store *st, const store_claim *c, int max_attempts,
+                           const char *error_json, store_state *now);
 
 /* Startup recovery, to run before the workers start and while no other
  * process uses the file: every job left 'running' by a crash goes back to

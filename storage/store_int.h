@@ -16,6 +16,7 @@
 struct store {
     sqlite3 *db;
     char err[STORE_ERRMAX];
+    int writing;   /* holds the process's writer lock (st_begin .. st_end) */
     int ncache;
     struct {
         const char *sql;
@@ -48,12 +49,16 @@ store_rc st_step_done(store *st, sqlite3_stmt *s, int b, const char *what);
 /* Text column as a C string, "" for NULL (never NULL). */
 const char *st_col_str(sqlite3_stmt *s, int i);
 
-/* Write transactions: st_begin issues BEGIN IMMEDIATE (waits for the write
- * lock up to busy_timeout, so no SQLITE_BUSY on a later upgrade);
+/* Write transactions: st_begin takes the process's writer lock (one
+ * writer at a time, queued, at most busy_timeout) and issues BEGIN
+ * IMMEDIATE (waits for the file's write lock up to busy_timeout, so no
+ * SQLITE_BUSY on a later upgrade);
  * st_end commits when rc == STORE_OK, else rolls back, and returns the
  * final code. */
 store_rc st_begin(store *st);
 store_rc st_end(store *st, store_rc rc);
+/* Rolls back an open transaction, keeping the handle's error message. */
+void st_rollback(store *st);
 
 /* NaN <-> NULL. */
 int st_bind_real(sqlite3_stmt *s, int i, double v);

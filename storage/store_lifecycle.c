@@ -331,12 +331,17 @@ static const char SQL_SETTLE[] =
     " WHERE id = ?1 AND state = 'running' AND (?6 < 0 OR run = ?6)"
     " RETURNING state";
 
-/* clean: a shutdown requeue of the claim's run (c->run); else a crash
- * recovery of whatever run c->id was left in, failing it with error_json
- * when it has no attempts left. */
-static store_rc settle_tx(store *st, const store_claim *c, int clean,
+/* How a running job is settled: a clean shutdown requeue of the claim's
+ * run; a crash recovery of whatever run the job was left in; or the
+ * release of a claim whose worker is gone (counted like a crash, but of
+ * that run only).  The last two fail it with error_json when it has no
+ * attempts left. */
+typedef enum settle_kind { SETTLE_CLEAN, SETTLE_RECOVER, SETTLE_RELEASE } settle_kind;
+
+static store_rc settle_tx(store *st, const store_claim *c, settle_kind kind,
                           int max_attempts, const char *error_json, store_state *now)
 {
+    int clean = kind == SETTLE_CLEAN;
     sqlite3_stmt *s;
     store_rc rc = st_prep(st, SQL_SETTLE, &s);
     int r, b = SQLITE_OK;
@@ -348,7 +353,7 @@ static store_rc settle_tx(store *st, const store_claim *c, int clean,
     b |= error_json ? sqlite3_bind_text(s, 4, error_json, -1, SQLITE_STATIC)
                     : sqlite3_bind_null(s, 4);
     b |= sqlite3_bind_int(s, 5, clean);
-    b |= sqlite3_bind_int64(s, 6, clean ? c->run : -1);
+    b |= sqlite3_bind_int64(s, 6, kind == SETTLE_RECOVER ? -1 : c->run);
     r = st_step(st, s, b);
     if (r == SQLITE_ROW) {
         store_state_parse((const char *)sqlite3_column_text(s, 0), now);
@@ -360,8 +365,8 @@ static store_rc settle_tx(store *st, const store_claim *c, int clean,
         rc = st_sql(st, r, "settle");
     st_reset(s);
     if (rc == STORE_NOTFOUND)
-        return clean ? explain_stale(st, c, "requeue")
-                     : explain_no_change(st, c->id, "recover");
+        return kind == SETTLE_RECOVER ? explain_no_change(st, c->id, "recover")
+                                      : explain_stale(st, c, clean ? "requeue" : "release");
     return rc == STORE_OK ? st_event_state_tx(st, c->id) : rc;
 }
 
@@ -376,7 +381,55 @@ store_rc store_job_requeue(store *st, const store_claim *c)
         rc = st_begin(st);
     if (rc != STORE_OK)
         return rc;
-    return st_end(st, settle_tx(st, c, 1, INT_MAX, NULL, &now));
+    return st_end(st, settle_tx(st, c, SETTLE_CLEAN, INT_MAX, NULL, &now));
+}
+
+store_rc store_job_release(store *st, const store_claim *c, int max_attempts,
+                           const char *error_json, store_state *now)
+{
+    store_state state = STORE_RUNNING;
+    store_rc rc;
+    if (!st)
+        return STORE_INVALID;
+    rc = st_check_claim(st, c);
+    if (rc == STORE_OK && max_attempts < 1)
+        rc = st_err(st, STORE_INVALID, "release: max_attempts < 1");
+    if (rc == STORE_OK)
+        rc = st_begin(st);
+    if (rc != STORE_OK)
+        return rc;
+    rc = st_end(st, settle_tx(st, c, SETTLE_RELEASE, max_attempts, error_json, &state));
+    if (now)
+        *now = state;
+    return rc;
+}
+
+static const char SQL_STALE[] =
+    "SELECT id, run FROM jobs WHERE state = 'running'"
+    " AND (heartbeat_at IS NULL OR heartbeat_at < ?1)"
+    " ORDER BY heartbeat_at LIMIT ?2";
+
+store_rc store_job_stale(store *st, double before, store_claim *out, size_t max,
+                         size_t *n)
+{
+    sqlite3_stmt *s;
+    store_rc rc;
+    int r = SQLITE_DONE, b;
+    if (!st || !n || (max > 0 && !out))
+        return STORE_INVALID;
+    *n = 0;
+    if ((rc = st_prep(st, SQL_STALE, &s)) != STORE_OK)
+        return rc;
+    b = sqlite3_bind_double(s, 1, before);
+    b |= sqlite3_bind_int64(s, 2, (sqlite3_int64)max);
+    while (*n < max && (r = st_step(st, s, b)) == SQLITE_ROW) {
+        snprintf(out[*n].id, sizeof out[*n].id, "%s", st_col_str(s, 0));
+        out[(*n)++].run = sqlite3_column_int64(s, 1);
+    }
+    if (r != SQLITE_ROW && r != SQLITE_DONE)
+        rc = st_sql(st, r, "stale jobs");
+    st_reset(s);
+    return rc;
 }
 
 static const char SQL_RUNNING_IDS[] =
@@ -421,7 +474,7 @@ static store_rc recover_tx(store *st, int max_attempts, const char *error_json,
         store_state now = STORE_RUNNING;
         store_claim c = {.run = -1};
         memcpy(c.id, ids[i], sizeof c.id);
-        rc = settle_tx(st, &c, 0, max_attempts, error_json, &now);
+        rc = settle_tx(st, &c, SETTLE_RECOVER, max_attempts, error_json, &now);
         *requeued += now == STORE_QUEUED;
         *failed += now == STORE_FAILED;
     }

@@ -56,16 +56,19 @@ static store_rc read_identity(store *st, int64_t *app, int64_t *ver,
 }
 
 /* Refuses files that belong to another application or a newer build. */
-static store_rc check_identity(store *st, const char *path)
+static store_rc check_identity(store *st, const char *path, int *is_new)
 {
     int64_t app = 0, ver = 0, nobj = 0;
     store_rc rc = read_identity(st, &app, &ver, &nobj);
+    *is_new = 0;
     if (rc == STORE_FOREIGN)
         return st_err(st, rc, "%s is not an SQLite database", path);
     if (rc != STORE_OK)
         return rc;
-    if (app == 0 && nobj == 0)
+    if (app == 0 && nobj == 0) {
+        *is_new = 1;
         return STORE_OK; /* a new, empty file: ours to initialize */
+    }
     if (app != STORE_APPLICATION_ID)
         return st_err(st, STORE_FOREIGN,
                       "%s is not an ircg store (application_id 0x%llx, "
@@ -79,16 +82,42 @@ static store_rc check_identity(store *st, const char *path)
     return STORE_OK;
 }
 
-/* journal_mode=WAL is persistent; setting it again is a no-op.  The first
- * switch of a new file needs the file to itself and SQLite does not call
- * the busy handler for it, so connections racing to create the file retry
- * here for up to the busy timeout. */
-static store_rc set_wal(store *st)
+/* PRAGMA quick_check reads every page (not the index contents): a
+ * damaged file is reported before anything writes to it. */
+static store_rc quick_check(store *st, const char *path)
+{
+    sqlite3_stmt *s = NULL;
+    store_rc out = STORE_OK;
+    int rc = sqlite3_prepare_v2(st->db, "PRAGMA quick_check(1)", -1, &s, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        const char *r = st_col_str(s, 0);
+        if (strcmp(r, "ok") != 0)
+            out = st_err(st, STORE_CORRUPT, "%s is damaged: %s", path, r);
+    } else {
+        out = st_sql(st, rc, "quick_check");
+    }
+    sqlite3_finalize(s);
+    if (out == STORE_CORRUPT || out == STORE_FOREIGN)
+        st_err(st, STORE_CORRUPT, "%s is damaged (%s); it was left as it was: "
+               "restore it from a backup, or try the sqlite3 shell's "
+               ".recover on a copy", path, st->err);
+    return out == STORE_FOREIGN ? STORE_CORRUPT : out;
+}
+
+/* A pragma SQLite may refuse with SQLITE_BUSY without calling the busy
+ * handler, retried here for up to the busy timeout.  journal_mode=WAL:
+ * the first switch of a new file needs the file to itself, so connections
+ * racing to create it collide.  auto_vacuum: refused the same way while
+ * other connections open the file at the same moment (found by a burst of
+ * 500 concurrent submissions, each borrowing a new handle). */
+static store_rc exec_retry(store *st, const char *sql, const char *what)
 {
     const struct timespec pause = {0, 10 * 1000 * 1000};
     store_rc rc = STORE_BUSY;
     for (int waited = 0; rc == STORE_BUSY; waited += 10) {
-        rc = exec(st, "PRAGMA journal_mode=WAL", "journal_mode");
+        rc = exec(st, sql, what);
         if (rc == STORE_BUSY && waited >= STORE_BUSY_TIMEOUT_MS)
             break;
         if (rc == STORE_BUSY)
@@ -97,20 +126,32 @@ static store_rc set_wal(store *st)
     return rc;
 }
 
-static store_rc set_pragmas(store *st, int flags)
+static store_rc set_pragmas(store *st, int flags, int is_new)
 {
     int64_t fk = 0;
+    store_rc rc = STORE_OK;
     /* Takes effect on a new file only (before its first table): deleted
      * jobs' pages can then be given back by store_maintain.  An older file
-     * keeps auto_vacuum off until a VACUUM (deploy/README.md). */
-    store_rc rc = exec(st, "PRAGMA auto_vacuum=INCREMENTAL", "auto_vacuum");
+     * keeps auto_vacuum off until a VACUUM (deploy/README.md).  Set on a
+     * new file only: on an existing one the pragma opens a write
+     * transaction (to rewrite the header's incremental-vacuum flag), and
+     * every handle the HTTP threads open queued on the write lock. */
+    if (is_new)
+        rc = exec_retry(st, "PRAGMA auto_vacuum=INCREMENTAL", "auto_vacuum");
     if (rc == STORE_OK)
-        rc = set_wal(st);
+        rc = exec_retry(st, "PRAGMA journal_mode=WAL", "journal_mode");
     if (rc == STORE_OK)
         rc = exec(st,
                   flags & STORE_OPEN_SYNC_FULL ? "PRAGMA synchronous=FULL"
                                                : "PRAGMA synchronous=NORMAL",
                   "synchronous");
+    /* The WAL is folded into the file every 256 pages (1 MB) rather than
+     * SQLite's 1000: a WAL only shrinks through a checkpoint, and one that
+     * has grown into the last free space of a small disk cannot be folded
+     * in any more (that needs room to grow the file) -- the store would
+     * stay full for good (the issue 17 reproduction on a 3 MB tmpfs). */
+    if (rc == STORE_OK)
+        rc = exec(st, "PRAGMA wal_autocheckpoint=256", "wal_autocheckpoint");
     if (rc == STORE_OK)
         rc = exec(st, "PRAGMA foreign_keys=ON", "foreign_keys");
     if (rc == STORE_OK)
@@ -182,6 +223,7 @@ store_rc store_open_ex(const char *path, int flags, store **out,
 {
     store *st = NULL;
     store_rc rc = STORE_INVALID;
+    int is_new = 0;
     const char *msg = "store_open: NULL argument";
     if (out)
         *out = NULL;
@@ -194,9 +236,11 @@ store_rc store_open_ex(const char *path, int flags, store **out,
         goto fail;
     rc = open_db(st, path);
     if (rc == STORE_OK)
-        rc = check_identity(st, path);
+        rc = check_identity(st, path, &is_new);
+    if (rc == STORE_OK && (flags & STORE_OPEN_CHECK))
+        rc = quick_check(st, path);
     if (rc == STORE_OK)
-        rc = set_pragmas(st, flags);
+        rc = set_pragmas(st, flags, is_new);
     if (rc == STORE_OK)
         rc = migrate(st);
     if (rc != STORE_OK) {
@@ -222,6 +266,8 @@ void store_close(store *st)
 {
     if (!st)
         return;
+    if (st->writing) /* never left so, but the writer lock must not leak */
+        st_rollback(st);
     for (int i = 0; i < st->ncache; i++)
         sqlite3_finalize(st->cache[i].stmt);
     /* sqlite3_close_v2 never fails for a busy handle; the open failure
@@ -255,13 +301,50 @@ store_rc store_integrity_check(store *st, int *ok)
     return out;
 }
 
+store_rc store_write_probe(store *st, int timeout_ms)
+{
+    store_rc rc;
+    if (!st || timeout_ms < 0)
+        return STORE_INVALID;
+    sqlite3_busy_timeout(st->db, timeout_ms);
+    rc = st_begin(st);
+    if (rc == STORE_OK)
+        st_rollback(st);
+    sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
+    return rc;
+}
+
+store_rc store_limit_pages(store *st, int64_t pages, int64_t *now)
+{
+    char sql[64];
+    int64_t got = 0;
+    store_rc rc = STORE_OK;
+    if (!st || pages < 0)
+        return STORE_INVALID;
+    if (pages > 0) {
+        /* PRAGMA takes no bound parameters; pages is our own integer. */
+        snprintf(sql, sizeof sql, "PRAGMA max_page_count = %lld", (long long)pages);
+        rc = query_int(st, sql, &got);
+    }
+    if (rc == STORE_OK && now)
+        rc = query_int(st, "PRAGMA page_count", now);
+    return rc;
+}
+
 store_rc store_checkpoint(store *st)
 {
+    return store_checkpoint_within(st, STORE_BUSY_TIMEOUT_MS);
+}
+
+store_rc store_checkpoint_within(store *st, int timeout_ms)
+{
     int rc;
-    if (!st)
+    if (!st || timeout_ms < 0)
         return STORE_INVALID;
+    sqlite3_busy_timeout(st->db, timeout_ms);
     rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
                                    NULL, NULL);
+    sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
     return rc == SQLITE_OK ? STORE_OK : st_sql(st, rc, "wal_checkpoint");
 }
 

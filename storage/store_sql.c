@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,9 @@ const char *store_rc_name(store_rc rc)
 {
     static const char *const names[] = {"ok", "not_found", "conflict",
                                         "invalid", "busy", "no_memory",
-                                        "foreign_file", "error", "stale"};
+                                        "foreign_file", "error", "stale",
+                                        "full", "read_only", "corrupt",
+                                        "io_error"};
     if ((unsigned)rc < sizeof names / sizeof names[0])
         return names[rc];
     return "unknown";
@@ -49,6 +52,14 @@ static store_rc map_sqlite(int rc)
         return STORE_NOMEM;
     case SQLITE_NOTADB:
         return STORE_FOREIGN;
+    case SQLITE_FULL:
+        return STORE_FULL;
+    case SQLITE_READONLY:
+        return STORE_READONLY;
+    case SQLITE_CORRUPT:
+        return STORE_CORRUPT;
+    case SQLITE_IOERR:
+        return STORE_IOERR;
     case SQLITE_TOOBIG:
     case SQLITE_RANGE:
     case SQLITE_MISMATCH:
@@ -62,6 +73,12 @@ static store_rc map_sqlite(int rc)
     default:
         return STORE_ERROR;
     }
+}
+
+int store_rc_transient(store_rc rc)
+{
+    return rc == STORE_BUSY || rc == STORE_FULL || rc == STORE_READONLY ||
+           rc == STORE_IOERR || rc == STORE_NOMEM;
 }
 
 store_rc st_sql(store *st, int sqlite_rc, const char *what)
@@ -131,6 +148,36 @@ store_rc st_step_done(store *st, sqlite3_stmt *s, int b, const char *what)
 
 /* ----------------------------------------------------- transactions -- */
 
+/* One writer at a time in this process, queued on a mutex rather than
+ * on SQLite's busy handler, which sleeps and polls: under a burst of
+ * writers (500 concurrent submissions) one could sleep past the busy
+ * timeout while the others kept winning, and get STORE_BUSY with the store
+ * idle a moment later.  The wait for the mutex is bounded by the busy
+ * timeout too; SQLite's busy handler still covers other processes. */
+static pthread_mutex_t writer = PTHREAD_MUTEX_INITIALIZER;
+
+static int writer_take(store *st)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += STORE_BUSY_TIMEOUT_MS / 1000;
+    dl.tv_nsec += (long)(STORE_BUSY_TIMEOUT_MS % 1000) * 1000000L;
+    if (dl.tv_nsec >= 1000000000L) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000L;
+    }
+    st->writing = pthread_mutex_timedlock(&writer, &dl) == 0;
+    return st->writing;
+}
+
+static void writer_give(store *st)
+{
+    if (st->writing) {
+        st->writing = 0;
+        pthread_mutex_unlock(&writer);
+    }
+}
+
 static const char SQL_BEGIN[] = "BEGIN IMMEDIATE";
 static const char SQL_COMMIT[] = "COMMIT";
 static const char SQL_ROLLBACK[] = "ROLLBACK";
@@ -138,21 +185,26 @@ static const char SQL_ROLLBACK[] = "ROLLBACK";
 store_rc st_begin(store *st)
 {
     sqlite3_stmt *s;
+    if (!writer_take(st))
+        return st_err(st, STORE_BUSY, "begin: the other writers of this process held "
+                      "the store for %d ms", STORE_BUSY_TIMEOUT_MS);
     store_rc rc = st_prep(st, SQL_BEGIN, &s);
     if (rc == STORE_OK)
         rc = st_step_done(st, s, SQLITE_OK, "begin immediate");
+    if (rc != STORE_OK)
+        writer_give(st);
     return rc;
 }
 
-static void rollback(store *st)
+void st_rollback(store *st)
 {
     sqlite3_stmt *s;
-    if (sqlite3_get_autocommit(st->db))
-        return; /* SQLite already rolled back (e.g. after SQLITE_FULL) */
-    if (st_prep(st, SQL_ROLLBACK, &s) == STORE_OK) {
+    /* autocommit: SQLite already rolled back (e.g. after SQLITE_FULL) */
+    if (!sqlite3_get_autocommit(st->db) && st_prep(st, SQL_ROLLBACK, &s) == STORE_OK) {
         sqlite3_step(s); /* keep the original error message */
         sqlite3_reset(s);
     }
+    writer_give(st);
 }
 
 store_rc st_end(store *st, store_rc rc)
@@ -163,7 +215,8 @@ store_rc st_end(store *st, store_rc rc)
     if (rc == STORE_OK)
         rc = st_step_done(st, s, SQLITE_OK, "commit");
     if (rc != STORE_OK)
-        rollback(st);
+        st_rollback(st);
+    writer_give(st);
     return rc;
 }
 

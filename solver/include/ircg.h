@@ -157,7 +157,8 @@ ircg_error ircg_ratings_probe_buffer(const char *buf, size_t len,
  * decimal numbers separated by blanks or commas, any number per line, with
  * '#' and '%' lines as comments and, as in CSV, a first line whose first
  * field is not a number read as a header.  Numbers and errors follow the
- * rules of the ratings readers above ("line N: ..."; "no numbers found"). */
+ * rules of the ratings readers above ("line N: ..."; "no numbers found").
+ * A Matrix Market size line may declare at most 1e8 rows. */
 ircg_error ircg_vector_read_file(const char *path, double **out, int64_t *n,
                                  ircg_diag *diag);
 ircg_error ircg_vector_read_buffer(const char *buf, size_t len, double **out,

@@ -4,6 +4,7 @@
 #include "http_check.h"
 
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,4 +138,32 @@ int hc_integrity_ok(const char *db)
         ok = 0;
     store_close(st);
     return ok;
+}
+
+int hc_sql(const char *db, const char *sql)
+{
+    sqlite3 *h = NULL;
+    int rc = sqlite3_open(db, &h);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(h, 10000);
+        rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+    }
+    sqlite3_close(h);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+void hc_check_failed_because(const hu_daemon *d, const char *id, const char *a,
+                             const char *b)
+{
+    char state[16], path[160];
+    hu_resp r;
+    CHECK(hu_wait_terminal(d, id, 30, state) == 0);
+    CHECK_STR(state, "failed");
+    snprintf(path, sizeof path, "/v1/jobs/%s", id);
+    CHECK_INT(hu_get(d, path, &r), 200);
+    CHECK(strstr(r.body, a) != NULL);
+    CHECK(strstr(r.body, b) != NULL);
+    hu_resp_free(&r);
+    CHECK_INT(hu_get(d, "/readyz", &r), 200);
+    hu_resp_free(&r);
 }

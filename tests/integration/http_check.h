@@ -26,6 +26,15 @@ void hc_check_trace_complete(const hu_daemon *d, const char *id, int n);
  * Returns 0 when the job was read. */
 int hc_stored(const char *db, const char *id, store_job *out, int64_t *resume_iter);
 
+/* Job `id` ends failed (within 30 s) with both strings in its resource
+ * (the error's type and detail), and the daemon stays ready. */
+void hc_check_failed_because(const hu_daemon *d, const char *id, const char *a,
+                             const char *b);
+
+/* Runs SQL on the file through a connection of its own (what an
+ * operator's sqlite3 shell does); 0 on success. */
+int hc_sql(const char *db, const char *sql);
+
 /* PRAGMA integrity_check of the file is "ok". */
 int hc_integrity_ok(const char *db);
 

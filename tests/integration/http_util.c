@@ -3,7 +3,9 @@
  */
 #include "http_util.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -53,6 +56,10 @@ static void exec_daemon(const hu_daemon *d, int out_w, int log_fd)
     for (char *tok = strtok(extra, " "); tok && n < 22; tok = strtok(NULL, " "))
         argv[n++] = tok;
     argv[n] = NULL;
+    char env[256];
+    snprintf(env, sizeof env, "%s", d->env);
+    for (char *tok = strtok(env, " "); tok; tok = strtok(NULL, " "))
+        putenv(strdup(tok)); /* the child's own copy, kept until exec */
     dup2(out_w, 1);
     dup2(log_fd, 2);
     unsetenv("IRCGD_TOKENS_FILE");
@@ -347,17 +354,26 @@ long hu_get(const hu_daemon *d, const char *path, hu_resp *r)
     return r->status;
 }
 
-long hu_submit(const hu_daemon *d, const char *spec, char *id, size_t idlen)
+long hu_submit_ex(const hu_daemon *d, const char *spec, const char *const *headers,
+                  char *id, size_t idlen, hu_resp *out)
 {
     hu_resp r;
-    hu_req(d, "POST", "/v1/jobs", "application/json", spec, strlen(spec), NULL, &r);
+    hu_req(d, "POST", "/v1/jobs", "application/json", spec, strlen(spec), headers, &r);
     cJSON *j = hu_json(&r);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "id");
     if (id && idlen)
         snprintf(id, idlen, "%s", cJSON_IsString(v) ? v->valuestring : "");
     cJSON_Delete(j);
-    hu_resp_free(&r);
+    if (out)
+        *out = r;
+    else
+        hu_resp_free(&r);
     return r.status;
+}
+
+long hu_submit(const hu_daemon *d, const char *spec, char *id, size_t idlen)
+{
+    return hu_submit_ex(d, spec, NULL, id, idlen, NULL);
 }
 
 /* The job resource, or NULL. */
@@ -448,4 +464,19 @@ char *hu_mc_spec(int rows, int cols, int ratings, long long max_iter,
                  "\"algorithm\":{\"name\":\"ircg\",\"max_iter\":%lld,\"time_limit\":%.17g}%s%s}",
                  rows, cols, ratings, max_iter, time_limit, extra ? "," : "", extra ? extra : "");
     return s;
+}
+
+int hu_connect(int port)
+{
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
 }

@@ -20,6 +20,7 @@ typedef struct hu_daemon {
     int workers;
     char tokens_file[600];
     char extra[1400];    /* extra flags, space separated */
+    char env[256];       /* NAME=VALUE settings for the daemon, space separated */
     char cainfo[600];    /* CA file the client trusts (HTTPS), or "" */
 } hu_daemon;
 
@@ -73,6 +74,10 @@ cJSON *hu_json(const hu_resp *r); /* parsed body or NULL */
 long hu_get(const hu_daemon *d, const char *path, hu_resp *r);
 /* POST /v1/jobs with a JSON body; *id receives the job id on 2xx. */
 long hu_submit(const hu_daemon *d, const char *spec, char *id, size_t idlen);
+/* The same with extra headers (NULL-terminated, may be NULL); out (may be
+ * NULL) keeps the response (free with hu_resp_free). */
+long hu_submit_ex(const hu_daemon *d, const char *spec, const char *const *headers,
+                  char *id, size_t idlen, hu_resp *out);
 /* Polls GET /v1/jobs/{id} until a terminal state (or timeout_s); copies the
  * state into state (>= 16 bytes).  Returns 0 when terminal. */
 int hu_wait_terminal(const hu_daemon *d, const char *id, double timeout_s,
@@ -91,6 +96,10 @@ char *hu_ls_spec(int m, int n, int seed, double rad, long long max_iter,
 /* A synthetic matrix completion spec. malloc'ed. */
 char *hu_mc_spec(int rows, int cols, int ratings, long long max_iter,
                  double time_limit, const char *extra);
+
+/* A TCP connection to 127.0.0.1:port that the test drives by hand (slow
+ * or idle clients); -1 on failure. */
+int hu_connect(int port);
 
 double hu_now(void);
 void hu_sleep_ms(int ms);

@@ -108,22 +108,6 @@ TEST(http_config, listen_on_a_name)
     free(log);
 }
 
-/* A connected TCP socket that sends nothing. */
-static int idle_socket(int port)
-{
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        close(fd);
-        fd = -1;
-    }
-    return fd;
-}
-
 /* Polls GET /healthz until it is refused (want_refused) or answered;
  * 1 when that happened within 10 s.  The daemon accepts connections
  * asynchronously, hence the polling. */
@@ -147,7 +131,7 @@ TEST(http_config, connection_limits)
      * moment after its response, and would race with them for the slot. */
     snprintf(d.extra, sizeof d.extra, "--per-ip-limit 1");
     REQUIRE(hu_start(&d, "http_per_ip", 1) == 0);
-    REQUIRE((a = idle_socket(d.port)) >= 0);
+    REQUIRE((a = hu_connect(d.port)) >= 0);
     CHECK(healthz_becomes(&d, 1)); /* the one connection this address may have */
     close(a);
     CHECK(healthz_becomes(&d, 0));
@@ -156,8 +140,8 @@ TEST(http_config, connection_limits)
     hu_daemon e = {0};
     snprintf(e.extra, sizeof e.extra, "--conn-limit 2 --per-ip-limit 0");
     REQUIRE(hu_start(&e, "http_conn_limit", 1) == 0);
-    REQUIRE((a = idle_socket(e.port)) >= 0);
-    REQUIRE((b = idle_socket(e.port)) >= 0);
+    REQUIRE((a = hu_connect(e.port)) >= 0);
+    REQUIRE((b = hu_connect(e.port)) >= 0);
     CHECK(healthz_becomes(&e, 1));
     close(a);
     close(b);
@@ -172,7 +156,7 @@ TEST(http_config, idle_connections_time_out)
     int fd;
     snprintf(d.extra, sizeof d.extra, "--conn-timeout 1");
     REQUIRE(hu_start(&d, "http_conn_timeout", 1) == 0);
-    REQUIRE((fd = idle_socket(d.port)) >= 0);
+    REQUIRE((fd = hu_connect(d.port)) >= 0);
     /* closed by the daemon (end of file) long before the default 60 s */
     struct pollfd p = {fd, POLLIN, 0};
     CHECK(poll(&p, 1, 20000) == 1);

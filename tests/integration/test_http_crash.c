@@ -214,3 +214,32 @@ TEST(http_crash, kill9_matrix_completion_timed_checkpoint)
     store_job_clear(&j);
     free(spec);
 }
+
+/* A crash checkpoint damaged while the daemon was down (cut in half): the
+ * restore fails half way through the matrix completion state, and the job
+ * fails with that reason -- it never resumes from a half-written
+ * workspace, and the daemon goes on. */
+TEST(http_crash, damaged_checkpoint_fails_the_job_with_the_reason)
+{
+    hu_daemon d = {0};
+    char id[64];
+    store_job j = {0};
+    int64_t from = 0;
+    char *spec = hu_mc_spec(600, 400, 40000, 100000, 0, "\"output\":{\"trace_every\":1}");
+    snprintf(d.extra, sizeof d.extra, "--checkpoint-every 0.2");
+    REQUIRE(hu_start(&d, "http_bad_ckpt", 1) == 0);
+    CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
+    for (double end = hu_now() + 30; from < 200 && hu_now() < end; hu_sleep_ms(20)) {
+        REQUIRE(hc_stored(d.db, id, &j, &from) == 0);
+        store_job_clear(&j);
+    }
+    hu_kill9(&d);
+    REQUIRE(from >= 200);
+    REQUIRE(hc_sql(d.db, "UPDATE checkpoints SET data = substr(data, 1, length(data) / 2)") == 0);
+
+    REQUIRE(hu_restart(&d) == 0);
+    hc_check_failed_because(&d, id, "resume-failed", "truncated");
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+    CHECK(hc_integrity_ok(d.db));
+    free(spec);
+}

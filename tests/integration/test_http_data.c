@@ -114,7 +114,7 @@ TEST(http_data, queue_limit_and_probes)
     REQUIRE(hu_wait_iteration(&d, a, 10, 10) == 0);
     CHECK_INT(hu_submit(&d, spec, b, sizeof b), 202);
     hu_req(&d, "POST", "/v1/jobs", "application/json", spec, strlen(spec), NULL, &r);
-    CHECK_INT(r.status, 503);
+    CHECK_INT(r.status, 429);
     CHECK(r.retry_after[0] != '\0');
     CHECK(strstr(r.body, "queue-full") != NULL);
     hu_resp_free(&r);

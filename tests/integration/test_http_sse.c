@@ -11,88 +11,7 @@
 #include <unistd.h>
 
 #include "../harness.h"
-#include "http_util.h"
-
-#define MAX_EVENTS 4096
-
-typedef struct sse_client {
-    char line[4096];
-    size_t nline;
-    long long cur_id;
-    char cur_type[32];
-    char cur_data[1024];
-    long long ids[MAX_EVENTS];
-    char types[MAX_EVENTS][32];
-    char last_data[1024];
-    int n;
-    int stop_after;   /* abort the connection after this many events */
-    int saw_retry;
-} sse_client;
-
-/* One complete line of the stream (without the newline). */
-static void on_line(sse_client *c, const char *l)
-{
-    if (!*l) { /* blank line: dispatch */
-        if (c->cur_type[0] && c->n < MAX_EVENTS) {
-            c->ids[c->n] = c->cur_id;
-            snprintf(c->types[c->n], sizeof c->types[0], "%s", c->cur_type);
-            snprintf(c->last_data, sizeof c->last_data, "%s", c->cur_data);
-            c->n++;
-        }
-        c->cur_type[0] = '\0';
-    } else if (!strncmp(l, "id: ", 4)) {
-        c->cur_id = atoll(l + 4);
-    } else if (!strncmp(l, "event: ", 7)) {
-        snprintf(c->cur_type, sizeof c->cur_type, "%s", l + 7);
-    } else if (!strncmp(l, "data: ", 6)) {
-        snprintf(c->cur_data, sizeof c->cur_data, "%s", l + 6);
-    } else if (!strncmp(l, "retry: ", 7)) {
-        c->saw_retry = 1;
-    }
-}
-
-static size_t on_data(char *p, size_t sz, size_t nm, void *user)
-{
-    sse_client *c = user;
-    size_t k = sz * nm;
-    for (size_t i = 0; i < k; i++) {
-        if (p[i] == '\n') {
-            c->line[c->nline] = '\0';
-            on_line(c, c->line);
-            c->nline = 0;
-        } else if (c->nline + 1 < sizeof c->line) {
-            c->line[c->nline++] = p[i];
-        }
-    }
-    if (c->stop_after && c->n >= c->stop_after)
-        return 0; /* hang up, as a client losing its connection would */
-    return k;
-}
-
-/* Streams the job's events from Last-Event-ID `after` (< 0: none). */
-static long stream(const hu_daemon *d, const char *id, long long after, sse_client *c)
-{
-    char url[256], hdr[64];
-    struct curl_slist *hl = NULL;
-    long status = 0;
-    CURL *h = curl_easy_init();
-    snprintf(url, sizeof url, "%s/v1/jobs/%s/events", d->base, id);
-    if (after >= 0) {
-        snprintf(hdr, sizeof hdr, "Last-Event-ID: %lld", after);
-        hl = curl_slist_append(hl, hdr);
-    }
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_perform(h);
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    curl_slist_free_all(hl);
-    curl_easy_cleanup(h);
-    return status;
-}
+#include "sse_client.h"
 
 TEST(http_sse, progress_and_resume)
 {
@@ -108,7 +27,7 @@ TEST(http_sse, progress_and_resume)
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
 
     a.stop_after = 4; /* queued, running, progress, progress */
-    CHECK_INT(stream(&d, id, -1, &a), 200);
+    CHECK_INT(hu_sse_stream(&d, id, -1, &a), 200);
     CHECK(a.saw_retry);
     REQUIRE(a.n >= 4);
     CHECK_STR(a.types[0], "state");
@@ -118,7 +37,7 @@ TEST(http_sse, progress_and_resume)
     CHECK(progress >= 1);
 
     /* reconnect where we left off: the rest, up to 'end', then EOF */
-    CHECK_INT(stream(&d, id, a.ids[a.n - 1], &b), 200);
+    CHECK_INT(hu_sse_stream(&d, id, a.ids[a.n - 1], &b), 200);
     REQUIRE(b.n >= 2);
     CHECK_STR(b.types[b.n - 1], "end");
     CHECK(strstr(b.last_data, "\"succeeded\"") != NULL);
@@ -136,12 +55,12 @@ TEST(http_sse, progress_and_resume)
 
     /* after the end: the stream closes at once with nothing new */
     double t0 = hu_now();
-    CHECK_INT(stream(&d, id, b.ids[b.n - 1], &c), 200);
+    CHECK_INT(hu_sse_stream(&d, id, b.ids[b.n - 1], &c), 200);
     CHECK_INT(c.n, 0);
     CHECK(hu_now() - t0 < 2.0);
     /* a full replay of a finished job */
     memset(&c, 0, sizeof c);
-    CHECK_INT(stream(&d, id, -1, &c), 200);
+    CHECK_INT(hu_sse_stream(&d, id, -1, &c), 200);
     CHECK_INT(c.n, a.n + b.n);
     free(spec);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
@@ -166,7 +85,7 @@ TEST(http_sse, shutdown_ends_streams)
         _exit(0);
     }
     double t0 = hu_now();
-    CHECK_INT(stream(&d, id, -1, &a), 200);
+    CHECK_INT(hu_sse_stream(&d, id, -1, &a), 200);
     CHECK(hu_now() - t0 < 10.0);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
     waitpid(child, NULL, 0);

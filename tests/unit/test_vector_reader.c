@@ -26,7 +26,7 @@ TEST(vector_reader, formats)
         "%%MatrixMarket matrix coordinate real general\n3 1 2\n3 1 4e1\n1 1 1.5\n2 1 -2\n",
         "1.5 -2\n4e1\n",
         "# b, one per line\n1.5,\n-2,\n40\n\n",
-        "\xEF\xBB\xBF" "1.5\r\n-2\r\n40\r\n",
+        ("\xEF\xBB\xBF" "1.5\r\n-2\r\n40\r\n"), /* a BOM, then CRLF */
         "y\n1.5\n-2\n40\n", /* one CSV column with its header */
     };
     for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {

@@ -122,10 +122,15 @@ static ircg_error read_v2(const ircg_solver *sv, slv_rbuf *r, ircg_solver *tmp,
     tmp->lmo_unconverged = slv_rbuf_i64(r);
     tmp->proj_partial = slv_rbuf_i64(r);
     tmp->proj_full = slv_rbuf_i64(r);
-    tmp->warm_done = (int)slv_rbuf_u64(r);
+    uint64_t warm_done = slv_rbuf_u64(r);
+    tmp->warm_done = warm_done == 1;
     tmp->warmup_iterations = slv_rbuf_i64(r);
     tmp->warmup_seconds = slv_rbuf_f64(r);
-    if (r->failed)
+    /* counts are never negative: a negative warm-up count kept CG-BiO's
+     * warm start going for 2^42 steps (found by fuzzing:
+     * tests/fuzz/regress/checkpoint/cgbio_negative_warmup.bin) */
+    if (r->failed || warm_done > 1 || tmp->lmo_unconverged < 0 || tmp->proj_partial < 0 ||
+        tmp->proj_full < 0 || tmp->warmup_iterations < 0 || !(tmp->warmup_seconds >= 0))
         return corrupt(diag);
     if (tmp->warm_done && sv->algorithm == IRCG_ALG_CGBIO) {
         tmp->cut_ref = malloc((size_t)pi->n_observed * sizeof(double));

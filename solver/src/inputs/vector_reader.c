@@ -23,6 +23,7 @@ typedef struct vr {
 } vr;
 
 /* A parse error at the current line: "line N: ..." in diag->message. */
+#define MAX_ROWS INT64_C(100000000) /* see mm_header */
 #define verr(r, ...) scan_fail(&(r)->in, (r)->diag, __VA_ARGS__)
 
 static ircg_error value(vr *r, span s, double *out)
@@ -81,8 +82,13 @@ static ircg_error mm_header(vr *r, span banner)
     if (nf != 2 + r->coordinate || (r->rows = count(f[0])) < 1 || count(f[1]) != 1)
         return verr(r, "expected the size line 'rows 1%s' of a vector",
                     r->coordinate ? " entries" : "");
-    if (r->rows > (INT64_C(1) << 40))
-        return verr(r, "%lld rows is too many", (long long)r->rows);
+    /* A coordinate file lists only its nonzeros, so the declared length,
+     * not the file's size, sets the allocation: a 40-byte file must not
+     * claim terabytes (found by fuzzing: tests/fuzz/regress/vector).  The
+     * bound is the service's largest dimension (api's SP_MAX_DIM). */
+    if (r->rows > MAX_ROWS)
+        return verr(r, "%lld rows is too many (at most %lld)", (long long)r->rows,
+                    (long long)MAX_ROWS);
     if (!r->coordinate)
         return IRCG_OK;
     r->v = calloc((size_t)r->rows, sizeof *r->v); /* entries not listed are 0 */

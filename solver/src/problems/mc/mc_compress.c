@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <lapacke.h>
 #include <cblas.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,18 @@ static ircg_error qr2_make(const mc_ws *w, qr2 *q)
     return mc_thin_qr(w->Q, d->p, k, q->Fq, q->Rq);
 }
 
+/* LAPACKE checks its input for NaN, not for infinities; OpenBLAS's dbdsqr
+ * never returns on a matrix holding one (found by fuzzing restored
+ * states: tests/fuzz/regress/checkpoint).  Every SVD input is checked
+ * here first and a non-finite one is a numerical breakdown. */
+static int all_finite(const double *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(a[i]))
+            return 0;
+    return 1;
+}
+
 ircg_error mc_core_svd(const mc_ws *w, const double *K, double *Po, double *Qo,
                        double *sv, int *r)
 {
@@ -116,7 +129,8 @@ ircg_error mc_core_svd(const mc_ws *w, const double *K, double *Po, double *Qo,
         goto done;
     small_core(q.Rp, q.kp, K, w->cap, q.Rq, q.kq, w->k, M, q.T);
     err = IRCG_ERR_NUMERICAL;
-    if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'S', q.kp, q.kq, M, q.kp, sv, Um,
+    if (!all_finite(M, (size_t)q.kp * q.kq) ||
+        LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'S', q.kp, q.kq, M, q.kp, sv, Um,
                        q.kp, Vt, s, sup) != 0)
         goto done;
     while (*r < s && sv[*r] > 0)
@@ -159,7 +173,8 @@ static ircg_error joint_bases(const double *Mx, const double *Mz, int kp, int kq
     err = IRCG_ERR_NUMERICAL;
     memcpy(A, Mx, (size_t)kp * kq * sizeof *A);
     memcpy(A + (size_t)kp * kq, Mz, (size_t)kp * kq * sizeof *A);
-    if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'N', kp, 2 * kq, A, kp, s, Ul, kp,
+    if (!all_finite(A, 2 * (size_t)kp * kq) ||
+        LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'N', kp, 2 * kq, A, kp, s, Ul, kp,
                        NULL, 1, s + kp + kq) != 0)
         goto done;
     *r1 = kept(s, sl);

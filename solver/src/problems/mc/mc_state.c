@@ -4,6 +4,7 @@
  * incrementally built Grams (rebuilding them would change their rounding),
  * so a restored solve continues bit for bit.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,8 +96,9 @@ ircg_error mc_restore(void *ws, slv_rbuf *r, ircg_diag *diag)
         return bad(diag, "corrupt refresh counter");
     if (r->failed || n != d->n || p != d->p || nnz != d->nnz)
         return bad(diag, "shape differs from the problem's");
-    /* bound k by the bytes left before allocating anything */
-    if (k < 0 || k > (int64_t)((r->len - r->pos) / 8 / (uint64_t)(n + p)) || cat < 1)
+    /* bound k by the bytes left before allocating anything; cat is kept
+     * as an int (found by fuzzing: tests/fuzz/regress/checkpoint) */
+    if (k < 0 || k > (int64_t)((r->len - r->pos) / 8 / (uint64_t)(n + p)) || cat < 1 || cat > INT_MAX)
         return bad(diag, "corrupt atom count");
     if (mc_factors_reserve(w, (int)k) != IRCG_OK)
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");

@@ -1,0 +1,84 @@
+/*
+ * job_remote.c -- a run whose solver is another process (mpi_job.c: the
+ * ranks of an MPI job, rank 0 reporting).  Its rows, progress, events and
+ * outcome take the paths of a solve on the worker (job_output.c and
+ * job_run.c: rows retried through storage faults, the outcome only after
+ * its trace); the checkpoints are the other process's, recorded as the
+ * job's resume point once every row before them is stored.
+ */
+#include <stdlib.h>
+
+#include "job_run.h"
+
+srv_run *srv_run_open(srv_worker_ctl *ctl, store *st, const store_job *job,
+                      int64_t trace_every)
+{
+    run_ctx *c = calloc(1, sizeof *c);
+    if (c)
+        *c = (run_ctx){.ctl = ctl, .st = st, .job = job, .claim = store_claim_of(job),
+                       .last_flush = srv_mono(), .last_checkpoint = srv_mono(),
+                       .out = {.trace_every = trace_every > 0 ? trace_every : 1}};
+    return c;
+}
+
+void srv_run_close(srv_run *c)
+{
+    if (!c)
+        return;
+    jr_output_free(c);
+    free(c);
+}
+
+int srv_run_lost(const srv_run *c) { return jr_lost(c); }
+
+int srv_run_truncate(srv_run *c, int64_t iteration) { return jr_truncate(c, iteration); }
+
+void srv_run_row(srv_run *c, const ircg_iter_info *it)
+{
+    if (it->t > c->last.t && it->t > c->last_recorded) /* rows only ever grow */
+        jr_on_iteration(c, it);
+    else
+        srv_log("job %s: row of iteration %lld out of order, ignored", c->job->id,
+                (long long)it->t);
+}
+
+void srv_run_checkpoint(srv_run *c, int64_t iteration, const void *blob, size_t len)
+{
+    store_rc rc;
+    if (jr_lost(c) || !jr_rows_must(c)) /* the rows up to it first */
+        return;
+    /* superseded by the next one: tried once, like a timed checkpoint */
+    if ((rc = store_job_checkpoint_put(c->st, &c->claim, iteration, blob, len)) != STORE_OK)
+        srv_log("job %s: the ranks' checkpoint of iteration %lld not recorded (%s): %s",
+                c->job->id, (long long)iteration, store_rc_name(rc), store_errmsg(c->st));
+    c->last_checkpoint = srv_mono();
+}
+
+void srv_run_requeue(srv_run *c) { jr_requeue(c, c->last.t); }
+
+/* The rows first: an outcome without its trace is never stored. */
+static int rows_stored(run_ctx *c)
+{
+    jr_record_last(c);
+    if (jr_lost(c) || !jr_rows_must(c)) {
+        if (!jr_lost(c))
+            srv_log("job %s: its trace could not be stored; the job stays running in the "
+                    "store and resumes from its last checkpoint at the next start",
+                    c->job->id);
+        return 0;
+    }
+    jr_report_progress(c);
+    return 1;
+}
+
+void srv_run_finish(srv_run *c, store_state s, const char *result, const char *error)
+{
+    if (rows_stored(c))
+        jr_finish(c, s, result, error);
+}
+
+void srv_run_fail(srv_run *c, const char *slug, const char *title, const char *detail)
+{
+    if (rows_stored(c))
+        jr_fail(c, slug, title, detail);
+}

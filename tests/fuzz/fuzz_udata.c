@@ -1,0 +1,10 @@
+/*
+ * fuzz_udata.c -- the udata ratings reader through ircg_ratings_read_buffer
+ * (what it owes any input: fuzz_ratings.h).
+ */
+#include "fuzz_ratings.h"
+
+FUZZ_TARGET(udata)
+{
+    return fuzz_ratings(data, size, IRCG_FORMAT_UDATA);
+}
