@@ -2,7 +2,7 @@
  * lanes of ksum.h. */
 #include "base/ksum.h"
 
-__attribute__((target_clones("avx2", "default")))
+SLV_CLONES
 double slv_half_sq_diff(const double *r, const double *q, int64_t n)
 {
     slv_lsum a;
@@ -21,7 +21,7 @@ double slv_half_sq_diff(const double *r, const double *q, int64_t n)
     return slv_lsum_value(&a);
 }
 
-__attribute__((target_clones("avx2", "default")))
+SLV_CLONES
 double slv_half_sq(const double *r, int64_t n)
 {
     slv_lsum a;

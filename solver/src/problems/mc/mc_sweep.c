@@ -49,7 +49,7 @@ typedef float v4f __attribute__((vector_size(16)));
  * process ran 2-4 times slower (measured: a plain sparse product 1.2 ms
  * instead of 0.31 ms).  Their callers do the memsets. */
 #define MC_INLINE static inline __attribute__((always_inline))
-#define MC_CLONES __attribute__((target_clones("avx2", "default")))
+#define MC_CLONES SLV_CLONES
 
 #define GATHER4(X, col, e)                                                  \
     ((v4d){(X)[(col)[(e)]], (X)[(col)[(e) + 1]], (X)[(col)[(e) + 2]],        \
