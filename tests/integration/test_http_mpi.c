@@ -25,7 +25,11 @@
 
 #define ROWS 100
 #define DATA "{\"source\": \"synthetic\", \"n_rows\": 3000, \"n_cols\": 800, " \
-             "\"n_ratings\": 120000, \"seed\": 5}"
+             "\"n_ratings\": %ld, \"seed\": 5}"
+#define RATINGS 120000L
+/* The resumed job must still be running when polled at iteration 20 on a
+ * fast machine: 1.2M ratings make its 200 iterations take seconds. */
+#define RATINGS_LONG 1200000L
 
 #define NEED_MPI()                                                          \
     const char *bin = tcli_path();                                          \
@@ -35,14 +39,14 @@
         SKIP("no mpirun (make deps installs openmpi-bin)")
 
 /* The spec: IR-CG on the synthetic instance, ranks > 0 adds execution. */
-static void spec_of(char *out, size_t n, long long iters, int ranks)
+static void spec_of(char *out, size_t n, long long iters, int ranks, long ratings)
 {
     char ex[64] = "";
     if (ranks > 0)
         snprintf(ex, sizeof ex, ", \"execution\": {\"ranks\": %d}", ranks);
     snprintf(out, n, "{\"problem\": {\"type\": \"matrix_completion\", \"delta\": 5, "
              "\"data\": " DATA "}, \"algorithm\": {\"name\": \"ircg\", \"max_iter\": %lld}%s}",
-             iters, ex);
+             ratings, iters, ex);
 }
 
 /* (Re)starts d with mpirun on loopback as its launcher (IRCGD_MPI_LAUNCH,
@@ -97,14 +101,14 @@ static int pids_with(const char *needle, pid_t *pids, int max)
 
 /* The daemon's trace of job id against `ircg solve` on the same spec
  * without execution: the same rows, g and f within 1e-10. */
-static void check_agrees(const hu_daemon *d, const char *id, long long iters)
+static void check_agrees(const hu_daemon *d, const char *id, long long iters, long ratings)
 {
     static double one[ROWS * 3][4], got[ROWS * 3][4];
     char spec[1024], path[160];
     char *file = tcli_tmp("hmpi_spec.json"), *t1 = tcli_tmp("hmpi_one.csv");
     char *tn = tcli_tmp("hmpi_daemon.csv");
     hu_resp r;
-    spec_of(spec, sizeof spec, iters, 0);
+    spec_of(spec, sizeof spec, iters, 0, ratings);
     REQUIRE(tcli_write(file, spec) == 0);
     char *args[] = {(char *)tcli_path(), "solve", file, "--quiet", "--trace", t1, NULL};
     REQUIRE(tcli_run(args, NULL) == 0);
@@ -140,7 +144,7 @@ TEST(http_mpi, job_through_the_launcher_agrees_with_one_process)
     NEED_MPI();
     hu_daemon d = {0};
     char spec[1024], id[64], state[16], dir[800];
-    spec_of(spec, sizeof spec, ROWS, 2);
+    spec_of(spec, sizeof spec, ROWS, 2, RATINGS);
     REQUIRE(start_mpi_daemon(&d, "http_mpi_run", NULL) == 0);
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
     CHECK(hu_wait_terminal(&d, id, 120, state) == 0);
@@ -151,7 +155,7 @@ TEST(http_mpi, job_through_the_launcher_agrees_with_one_process)
                                                    "ranks")) == 2);
     CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(res, "status")), "max_iter");
     cJSON_Delete(res);
-    check_agrees(&d, id, ROWS);
+    check_agrees(&d, id, ROWS, RATINGS);
     /* the job's folder (spec, checkpoints, result) goes with its run */
     snprintf(dir, sizeof dir, "%s.mpi/%s", d.db, id);
     CHECK(access(dir, F_OK) != 0);
@@ -163,7 +167,7 @@ TEST(http_mpi, refused_with_422_without_a_launcher)
     hu_daemon d = {0};
     char spec[1024], id[64];
     hu_resp r;
-    spec_of(spec, sizeof spec, 10, 2);
+    spec_of(spec, sizeof spec, 10, 2, RATINGS);
     REQUIRE(hu_start(&d, "http_mpi_off", 1) == 0);
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 422);
     REQUIRE(hu_req(&d, "POST", "/v1/jobs?dry_run=true", "application/json", spec,
@@ -179,7 +183,7 @@ static int running_job(hu_daemon *d, const char *name, int ranks, char *id, size
                        pid_t *pids, char *dir, size_t dirn)
 {
     char spec[1024];
-    spec_of(spec, sizeof spec, 100000000, ranks);
+    spec_of(spec, sizeof spec, 100000000, ranks, RATINGS);
     if (start_mpi_daemon(d, name, NULL) != 0 || hu_submit(d, spec, id, idn) != 202 ||
         hu_wait_iteration(d, id, 5, 120) != 0)
         return -1;
@@ -236,7 +240,7 @@ TEST(http_mpi, shutdown_resumes_from_the_ranks_checkpoints)
     char spec[1024], id[64], state[16];
     store_job j = {0};
     int64_t at = 0;
-    spec_of(spec, sizeof spec, 2 * ROWS, 2);
+    spec_of(spec, sizeof spec, 2 * ROWS, 2, RATINGS_LONG);
     REQUIRE(start_mpi_daemon(&d, "http_mpi_resume", "--checkpoint-every 0.05") == 0);
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
     REQUIRE(hu_wait_iteration(&d, id, 20, 120) == 0);
@@ -253,6 +257,6 @@ TEST(http_mpi, shutdown_resumes_from_the_ranks_checkpoints)
     CHECK(log && strstr(log, "resuming from their checkpoint"));
     free(log);
     hc_check_trace_complete(&d, id, 2 * ROWS);
-    check_agrees(&d, id, 2 * ROWS);
+    check_agrees(&d, id, 2 * ROWS, RATINGS_LONG);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }
