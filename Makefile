@@ -319,8 +319,9 @@ TSAN_TESTS := http_race. http_sse. http_jobs. http_heartbeat. http_crash.sigterm
               http_faults. http_owner. store_conc.
 # gcc instruments the load-time resolvers of target_clones functions, which
 # run before the TSan runtime starts and crash: the files that use
-# target_clones (numerical kernels) are built without TSan.
-TSAN_PLAIN = $(shell grep -l target_clones $(SOLVER_SRC))
+# target_clones (numerical kernels, through SLV_CLONES of base/ksum.h)
+# are built without TSan.
+TSAN_PLAIN = $(shell grep -lE 'target_clones|SLV_CLONES' $(SOLVER_SRC))
 ifeq ($(BUILD),build-tsan)
 $(call obj,$(TSAN_PLAIN)): override CFLAGS := $(filter-out -fsanitize=thread,$(CFLAGS))
 endif
