@@ -36,6 +36,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "mpi_inputs.h"
 #include "mpi_proc.h"
 #include "result.h"
 #include "server.h"
@@ -51,6 +52,8 @@ typedef struct mjob {
     char dir[PATH_MAX];    /* the job's folder in the work directory      */
     int64_t resume_at;     /* 0: from the start                           */
     double time_limit;     /* the spec's, seconds; 0 = none               */
+    int64_t snapshot_every;/* the spec's; 0 = no snapshots                */
+    char *rank_spec;       /* the spec the ranks read (mpi_inputs.c)     */
     double first_row;      /* srv_mono() of the first row; 0 before       */
     int overdue;           /* stopped by the daemon past the time limit   */
 } mjob;
@@ -174,21 +177,30 @@ static int write_file(const char *path, const char *text)
     return ok ? 0 : -1;
 }
 
-static char *read_file(const char *path)
+/* A file's bytes (NUL-terminated, *len without the NUL); NULL when it
+ * cannot be read. */
+static char *read_blob(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     char *text = NULL;
     long n = -1;
     if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) == (size_t)n)
+        (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) == (size_t)n) {
         text[n] = '\0';
-    else if (text) {
+        *len = (size_t)n;
+    } else if (text) {
         free(text);
         text = NULL;
     }
     if (f)
         fclose(f);
     return text;
+}
+
+static char *read_file(const char *path)
+{
+    size_t len = 0;
+    return read_blob(path, &len);
 }
 
 /* -------------------------------------------------------------- resume -- */
@@ -213,7 +225,8 @@ static int find_resume(mjob *m, store *st, char *why, size_t whylen)
     int64_t it = 0;
     void *blob = NULL;
     size_t len = 0;
-    store_rc rc = store_job_resume_point(st, m->job->id, &it, &blob, &len);
+    /* the ranks' checkpoint, never a snapshot's state (one process's) */
+    store_rc rc = store_job_checkpoint_get(st, m->job->id, &it, &blob, &len);
     if (rc != STORE_OK && rc != STORE_NOTFOUND) {
         snprintf(why, whylen, "cannot read the job's checkpoint: %s", store_errmsg(st));
         return -1;
@@ -233,6 +246,38 @@ static int find_resume(mjob *m, store *st, char *why, size_t whylen)
     return 0;
 }
 
+/* ------------------------------------------------------- snapshots -- */
+
+/* Rank 0's snapshot of iteration it (DIR/snap/it-I: state, x.npz, z.npz,
+ * mpi_snap.h) into the store as a local solve's, then its files removed.
+ * The last iterate's, taken when the ranks were stopped for a shutdown,
+ * is not kept: the run resumes before it (a local solve keeps none). */
+static void take_snapshot(mjob *m, int64_t it)
+{
+    static const char *const names[3] = {"state", "x.npz", "z.npz"};
+    char sub[PATH_MAX + 64], path[PATH_MAX + 96];
+    void *blob[3] = {NULL, NULL, NULL};
+    size_t len[3] = {0, 0, 0};
+    int ok = 1;
+    int reason = __atomic_load_n(&m->ctl->reason, __ATOMIC_ACQUIRE);
+    snprintf(sub, sizeof sub, "%s/snap/it-%lld", m->dir, (long long)it);
+    int keep = !(reason == SRV_STOP_SHUTDOWN && m->snapshot_every > 0 &&
+                 it % m->snapshot_every != 0);
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", sub, names[k]);
+        ok = ok && keep && (blob[k] = read_blob(path, &len[k])) != NULL;
+        remove(path);
+    }
+    rmdir(sub);
+    if (ok)
+        srv_run_snapshot(m->run, it, (const void *const *)blob, len);
+    else if (keep)
+        srv_log("job %s: the ranks' snapshot of iteration %lld cannot be read from %s: %s",
+                m->job->id, (long long)it, sub, strerror(errno));
+    for (int k = 0; k < 3; k++)
+        free(blob[k]);
+}
+
 /* ------------------------------------------------------ rank 0's lines -- */
 
 static void on_line(void *user, const char *line, size_t len)
@@ -249,6 +294,7 @@ static void on_line(void *user, const char *line, size_t len)
     }
     cJSON *o = cJSON_ParseWithLength(line, len);
     const cJSON *ck = cJSON_GetObjectItemCaseSensitive(o, "checkpoint");
+    const cJSON *sn = cJSON_GetObjectItemCaseSensitive(o, "snapshot");
     const cJSON *ex = cJSON_GetObjectItemCaseSensitive(o, "execution");
     char *text = cJSON_IsObject(ex) ? cJSON_PrintUnformatted(ex) : NULL;
     if (cJSON_IsNumber(ck) && ck->valuedouble >= 1) {
@@ -256,6 +302,8 @@ static void on_line(void *user, const char *line, size_t len)
         int n = snprintf(blob, sizeof blob, "{\"mpi\":{\"ranks\":%d,\"iteration\":%.0f}}",
                          m->ranks, ck->valuedouble);
         srv_run_checkpoint(m->run, (int64_t)ck->valuedouble, blob, (size_t)n);
+    } else if (cJSON_IsNumber(sn) && sn->valuedouble >= 1) {
+        take_snapshot(m, (int64_t)sn->valuedouble);
     } else if (text) {
         set_execution(m->job->id, text);
     } else {
@@ -293,6 +341,7 @@ static char *launch_script(int ranks)
 static int spawn(mjob *m, mpi_proc *p, char *err, size_t errlen)
 {
     char spec[PATH_MAX + 16], result[PATH_MAX + 16], ckdir[PATH_MAX + 16];
+    char snapdir[PATH_MAX + 16];
     char every[32], resume[32];
     char *script = launch_script(m->ranks);
     char *argv[24];
@@ -300,18 +349,20 @@ static int spawn(mjob *m, mpi_proc *p, char *err, size_t errlen)
     snprintf(spec, sizeof spec, "%s/spec.json", m->dir);
     snprintf(result, sizeof result, "%s/result.json", m->dir);
     snprintf(ckdir, sizeof ckdir, "%s/ckpt", m->dir);
+    snprintf(snapdir, sizeof snapdir, "%s/snap", m->dir);
     snprintf(every, sizeof every, "%g", srv.cfg.checkpoint_every);
     snprintf(resume, sizeof resume, "%lld", (long long)m->resume_at);
     remove(result);
-    if (!script || write_file(spec, m->job->spec_json) != 0 ||
-        (mkdir(ckdir, 0700) != 0 && errno != EEXIST)) {
+    if (!script || write_file(spec, m->rank_spec) != 0 ||
+        (mkdir(ckdir, 0700) != 0 && errno != EEXIST) ||
+        (mkdir(snapdir, 0700) != 0 && errno != EEXIST)) {
         snprintf(err, errlen, "cannot prepare %.400s: %s", m->dir, strerror(errno));
         free(script);
         return -1;
     }
     char *fixed[] = {"/bin/sh", "-c", script, "ircgd-mpi", srv.cfg.mpi_program, spec,
                      "--progress", "--quiet", "--data-dir", srv.cfg.data_dir,
-                     "--result", result};
+                     "--result", result, "--snapshot-dir", snapdir};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         argv[a++] = fixed[i];
     if (srv.cfg.checkpoint_every > 0) {
@@ -424,6 +475,7 @@ void srv_mpi_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
     api_spec_output(spec, &out);
     api_spec_settings(spec, &set);
     m.time_limit = set.time_limit > 0 ? set.time_limit : 0;
+    m.snapshot_every = out.snapshot_every;
     if (!(m.run = srv_run_open(ctl, st, job, out.trace_every)))
         goto done;
     snprintf(m.dir, sizeof m.dir, "%.3000s/%s", srv.cfg.mpi_workdir, job->id);
@@ -434,6 +486,9 @@ void srv_mpi_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
         srv_run_fail(m.run, "resume-failed", "Cannot resume from the checkpoint", err);
     } else if (srv_run_truncate(m.run, m.resume_at) != 0) {
         /* logged; a lost claim writes nothing more */
+    } else if (!(m.rank_spec = srv_mpi_rank_spec(m.run, st, job->spec_json, m.dir, err,
+                                                 sizeof err))) {
+        srv_run_fail(m.run, "mpi-failed", "Cannot prepare the MPI job's data", err);
     } else if (spawn(&m, &p, err, sizeof err) != 0) {
         srv_run_fail(m.run, "mpi-failed", "Cannot start the MPI launcher", err);
     } else {
@@ -445,6 +500,7 @@ void srv_mpi_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
     }
 done:
     set_execution(job->id, NULL);
+    free(m.rank_spec);
     mpi_proc_free(&p);
     srv_run_close(m.run);
     api_spec_free(spec);

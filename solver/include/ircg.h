@@ -590,6 +590,22 @@ ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len);
 ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
                                ircg_diag *diag);
 
+/* The state of a solver whose problem is spread over processes
+ * (ircg_problem_matrix_completion_part) as the blob ircg_solver_save gives
+ * on one process for the whole instance: the whole |Omega|, the data digest
+ * of all the ratings, every rank's rows in row order.  One process
+ * restores it, or starts from it (ircg_solver_restore_as), and goes on as
+ * the distributed solve would have, to rounding.  Collective: every rank
+ * calls it; the blob's bytes are handed in order to put on rank 0 only
+ * (the other ranks' put is never called), so that no rank holds the whole
+ * state: the rows travel through comm's sum in bounded pieces.  put
+ * returns 0, or nonzero to refuse (the rest is skipped on rank 0; the
+ * ranks still go through every sum): IRCG_ERR_IO on rank 0 then, and
+ * IRCG_ERR_NOMEM when a buffer could not be had.  On one process: the
+ * blob of ircg_solver_save, handed to put in one piece. */
+typedef int (*ircg_write_fn)(void *ctx, const void *data, size_t len);
+ircg_error ircg_solver_save_whole(const ircg_solver *sv, ircg_write_fn put, void *ctx);
+
 /* What a restored state starts.  The solver must run the algorithm that
  * saved it (else IRCG_ERR_INVALID, field "/checkpoint").
  *  - RESUME: the same run goes on (crash recovery): everything is restored,
