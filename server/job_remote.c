@@ -44,6 +44,8 @@ void srv_run_row(srv_run *c, const ircg_iter_info *it)
                 (long long)it->t);
 }
 
+int srv_run_flush(srv_run *c) { return !jr_lost(c) && jr_rows_must(c); }
+
 void srv_run_checkpoint(srv_run *c, int64_t iteration, const void *blob, size_t len)
 {
     store_rc rc;

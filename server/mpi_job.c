@@ -37,6 +37,7 @@
 #include <cjson/cJSON.h>
 
 #include "mpi_inputs.h"
+#include "mpi_resume.h"
 #include "mpi_proc.h"
 #include "result.h"
 #include "server.h"
@@ -203,49 +204,6 @@ static char *read_file(const char *path)
     return read_blob(path, &len);
 }
 
-/* -------------------------------------------------------------- resume -- */
-
-/* Every rank's file of the checkpoint at iteration it is there. */
-static int checkpoint_whole(const mjob *m, int64_t it)
-{
-    char path[PATH_MAX + 64];
-    for (int r = 0; r < m->ranks; r++) {
-        snprintf(path, sizeof path, "%s/ckpt/it-%lld/rank-%d-of-%d.ckpt", m->dir,
-                 (long long)it, r, m->ranks);
-        if (access(path, R_OK) != 0)
-            return 0;
-    }
-    return 1;
-}
-
-/* The resume point the store holds ({"mpi": {"ranks", "iteration"}}, the
- * files still there), else the start.  -1 when it cannot be read. */
-static int find_resume(mjob *m, store *st, char *why, size_t whylen)
-{
-    int64_t it = 0;
-    void *blob = NULL;
-    size_t len = 0;
-    /* the ranks' checkpoint, never a snapshot's state (one process's) */
-    store_rc rc = store_job_checkpoint_get(st, m->job->id, &it, &blob, &len);
-    if (rc != STORE_OK && rc != STORE_NOTFOUND) {
-        snprintf(why, whylen, "cannot read the job's checkpoint: %s", store_errmsg(st));
-        return -1;
-    }
-    cJSON *o = rc == STORE_OK ? cJSON_ParseWithLength(blob, len) : NULL;
-    const cJSON *mp = cJSON_GetObjectItemCaseSensitive(o, "mpi");
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(mp, "ranks");
-    m->resume_at = 0;
-    if (rc == STORE_OK && cJSON_IsNumber(r) && (int)r->valuedouble == m->ranks &&
-        checkpoint_whole(m, it))
-        m->resume_at = it;
-    else if (rc == STORE_OK)
-        srv_log("job %s: the checkpoint of iteration %lld is not a whole one of %d ranks: "
-                "the job runs again from the start", m->job->id, (long long)it, m->ranks);
-    cJSON_Delete(o);
-    free(blob);
-    return 0;
-}
-
 /* ------------------------------------------------------- snapshots -- */
 
 /* Rank 0's snapshot of iteration it (DIR/snap/it-I: state, x.npz, z.npz,
@@ -341,7 +299,7 @@ static char *launch_script(int ranks)
 static int spawn(mjob *m, mpi_proc *p, char *err, size_t errlen)
 {
     char spec[PATH_MAX + 16], result[PATH_MAX + 16], ckdir[PATH_MAX + 16];
-    char snapdir[PATH_MAX + 16];
+    char snapdir[PATH_MAX + 16], trace[PATH_MAX + 16];
     char every[32], resume[32];
     char *script = launch_script(m->ranks);
     char *argv[24];
@@ -350,6 +308,7 @@ static int spawn(mjob *m, mpi_proc *p, char *err, size_t errlen)
     snprintf(result, sizeof result, "%s/result.json", m->dir);
     snprintf(ckdir, sizeof ckdir, "%s/ckpt", m->dir);
     snprintf(snapdir, sizeof snapdir, "%s/snap", m->dir);
+    snprintf(trace, sizeof trace, "%s/trace.jsonl", m->dir); /* mpi_resume.c */
     snprintf(every, sizeof every, "%g", srv.cfg.checkpoint_every);
     snprintf(resume, sizeof resume, "%lld", (long long)m->resume_at);
     remove(result);
@@ -362,7 +321,7 @@ static int spawn(mjob *m, mpi_proc *p, char *err, size_t errlen)
     }
     char *fixed[] = {"/bin/sh", "-c", script, "ircgd-mpi", srv.cfg.mpi_program, spec,
                      "--progress", "--quiet", "--data-dir", srv.cfg.data_dir,
-                     "--result", result, "--snapshot-dir", snapdir};
+                     "--result", result, "--snapshot-dir", snapdir, "--trace", trace};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         argv[a++] = fixed[i];
     if (srv.cfg.checkpoint_every > 0) {
@@ -482,7 +441,8 @@ void srv_mpi_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
     if (mkdir(m.dir, 0700) != 0 && errno != EEXIST) {
         snprintf(err, sizeof err, "cannot create %.400s: %s", m.dir, strerror(errno));
         srv_run_fail(m.run, "mpi-failed", "Cannot start the MPI job", err);
-    } else if (find_resume(&m, st, err, sizeof err) != 0) {
+    } else if ((m.resume_at = srv_mpi_resume_point(m.run, st, job, m.dir, m.ranks, err,
+                                                    sizeof err)) < 0) {
         srv_run_fail(m.run, "resume-failed", "Cannot resume from the checkpoint", err);
     } else if (srv_run_truncate(m.run, m.resume_at) != 0) {
         /* logged; a lost claim writes nothing more */

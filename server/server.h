@@ -305,6 +305,8 @@ int srv_run_lost(const srv_run *c);
 /* The trace kept up to `iteration` (0: none), where the run goes on. */
 int srv_run_truncate(srv_run *c, int64_t iteration);
 void srv_run_row(srv_run *c, const ircg_iter_info *it);
+/* The rows so far stored (through storage faults); 1 when they are. */
+int srv_run_flush(srv_run *c);
 /* The rows so far, then blob as the job's resume point at `iteration`. */
 void srv_run_checkpoint(srv_run *c, int64_t iteration, const void *blob, size_t len);
 /* The rows so far, then a snapshot of the spec's made elsewhere: the

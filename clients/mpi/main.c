@@ -197,7 +197,10 @@ static int on_iter(void *user, const ircg_iter_info *it)
         fprintf(stderr, "ircg-mpi iter %8lld  time %9.3fs  g %.9e  f %.9e  gap %.3e\n",
                 (long long)it->t, it->elapsed, it->g_x, it->f_x, it->gap);
     /* collective; after the row, so a reader has every row up to the
-     * checkpoint it announces */
+     * checkpoint it announces (the trace file too: ircgd reads back from
+     * it the rows it had not stored when it was killed) */
+    if (r->rank == 0 && r->ckpt.dir && r->out.trace)
+        fflush(r->out.trace);
     mpi_ckpt_tick(&r->ckpt, r->sv, it->t, 0, MPI_COMM_WORLD);
     mpi_snap_tick(&r->snap, r->sv, it->t, 0, MPI_COMM_WORLD);
     return 0;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../harness.h"
+#include "../unit/test_cli_util.h"
 #include "http_mpi_util.h"
 
 int hm_restart(hu_daemon *d)
@@ -57,4 +59,30 @@ int hm_pids_with(const char *needle, pid_t *pids, int max)
 void hm_job_dir(const hu_daemon *d, const char *id, char *dir, size_t n)
 {
     snprintf(dir, n, "%s.mpi/%s", d->db, id);
+}
+
+#define MAX_ROWS 1000
+
+void hm_check_agrees(const hu_daemon *d, const char *id, const char *spec_one, int rows)
+{
+    static double one[MAX_ROWS][4], got[MAX_ROWS][4];
+    char path[160];
+    char *file = tcli_tmp("hmpi_spec.json"), *t1 = tcli_tmp("hmpi_one.csv");
+    char *tn = tcli_tmp("hmpi_daemon.csv");
+    hu_resp r;
+    REQUIRE(rows <= MAX_ROWS);
+    REQUIRE(tcli_write(file, spec_one) == 0);
+    char *args[] = {(char *)tcli_path(), "solve", file, "--quiet", "--trace", t1, NULL};
+    REQUIRE(tcli_run(args, NULL) == 0);
+    snprintf(path, sizeof path, "/v1/jobs/%s/trace?format=csv", id);
+    REQUIRE(hu_get(d, path, &r) == 200);
+    REQUIRE(tcli_write(tn, r.body) == 0);
+    hu_resp_free(&r);
+    int n = mu_read_trace(t1, one, MAX_ROWS);
+    CHECK_INT(n, rows);
+    CHECK_INT(mu_read_trace(tn, got, MAX_ROWS), n);
+    double worst = mu_worst_relative((const double (*)[4])one, (const double (*)[4])got, n);
+    if (!(worst <= 1e-10))
+        fprintf(stderr, "    worst relative difference %.3g\n", worst);
+    CHECK(worst <= 1e-10);
 }

@@ -32,4 +32,9 @@ int hm_pids_with(const char *needle, pid_t *pids, int max);
 /* The job's folder in d's MPI work directory. */
 void hm_job_dir(const hu_daemon *d, const char *id, char *dir, size_t n);
 
+/* The daemon's trace of job id (rows rows) against `ircg solve` on
+ * spec_one (the job's spec without execution): the same rows, g and f
+ * within 1e-10 relative (test_mpi.c derives the tolerance).  Checks. */
+void hm_check_agrees(const hu_daemon *d, const char *id, const char *spec_one, int rows);
+
 #endif /* IRCG_TEST_HTTP_MPI_UTIL_H */

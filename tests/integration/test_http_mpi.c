@@ -42,29 +42,12 @@ static void spec_of(char *out, size_t n, long long iters, int ranks, long rating
 }
 
 /* The daemon's trace of job id against `ircg solve` on the same spec
- * without execution: the same rows, g and f within 1e-10. */
+ * without execution. */
 static void check_agrees(const hu_daemon *d, const char *id, long long iters, long ratings)
 {
-    static double one[ROWS * 3][4], got[ROWS * 3][4];
-    char spec[1024], path[160];
-    char *file = tcli_tmp("hmpi_spec.json"), *t1 = tcli_tmp("hmpi_one.csv");
-    char *tn = tcli_tmp("hmpi_daemon.csv");
-    hu_resp r;
+    char spec[1024];
     spec_of(spec, sizeof spec, iters, 0, ratings);
-    REQUIRE(tcli_write(file, spec) == 0);
-    char *args[] = {(char *)tcli_path(), "solve", file, "--quiet", "--trace", t1, NULL};
-    REQUIRE(tcli_run(args, NULL) == 0);
-    snprintf(path, sizeof path, "/v1/jobs/%s/trace?format=csv", id);
-    REQUIRE(hu_get(d, path, &r) == 200);
-    REQUIRE(tcli_write(tn, r.body) == 0);
-    hu_resp_free(&r);
-    int rows = mu_read_trace(t1, one, ROWS * 3);
-    CHECK_INT(rows, iters);
-    CHECK_INT(mu_read_trace(tn, got, ROWS * 3), rows);
-    double worst = mu_worst_relative((const double (*)[4])one, (const double (*)[4])got, rows);
-    if (!(worst <= 1e-10))
-        fprintf(stderr, "    worst relative difference %.3g\n", worst);
-    CHECK(worst <= 1e-10);
+    hm_check_agrees(d, id, spec, (int)iters);
 }
 
 /* GET /v1/jobs/{id}: "execution" with `ranks` ranks and as many hosts. */
