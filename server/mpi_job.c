@@ -3,23 +3,25 @@
  * by N processes of ircg-mpi under the operator's launcher (--mpi-launch).
  *
  * The worker writes the job's stored spec into the job's folder of the
- * work directory and starts
+ * work directory (its inline data or dataset made a file there:
+ * mpi_inputs.c) and starts
  *   /bin/sh -c 'exec LAUNCH "$@"' ircgd-mpi IRCG-MPI SPEC --progress ...
  * ({ranks} replaced in LAUNCH), in a process group of its own
  * (mpi_proc.c).  Rank 0's stdout is JSON lines: the execution (ranks and
  * hosts, shown by GET /v1/jobs/{id}), every trace row (stored through
  * job_run.c like a local solve's: same batches, progress, events, storage
- * fault handling) and every checkpoint the ranks completed, which becomes
- * the job's resume point only once the rows before it are stored.  The
- * result is the file rank 0 writes.
+ * fault handling), every snapshot of the spec's (files rank 0 wrote,
+ * stored as a local solve's snapshot) and every checkpoint the ranks
+ * completed, which becomes the job's resume point only once the rows
+ * before it are stored.  The result is the file rank 0 writes.
  *
  * Stops: a cancel, a shutdown or a claim lost to another run, and the time
  * limit when the ranks overran it, go to the launcher's group as SIGUSR1
  * (forwarded to every rank: they vote and stop at the same iteration,
  * take a last checkpoint and write their result), then SIGTERM after
  * --mpi-stop-grace, then SIGKILL.  A shutdown requeues the job; it
- * resumes, with the same number of ranks, from the last checkpoint (or
- * from the start when its files are gone).  A launcher that fails fails
+ * resumes, with the same number of ranks, from the newest whole checkpoint
+ * (mpi_resume.c: also after a daemon killed outright), or from the start.  A launcher that fails fails
  * the job with its exit status and the tail of its stderr.
  */
 #define _XOPEN_SOURCE 700 /* nftw */

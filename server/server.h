@@ -28,6 +28,8 @@
  *   job_remote.c a run whose solver is another process (srv_run_*)
  *   mpi_job.c    a job solved by MPI ranks: the launcher, rank 0's progress
  *   mpi_proc.c   the launcher as a child process: its output, its stop
+ *   mpi_inputs.c an MPI job's inline data or dataset as a file the ranks read
+ *   mpi_resume.c where an MPI job's ranks go on: newest whole checkpoint
  *   metrics.c    Prometheus counters and histograms
  *   shutdown.c   the signal thread
  *   dblock.c     the exclusive lock on "<db>.lock": one daemon per store
