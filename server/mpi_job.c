@@ -443,8 +443,8 @@ void srv_mpi_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
     if (mkdir(m.dir, 0700) != 0 && errno != EEXIST) {
         snprintf(err, sizeof err, "cannot create %.400s: %s", m.dir, strerror(errno));
         srv_run_fail(m.run, "mpi-failed", "Cannot start the MPI job", err);
-    } else if ((m.resume_at = srv_mpi_resume_point(m.run, st, job, m.dir, m.ranks, err,
-                                                    sizeof err)) < 0) {
+    } else if ((m.resume_at = srv_mpi_resume_point(m.run, st, job, m.dir, m.ranks,
+                                                    out.trace_every, err, sizeof err)) < 0) {
         srv_run_fail(m.run, "resume-failed", "Cannot resume from the checkpoint", err);
     } else if (srv_run_truncate(m.run, m.resume_at) != 0) {
         /* logged; a lost claim writes nothing more */

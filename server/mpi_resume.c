@@ -81,32 +81,51 @@ static int64_t last_stored_row(store *st, const char *id)
     }
 }
 
-/* The rows (from, to] of rank 0's trace file into the run; 1 when the
- * file held the row of `to` (so every one before it: rows are written in
- * order and flushed before a checkpoint). */
-static int replay(srv_run *run, const char *dir, int64_t from, int64_t to)
+/* The next row of the trace after iteration t (rows: the first and
+ * every trace_every-th). */
+static int64_t next_row(int64_t t, int64_t every)
+{
+    return t < 1 ? 1 : (t / every + 1) * every;
+}
+
+/* The rows (from, to] of rank 0's trace file, every one the trace has in
+ * that range and in order, into the run; 0 (nothing given to the run)
+ * when the file lacks one -- it may be gone, or another run's (which
+ * started over). */
+static int replay(srv_run *run, const char *dir, int64_t from, int64_t to, int64_t every)
 {
     char path[PATH_MAX + 16], line[API_TRACE_ROW_MAX + 2];
+    ircg_iter_info *rows = NULL, it;
+    size_t n = 0, cap = 0;
+    int64_t want = next_row(from, every);
     snprintf(path, sizeof path, "%s/trace.jsonl", dir);
     FILE *f = fopen(path, "r");
-    int reached = 0;
-    ircg_iter_info it;
-    while (f && !reached && fgets(line, sizeof line, f)) {
-        size_t len = strcspn(line, "\n");
-        if (api_trace_json_parse(line, len, &it) != 0 || it.t <= from)
+    while (f && want <= to && fgets(line, sizeof line, f)) {
+        if (api_trace_json_parse(line, strcspn(line, "\n"), &it) != 0 || it.t < want)
             continue;
-        if (it.t > to)
-            break;
-        srv_run_row(run, &it);
-        reached = it.t == to;
+        if (it.t > want)
+            break; /* a row is missing */
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            void *p = realloc(rows, cap * sizeof *rows);
+            if (!p)
+                break;
+            rows = p;
+        }
+        rows[n++] = it;
+        want = next_row(want, every);
     }
     if (f)
         fclose(f);
-    return reached;
+    int whole = want > to;
+    for (size_t i = 0; whole && i < n; i++)
+        srv_run_row(run, &rows[i]);
+    free(rows);
+    return whole;
 }
 
 int64_t srv_mpi_resume_point(srv_run *run, store *st, const store_job *job, const char *dir,
-                             int ranks, char *why, size_t whylen)
+                             int ranks, int64_t trace_every, char *why, size_t whylen)
 {
     int64_t newest = newest_whole(dir, ranks, INT64_MAX);
     int64_t stored = newest > 0 ? last_stored_row(st, job->id) : 0;
@@ -115,7 +134,7 @@ int64_t srv_mpi_resume_point(srv_run *run, store *st, const store_job *job, cons
         snprintf(why, whylen, "cannot read the job's trace: %s", store_errmsg(st));
         return -1;
     }
-    if (newest > stored && !replay(run, dir, stored, newest)) {
+    if (newest > stored && !replay(run, dir, stored, newest, trace_every > 0 ? trace_every : 1)) {
         at = newest_whole(dir, ranks, stored);
         srv_log("job %s: the rows up to the ranks' checkpoint of iteration %lld are "
                 "not there; %s", job->id, (long long)newest,

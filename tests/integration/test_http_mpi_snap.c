@@ -19,6 +19,7 @@
 
 #include "../harness.h"
 #include "../unit/test_cli_util.h"
+#include "http_check.h"
 #include "http_mpi_util.h"
 
 #define ITERS 40
@@ -61,28 +62,6 @@ static cJSON *dense_snapshot(const hu_daemon *d, const char *id, int it, const c
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     free(text);
     return j;
-}
-
-/* max |A - B| / max |B| over two lists of rows (infinite when the shapes
- * differ). */
-static double rel_dist(const cJSON *A, const cJSON *B)
-{
-    double dmax = 0, smax = 0;
-    int n = cJSON_GetArraySize(A);
-    if (n == 0 || n != cJSON_GetArraySize(B))
-        return INFINITY;
-    for (int i = 0; i < n; i++) {
-        const cJSON *a = cJSON_GetArrayItem(A, i), *b = cJSON_GetArrayItem(B, i);
-        if (cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
-            return INFINITY;
-        for (int j = 0; j < cJSON_GetArraySize(a); j++) {
-            double x = cJSON_GetArrayItem(a, j)->valuedouble;
-            double y = cJSON_GetArrayItem(b, j)->valuedouble;
-            dmax = fmax(dmax, fabs(x - y));
-            smax = fmax(smax, fabs(y));
-        }
-    }
-    return dmax / smax;
 }
 
 /* The job's trace as CSV in a file; its rows' g and f into v. */
@@ -135,7 +114,7 @@ TEST(http_mpi_snap, snapshots_agree_with_one_process_and_start_a_job)
             const char *which = k ? "z" : "x";
             cJSON *x1 = dense_snapshot(&d, one, it, which);
             cJSON *xn = dense_snapshot(&d, mpi, it, which);
-            double e = x1 && xn ? rel_dist(xn, x1) : INFINITY;
+            double e = x1 && xn ? hc_rel_dist(xn, x1) : INFINITY;
             printf("    %s at iteration %d: 3 ranks against one process %.2g relative\n",
                    which, it, e);
             CHECK(e <= 1e-10);
