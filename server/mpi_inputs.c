@@ -83,7 +83,7 @@ char *srv_mpi_rank_spec(srv_run *run, store *st, const char *spec_json, const ch
         else
             snprintf(err, errlen, "cannot write the inline ratings to %.400s", path);
     } else if (!strcmp(source, "dataset") && cJSON_IsString(id)) {
-        store_dataset ds;
+        store_dataset ds = {0};
         ircg_ratings_format fmt = IRCG_FORMAT_AUTO;
         snprintf(path, sizeof path, "%s/dataset", dir);
         if ((rc = srv_run_dataset_file(run, id->valuestring, path, &ds)) != 0)
