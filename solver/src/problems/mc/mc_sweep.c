@@ -37,7 +37,6 @@
 #include "problems/mc/mc.h"
 
 typedef slv_v4d v4d;
-typedef float v4f __attribute__((vector_size(16)));
 
 /* Entries of the rows whose dot products are made before they are
  * scattered back (while they are in L1). */
@@ -59,18 +58,27 @@ typedef float v4f __attribute__((vector_size(16)));
  * mc_kernels.c's row_dot does. */
 #define ROW_TOTAL(s, s0) (((s0) + (s)[1]) + ((s)[2] + (s)[3]))
 
+/* Four floats at p as doubles (exact).  Written element by element: gcc
+ * 12 makes that one vcvtps2pd ymm, (mem) in the AVX2 clone, where
+ * __builtin_convertvector of a v4f gave five instructions (two half
+ * conversions and a shuffle; for q~ a round trip through the stack too):
+ * 2.6 of the 3.8 instructions per entry that tracing a reference added to
+ * the step pass (callgrind). */
+#define LOAD_F4(dst, p)                                                     \
+    do {                                                                    \
+        const float *p_ = (p);                                              \
+        (dst) = (v4d){p_[0], p_[1], p_[2], p_[3]};                          \
+    } while (0)
+
 /* The ratings of entries e..e+3 (and of e alone): from their float copy
  * when the problem has one (fm, a constant in each specialization), the
  * same values. */
 #define LOAD_M(mm, d, e, fm)                                                \
     do {                                                                    \
-        if (fm) {                                                           \
-            v4f f_;                                                         \
-            memcpy(&f_, (d)->mf + (e), sizeof f_);                          \
-            (mm) = __builtin_convertvector(f_, v4d);                        \
-        } else {                                                            \
+        if (fm)                                                             \
+            LOAD_F4(mm, (d)->mf + (e));                                     \
+        else                                                                \
             SLV_V4D_LOAD(mm, (d)->m + (e));                                 \
-        }                                                                   \
     } while (0)
 #define M_AT(d, e, fm) ((fm) ? (double)(d)->mf[(e)] : (d)->m[(e)])
 
@@ -82,12 +90,7 @@ typedef float v4f __attribute__((vector_size(16)));
  * and the last sum is a constant (w->qcorr, made once by mc_reference_set).
  * The price is in the terms' magnitude: |r - q~| <= |r - q| + |q - q~|,
  * with |q - q~| <= 2^-24 |q| (see FLUSH_D for the bound). */
-#define LOAD_Q(qq, qf, e)                                                   \
-    do {                                                                    \
-        v4f f_;                                                             \
-        memcpy(&f_, (qf) + (e), sizeof f_);                                 \
-        (qq) = __builtin_convertvector(f_, v4d);                            \
-    } while (0)
+#define LOAD_Q(qq, qf, e) LOAD_F4(qq, (qf) + (e))
 
 /* A block's plain partial sums: g's of at most MC_BLOCK_QUADS quads of one
  * row, the gaps' of the row. */
