@@ -202,19 +202,24 @@ ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
     step_factors(w, alpha, cz, cx_old, cx_new);
     if (w->k >= w->compress_at)
         err = mc_compress(w);
-    /* a refresh would change R under the product: no plan then */
-    int pre = err == IRCG_OK && w->plan_valid && w->have_v && !refresh &&
-              w->engine != IRCG_LMO_ARPACK && lmo_gram_keeps_start(w->v, w->d->p);
-    if (pre)
-        mc_gram_lowrank_in(w, w->plan_sigma, w->v, w->pre_a);
-    mc_omega_step(w, alpha, cz, cx_old, cx_new, pre);
+    /* The refresh replaces the incremental pass (without a planned
+     * product: the LMO makes its first one itself); when it cannot run
+     * (no memory), the pass keeps the state consistent, and the error is
+     * returned after it. */
+    ircg_error rerr = refresh && err == IRCG_OK ? mc_omega_refresh(w) : IRCG_ERR_INVALID;
+    if (rerr != IRCG_OK) {
+        int pre = err == IRCG_OK && w->plan_valid && w->have_v && !refresh &&
+                  w->engine != IRCG_LMO_ARPACK && lmo_gram_keeps_start(w->v, w->d->p);
+        if (pre)
+            mc_gram_lowrank_in(w, w->plan_sigma, w->v, w->pre_a);
+        mc_omega_step(w, alpha, cz, cx_old, cx_new, pre);
+        w->since_refresh++;
+        if (refresh && err == IRCG_OK)
+            err = rerr;
+    }
     w->plan_valid = 0;
     w->have_dir = 0;
-    if (err != IRCG_OK)
-        return err;
-    if (++w->since_refresh >= MC_REFRESH_EVERY)
-        return mc_omega_refresh(w);
-    return IRCG_OK;
+    return err;
 }
 
 static void mc_values(void *ws, const double *ref, slv_values *out)

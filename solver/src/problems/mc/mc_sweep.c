@@ -491,10 +491,15 @@ static void step_group(void *vc, int g)
         step_chunk(k, c, buf);
 }
 
-/* The bytes a pass moves for the sums: x, z and M read, q~ when traced. */
+double mc_sums_data_bytes(const mc_ws *w)
+{
+    return (w->d->mf ? 4 : 8) + (w->ref && w->qf ? 4 : 0);
+}
+
+/* The bytes a pass moves for the sums: x and z read, then M and q~. */
 static double sums_bytes(const mc_ws *w)
 {
-    return (w->d->mf ? 20 : 24) + (w->ref && w->qf ? 4 : 0);
+    return 16 + mc_sums_data_bytes(w);
 }
 
 void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, int pre)
@@ -533,14 +538,23 @@ static void sums_rows(const mc_ws *w, int lo, int hi, lanes *L)
     }
 }
 
-static void sums_task(void *vc, int c)
+void mc_omega_sums_chunk(mc_ws *w, int c)
 {
-    mc_ws *w = vc;
     lanes L;
 
     clear_lanes(&L);
     sums_rows(w, w->d->chunk_row[c], w->d->chunk_row[c + 1], &L);
     store_sums(w, c, &L);
+}
+
+void mc_omega_sums_finish(mc_ws *w)
+{
+    finish_sums(w);
+}
+
+static void sums_task(void *vc, int c)
+{
+    mc_omega_sums_chunk(vc, c);
 }
 
 void mc_omega_sums(mc_ws *w)
