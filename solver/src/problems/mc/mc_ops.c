@@ -74,8 +74,8 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
     if (w->compress_base < 8)
         w->compress_base = 8;
     w->compress_at = w->compress_base;
-    w->x.xo = calloc(nnz, sizeof(double));
-    w->z.xo = malloc(nnz * sizeof(double));
+    w->x.xo = slv_big_alloc(nnz * sizeof(double), 1);
+    w->z.xo = slv_big_alloc(nnz * sizeof(double), 0);
     w->u = calloc((size_t)d->n, sizeof(double));
     w->v = calloc((size_t)d->p, sizeof(double));
     w->pre_cv = malloc((size_t)d->n * sizeof(double));
@@ -266,7 +266,7 @@ static const double *mc_residual(void *ws, ircg_which which)
 
     if (which != IRCG_Z)
         return mc_x_residual(w);
-    if (!w->z.r && !(w->z.r = malloc((size_t)d->nnz * sizeof(double))))
+    if (!w->z.r && !(w->z.r = slv_big_alloc((size_t)d->nnz * sizeof(double), 0)))
         return NULL;
     for (int64_t e = 0; e < d->nnz; e++)
         w->z.r[e] = w->z.xo[e] - mc_rating(d, e);

@@ -607,7 +607,7 @@ void mc_reference_set(mc_ws *w, const double *q)
     if (!q)
         return;
     if (!w->qf)
-        w->qf = malloc((size_t)w->d->nnz * sizeof *w->qf);
+        w->qf = slv_big_alloc((size_t)w->d->nnz * sizeof *w->qf, 0);
     qctx k = {.w = w, .q = q};
     slv_pool_run(w->ex.pool, reference_task, &k, w->d->nchunk);
     mc_exec_count(&w->ex, w->qf ? 12 : 8); /* q read, q~ written */
@@ -628,7 +628,7 @@ const double *mc_x_residual(mc_ws *w)
 {
     if (w->xr_valid)
         return w->x.r;
-    if (!w->x.r && !(w->x.r = malloc((size_t)w->d->nnz * sizeof *w->x.r)))
+    if (!w->x.r && !(w->x.r = slv_big_alloc((size_t)w->d->nnz * sizeof *w->x.r, 0)))
         return NULL;
     slv_pool_run(w->ex.pool, residual_task, w, w->d->nchunk);
     mc_exec_count(&w->ex, 24); /* x, M, r */
