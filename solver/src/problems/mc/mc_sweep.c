@@ -142,15 +142,15 @@ typedef struct lanes {
         (b).dx = (b).dz = (zero);                                           \
     } while (0)
 
-/* A block of g's terms is full (every MC_BLOCK_QUADS quads) or the row
- * ended (end): into the lanes. */
-#define BLOCK_DONE(L, b, nq, fq, end, zero)                                 \
+/* The row ended: its last (partial) block of g's terms and its gaps'
+ * terms into the lanes.  Full blocks are flushed by the loops over a row's
+ * quads, every MC_BLOCK_QUADS quads (a loop of fixed length inside: no
+ * counter per quad). */
+#define ROW_DONE(L, b, nq, fq, zero)                                        \
     do {                                                                    \
-        if ((end) ? (nq) > 0 : ++(nq) == MC_BLOCK_QUADS) {                  \
+        if ((nq) > 0)                                                       \
             FLUSH_G(L, b, zero);                                            \
-            (nq) = 0;                                                       \
-        }                                                                   \
-        if ((end) && (fq))                                                  \
+        if (fq)                                                             \
             FLUSH_D(L, b, zero);                                            \
     } while (0)
 
@@ -175,22 +175,33 @@ MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const 
                         const int fq)
 {
     const double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
+    const float *restrict qf = w->qf;
+    const mc_data dd = *w->d, *d = &dd; /* a copy: no reload per quad */
     const v4d zero = {0, 0, 0, 0};
     v4d x, z, mm, qq = zero, r, rz;
     blk b = {zero, zero, zero, zero};
     int nq = 0;
 
-    for (; e + 4 <= end; e += 4) {
-        SLV_V4D_LOAD(x, xx + e);
-        SLV_V4D_LOAD(z, xz + e);
-        LOAD_M(mm, w->d, e, fm);
-        if (fq)
-            LOAD_Q(qq, w->qf, e);
-        r = x - mm;
-        rz = z - mm;
-        QUAD_TERMS(*L, b, r, rz, x, qq, fq);
-        BLOCK_DONE(*L, b, nq, fq, 0, zero);
+#define SUMS_QUAD(e)                                                        \
+    do {                                                                    \
+        SLV_V4D_LOAD(x, xx + (e));                                          \
+        SLV_V4D_LOAD(z, xz + (e));                                          \
+        LOAD_M(mm, d, e, fm);                                               \
+        if (fq)                                                             \
+            LOAD_Q(qq, qf, e);                                              \
+        r = x - mm;                                                         \
+        rz = z - mm;                                                        \
+        QUAD_TERMS(*L, b, r, rz, x, qq, fq);                                \
+    } while (0)
+
+    for (; e + 4 * MC_BLOCK_QUADS <= end;) {
+        for (int q = 0; q < MC_BLOCK_QUADS; q++, e += 4)
+            SUMS_QUAD(e);
+        FLUSH_G(*L, b, zero);
     }
+    for (; e + 4 <= end; e += 4, nq++)
+        SUMS_QUAD(e);
+#undef SUMS_QUAD
     if (e < end) {
         tail_quad(w, e, end, &x, &z, &mm, &qq, fm, fq);
         r = x - mm;
@@ -198,7 +209,7 @@ MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const 
         QUAD_TERMS(*L, b, r, rz, x, qq, fq);
         nq++;
     }
-    BLOCK_DONE(*L, b, nq, fq, 1, zero);
+    ROW_DONE(*L, b, nq, fq, zero);
 }
 
 MC_INLINE void clear_lanes(lanes *L)
@@ -393,7 +404,7 @@ typedef struct sctx {
 MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const int fq)
 {
     mc_ws *w = k->w;
-    const mc_data *d = w->d;
+    const mc_data dd = *w->d, *d = &dd; /* a copy: no reload per quad */
     double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
     const double *restrict v = w->v, *restrict u = w->u;
     const double *restrict pa = w->pre_a;
@@ -415,23 +426,31 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
         v4d s = zero, xo, zo, mm, qq = zero, r, rz;
         blk b = {zero, zero, zero, zero};
         int nq = 0;
-        for (; e + 4 <= end; e += 4) {
-            v4d vj = GATHER4(v, col, e);
-            SLV_V4D_LOAD(xo, xx + e);
-            SLV_V4D_LOAD(zo, xz + e);
-            LOAD_M(mm, d, e, fm);
-            v4d xn = a1 * xo + ui * vj;
-            v4d zn = cz * zo + cxo * xo + cxn * xn;
-            SLV_V4D_STORE(xx + e, xn);
-            SLV_V4D_STORE(xz + e, zn);
-            r = xn - mm;
-            rz = zn - mm;
-            s += r * vj;
-            if (fq)
-                LOAD_Q(qq, qf, e);
-            QUAD_TERMS(L, b, r, rz, xn, qq, fq);
-            BLOCK_DONE(L, b, nq, fq, 0, zero);
+#define STEP_QUAD(e)                                                        \
+    do {                                                                    \
+        v4d vj = GATHER4(v, col, e);                                        \
+        SLV_V4D_LOAD(xo, xx + (e));                                         \
+        SLV_V4D_LOAD(zo, xz + (e));                                         \
+        LOAD_M(mm, d, e, fm);                                               \
+        v4d xn = a1 * xo + ui * vj;                                         \
+        v4d zn = cz * zo + cxo * xo + cxn * xn;                             \
+        SLV_V4D_STORE(xx + (e), xn);                                        \
+        SLV_V4D_STORE(xz + (e), zn);                                        \
+        r = xn - mm;                                                        \
+        rz = zn - mm;                                                       \
+        s += r * vj;                                                        \
+        if (fq)                                                             \
+            LOAD_Q(qq, qf, e);                                              \
+        QUAD_TERMS(L, b, r, rz, xn, qq, fq);                                \
+    } while (0)
+        for (; e + 4 * MC_BLOCK_QUADS <= end;) {
+            for (int q = 0; q < MC_BLOCK_QUADS; q++, e += 4)
+                STEP_QUAD(e);
+            FLUSH_G(L, b, zero);
         }
+        for (; e + 4 <= end; e += 4, nq++)
+            STEP_QUAD(e);
+#undef STEP_QUAD
         double s0 = s[0];
         int64_t tail = e;
         for (; e < end; e++) {
@@ -449,7 +468,7 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
             QUAD_TERMS(L, b, r, rz, xo, qq, fq);
             nq++;
         }
-        BLOCK_DONE(L, b, nq, fq, 1, zero);
+        ROW_DONE(L, b, nq, fq, zero);
         if (buf)
             cv[i] = pa[i] + ROW_TOTAL(s, s0);
         if (buf && end - done >= MC_SUM_BATCH) {
