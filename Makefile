@@ -36,7 +36,7 @@ LIB_CURL    := -lcurl
 DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
             libgnutls28-dev libcurl4-openssl-dev gnutls-bin zlib1g-dev python3 python3-venv \
-            python3-wheel-whl libjs-chart.js openmpi-bin libopenmpi-dev
+            python3-wheel-whl libjs-chart.js openmpi-bin libopenmpi-dev libparpack2-dev
 # The browser test's chromium; node and npm run its driver and Redocly CLI
 # (nodejs from another source may bring its own npm, so each is installed
 # only when its command is missing).  TEST_TOOLS=0 leaves them out (the
@@ -114,6 +114,10 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 # it is not built, and its tests skip saying why.
 MPI_CFLAGS ?= $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS   ?= $(shell mpicc --showme:link 2>/dev/null)
+# PARPACK (libparpack2-dev), the ARPACK engine of ircg-mpi only: pkg-config
+# when it knows parpack, else the library's plain name.
+PARPACK_CFLAGS ?= $(shell pkg-config --cflags parpack 2>/dev/null)
+PARPACK_LIBS   ?= $(or $(shell pkg-config --libs parpack 2>/dev/null),-lparpack)
 MPI_BIN    := $(if $(MPI_LIBS),$(IRCG_MPI))
 
 all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(MPI_BIN) $(LIBIRCG_SO) $(LIBCLIENT_SO)
@@ -170,7 +174,7 @@ $(BUILD)/obj/storage/%.o:     INC = $(INC_STORAGE)
 $(BUILD)/obj/server/%.o:      INC = $(INC_SERVER)
 $(BUILD)/obj/clients/c/%.o:   INC = $(INC_CLIENT)
 $(BUILD)/obj/clients/cli/%.o: INC = $(INC_CLI)
-$(BUILD)/obj/clients/mpi/%.o: INC = $(INC_CLI) -Iclients/mpi $(MPI_CFLAGS)
+$(BUILD)/obj/clients/mpi/%.o: INC = $(INC_CLI) -Iclients/mpi $(MPI_CFLAGS) $(PARPACK_CFLAGS)
 $(BUILD)/obj/tests/%.o:       INC = $(INC_TESTS)
 $(BUILD)/obj/tests/bench_scale/%.o: INC = $(INC_PUBLIC) -Istorage
 
@@ -233,7 +237,7 @@ MPI_CLI_SRC := clients/cli/solve_output.c clients/cli/cli_util.c clients/cli/cli
 $(IRCG_MPI): $(call obj,$(MPI_SRC) $(MPI_CLI_SRC)) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS) $(LIB_JSON) $(LIB_SOLVER)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PARPACK_LIBS) $(MPI_LIBS) $(LIB_JSON) $(LIB_SOLVER)
 
 $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
@@ -341,7 +345,7 @@ asan:
 lint: deps-lint
 	INC_SOLVER="$(INC_SOLVER)" INC_API="$(INC_API)" INC_STORAGE="$(INC_STORAGE)" \
 	INC_SERVER="$(INC_SERVER)" INC_CLIENT="$(INC_CLIENT)" INC_CLI="$(INC_CLI)" \
-	INC_MPI="$(INC_CLI) -Iclients/mpi $(MPI_CFLAGS)" tests/tools/lint.sh
+	INC_MPI="$(INC_CLI) -Iclients/mpi $(MPI_CFLAGS) $(PARPACK_CFLAGS)" tests/tools/lint.sh
 
 # The suite with assertions on and no optimization.
 debug:

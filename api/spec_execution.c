@@ -62,9 +62,6 @@ static void check_solve(sp_ctx *c, const api_spec *s, int alg_ok)
 {
     if (alg_ok && s->settings.algorithm != IRCG_ALG_IRCG)
         sp_err(c, "/algorithm/name", "a distributed solve runs ircg only");
-    if (alg_ok && s->settings.lmo_engine != IRCG_LMO_LANCZOS)
-        sp_err(c, "/algorithm/lmo/engine",
-               "a distributed solve runs the lanczos engine only (arpack is not distributed)");
     if (alg_ok && (s->settings.start != IRCG_START_DEFAULT || s->start.job))
         sp_err(c, "/algorithm/start", "a distributed solve starts from the default start only");
     if (s->ref.compute)

@@ -327,6 +327,8 @@ static int solve(run *r, const api_spec *s, const mpi_part *part)
     st.callback_data = r;
     st.cancel = (const volatile int *)&g_cancel;
     err = run_solver(r, pb, &st, &sv, &info, &d);
+    if (err != IRCG_OK && r->mc.eig_error[0]) /* the LMO's engine said why */
+        snprintf(d.message, sizeof d.message, "/algorithm/lmo/engine: %s", r->mc.eig_error);
     if (err != IRCG_OK && r->rank == 0)
         fprintf(stderr, "ircg-mpi: the solver failed: %s\n",
                 d.message[0] ? d.message : ircg_error_string(err));

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "mpi_comm.h"
+#include "mpi_parpack.h"
 
 /* Below this, gathering everything is cheaper than two exchanges. */
 #define SMALL_LEN 2048
@@ -109,7 +110,7 @@ void mpi_ctx_init(mpi_ctx *c, MPI_Comm comm, ircg_comm *out)
     *c = (mpi_ctx){.comm = comm};
     MPI_Comm_rank(comm, &c->rank);
     MPI_Comm_size(comm, &c->size);
-    *out = (ircg_comm){c->rank, c->size, c, mpi_sum};
+    *out = (ircg_comm){c->rank, c->size, c, mpi_sum, mpi_parpack_top_eig};
 }
 
 void mpi_ctx_free(mpi_ctx *c)

@@ -23,6 +23,7 @@ typedef struct mpi_ctx {
                             ranks' waits for each other (imbalance) from
                             the transfers (make bench-mpi)               */
     double wait_seconds; /* in those barriers                            */
+    char eig_error[200]; /* why the last top_eig failed (mpi_parpack.c)  */
 } mpi_ctx;
 
 /* c's ircg_comm over comm; free with mpi_ctx_free. */

@@ -304,11 +304,46 @@ ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
  * rank the elementwise sum over the ranks, added in rank order so that
  * every rank gets the same bits whatever the timing.  A transport that
  * fails does not return (MPI aborts every rank). */
-typedef struct ircg_comm {
+typedef struct ircg_comm ircg_comm;
+
+/* The eigenproblem a distributed ARPACK engine (ircg_comm.top_eig) solves:
+ * the largest eigenpair of a symmetric positive semidefinite operator A of
+ * order p whose vectors are replicated -- the same on every rank.  For the
+ * matrix-completion LMO A = C'C, whose vectors are the right (column-side)
+ * ones, and apply is the distributed Gram product. */
+typedef struct ircg_eig_request {
+    int p;
+    int ncv;              /* Lanczos basis size (ARPACK's NCV), 2..p      */
+    /* y = A x, x and y of length p; collective: every rank calls it, in
+     * the same order, with the same x, and gets the same y */
+    void (*apply)(void *op_ctx, const double *x, double *y);
+    void *op_ctx;
+    const double *v0;     /* warm start (length p), NULL: the start serial
+                             ARPACK draws on its first call in a process  */
+    double tol;           /* ARPACK's test: Ritz estimate <= tol * lambda */
+    int64_t max_apply;    /* applications of A allowed (about)            */
+} ircg_eig_request;
+
+typedef struct ircg_eig_answer {
+    double lambda;        /* the top Ritz value                          */
+    double *v;            /* caller's buffer (p): its unit Ritz vector,
+                             the same on every rank                       */
+    int64_t applied;      /* applications of A made                       */
+    int converged;        /* it met tol (else max_apply stopped it)       */
+} ircg_eig_answer;
+
+struct ircg_comm {
     int rank, size;
     void *ctx;
     void (*sum)(void *ctx, double *buf, int64_t len);
-} ircg_comm;
+    /* Optional (NULL: "lmo": {"engine": "arpack"} is refused on a
+     * distributed problem): the ARPACK engine of a distributed LMO, which
+     * ircg-mpi gives through PARPACK.  Collective; its outcome, error
+     * included, is the same on every rank, so that every rank stops (the
+     * solve then fails with it; why is the implementer's to report: ircg-mpi
+     * prints it).  Called under the library's ARPACK lock. */
+    ircg_error (*top_eig)(void *ctx, const ircg_eig_request *rq, ircg_eig_answer *ans);
+};
 
 /* Matrix completion with its rows spread over the processes of comm
  * (borrowed: it must outlive the problem).  R holds this process's ratings:
@@ -318,8 +353,9 @@ typedef struct ircg_comm {
  * and dimensions, then runs the same solver settings: each one holds its
  * rows of Omega, of the factors' left side and of the LMO's left vectors;
  * the column side is replicated, and the sums over Omega are reduced
- * through comm.  Only IR-CG with the Lanczos engine runs on such a problem
- * (the others are refused by ircg_solver_new, naming the setting); the
+ * through comm.  Only IR-CG runs on such a problem, with the Lanczos
+ * engine or, when comm has a top_eig, the ARPACK one (the others are
+ * refused by ircg_solver_new, naming the setting); the
  * iterates it returns are whole (gathered on every rank). */
 ircg_error ircg_problem_matrix_completion_part(const ircg_ratings *R, int row0,
                                                int n_local, const ircg_comm *comm,
@@ -405,7 +441,9 @@ typedef enum ircg_lmo_engine {
                               threads solve in parallel                   */
     IRCG_LMO_ARPACK        /* ARPACK-ng's implicitly restarted Lanczos on
                               C'C; ARPACK keeps Fortran state, so its calls
-                              are serialized by one process-wide lock      */
+                              are serialized by one process-wide lock.  A
+                              distributed problem runs its communicator's
+                              engine (ircg_comm.top_eig: PARPACK)         */
 } ircg_lmo_engine;
 
 typedef enum ircg_step_rule {

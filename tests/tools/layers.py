@@ -50,7 +50,8 @@ RULES = {
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 # libircg, ircgd and everything but ircg-mpi stay free of MPI.
-MPI_RE = re.compile(r'^\s*#\s*include\s+[<"]mpi\.h[>"]')
+# PARPACK's header includes mpi.h: the same rule.
+MPI_RE = re.compile(r'^\s*#\s*include\s+[<"](mpi\.h|arpack/parpack\.h)[>"]')
 MPI_ONLY = "clients/mpi"
 
 
@@ -101,7 +102,7 @@ def main():
         with open(os.path.join(root, src), encoding="utf-8", errors="replace") as fh:
             for lineno, line in enumerate(fh, 1):
                 if MPI_RE.match(line) and part != MPI_ONLY:
-                    print(f"{src}:{lineno}: only {MPI_ONLY} may include mpi.h")
+                    print(f"{src}:{lineno}: only {MPI_ONLY} may include mpi.h (or parpack.h)")
                     bad += 1
                 m = INCLUDE_RE.match(line)
                 if not m:

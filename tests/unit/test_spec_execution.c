@@ -114,7 +114,6 @@ TEST(spec_execution, distributed_checks_name_the_member)
 {
     static const char *const cases[][3] = {
         {"'algorithm': {'name': 'cgbio'}", "/algorithm/name", "ircg only"},
-        {"'algorithm': {'lmo': {'engine': 'arpack'}}", "/algorithm/lmo/engine", "lanczos"},
         {"'algorithm': {'start': 'zero'}", "/algorithm/start", "default start"},
         {"'reference': {'compute': true}", "/reference/compute", "g_opt"},
         {"'output': {'snapshot_every': 10}", "/output/snapshot_every", "not kept"},
@@ -135,6 +134,13 @@ TEST(spec_execution, distributed_checks_name_the_member)
     one_error("{'problem': {'type': 'least_squares', 'data': {'source': 'synthetic', 'm': 5, "
               "'n': 8}}, 'execution': {'ranks': 2}}", 1, 0, "/problem/type",
               "matrix_completion");
+    /* the arpack engine runs distributed (PARPACK in ircg-mpi) */
+    CHECK_INT(parse("{'problem': " SYNTH ", 'algorithm': {'lmo': {'engine': 'arpack'}}, "
+                    "'execution': {'ranks': 2}}", 1, 0, NULL, &e, NULL), 0);
+    api_errors_clear(&e);
+    CHECK_INT(parse("{'problem': " SYNTH ", 'algorithm': {'lmo': {'engine': 'arpack'}}}", 0, 1,
+                    NULL, &e, NULL), 0);
+    api_errors_clear(&e);
     /* ircg-mpi makes the checks whatever the spec says (snapshots aside:
      * only a service keeps them) */
     one_error("{'problem': " SYNTH ", 'algorithm': {'name': 'irpg'}}", 0, 1, "/algorithm/name",

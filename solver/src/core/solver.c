@@ -40,8 +40,9 @@ static ircg_error check_reference(const ircg_problem *pb, const ircg_reference *
     return IRCG_OK;
 }
 
-/* A distributed problem runs IR-CG with the Lanczos engine from the
- * default start, without a reference (whose residual is whole). */
+/* A distributed problem runs IR-CG from the default start, without a
+ * reference (whose residual is whole), with the Lanczos engine or the
+ * ARPACK one its communicator brings (top_eig). */
 static ircg_error check_distributed(const ircg_problem *pb, const ircg_settings *s,
                                     ircg_diag *diag)
 {
@@ -50,9 +51,10 @@ static ircg_error check_distributed(const ircg_problem *pb, const ircg_settings 
     if (s->algorithm != IRCG_ALG_IRCG)
         return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
                         "a distributed problem is solved by ircg only");
-    if (s->lmo_engine != IRCG_LMO_LANCZOS)
+    if (s->lmo_engine == IRCG_LMO_ARPACK && !pb->comm->top_eig)
         return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",
-                        "a distributed problem uses the lanczos engine only");
+                        "this distributed problem's communicator has no ARPACK "
+                        "engine (top_eig): use the lanczos engine");
     if (s->start != IRCG_START_DEFAULT)
         return slv_fail(diag, IRCG_ERR_INVALID, "/start",
                         "a distributed problem starts from the default start only");

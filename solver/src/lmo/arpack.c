@@ -3,11 +3,13 @@
  * ||C'u - s v|| <= tol s  <=>  ||C'C v - s^2 v|| <= tol s^2. */
 #include <arpack/arpack.h>
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "lmo/arpack.h"
 
 /* ARPACK-ng's dsaupd keeps its progress between the calls of one reverse-
@@ -19,13 +21,6 @@
  * single calls.  It is the only global state of the library; the Lanczos
  * engine needs none, which is why it is the default. */
 static pthread_mutex_t lmo_arpack_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/* Lanczos basis size: ARPACK fills it before its first convergence test,
- * so a small one suits a warm start (20 gave 43 products per LMO, 4 gave
- * fewer; see the report of the benchmark). */
-#ifndef MC_ARPACK_NCV
-#define MC_ARPACK_NCV 4
-#endif
 
 typedef struct arp {
     a_int p, ncv, lworkl, iparam[11], ipntr[14];
@@ -59,6 +54,42 @@ static int arp_alloc(arp *a, int p, int ncv)
     return a->resid && a->V && a->workd && a->workl && a->d && a->Z && a->select;
 }
 
+/* The tolerance to give dseupd (or pdseupd) after dsaupd returned: tol,
+ * or, when dsaupd stopped at its iteration limit with no Ritz value
+ * converged (iparam[4] = 0), a tolerance every Ritz estimate meets, with
+ * iparam[4] set to 1, so that dseupd makes the top Ritz pair all the same:
+ * the best answer there is, reported as not converged.  (dseupd would
+ * return at once and leave the vector unwritten; pdseupd fails, -14.) */
+static double accept_tol(a_int *iparam, double tol)
+{
+    if (iparam[4] >= 1)
+        return tol;
+    iparam[4] = 1;
+    return DBL_MAX;
+}
+
+/* u = C v / ||C v|| for the answer's v (one product); C v = 0 means C
+ * vanishes on the top eigenvector of C'C, so C = 0: then sv = 0 and u the
+ * first unit vector.  Distributed (c set): u is this rank's rows
+ * [row0, row0 + n) and its norm is summed over the ranks. */
+static void left_vector(const ircg_comm *c, int n, int row0, lmo_op_fn op, void *ctx,
+                        lmo_svd_out *out)
+{
+    op(ctx, 0, out->v, out->u);
+    out->matvecs++;
+    double s = c ? sqrt(slv_comm_sum1(c, cblas_ddot(n, out->u, 1, out->u, 1)))
+                 : cblas_dnrm2(n, out->u, 1);
+    out->sv[0] = s;
+    if (s > 0) {
+        cblas_dscal(n, 1.0 / s, out->u, 1);
+        return;
+    }
+    out->zero = 1;
+    memset(out->u, 0, (size_t)n * sizeof(double));
+    if (row0 == 0 && n > 0)
+        out->u[0] = 1;
+}
+
 /* The reverse-communication loop; returns ARPACK's info. */
 static a_int iterate(arp *a, int n, lmo_op_fn op, void *ctx, double tol, double *tn,
                      a_int info, lmo_svd_out *out)
@@ -83,7 +114,7 @@ ircg_error lmo_arpack_run(int n, int p, lmo_op_fn op, void *ctx, const double *v
                          double tol, int64_t max_mv, double *tn, lmo_svd_out *out)
 {
     arp a = {0};
-    int ncv = p < MC_ARPACK_NCV ? p : MC_ARPACK_NCV;
+    int ncv = p < LMO_ARPACK_NCV ? p : LMO_ARPACK_NCV;
     a_int info = 0;
     ircg_error err = IRCG_ERR_NOMEM;
 
@@ -102,27 +133,58 @@ ircg_error lmo_arpack_run(int n, int p, lmo_op_fn op, void *ctx, const double *v
     err = IRCG_ERR_NUMERICAL;
     pthread_mutex_lock(&lmo_arpack_mu);
     info = iterate(&a, n, op, ctx, tol, tn, info, out);
+    out->converged = a.iparam[4] >= 1;
     if (info >= 0)
-        dseupd_c(1, "A", a.select, a.d, a.Z, p, 0.0, "I", p, "LA", 1, tol, a.resid,
-                 a.ncv, a.V, p, a.iparam, a.ipntr, a.workd, a.workl, a.lworkl, &info);
+        dseupd_c(1, "A", a.select, a.d, a.Z, p, 0.0, "I", p, "LA", 1,
+                 accept_tol(a.iparam, tol), a.resid, a.ncv, a.V, p, a.iparam,
+                 a.ipntr, a.workd, a.workl, a.lworkl, &info);
     pthread_mutex_unlock(&lmo_arpack_mu);
     if (info < 0)
         goto done;
-    out->converged = a.iparam[4] >= 1;
     memcpy(out->v, a.Z, (size_t)p * sizeof(double));
-    op(ctx, 0, out->v, out->u);
-    out->matvecs++;
-    double s = cblas_dnrm2(n, out->u, 1);
-    out->sv[0] = s;
-    if (s > 0) {
-        cblas_dscal(n, 1.0 / s, out->u, 1);
-    } else { /* C v = 0: C vanishes on the top eigenvector of C'C */
-        out->zero = 1;
-        memset(out->u, 0, (size_t)n * sizeof(double));
-        out->u[0] = 1;
-    }
+    left_vector(NULL, n, 0, op, ctx, out);
     err = IRCG_OK;
 done:
     arp_free(&a);
     return err;
+}
+
+/* The Gram product as the eigenproblem's y = C'C x (C x is scratch). */
+typedef struct dist_apply {
+    const lmo_dist_ops *ops;
+    int64_t applied;
+} dist_apply;
+
+static void apply_gram(void *vc, const double *x, double *y)
+{
+    dist_apply *c = vc;
+    c->ops->gram(c->ops->gram_ctx, x, c->ops->cx, y);
+    c->applied++;
+}
+
+ircg_error lmo_arpack_dist_run(const ircg_comm *c, int n, int row0, int p,
+                              const lmo_dist_ops *ops, const double *v0, double tol,
+                              int64_t max_mv, lmo_svd_out *out)
+{
+    dist_apply ac = {.ops = ops};
+    /* a zero start is a cold one, as in lmo_arpack_run; v0 is replicated,
+     * so every rank takes the same branch */
+    int warm = v0 && cblas_dnrm2(p, v0, 1) > 0;
+    ircg_eig_request rq = {.p = p, .ncv = p < LMO_ARPACK_NCV ? p : LMO_ARPACK_NCV,
+                           .apply = apply_gram, .op_ctx = &ac, .v0 = warm ? v0 : NULL,
+                           .tol = tol, .max_apply = max_mv / 2};
+    ircg_eig_answer ans = {.v = out->v};
+
+    out->matvecs = 0;
+    out->converged = out->zero = 0;
+    memset(out->sv, 0, sizeof out->sv);
+    pthread_mutex_lock(&lmo_arpack_mu);
+    ircg_error err = c->top_eig(c->ctx, &rq, &ans);
+    pthread_mutex_unlock(&lmo_arpack_mu);
+    out->matvecs = 2 * ac.applied; /* a Gram product counts two (gram.h) */
+    if (err != IRCG_OK)
+        return err;
+    out->converged = ans.converged;
+    left_vector(c, n, row0, ops->op, ops->op_ctx, out);
+    return IRCG_OK;
 }

@@ -200,8 +200,12 @@ ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir)
 
     if (w->engine == IRCG_LMO_ARPACK) { /* its first product is on a rescaled vector */
         mc_grad_ctx oc = {.w = w, .wf = sigma, .wg = 1};
-        err = lmo_arpack_run(d->n, d->p, mc_grad_op, &oc, v0, w->lmo_tol,
-                             w->lmo_max_mv, w->tn2, &so);
+        gram_ctx gc = {.w = w, .sigma = sigma};
+        lmo_dist_ops ops = {gram_op, &gc, w->tn2, mc_grad_op, &oc};
+        err = d->comm ? lmo_arpack_dist_run(d->comm, d->n, d->row0, d->p, &ops, v0,
+                                            w->lmo_tol, w->lmo_max_mv, &so)
+                      : lmo_arpack_run(d->n, d->p, mc_grad_op, &oc, v0, w->lmo_tol,
+                                       w->lmo_max_mv, w->tn2, &so);
     } else {
         gram_ctx gc = {.w = w, .sigma = sigma};
         gc.use_pre = v0 && w->pre_valid && w->pre_sigma == sigma &&
