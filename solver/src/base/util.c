@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 ircg_error slv_fail(ircg_diag *diag, ircg_error code, const char *field,
@@ -126,4 +127,21 @@ void slv_rbuf_f64s(slv_rbuf *r, double *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         v[i] = slv_rbuf_f64(r);
+}
+
+void *slv_big_alloc(size_t bytes, int zero)
+{
+    const size_t huge = (size_t)2 << 20;
+    void *p = NULL;
+
+    if (bytes < 2 * huge)
+        return zero ? calloc(1, bytes ? bytes : 1) : malloc(bytes ? bytes : 1);
+    if (posix_memalign(&p, huge, bytes) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice: refused is fine */
+#endif
+    if (zero)
+        memset(p, 0, bytes);
+    return p;
 }

@@ -197,6 +197,14 @@ void mc_omega_add_x0(mc_ws *w, double *xo, double a);
 void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, int pre);
 /* The sums of the current sides, as a step pass makes them. */
 void mc_omega_sums(mc_ws *w);
+/* The same in two parts, for a pass that writes x and z itself
+ * (mc_refresh.c): chunk c's sums (a task, run right after the chunk is
+ * written, while it is in cache), then, after every chunk's, the totals.
+ * mc_sums_data_bytes: what such a pass reads for the sums besides x and
+ * z (M, and q~ when traced), per entry. */
+void mc_omega_sums_chunk(mc_ws *w, int c);
+void mc_omega_sums_finish(mc_ws *w);
+double mc_sums_data_bytes(const mc_ws *w);
 /* The x residual xo - M (made by a pass when stale; NULL when out of
  * memory), for the plain products of mc_grad_op. */
 const double *mc_x_residual(mc_ws *w);
@@ -211,9 +219,10 @@ double mc_rx_dot_x(mc_ws *w);
  * is already the one set. */
 void mc_reference_set(mc_ws *w, const double *q);
 
-/* mc_refresh.c: both sides on Omega (and the residuals, g) recomputed from
- * the factors, every MC_REFRESH_EVERY steps, against the drift of the
- * incremental updates */
+/* mc_refresh.c: both sides on Omega recomputed from the factors, and
+ * their sums, in one pass: every MC_REFRESH_EVERY steps in place of the
+ * step's incremental pass, against the drift of those updates.  Nothing
+ * changes when it fails (out of memory). */
 #define MC_REFRESH_EVERY 32
 ircg_error mc_omega_refresh(mc_ws *w);
 

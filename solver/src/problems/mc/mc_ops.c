@@ -74,8 +74,8 @@ static ircg_error alloc_ws(const mc_data *d, const ircg_settings *s, mc_ws **out
     if (w->compress_base < 8)
         w->compress_base = 8;
     w->compress_at = w->compress_base;
-    w->x.xo = calloc(nnz, sizeof(double));
-    w->z.xo = malloc(nnz * sizeof(double));
+    w->x.xo = slv_big_alloc(nnz * sizeof(double), 1);
+    w->z.xo = slv_big_alloc(nnz * sizeof(double), 0);
     w->u = calloc((size_t)d->n, sizeof(double));
     w->v = calloc((size_t)d->p, sizeof(double));
     w->pre_cv = malloc((size_t)d->n * sizeof(double));
@@ -202,19 +202,24 @@ ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
     step_factors(w, alpha, cz, cx_old, cx_new);
     if (w->k >= w->compress_at)
         err = mc_compress(w);
-    /* a refresh would change R under the product: no plan then */
-    int pre = err == IRCG_OK && w->plan_valid && w->have_v && !refresh &&
-              w->engine != IRCG_LMO_ARPACK && lmo_gram_keeps_start(w->v, w->d->p);
-    if (pre)
-        mc_gram_lowrank_in(w, w->plan_sigma, w->v, w->pre_a);
-    mc_omega_step(w, alpha, cz, cx_old, cx_new, pre);
+    /* The refresh replaces the incremental pass (without a planned
+     * product: the LMO makes its first one itself); when it cannot run
+     * (no memory), the pass keeps the state consistent, and the error is
+     * returned after it. */
+    ircg_error rerr = refresh && err == IRCG_OK ? mc_omega_refresh(w) : IRCG_ERR_INVALID;
+    if (rerr != IRCG_OK) {
+        int pre = err == IRCG_OK && w->plan_valid && w->have_v && !refresh &&
+                  w->engine != IRCG_LMO_ARPACK && lmo_gram_keeps_start(w->v, w->d->p);
+        if (pre)
+            mc_gram_lowrank_in(w, w->plan_sigma, w->v, w->pre_a);
+        mc_omega_step(w, alpha, cz, cx_old, cx_new, pre);
+        w->since_refresh++;
+        if (refresh && err == IRCG_OK)
+            err = rerr;
+    }
     w->plan_valid = 0;
     w->have_dir = 0;
-    if (err != IRCG_OK)
-        return err;
-    if (++w->since_refresh >= MC_REFRESH_EVERY)
-        return mc_omega_refresh(w);
-    return IRCG_OK;
+    return err;
 }
 
 static void mc_values(void *ws, const double *ref, slv_values *out)
@@ -261,7 +266,7 @@ static const double *mc_residual(void *ws, ircg_which which)
 
     if (which != IRCG_Z)
         return mc_x_residual(w);
-    if (!w->z.r && !(w->z.r = malloc((size_t)d->nnz * sizeof(double))))
+    if (!w->z.r && !(w->z.r = slv_big_alloc((size_t)d->nnz * sizeof(double), 0)))
         return NULL;
     for (int64_t e = 0; e < d->nnz; e++)
         w->z.r[e] = w->z.xo[e] - mc_rating(d, e);

@@ -164,9 +164,9 @@ static int alloc_ratings(mc_data *d, const ircg_ratings *R)
         floats = (double)(float)R->val[e] == R->val[e];
     /* build_csr sets every entry; zeroed so that clang-tidy sees it too */
     if (floats)
-        d->mf = calloc((size_t)d->nnz, sizeof *d->mf);
+        d->mf = slv_big_alloc((size_t)d->nnz * sizeof *d->mf, 1);
     else
-        d->m = calloc((size_t)d->nnz, sizeof *d->m);
+        d->m = slv_big_alloc((size_t)d->nnz * sizeof *d->m, 1);
     return d->mf || d->m;
 }
 
@@ -230,7 +230,7 @@ ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
     d->outer = outer;
     d->delta = delta;
     d->rowptr = calloc((size_t)d->n + 1, sizeof *d->rowptr);
-    d->col = malloc((size_t)d->nnz * sizeof *d->col);
+    d->col = slv_big_alloc((size_t)d->nnz * sizeof *d->col, 0);
     if (!d->rowptr || !d->col || !alloc_ratings(d, R))
         goto nomem;
     if ((err = build_csr(d, R, diag)) != IRCG_OK ||

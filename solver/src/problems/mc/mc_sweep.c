@@ -37,7 +37,6 @@
 #include "problems/mc/mc.h"
 
 typedef slv_v4d v4d;
-typedef float v4f __attribute__((vector_size(16)));
 
 /* Entries of the rows whose dot products are made before they are
  * scattered back (while they are in L1). */
@@ -59,18 +58,27 @@ typedef float v4f __attribute__((vector_size(16)));
  * mc_kernels.c's row_dot does. */
 #define ROW_TOTAL(s, s0) (((s0) + (s)[1]) + ((s)[2] + (s)[3]))
 
+/* Four floats at p as doubles (exact).  Written element by element: gcc
+ * 12 makes that one vcvtps2pd ymm, (mem) in the AVX2 clone, where
+ * __builtin_convertvector of a v4f gave five instructions (two half
+ * conversions and a shuffle; for q~ a round trip through the stack too):
+ * 2.6 of the 3.8 instructions per entry that tracing a reference added to
+ * the step pass (callgrind). */
+#define LOAD_F4(dst, p)                                                     \
+    do {                                                                    \
+        const float *p_ = (p);                                              \
+        (dst) = (v4d){p_[0], p_[1], p_[2], p_[3]};                          \
+    } while (0)
+
 /* The ratings of entries e..e+3 (and of e alone): from their float copy
  * when the problem has one (fm, a constant in each specialization), the
  * same values. */
 #define LOAD_M(mm, d, e, fm)                                                \
     do {                                                                    \
-        if (fm) {                                                           \
-            v4f f_;                                                         \
-            memcpy(&f_, (d)->mf + (e), sizeof f_);                          \
-            (mm) = __builtin_convertvector(f_, v4d);                        \
-        } else {                                                            \
+        if (fm)                                                             \
+            LOAD_F4(mm, (d)->mf + (e));                                     \
+        else                                                                \
             SLV_V4D_LOAD(mm, (d)->m + (e));                                 \
-        }                                                                   \
     } while (0)
 #define M_AT(d, e, fm) ((fm) ? (double)(d)->mf[(e)] : (d)->m[(e)])
 
@@ -82,12 +90,7 @@ typedef float v4f __attribute__((vector_size(16)));
  * and the last sum is a constant (w->qcorr, made once by mc_reference_set).
  * The price is in the terms' magnitude: |r - q~| <= |r - q| + |q - q~|,
  * with |q - q~| <= 2^-24 |q| (see FLUSH_D for the bound). */
-#define LOAD_Q(qq, qf, e)                                                   \
-    do {                                                                    \
-        v4f f_;                                                             \
-        memcpy(&f_, (qf) + (e), sizeof f_);                                 \
-        (qq) = __builtin_convertvector(f_, v4d);                            \
-    } while (0)
+#define LOAD_Q(qq, qf, e) LOAD_F4(qq, (qf) + (e))
 
 /* A block's plain partial sums: g's of at most MC_BLOCK_QUADS quads of one
  * row, the gaps' of the row. */
@@ -139,15 +142,15 @@ typedef struct lanes {
         (b).dx = (b).dz = (zero);                                           \
     } while (0)
 
-/* A block of g's terms is full (every MC_BLOCK_QUADS quads) or the row
- * ended (end): into the lanes. */
-#define BLOCK_DONE(L, b, nq, fq, end, zero)                                 \
+/* The row ended: its last (partial) block of g's terms and its gaps'
+ * terms into the lanes.  Full blocks are flushed by the loops over a row's
+ * quads, every MC_BLOCK_QUADS quads (a loop of fixed length inside: no
+ * counter per quad). */
+#define ROW_DONE(L, b, nq, fq, zero)                                        \
     do {                                                                    \
-        if ((end) ? (nq) > 0 : ++(nq) == MC_BLOCK_QUADS) {                  \
+        if ((nq) > 0)                                                       \
             FLUSH_G(L, b, zero);                                            \
-            (nq) = 0;                                                       \
-        }                                                                   \
-        if ((end) && (fq))                                                  \
+        if (fq)                                                             \
             FLUSH_D(L, b, zero);                                            \
     } while (0)
 
@@ -172,22 +175,33 @@ MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const 
                         const int fq)
 {
     const double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
+    const float *restrict qf = w->qf;
+    const mc_data dd = *w->d, *d = &dd; /* a copy: no reload per quad */
     const v4d zero = {0, 0, 0, 0};
     v4d x, z, mm, qq = zero, r, rz;
     blk b = {zero, zero, zero, zero};
     int nq = 0;
 
-    for (; e + 4 <= end; e += 4) {
-        SLV_V4D_LOAD(x, xx + e);
-        SLV_V4D_LOAD(z, xz + e);
-        LOAD_M(mm, w->d, e, fm);
-        if (fq)
-            LOAD_Q(qq, w->qf, e);
-        r = x - mm;
-        rz = z - mm;
-        QUAD_TERMS(*L, b, r, rz, x, qq, fq);
-        BLOCK_DONE(*L, b, nq, fq, 0, zero);
+#define SUMS_QUAD(e)                                                        \
+    do {                                                                    \
+        SLV_V4D_LOAD(x, xx + (e));                                          \
+        SLV_V4D_LOAD(z, xz + (e));                                          \
+        LOAD_M(mm, d, e, fm);                                               \
+        if (fq)                                                             \
+            LOAD_Q(qq, qf, e);                                              \
+        r = x - mm;                                                         \
+        rz = z - mm;                                                        \
+        QUAD_TERMS(*L, b, r, rz, x, qq, fq);                                \
+    } while (0)
+
+    for (; e + 4 * MC_BLOCK_QUADS <= end;) {
+        for (int q = 0; q < MC_BLOCK_QUADS; q++, e += 4)
+            SUMS_QUAD(e);
+        FLUSH_G(*L, b, zero);
     }
+    for (; e + 4 <= end; e += 4, nq++)
+        SUMS_QUAD(e);
+#undef SUMS_QUAD
     if (e < end) {
         tail_quad(w, e, end, &x, &z, &mm, &qq, fm, fq);
         r = x - mm;
@@ -195,7 +209,7 @@ MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const 
         QUAD_TERMS(*L, b, r, rz, x, qq, fq);
         nq++;
     }
-    BLOCK_DONE(*L, b, nq, fq, 1, zero);
+    ROW_DONE(*L, b, nq, fq, zero);
 }
 
 MC_INLINE void clear_lanes(lanes *L)
@@ -390,7 +404,7 @@ typedef struct sctx {
 MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const int fq)
 {
     mc_ws *w = k->w;
-    const mc_data *d = w->d;
+    const mc_data dd = *w->d, *d = &dd; /* a copy: no reload per quad */
     double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
     const double *restrict v = w->v, *restrict u = w->u;
     const double *restrict pa = w->pre_a;
@@ -412,23 +426,31 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
         v4d s = zero, xo, zo, mm, qq = zero, r, rz;
         blk b = {zero, zero, zero, zero};
         int nq = 0;
-        for (; e + 4 <= end; e += 4) {
-            v4d vj = GATHER4(v, col, e);
-            SLV_V4D_LOAD(xo, xx + e);
-            SLV_V4D_LOAD(zo, xz + e);
-            LOAD_M(mm, d, e, fm);
-            v4d xn = a1 * xo + ui * vj;
-            v4d zn = cz * zo + cxo * xo + cxn * xn;
-            SLV_V4D_STORE(xx + e, xn);
-            SLV_V4D_STORE(xz + e, zn);
-            r = xn - mm;
-            rz = zn - mm;
-            s += r * vj;
-            if (fq)
-                LOAD_Q(qq, qf, e);
-            QUAD_TERMS(L, b, r, rz, xn, qq, fq);
-            BLOCK_DONE(L, b, nq, fq, 0, zero);
+#define STEP_QUAD(e)                                                        \
+    do {                                                                    \
+        v4d vj = GATHER4(v, col, e);                                        \
+        SLV_V4D_LOAD(xo, xx + (e));                                         \
+        SLV_V4D_LOAD(zo, xz + (e));                                         \
+        LOAD_M(mm, d, e, fm);                                               \
+        v4d xn = a1 * xo + ui * vj;                                         \
+        v4d zn = cz * zo + cxo * xo + cxn * xn;                             \
+        SLV_V4D_STORE(xx + (e), xn);                                        \
+        SLV_V4D_STORE(xz + (e), zn);                                        \
+        r = xn - mm;                                                        \
+        rz = zn - mm;                                                       \
+        s += r * vj;                                                        \
+        if (fq)                                                             \
+            LOAD_Q(qq, qf, e);                                              \
+        QUAD_TERMS(L, b, r, rz, xn, qq, fq);                                \
+    } while (0)
+        for (; e + 4 * MC_BLOCK_QUADS <= end;) {
+            for (int q = 0; q < MC_BLOCK_QUADS; q++, e += 4)
+                STEP_QUAD(e);
+            FLUSH_G(L, b, zero);
         }
+        for (; e + 4 <= end; e += 4, nq++)
+            STEP_QUAD(e);
+#undef STEP_QUAD
         double s0 = s[0];
         int64_t tail = e;
         for (; e < end; e++) {
@@ -446,7 +468,7 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
             QUAD_TERMS(L, b, r, rz, xo, qq, fq);
             nq++;
         }
-        BLOCK_DONE(L, b, nq, fq, 1, zero);
+        ROW_DONE(L, b, nq, fq, zero);
         if (buf)
             cv[i] = pa[i] + ROW_TOTAL(s, s0);
         if (buf && end - done >= MC_SUM_BATCH) {
@@ -488,10 +510,15 @@ static void step_group(void *vc, int g)
         step_chunk(k, c, buf);
 }
 
-/* The bytes a pass moves for the sums: x, z and M read, q~ when traced. */
+double mc_sums_data_bytes(const mc_ws *w)
+{
+    return (w->d->mf ? 4 : 8) + (w->ref && w->qf ? 4 : 0);
+}
+
+/* The bytes a pass moves for the sums: x and z read, then M and q~. */
 static double sums_bytes(const mc_ws *w)
 {
-    return (w->d->mf ? 20 : 24) + (w->ref && w->qf ? 4 : 0);
+    return 16 + mc_sums_data_bytes(w);
 }
 
 void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, int pre)
@@ -530,14 +557,23 @@ static void sums_rows(const mc_ws *w, int lo, int hi, lanes *L)
     }
 }
 
-static void sums_task(void *vc, int c)
+void mc_omega_sums_chunk(mc_ws *w, int c)
 {
-    mc_ws *w = vc;
     lanes L;
 
     clear_lanes(&L);
     sums_rows(w, w->d->chunk_row[c], w->d->chunk_row[c + 1], &L);
     store_sums(w, c, &L);
+}
+
+void mc_omega_sums_finish(mc_ws *w)
+{
+    finish_sums(w);
+}
+
+static void sums_task(void *vc, int c)
+{
+    mc_omega_sums_chunk(vc, c);
 }
 
 void mc_omega_sums(mc_ws *w)
@@ -590,7 +626,7 @@ void mc_reference_set(mc_ws *w, const double *q)
     if (!q)
         return;
     if (!w->qf)
-        w->qf = malloc((size_t)w->d->nnz * sizeof *w->qf);
+        w->qf = slv_big_alloc((size_t)w->d->nnz * sizeof *w->qf, 0);
     qctx k = {.w = w, .q = q};
     slv_pool_run(w->ex.pool, reference_task, &k, w->d->nchunk);
     mc_exec_count(&w->ex, w->qf ? 12 : 8); /* q read, q~ written */
@@ -611,7 +647,7 @@ const double *mc_x_residual(mc_ws *w)
 {
     if (w->xr_valid)
         return w->x.r;
-    if (!w->x.r && !(w->x.r = malloc((size_t)w->d->nnz * sizeof *w->x.r)))
+    if (!w->x.r && !(w->x.r = slv_big_alloc((size_t)w->d->nnz * sizeof *w->x.r, 0)))
         return NULL;
     slv_pool_run(w->ex.pool, residual_task, w, w->d->nchunk);
     mc_exec_count(&w->ex, 24); /* x, M, r */
