@@ -59,16 +59,15 @@ static void check_problem(sp_ctx *c, const api_spec *s)
                s->mc.source == SP_SRC_INLINE ? "inline" : "dataset");
 }
 
-/* The algorithm, the start, the reference and the output. */
+/* The algorithm and the start.  A computed reference runs on the ranks'
+ * parts as the solve does (ircg-mpi). */
 static void check_solve(sp_ctx *c, const api_spec *s, int alg_ok)
 {
     if (alg_ok && s->settings.algorithm != IRCG_ALG_IRCG)
         sp_err(c, "/algorithm/name", "a distributed solve runs ircg only");
-    if (alg_ok && (s->settings.start != IRCG_START_DEFAULT || s->start.job))
-        sp_err(c, "/algorithm/start", "a distributed solve starts from the default start only");
-    if (s->ref.compute)
-        sp_err(c, "/reference/compute",
-               "a distributed solve does not compute g_opt (give a known \"g_opt\" instead)");
+    if (alg_ok && (s->settings.start == IRCG_START_GIVEN || s->start.job))
+        sp_err(c, "/algorithm/start", "a distributed solve starts from the default start "
+               "or \"zero\" only (not %s)", s->start.job ? "another job's snapshot" : "an x0");
 }
 
 void sp_check_execution(sp_ctx *c, const api_spec *s, int problem_ok, int alg_ok)

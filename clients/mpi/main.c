@@ -234,7 +234,7 @@ static void gather_hosts(run *r)
 /* The result on rank 0; the iterates are gathered by every rank. */
 static int write_result(run *r, const api_spec *s, const ircg_solver *sv,
                         const ircg_settings *st, const ircg_info *info, ircg_error err,
-                        const char *msg)
+                        const char *msg, const ircg_reference_info *ri)
 {
     api_output_spec o;
     ircg_iterate *x = NULL, *z = NULL;
@@ -251,7 +251,7 @@ static int write_result(run *r, const api_spec *s, const ircg_solver *sv,
         for (int i = 0; names && i < r->size; i++)
             names[i] = r->hosts ? r->hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME : "";
         api_execution ex = {r->size, names};
-        api_result res = {info, err, msg, NULL, rs.g_opt, x, z, st, names ? &ex : NULL};
+        api_result res = {info, err, msg, ri, rs.g_opt, x, z, st, names ? &ex : NULL};
         char *text = api_result_json(&res);
         rc = cli_outputs_result(&r->out, text);
         free(text);
@@ -318,41 +318,100 @@ static ircg_error run_solver(run *r, const ircg_problem *pb, const ircg_settings
     return err;
 }
 
-/* The part's problem, the solver, the outputs.  Collective. */
-static int solve(run *r, const api_spec *s, const mpi_part *part)
+/* The reference g_opt when the spec asks for it, computed on the parts as
+ * the solve runs (collective: every rank takes the same steps, and keeps
+ * r(x*) on its own rows, which the solve's values sum against).  A
+ * cancelled one comes back for the result, not to be used. */
+static ircg_error compute_reference(const run *r, const api_spec *s, const ircg_problem *pb,
+                                    ircg_reference **ref, ircg_reference_info *ri,
+                                    ircg_diag *d)
+{
+    api_reference_spec rs;
+    api_spec_reference(s, &rs);
+    if (!rs.compute)
+        return IRCG_OK;
+    rs.settings.cancel = (const volatile int *)&g_cancel;
+    if (r->rank == 0 && !r->quiet)
+        fprintf(stderr, "ircg-mpi: computing the reference g_opt (tol %.3g)...\n",
+                rs.settings.tol);
+    ircg_error err = ircg_reference_compute(pb, &rs.settings, ref, d);
+    if (mpi_any_failed(MPI_COMM_WORLD, err == IRCG_OK)) {
+        if (err == IRCG_OK) /* another rank's failure */
+            snprintf(d->message, sizeof d->message, "another rank failed");
+        ircg_reference_free(*ref);
+        *ref = NULL;
+        return err != IRCG_OK ? err : IRCG_ERR_INVALID;
+    }
+    ircg_reference_get_info(*ref, ri);
+    if (r->rank == 0 && !r->quiet)
+        fprintf(stderr, "ircg-mpi: reference: g_opt %.17g, gap %.3e, %lld iterations, "
+                "%.2fs (%s)\n", ri->g_opt, ri->gap, (long long)ri->iterations, ri->seconds,
+                ircg_status_string(ri->status));
+    return IRCG_OK;
+}
+
+/* The part's problem; NULL (said on the failing rank's stderr) when any
+ * rank could not build its own.  Collective. */
+static ircg_problem *part_problem(const run *r, const api_spec *s, const mpi_part *part)
 {
     api_mc_source src;
-    ircg_settings st;
     ircg_problem *pb = NULL;
-    ircg_solver *sv = NULL;
-    ircg_info info = {0};
     ircg_diag d = {0};
     api_spec_mc_source(s, &src);
-    api_spec_settings(s, &st);
     ircg_error err = ircg_problem_matrix_completion_part(part->R, part->row0, part->n_local,
                                                          &r->comm, src.outer, src.delta,
                                                          &pb, &d);
-    if (mpi_any_failed(MPI_COMM_WORLD, err == IRCG_OK)) {
-        if (err != IRCG_OK)
-            fprintf(stderr, "ircg-mpi: rank %d: /problem%s: %s\n", r->rank, d.field,
-                    d.message);
-        ircg_problem_free(pb);
+    if (!mpi_any_failed(MPI_COMM_WORLD, err == IRCG_OK))
+        return pb;
+    if (err != IRCG_OK)
+        fprintf(stderr, "ircg-mpi: rank %d: /problem%s: %s\n", r->rank, d.field, d.message);
+    ircg_problem_free(pb);
+    return NULL;
+}
+
+/* The part's problem, the reference when asked, the solver, the outputs.
+ * Collective. */
+static int solve(run *r, const api_spec *s, const mpi_part *part)
+{
+    ircg_settings st;
+    ircg_solver *sv = NULL;
+    ircg_reference *ref = NULL;
+    ircg_reference_info ri;
+    ircg_info info = {0};
+    ircg_diag d = {0};
+    char msg[sizeof d.message + 64] = "";
+    ircg_problem *pb = part_problem(r, s, part);
+    if (!pb)
         return CLI_INVALID;
+    api_spec_settings(s, &st);
+    ircg_error err = compute_reference(r, s, pb, &ref, &ri, &d);
+    int ref_failed = err != IRCG_OK;
+    const char *what = ref_failed ? "the reference computation" : "the solver";
+    if (!ref_failed) {
+        if (ref && ri.status != IRCG_STATUS_CANCELLED) /* a cancelled one stops the solve */
+            st.reference = ref;
+        st.callback = on_iter;
+        st.callback_data = r;
+        st.cancel = (const volatile int *)&g_cancel;
+        err = run_solver(r, pb, &st, &sv, &info, &d);
     }
-    st.callback = on_iter;
-    st.callback_data = r;
-    st.cancel = (const volatile int *)&g_cancel;
-    err = run_solver(r, pb, &st, &sv, &info, &d);
     if (err != IRCG_OK && r->mc.eig_error[0]) /* the LMO's engine said why */
         snprintf(d.message, sizeof d.message, "/algorithm/lmo/engine: %s", r->mc.eig_error);
+    if (ref_failed) /* as ircg solve says it */
+        snprintf(msg, sizeof msg, "the reference computation failed: %s",
+                 d.message[0] ? d.message : ircg_error_string(err));
+    else
+        snprintf(msg, sizeof msg, "%s", d.message); /* "" for a failure mid-solve */
     if (err != IRCG_OK && r->rank == 0)
-        fprintf(stderr, "ircg-mpi: the solver failed: %s\n",
+        fprintf(stderr, "ircg-mpi: %s failed: %s\n", what,
                 d.message[0] ? d.message : ircg_error_string(err));
     if (err == IRCG_OK)
         report(r, &info);
-    int wrc = write_result(r, s, err == IRCG_OK ? sv : NULL, &st, &info, err, d.message);
+    int wrc = write_result(r, s, err == IRCG_OK ? sv : NULL, &st, &info, err, msg,
+                           ref ? &ri : NULL);
     r->sv = NULL;
     ircg_solver_free(sv);
+    ircg_reference_free(ref);
     ircg_problem_free(pb);
     return err != IRCG_OK || wrc ? CLI_FAILED
            : info.status == IRCG_STATUS_CANCELLED ? CLI_INTERRUPTED : CLI_OK;

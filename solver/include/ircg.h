@@ -355,8 +355,11 @@ struct ircg_comm {
  * the column side is replicated, and the sums over Omega are reduced
  * through comm.  Only IR-CG runs on such a problem, with the Lanczos
  * engine or, when comm has a top_eig, the ARPACK one (the others are
- * refused by ircg_solver_new, naming the setting); the
- * iterates it returns are whole (gathered on every rank). */
+ * refused by ircg_solver_new, naming the setting), from the default
+ * start; ircg_reference_compute runs on it too (collectively: its residual
+ * is this rank's rows, which the solver sums against; second_sv stays
+ * NaN and nothing is certified unique there); the iterates it returns are
+ * whole (gathered on every rank). */
 ircg_error ircg_problem_matrix_completion_part(const ircg_ratings *R, int row0,
                                                int n_local, const ircg_comm *comm,
                                                ircg_outer_kind outer, double delta,

@@ -5,8 +5,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "../unit/test_cli_util.h"
 #include "mpi_util.h"
 
 const char *mu_mpi_bin(void)
@@ -34,6 +36,63 @@ void mu_quiet_mpi_leaks(int on)
         setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
     else
         unsetenv("ASAN_OPTIONS"); /* the suite runs with none */
+}
+
+int mu_run_mpi(int n, const char *spec, const char *trace, const char *result, char *err,
+               size_t errn)
+{
+    char np[16];
+    char *args[16];
+    int a = 0;
+    snprintf(np, sizeof np, "%d", n);
+    args[a++] = (char *)mu_mpirun();
+    args[a++] = "-np";
+    args[a++] = np;
+    if (geteuid() == 0)
+        args[a++] = "--allow-run-as-root";
+    args[a++] = "--oversubscribe";
+    args[a++] = (char *)mu_mpi_bin();
+    args[a++] = (char *)spec;
+    args[a++] = "--quiet";
+    if (trace) {
+        args[a++] = "--trace";
+        args[a++] = (char *)trace;
+    }
+    if (result) {
+        args[a++] = "--result";
+        args[a++] = (char *)result;
+    }
+    args[a] = NULL;
+    mu_quiet_mpi_leaks(1);
+    int rc = tcli_run_err(args, NULL, err, errn);
+    mu_quiet_mpi_leaks(0);
+    return rc;
+}
+
+int mu_read_column(const char *path, const char *name, double *v, int max)
+{
+    FILE *f = fopen(path, "r");
+    char line[2048];
+    int col = -1, n = 0;
+    size_t len = strlen(name);
+    if (!f)
+        return -1;
+    if (fgets(line, sizeof line, f)) /* the header names the column */
+        for (char *c = line, *end; c && col < 0; c = *end ? end + 1 : NULL) {
+            end = c + strcspn(c, ",\n");
+            col = (size_t)(end - c) == len && strncmp(c, name, len) == 0 ? 0 : -1;
+            if (col == 0)
+                for (char *q = line; q < c; q++)
+                    col += *q == ',';
+        }
+    while (col >= 0 && n < max && fgets(line, sizeof line, f)) {
+        char *c = line;
+        for (int i = 0; i < col && c; i++)
+            c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+        v[n++] = c && *c && *c != ',' && *c != '\n' ? strtod(c, NULL) : NAN;
+    }
+    fclose(f);
+    return col >= 0 ? n : -1;
 }
 
 int mu_read_trace(const char *path, double (*v)[4], int max)

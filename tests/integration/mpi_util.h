@@ -19,6 +19,15 @@ const char *mu_mpirun(void);
  * start only. */
 void mu_quiet_mpi_leaks(int on);
 
+/* mpirun -np n [--allow-run-as-root] --oversubscribe ircg-mpi spec --quiet
+ * [--trace trace] [--result result]: its exit code, stderr in err. */
+int mu_run_mpi(int n, const char *spec, const char *trace, const char *result, char *err,
+               size_t errn);
+
+/* The column `name` of a CSV trace (NaN where empty); the rows read, -1
+ * when the file or the column is missing. */
+int mu_read_column(const char *path, const char *name, double *v, int max);
+
 /* The g and f columns (g_x, f_x, g_z, f_z) of a CSV trace; the rows read,
  * -1 when the file cannot be read. */
 int mu_read_trace(const char *path, double (*v)[4], int max);

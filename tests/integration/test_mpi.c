@@ -2,7 +2,8 @@
  * test_mpi.c -- ircg-mpi under mpirun on loopback (--oversubscribe: more
  * ranks than cores): on ML-100K, ML-1M and a synthetic instance, with each
  * step rule, N = 1..4 ranks give the g and f of `ircg solve` at every
- * traced iteration to 1e-10 relative; so does the ARPACK engine (PARPACK),
+ * traced iteration to 1e-10 relative (from the default start and from
+ * zero); so does the ARPACK engine (PARPACK),
  * against serial ARPACK and, to lmo_tol, against Lanczos; a killed rank or
  * a failed PARPACK fails the run with a nonzero exit and a message; what it
  * cannot run is refused naming the member.  Skipped, saying why, without
@@ -37,34 +38,6 @@
              "without mpicc)");                                             \
     if (!mrun)                                                              \
         SKIP("no mpirun (make deps installs openmpi-bin)")
-
-/* mpirun -np n [--allow-run-as-root] --oversubscribe ircg-mpi spec extra... */
-static int run_mpi(const char *mrun, const char *mbin, int n, const char *spec,
-                   const char *trace, char *err, size_t errn)
-{
-    char np[16];
-    snprintf(np, sizeof np, "%d", n);
-    char *args[16];
-    int a = 0;
-    args[a++] = (char *)mrun;
-    args[a++] = "-np";
-    args[a++] = np;
-    if (geteuid() == 0)
-        args[a++] = "--allow-run-as-root";
-    args[a++] = "--oversubscribe";
-    args[a++] = (char *)mbin;
-    args[a++] = (char *)spec;
-    args[a++] = "--quiet";
-    if (trace) {
-        args[a++] = "--trace";
-        args[a++] = (char *)trace;
-    }
-    args[a] = NULL;
-    mu_quiet_mpi_leaks(1);
-    int rc = tcli_run_err(args, NULL, err, errn);
-    mu_quiet_mpi_leaks(0);
-    return rc;
-}
 
 #define MAX_ROWS 400
 
@@ -108,7 +81,7 @@ static void agree_with(const char *data, int iters, const char *engine, const ch
         }
         write_spec(spec, data, iters, rules[r], engine, extra);
         for (int n = 1; n <= 4; n++) {
-            int rc = run_mpi(mrun, mbin, n, spec, tn, err, sizeof err);
+            int rc = mu_run_mpi(n, spec, tn, NULL, err, sizeof err);
             if (rc != 0)
                 fprintf(stderr, "ircg-mpi -np %d: exit %d: %s\n", n, rc, err);
             REQUIRE(rc == 0);
@@ -162,6 +135,16 @@ TEST(mpi, agreement_synthetic)
 {
     agree("{\"source\": \"synthetic\", \"n_rows\": 3000, \"n_cols\": 800, "
           "\"n_ratings\": 120000, \"seed\": 5}", 100);
+}
+
+/* From "start": "zero" (X = 0: no atom, no diagonal X0 on any rank's
+ * rows): the same agreement. */
+TEST(mpi, zero_start_agreement_synthetic)
+{
+    static const reference lanczos = {"lanczos", 1e-10};
+    agree_with("{\"source\": \"synthetic\", \"n_rows\": 3000, \"n_cols\": 800, "
+               "\"n_ratings\": 120000, \"seed\": 5}", 60, "lanczos",
+               ", \"start\": \"zero\"", &lanczos, 1);
 }
 
 /*
@@ -288,8 +271,9 @@ TEST(mpi, refusals_name_the_member)
     NEED_MPI();
     static const char *const cases[][2] = {
         {"\"algorithm\": {\"name\": \"cgbio\"}", "/algorithm/name"},
-        {"\"algorithm\": {\"name\": \"ircg\"}, \"reference\": {\"compute\": true}",
-         "/reference/compute"},
+        {"\"algorithm\": {\"name\": \"ircg\", \"start\": {\"x0\": [0, 0]}}",
+         "/algorithm/start: a distributed solve starts from the default start or \"zero\" "
+         "only (not an x0)"},
     };
     char text[512], err[8192];
     char *spec = tcli_tmp("mpi_refuse.json");
@@ -298,7 +282,7 @@ TEST(mpi, refusals_name_the_member)
                  "{\"source\": \"synthetic\", \"n_rows\": 50, \"n_cols\": 40, \"n_ratings\": "
                  "500}}, %s}", cases[i][0]);
         REQUIRE(tcli_write(spec, text) == 0);
-        CHECK(run_mpi(mrun, mbin, 2, spec, NULL, err, sizeof err) == 2);
+        CHECK(mu_run_mpi(2, spec, NULL, NULL, err, sizeof err) == 2);
         CHECK(strstr(err, cases[i][1]) != NULL);
     }
 }

@@ -28,6 +28,17 @@ static inline double slv_comm_sum1(const ircg_comm *c, double x)
     return x;
 }
 
+/* Whether to stop, put to a vote so that every rank of a distributed
+ * solve stops at the same iteration (any rank's cancel or clock stops them
+ * all; a cancel wins over the clock).  Collective when c is set. */
+static inline ircg_status slv_comm_vote(const ircg_comm *c, int cancel, int late)
+{
+    double v[2] = {cancel, late};
+    slv_comm_sum(c, v, 2);
+    return v[0] > 0 ? IRCG_STATUS_CANCELLED
+           : v[1] > 0 ? IRCG_STATUS_TIME_LIMIT : IRCG_STATUS_UNSOLVED;
+}
+
 /* Rows [row0, row0 + n) of a column-major matrix with `total` rows and
  * ncols columns, gathered on every rank: each rank's rows are copied into
  * a zeroed whole (leading dimension total) and the wholes summed (an exact

@@ -40,9 +40,11 @@ static ircg_error check_reference(const ircg_problem *pb, const ircg_reference *
     return IRCG_OK;
 }
 
-/* A distributed problem runs IR-CG from the default start, without a
- * reference (whose residual is whole), with the Lanczos engine or the
- * ARPACK one its communicator brings (top_eig). */
+/* A distributed problem runs IR-CG from the default start or zero, with the
+ * Lanczos engine or the ARPACK one its communicator brings (top_eig).  A
+ * computed reference is one of the same part (ircg_reference_compute on
+ * this problem): its residual is this rank's rows, as check_reference
+ * checks. */
 static ircg_error check_distributed(const ircg_problem *pb, const ircg_settings *s,
                                     ircg_diag *diag)
 {
@@ -55,13 +57,10 @@ static ircg_error check_distributed(const ircg_problem *pb, const ircg_settings 
         return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",
                         "this distributed problem's communicator has no ARPACK "
                         "engine (top_eig): use the lanczos engine");
-    if (s->start != IRCG_START_DEFAULT)
+    if (s->start == IRCG_START_GIVEN) /* x0 is whole: its SVD would be too */
         return slv_fail(diag, IRCG_ERR_INVALID, "/start",
-                        "a distributed problem starts from the default start only");
-    if (s->reference)
-        return slv_fail(diag, IRCG_ERR_INVALID, "/reference",
-                        "a distributed problem takes a known g_opt, not a computed "
-                        "reference");
+                        "a distributed problem starts from the default start or zero "
+                        "only, not from an x0");
     return IRCG_OK;
 }
 
@@ -169,26 +168,13 @@ static void fill_info(const ircg_solver *sv, ircg_status st, double elapsed,
                          &info->threads);
 }
 
-/* Every rank of a distributed solve must stop at the same iteration: the
- * cancel flags and clocks are put to a vote (any rank stops them all). */
-static ircg_status vote(const ircg_solver *sv, int cancel, int late)
-{
-    double v[2] = {cancel, late};
-    slv_comm_sum(sv->pb->comm, v, 2);
-    return v[0] > 0 ? IRCG_STATUS_CANCELLED
-           : v[1] > 0 ? IRCG_STATUS_TIME_LIMIT : IRCG_STATUS_UNSOLVED;
-}
-
 ircg_status slv_solver_should_stop(const ircg_solver *sv, double elapsed)
 {
     if (sv->t >= sv->set.max_iter)
         return IRCG_STATUS_MAX_ITER; /* the same on every rank */
     int cancel = sv->set.cancel && __atomic_load_n(sv->set.cancel, __ATOMIC_RELAXED);
     int late = sv->set.time_limit > 0 && elapsed >= sv->set.time_limit;
-    if (sv->pb->comm)
-        return vote(sv, cancel, late);
-    return cancel ? IRCG_STATUS_CANCELLED
-           : late ? IRCG_STATUS_TIME_LIMIT : IRCG_STATUS_UNSOLVED;
+    return slv_comm_vote(sv->pb->comm, cancel, late); /* one process: no sum */
 }
 
 /* One iteration of the algorithm, then the values the callback sees. */

@@ -8,12 +8,18 @@
  * which certifies the result, up to its rounding floor (ircg.h says how the
  * floor, the certificate and the stopping rules are defined).  The best
  * Wolfe lower bound max_t g(x_t) - gap_t is kept too.
+ *
+ * On a distributed problem (pb->comm) it runs on every rank at once: the
+ * oracle's values and LMO reduce their sums through the communicator, so
+ * every rank takes the same steps; the cancel flag and the clock are put
+ * to a vote; the residual kept is this rank's rows.
  */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "reference/reference.h"
 #include "core/solver_internal.h"
 
@@ -70,9 +76,14 @@ static ircg_error lmo_converged(const slv_oracle_ops *ops, void *ws, slv_dir *di
     return err;
 }
 
-static int cancelled(const ircg_reference_settings *s)
+/* Cancelled or out of time; on a distributed problem put to a vote, so
+ * that every rank stops at the same iteration (collective). */
+static ircg_status interrupted(const ircg_problem *pb, const ircg_reference_settings *s,
+                               double t0)
 {
-    return s->cancel && __atomic_load_n(s->cancel, __ATOMIC_RELAXED);
+    int cancel = s->cancel && __atomic_load_n(s->cancel, __ATOMIC_RELAXED);
+    int late = s->time_limit > 0 && slv_now() - t0 >= s->time_limit;
+    return slv_comm_vote(pb->comm, cancel, late);
 }
 
 /* Frank-Wolfe with exact line search on g from the default start point. */
@@ -122,12 +133,9 @@ static ircg_error run_cg(const ircg_problem *pb, const ircg_reference_settings *
         }
         if (t >= s->max_iter)
             break;
-        if (cancelled(s)) {
-            info->status = IRCG_STATUS_CANCELLED;
-            break;
-        }
-        if (s->time_limit > 0 && slv_now() - t0 >= s->time_limit) {
-            info->status = IRCG_STATUS_TIME_LIMIT;
+        ircg_status stop = interrupted(pb, s, t0);
+        if (stop != IRCG_STATUS_UNSOLVED) {
+            info->status = stop;
             break;
         }
         double alpha = slv_step(ops, ws, IRCG_STEP_LINE_SEARCH, t, 0.0, &dir,
