@@ -34,6 +34,7 @@
 
 #include "base/comm.h"
 #include "base/ksum.h"
+#include "base/simd.h"
 #include "problems/mc/mc.h"
 
 typedef slv_v4d v4d;
@@ -42,13 +43,13 @@ typedef slv_v4d v4d;
  * scattered back (while they are in L1). */
 #define MC_SUM_BATCH 1024
 
-/* Inlined into both clones of the kernels: a call would run the default
- * target's code.  The clones make no calls at all: gcc then ends the AVX
- * clone with vzeroupper, without which every later SSE instruction of the
- * process ran 2-4 times slower (measured: a plain sparse product 1.2 ms
- * instead of 0.31 ms).  Their callers do the memsets. */
+/* Inlined into every instruction set's kernel (base/simd.h): a call
+ * would run the base code.  The kernels make no calls in their loops: gcc
+ * then ends the AVX ones with vzeroupper, without which every later SSE
+ * instruction of the process ran 2-4 times slower (measured: a plain
+ * sparse product 1.2 ms instead of 0.31 ms).  Their callers do the
+ * memsets. */
 #define MC_INLINE static inline __attribute__((always_inline))
-#define MC_CLONES SLV_CLONES
 
 #define GATHER4(X, col, e)                                                  \
     ((v4d){(X)[(col)[(e)]], (X)[(col)[(e) + 1]], (X)[(col)[(e) + 2]],        \
@@ -357,14 +358,14 @@ MC_INLINE void gram_body(const gctx *k, int lo, int hi, double *buf, const int f
     }
 }
 
-MC_CLONES
-static void gram_rows(const gctx *k, int lo, int hi, double *buf)
+MC_INLINE void gram_rows_impl(const gctx *k, int lo, int hi, double *buf)
 {
     if (k->w->d->mf)
         gram_body(k, lo, hi, buf, 1);
     else
         gram_body(k, lo, hi, buf, 0);
 }
+SLV_ISA_DISPATCH(gram_rows, (const gctx *k, int lo, int hi, double *buf), (k, lo, hi, buf))
 
 static void gram_group(void *vc, int g)
 {
@@ -482,8 +483,7 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
     store_sums(w, c, &L);
 }
 
-MC_CLONES
-static void step_chunk(const sctx *k, int c, double *buf)
+MC_INLINE void step_chunk_impl(const sctx *k, int c, double *buf)
 {
     int fm = k->w->d->mf != NULL, fq = k->w->ref && k->w->qf;
     if (fm && fq)
@@ -495,6 +495,7 @@ static void step_chunk(const sctx *k, int c, double *buf)
     else
         step_body(k, c, buf, 0, 0);
 }
+SLV_ISA_DISPATCH(step_chunk, (const sctx *k, int c, double *buf), (k, c, buf))
 
 static void step_group(void *vc, int g)
 {
@@ -540,8 +541,7 @@ void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, in
 
 /* ------------------------------------------------------ the sums pass -- */
 
-MC_CLONES
-static void sums_rows(const mc_ws *w, int lo, int hi, lanes *L)
+MC_INLINE void sums_rows_impl(const mc_ws *w, int lo, int hi, lanes *L)
 {
     const int64_t *rp = w->d->rowptr;
     int fm = w->d->mf != NULL, fq = w->ref && w->qf;
@@ -556,6 +556,7 @@ static void sums_rows(const mc_ws *w, int lo, int hi, lanes *L)
             row_sums(w, rp[i], rp[i + 1], L, 0, 0);
     }
 }
+SLV_ISA_DISPATCH(sums_rows, (const mc_ws *w, int lo, int hi, lanes *L), (w, lo, hi, L))
 
 void mc_omega_sums_chunk(mc_ws *w, int c)
 {
