@@ -416,3 +416,50 @@ TEST(mc_sweep, isas_do_not_change_a_bit)
     isa_bits(0);
     isa_bits(1);
 }
+
+/* The passes read the 16-bit copy of the columns when p <= 65536
+ * (mc_data.col16): the copy holds the columns, exists exactly when they
+ * fit, and the same solve with it dropped (the 32-bit columns read) gives
+ * the same bits. */
+static void col16_bits(int halves)
+{
+    mct_inst in;
+    ircg_reference *ref = NULL;
+
+    REQUIRE(make_traced(&in, halves, &ref) == 0);
+    mc_data *d = (mc_data *)mc_data_of(in.pb); /* to drop the copy */
+    REQUIRE(d->col16 != NULL);
+    for (int rule = 0; rule < 3; rule++) {
+        rec a = {0}, b = {0};
+        run_rec(&in, ref, rule, 2, &a);
+        uint16_t *c16 = d->col16;
+        d->col16 = NULL;
+        run_rec(&in, ref, rule, 2, &b);
+        d->col16 = c16;
+        CHECK_INT(a.n, 40);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+    }
+    ircg_reference_free(ref);
+    mct_free(&in);
+}
+
+/* n x p at a few entries a row: whether the copy exists, and that it
+ * holds the columns. */
+static void col16_bound(int p, int expect)
+{
+    mct_inst in;
+    REQUIRE(mct_make(&in, 4, p, 40.0 / p, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 9) == 0);
+    const mc_data *d = mc_data_of(in.pb);
+    CHECK_INT(d->col16 != NULL, expect);
+    for (int64_t e = 0; d->col16 && e < d->nnz; e++)
+        CHECK_INT(d->col16[e], d->col[e]);
+    mct_free(&in);
+}
+
+TEST(mc_sweep, columns_in_16_bits_change_no_bit)
+{
+    col16_bits(0);
+    col16_bits(1);
+    col16_bound(65536, 1);
+    col16_bound(65537, 0);
+}
