@@ -28,12 +28,12 @@ static slv_isa detect(void)
     return SLV_ISA_BASE;
 }
 
-/* The CPU's best, capped by IRCG_ISA when it names a set. */
+/* The CPU's best, capped by IRCG_ISA when it names a lower set. */
 static slv_isa capped(slv_isa isa)
 {
     const char *env = getenv("IRCG_ISA");
-    for (int i = 0; env && i < SLV_ISA_COUNT; i++)
-        if (strcmp(env, isa_names[i]) == 0 && i < (int)isa)
+    for (int i = 0; env && i < (int)isa; i++)
+        if (strcmp(env, isa_names[i]) == 0)
             return (slv_isa)i;
     return isa;
 }
