@@ -237,7 +237,7 @@ MPI_CLI_SRC := clients/cli/solve_output.c clients/cli/cli_util.c clients/cli/cli
 $(IRCG_MPI): $(call obj,$(MPI_SRC) $(MPI_CLI_SRC)) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PARPACK_LIBS) $(MPI_LIBS) $(LIB_JSON) $(LIB_SOLVER)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PARPACK_LIBS) $(MPI_LIBS) $(LIB_JSON) -lz $(LIB_SOLVER)
 
 $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
@@ -547,6 +547,8 @@ install: all
 	  ln -sf lib$$l.so.$(VERSION) $(DESTDIR)$(LIBDIR)/lib$$l.so.$(SOVERSION); \
 	  ln -sf lib$$l.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/lib$$l.so; done
 	install -m 0644 solver/include/ircg.h clients/c/ircg_client.h $(DESTDIR)$(INCLUDEDIR)/
+	install -d $(DESTDIR)$(INCLUDEDIR)/ircg
+	install -m 0644 solver/include/ircg/*.h $(DESTDIR)$(INCLUDEDIR)/ircg/
 	$(call pc_file,ircg,the IR-CG solver library,ircg,,-llapacke -lopenblas -larpack -lm)
 	$(call pc_file,ircg-client,C client of the ircgd solver service,ircgclient,libcurl libcjson,-pthread -lm)
 	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
@@ -556,6 +558,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libircg.so* $(DESTDIR)$(LIBDIR)/libircgclient.so* \
 	  $(DESTDIR)$(INCLUDEDIR)/ircg.h $(DESTDIR)$(INCLUDEDIR)/ircg_client.h \
 	  $(DESTDIR)$(PCDIR)/ircg.pc $(DESTDIR)$(PCDIR)/ircg-client.pc
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/ircg
 
 clean:
 	rm -rf $(BUILD) build-asan build-debug build-fuzz build-tsan

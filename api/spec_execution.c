@@ -48,13 +48,15 @@ static void check_problem(sp_ctx *c, const api_spec *s)
         sp_err(c, "/problem/type", "a distributed solve is for matrix_completion only");
         return;
     }
-    if (s->mc.source == SP_SRC_INLINE || s->mc.source == SP_SRC_DATASET)
-        sp_err(c, "/problem/data/source", "a distributed solve reads a file or generates "
-               "a synthetic instance (each rank its own rows), not %s data%s",
+    /* the service writes inline data and datasets to a file the ranks
+     * read (server/mpi_inputs.c); ircg-mpi alone reads files only */
+    if (c->opt->distributed &&
+        (s->mc.source == SP_SRC_INLINE || s->mc.source == SP_SRC_DATASET))
+        sp_err(c, "/problem/data/source", "ircg-mpi reads a file or generates a synthetic "
+               "instance (each rank its own rows), not %s data: write it to a file "
+               "(through ircgd, an MPI job may use %s data)",
                s->mc.source == SP_SRC_INLINE ? "inline" : "dataset",
-               s->mc.source == SP_SRC_DATASET
-                   ? " (the service keeps an uploaded dataset as the file "
-                     "datasets/ID of its data directory: name that path)" : "");
+               s->mc.source == SP_SRC_INLINE ? "inline" : "dataset");
 }
 
 /* The algorithm, the start, the reference and the output. */
@@ -67,9 +69,6 @@ static void check_solve(sp_ctx *c, const api_spec *s, int alg_ok)
     if (s->ref.compute)
         sp_err(c, "/reference/compute",
                "a distributed solve does not compute g_opt (give a known \"g_opt\" instead)");
-    if (s->ranks > 0 && s->output.snapshot_every > 0)
-        sp_err(c, "/output/snapshot_every", "the iterate snapshots of a distributed job are "
-               "not kept (its result holds the last iterates): use 0");
 }
 
 void sp_check_execution(sp_ctx *c, const api_spec *s, int problem_ok, int alg_ok)

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "job_run.h"
+#include "npz.h"
 #include "result.h"
 
 #define FLUSH_EVERY_S 0.25
@@ -265,8 +266,17 @@ static store_rc put_snapshot_event(run_ctx *c, const void *arg)
     return store_event_append(c->st, &c->claim, STORE_EV_SNAPSHOT, json, NULL);
 }
 
-/* Checkpoint + iterates of the current iteration, in one transaction,
- * then its event; both after the rows up to here. */
+void jr_store_snapshot(run_ctx *c, int64_t iteration, const store_snapshot_blob blobs[3])
+{
+    put_arg a = {iteration, blobs, 3};
+    if (jr_rows_must(c) && jr_must(c, put_snapshot, &a, "snapshot") == STORE_OK) {
+        c->last_checkpoint = srv_mono(); /* it holds the state too */
+        if (jr_must(c, put_snapshot_event, &iteration, "snapshot event") == STORE_OK)
+            srv_notify_all();
+    }
+}
+
+/* Checkpoint + iterates of the current iteration. */
 void jr_save_snapshot(run_ctx *c, int64_t iteration)
 {
     void *blob[3] = {NULL, NULL, NULL};
@@ -275,19 +285,15 @@ void jr_save_snapshot(run_ctx *c, int64_t iteration)
     int ok = ircg_solver_save(c->sv, &blob[0], &len[0]) == IRCG_OK;
     for (int k = 0; ok && k < 2; k++)
         ok = ircg_solver_iterate(c->sv, k ? IRCG_Z : IRCG_X, 0, &it[k]) == IRCG_OK &&
-             srv_iterate_encode(it[k], &blob[k + 1], &len[k + 1]) == 0;
+             api_iterate_npz(it[k], &blob[k + 1], &len[k + 1]) == 0;
     store_snapshot_blob b[3] = {{STORE_SNAP_STATE, blob[0], len[0]},
                                 {STORE_SNAP_X, blob[1], len[1]},
                                 {STORE_SNAP_Z, blob[2], len[2]}};
-    put_arg a = {iteration, b, 3};
     if (!ok)
         srv_log("job %s: snapshot at iteration %lld skipped: out of memory",
                 c->claim.id, (long long)iteration);
-    else if (jr_rows_must(c) && jr_must(c, put_snapshot, &a, "snapshot") == STORE_OK) {
-        c->last_checkpoint = srv_mono(); /* it holds the state too */
-        if (jr_must(c, put_snapshot_event, &iteration, "snapshot event") == STORE_OK)
-            srv_notify_all();
-    }
+    else
+        jr_store_snapshot(c, iteration, b);
     for (int k = 0; k < 3; k++)
         free(blob[k]);
     ircg_iterate_free(it[0]);

@@ -3,8 +3,10 @@
  * ranks of an MPI job, rank 0 reporting).  Its rows, progress, events and
  * outcome take the paths of a solve on the worker (job_output.c and
  * job_run.c: rows retried through storage faults, the outcome only after
- * its trace); the checkpoints are the other process's, recorded as the
- * job's resume point once every row before them is stored.
+ * its trace), and so do the spec's snapshots it made (the same blobs as a
+ * solve here would store); the checkpoints are the other process's,
+ * recorded as the job's resume point once every row before them is
+ * stored.
  */
 #include <stdlib.h>
 
@@ -42,6 +44,8 @@ void srv_run_row(srv_run *c, const ircg_iter_info *it)
                 (long long)it->t);
 }
 
+int srv_run_flush(srv_run *c) { return !jr_lost(c) && jr_rows_must(c); }
+
 void srv_run_checkpoint(srv_run *c, int64_t iteration, const void *blob, size_t len)
 {
     store_rc rc;
@@ -52,6 +56,34 @@ void srv_run_checkpoint(srv_run *c, int64_t iteration, const void *blob, size_t 
         srv_log("job %s: the ranks' checkpoint of iteration %lld not recorded (%s): %s",
                 c->job->id, (long long)iteration, store_rc_name(rc), store_errmsg(c->st));
     c->last_checkpoint = srv_mono();
+}
+
+void srv_run_snapshot(srv_run *c, int64_t iteration, const void *const blob[3],
+                      const size_t len[3])
+{
+    store_snapshot_blob b[3] = {{STORE_SNAP_STATE, blob[0], len[0]},
+                                {STORE_SNAP_X, blob[1], len[1]},
+                                {STORE_SNAP_Z, blob[2], len[2]}};
+    if (!jr_lost(c))
+        jr_store_snapshot(c, iteration, b);
+}
+
+typedef struct dataset_arg {
+    const char *id, *path;
+    store_dataset *ds;
+} dataset_arg;
+
+static store_rc write_dataset(run_ctx *c, const void *arg)
+{
+    const dataset_arg *a = arg;
+    store_rc rc = store_dataset_get(c->st, a->id, a->ds);
+    return rc == STORE_OK ? store_dataset_write_file(c->st, a->id, a->path) : rc;
+}
+
+int srv_run_dataset_file(srv_run *c, const char *id, const char *path, store_dataset *ds)
+{
+    dataset_arg a = {id, path, ds};
+    return jr_must(c, write_dataset, &a, "read the dataset") == STORE_OK ? 0 : -1;
 }
 
 void srv_run_requeue(srv_run *c) { jr_requeue(c, c->last.t); }

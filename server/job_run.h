@@ -68,8 +68,10 @@ void jr_report_progress(run_ctx *c);
 /* Stores the whole backlog (jr_must); 1 when it is empty after. */
 int jr_rows_must(run_ctx *c);
 /* The spec's snapshot at `iteration` (state, x and z) and its event, after
- * every row up to there, all through jr_must. */
+ * every row up to there, all through jr_must: made from the solver here
+ * (save), or made elsewhere (store: the three blobs, in that order). */
 void jr_save_snapshot(run_ctx *c, int64_t iteration);
+void jr_store_snapshot(run_ctx *c, int64_t iteration, const store_snapshot_blob blobs[3]);
 /* The solver state at `iteration` as the job's crash checkpoint: tried
  * once, or through jr_must when `must`. */
 void jr_save_checkpoint(run_ctx *c, int64_t iteration, int must);

@@ -3,23 +3,25 @@
  * by N processes of ircg-mpi under the operator's launcher (--mpi-launch).
  *
  * The worker writes the job's stored spec into the job's folder of the
- * work directory and starts
+ * work directory (its inline data or dataset made a file there:
+ * mpi_inputs.c) and starts
  *   /bin/sh -c 'exec LAUNCH "$@"' ircgd-mpi IRCG-MPI SPEC --progress ...
  * ({ranks} replaced in LAUNCH), in a process group of its own
  * (mpi_proc.c).  Rank 0's stdout is JSON lines: the execution (ranks and
  * hosts, shown by GET /v1/jobs/{id}), every trace row (stored through
  * job_run.c like a local solve's: same batches, progress, events, storage
- * fault handling) and every checkpoint the ranks completed, which becomes
- * the job's resume point only once the rows before it are stored.  The
- * result is the file rank 0 writes.
+ * fault handling), every snapshot of the spec's (files rank 0 wrote,
+ * stored as a local solve's snapshot) and every checkpoint the ranks
+ * completed, which becomes the job's resume point only once the rows
+ * before it are stored.  The result is the file rank 0 writes.
  *
  * Stops: a cancel, a shutdown or a claim lost to another run, and the time
  * limit when the ranks overran it, go to the launcher's group as SIGUSR1
  * (forwarded to every rank: they vote and stop at the same iteration,
  * take a last checkpoint and write their result), then SIGTERM after
  * --mpi-stop-grace, then SIGKILL.  A shutdown requeues the job; it
- * resumes, with the same number of ranks, from the last checkpoint (or
- * from the start when its files are gone).  A launcher that fails fails
+ * resumes, with the same number of ranks, from the newest whole checkpoint
+ * (mpi_resume.c: also after a daemon killed outright), or from the start.  A launcher that fails fails
  * the job with its exit status and the tail of its stderr.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
@@ -36,6 +38,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "mpi_inputs.h"
+#include "mpi_resume.h"
 #include "mpi_proc.h"
 #include "result.h"
 #include "server.h"
@@ -51,6 +55,8 @@ typedef struct mjob {
     char dir[PATH_MAX];    /* the job's folder in the work directory      */
     int64_t resume_at;     /* 0: from the start                           */
     double time_limit;     /* the spec's, seconds; 0 = none               */
+    int64_t snapshot_every;/* the spec's; 0 = no snapshots                */
+    char *rank_spec;       /* the spec the ranks read (mpi_inputs.c)     */
     double first_row;      /* srv_mono() of the first row; 0 before       */
     int overdue;           /* stopped by the daemon past the time limit   */
 } mjob;
@@ -174,15 +180,18 @@ static int write_file(const char *path, const char *text)
     return ok ? 0 : -1;
 }
 
-static char *read_file(const char *path)
+/* A file's bytes (NUL-terminated, *len without the NUL); NULL when it
+ * cannot be read. */
+static char *read_blob(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     char *text = NULL;
     long n = -1;
     if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) == (size_t)n)
+        (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) == (size_t)n) {
         text[n] = '\0';
-    else if (text) {
+        *len = (size_t)n;
+    } else if (text) {
         free(text);
         text = NULL;
     }
@@ -191,46 +200,42 @@ static char *read_file(const char *path)
     return text;
 }
 
-/* -------------------------------------------------------------- resume -- */
-
-/* Every rank's file of the checkpoint at iteration it is there. */
-static int checkpoint_whole(const mjob *m, int64_t it)
+static char *read_file(const char *path)
 {
-    char path[PATH_MAX + 64];
-    for (int r = 0; r < m->ranks; r++) {
-        snprintf(path, sizeof path, "%s/ckpt/it-%lld/rank-%d-of-%d.ckpt", m->dir,
-                 (long long)it, r, m->ranks);
-        if (access(path, R_OK) != 0)
-            return 0;
-    }
-    return 1;
+    size_t len = 0;
+    return read_blob(path, &len);
 }
 
-/* The resume point the store holds ({"mpi": {"ranks", "iteration"}}, the
- * files still there), else the start.  -1 when it cannot be read. */
-static int find_resume(mjob *m, store *st, char *why, size_t whylen)
+/* ------------------------------------------------------- snapshots -- */
+
+/* Rank 0's snapshot of iteration it (DIR/snap/it-I: state, x.npz, z.npz,
+ * mpi_snap.h) into the store as a local solve's, then its files removed.
+ * The last iterate's, taken when the ranks were stopped for a shutdown,
+ * is not kept: the run resumes before it (a local solve keeps none). */
+static void take_snapshot(mjob *m, int64_t it)
 {
-    int64_t it = 0;
-    void *blob = NULL;
-    size_t len = 0;
-    store_rc rc = store_job_resume_point(st, m->job->id, &it, &blob, &len);
-    if (rc != STORE_OK && rc != STORE_NOTFOUND) {
-        snprintf(why, whylen, "cannot read the job's checkpoint: %s", store_errmsg(st));
-        return -1;
+    static const char *const names[3] = {"state", "x.npz", "z.npz"};
+    char sub[PATH_MAX + 64], path[PATH_MAX + 96];
+    void *blob[3] = {NULL, NULL, NULL};
+    size_t len[3] = {0, 0, 0};
+    int ok = 1;
+    int reason = __atomic_load_n(&m->ctl->reason, __ATOMIC_ACQUIRE);
+    snprintf(sub, sizeof sub, "%s/snap/it-%lld", m->dir, (long long)it);
+    int keep = !(reason == SRV_STOP_SHUTDOWN && m->snapshot_every > 0 &&
+                 it % m->snapshot_every != 0);
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", sub, names[k]);
+        ok = ok && keep && (blob[k] = read_blob(path, &len[k])) != NULL;
+        remove(path);
     }
-    cJSON *o = rc == STORE_OK ? cJSON_ParseWithLength(blob, len) : NULL;
-    const cJSON *mp = cJSON_GetObjectItemCaseSensitive(o, "mpi");
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(mp, "ranks");
-    m->resume_at = 0;
-    if (rc == STORE_OK && cJSON_IsNumber(r) && (int)r->valuedouble == m->ranks &&
-        checkpoint_whole(m, it))
-        m->resume_at = it;
-    else if (rc == STORE_OK)
-        srv_log("job %s: the checkpoint of iteration %lld is not a whole one of %d ranks: "
-                "the job runs again from the start", m->job->id, (long long)it, m->ranks);
-    cJSON_Delete(o);
-    free(blob);
-    return 0;
+    rmdir(sub);
+    if (ok)
+        srv_run_snapshot(m->run, it, (const void *const *)blob, len);
+    else if (keep)
+        srv_log("job %s: the ranks' snapshot of iteration %lld cannot be read from %s: %s",
+                m->job->id, (long long)it, sub, strerror(errno));
+    for (int k = 0; k < 3; k++)
+        free(blob[k]);
 }
 
 /* ------------------------------------------------------ rank 0's lines -- */
@@ -249,6 +254,7 @@ static void on_line(void *user, const char *line, size_t len)
     }
     cJSON *o = cJSON_ParseWithLength(line, len);
     const cJSON *ck = cJSON_GetObjectItemCaseSensitive(o, "checkpoint");
+    const cJSON *sn = cJSON_GetObjectItemCaseSensitive(o, "snapshot");
     const cJSON *ex = cJSON_GetObjectItemCaseSensitive(o, "execution");
     char *text = cJSON_IsObject(ex) ? cJSON_PrintUnformatted(ex) : NULL;
     if (cJSON_IsNumber(ck) && ck->valuedouble >= 1) {
@@ -256,6 +262,8 @@ static void on_line(void *user, const char *line, size_t len)
         int n = snprintf(blob, sizeof blob, "{\"mpi\":{\"ranks\":%d,\"iteration\":%.0f}}",
                          m->ranks, ck->valuedouble);
         srv_run_checkpoint(m->run, (int64_t)ck->valuedouble, blob, (size_t)n);
+    } else if (cJSON_IsNumber(sn) && sn->valuedouble >= 1) {
+        take_snapshot(m, (int64_t)sn->valuedouble);
     } else if (text) {
         set_execution(m->job->id, text);
     } else {
@@ -293,6 +301,7 @@ static char *launch_script(int ranks)
 static int spawn(mjob *m, mpi_proc *p, char *err, size_t errlen)
 {
     char spec[PATH_MAX + 16], result[PATH_MAX + 16], ckdir[PATH_MAX + 16];
+    char snapdir[PATH_MAX + 16], trace[PATH_MAX + 16];
     char every[32], resume[32];
     char *script = launch_script(m->ranks);
     char *argv[24];
@@ -300,18 +309,21 @@ static int spawn(mjob *m, mpi_proc *p, char *err, size_t errlen)
     snprintf(spec, sizeof spec, "%s/spec.json", m->dir);
     snprintf(result, sizeof result, "%s/result.json", m->dir);
     snprintf(ckdir, sizeof ckdir, "%s/ckpt", m->dir);
+    snprintf(snapdir, sizeof snapdir, "%s/snap", m->dir);
+    snprintf(trace, sizeof trace, "%s/trace.jsonl", m->dir); /* mpi_resume.c */
     snprintf(every, sizeof every, "%g", srv.cfg.checkpoint_every);
     snprintf(resume, sizeof resume, "%lld", (long long)m->resume_at);
     remove(result);
-    if (!script || write_file(spec, m->job->spec_json) != 0 ||
-        (mkdir(ckdir, 0700) != 0 && errno != EEXIST)) {
+    if (!script || write_file(spec, m->rank_spec) != 0 ||
+        (mkdir(ckdir, 0700) != 0 && errno != EEXIST) ||
+        (mkdir(snapdir, 0700) != 0 && errno != EEXIST)) {
         snprintf(err, errlen, "cannot prepare %.400s: %s", m->dir, strerror(errno));
         free(script);
         return -1;
     }
     char *fixed[] = {"/bin/sh", "-c", script, "ircgd-mpi", srv.cfg.mpi_program, spec,
                      "--progress", "--quiet", "--data-dir", srv.cfg.data_dir,
-                     "--result", result};
+                     "--result", result, "--snapshot-dir", snapdir, "--trace", trace};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         argv[a++] = fixed[i];
     if (srv.cfg.checkpoint_every > 0) {
@@ -424,16 +436,21 @@ void srv_mpi_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
     api_spec_output(spec, &out);
     api_spec_settings(spec, &set);
     m.time_limit = set.time_limit > 0 ? set.time_limit : 0;
+    m.snapshot_every = out.snapshot_every;
     if (!(m.run = srv_run_open(ctl, st, job, out.trace_every)))
         goto done;
     snprintf(m.dir, sizeof m.dir, "%.3000s/%s", srv.cfg.mpi_workdir, job->id);
     if (mkdir(m.dir, 0700) != 0 && errno != EEXIST) {
         snprintf(err, sizeof err, "cannot create %.400s: %s", m.dir, strerror(errno));
         srv_run_fail(m.run, "mpi-failed", "Cannot start the MPI job", err);
-    } else if (find_resume(&m, st, err, sizeof err) != 0) {
+    } else if ((m.resume_at = srv_mpi_resume_point(m.run, st, job, m.dir, m.ranks,
+                                                    out.trace_every, err, sizeof err)) < 0) {
         srv_run_fail(m.run, "resume-failed", "Cannot resume from the checkpoint", err);
     } else if (srv_run_truncate(m.run, m.resume_at) != 0) {
         /* logged; a lost claim writes nothing more */
+    } else if (!(m.rank_spec = srv_mpi_rank_spec(m.run, st, job->spec_json, m.dir, err,
+                                                 sizeof err))) {
+        srv_run_fail(m.run, "mpi-failed", "Cannot prepare the MPI job's data", err);
     } else if (spawn(&m, &p, err, sizeof err) != 0) {
         srv_run_fail(m.run, "mpi-failed", "Cannot start the MPI launcher", err);
     } else {
@@ -445,6 +462,7 @@ void srv_mpi_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
     }
 done:
     set_execution(job->id, NULL);
+    free(m.rank_spec);
     mpi_proc_free(&p);
     srv_run_close(m.run);
     api_spec_free(spec);

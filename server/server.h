@@ -28,7 +28,8 @@
  *   job_remote.c a run whose solver is another process (srv_run_*)
  *   mpi_job.c    a job solved by MPI ranks: the launcher, rank 0's progress
  *   mpi_proc.c   the launcher as a child process: its output, its stop
- *   iterate_io.c binary serialization of iterates for snapshots
+ *   mpi_inputs.c an MPI job's inline data or dataset as a file the ranks read
+ *   mpi_resume.c where an MPI job's ranks go on: newest whole checkpoint
  *   metrics.c    Prometheus counters and histograms
  *   shutdown.c   the signal thread
  *   dblock.c     the exclusive lock on "<db>.lock": one daemon per store
@@ -306,8 +307,18 @@ int srv_run_lost(const srv_run *c);
 /* The trace kept up to `iteration` (0: none), where the run goes on. */
 int srv_run_truncate(srv_run *c, int64_t iteration);
 void srv_run_row(srv_run *c, const ircg_iter_info *it);
+/* The rows so far stored (through storage faults); 1 when they are. */
+int srv_run_flush(srv_run *c);
 /* The rows so far, then blob as the job's resume point at `iteration`. */
 void srv_run_checkpoint(srv_run *c, int64_t iteration, const void *blob, size_t len);
+/* The rows so far, then a snapshot of the spec's made elsewhere: the
+ * state, x and z blobs in that order, stored as a solve here stores its
+ * own (through storage faults, with its event). */
+void srv_run_snapshot(srv_run *c, int64_t iteration, const void *const blob[3],
+                      const size_t len[3]);
+/* Dataset id's bytes into the file path (its record into ds), read
+ * through storage faults; 0, or -1 (store_errmsg says why). */
+int srv_run_dataset_file(srv_run *c, const char *id, const char *path, store_dataset *ds);
 void srv_run_requeue(srv_run *c);
 void srv_run_finish(srv_run *c, store_state s, const char *result, const char *error);
 void srv_run_fail(srv_run *c, const char *slug, const char *title, const char *detail);
@@ -352,27 +363,6 @@ void srv_metrics_run(double seconds);
 void srv_metrics_iterations(int64_t n);
 /* The exposition text (malloc'ed) using `st` for the job gauges. */
 char *srv_metrics_render(store *st);
-
-/* ------------------------------------------------------- iterate I/O -- */
-
-struct ircg_iterate;
-/* An iterate as a NumPy .npz (see iterate_io.c and api/SPEC.md,
- * "Snapshots"): malloc'ed into *out.  0, or -1 when out of memory. */
-int srv_iterate_encode(const struct ircg_iterate *it, void **out, size_t *len);
-
-/* npz.c: n arrays of 8-byte values (float64, or int64 when `integer`) of
- * 0, 1 or 2 dimensions (2: column-major, written in Fortran order) as an
- * .npz archive, each member deflated: malloc'ed into *out.  0, or -1 when
- * out of memory or a member exceeds 4 GiB. */
-typedef struct srv_npz_array {
-    const char *name;        /* the member is name + ".npy"             */
-    int integer;
-    int ndim;
-    int64_t shape[2];
-    size_t count;            /* values: the product of the shape        */
-    const void *data;        /* borrowed                                */
-} srv_npz_array;
-int srv_npz_write(const srv_npz_array *arrays, size_t n, void **out, size_t *len);
 
 /* ---------------------------------------------------------- datasets -- */
 

@@ -463,6 +463,12 @@ store_rc store_job_checkpoint_put(store *st, const store_claim *c,
  * free()s).  STORE_NOTFOUND when it has neither. */
 store_rc store_job_resume_point(store *st, const char *job_id,
                                 int64_t *iteration, void **data, size_t *len);
+/* The checkpoint alone (store_job_checkpoint_put's), whatever snapshots
+ * the job has: a job whose solver keeps its own checkpoints elsewhere
+ * (an MPI job: its blob says where) resumes from it, never from a
+ * snapshot's state.  STORE_NOTFOUND when it has none. */
+store_rc store_job_checkpoint_get(store *st, const char *job_id, int64_t *iteration,
+                                  void **data, size_t *len);
 
 /* --------------------------------------------------------- datasets -- */
 

@@ -105,14 +105,14 @@ static store_rc read_blob(store *st, int snapshot, const char *id,
 }
 
 /* In one read transaction, so a checkpoint replaced meanwhile cannot pair
- * one iteration with another's data. */
-static store_rc resume_tx(store *st, const char *id, int64_t *iteration,
+ * one iteration with another's data.  snapshots = 0: the checkpoint only. */
+static store_rc resume_tx(store *st, const char *id, int snapshots, int64_t *iteration,
                           void **data, size_t *len)
 {
     int64_t ck = 0, sn = 0;
     int has_ck = 0, has_sn = 0;
     store_rc rc = query_iter(st, SQL_CK_ITER, id, &ck, &has_ck);
-    if (rc == STORE_OK)
+    if (rc == STORE_OK && snapshots)
         rc = query_iter(st, SQL_SN_STATE_ITER, id, &sn, &has_sn);
     if (rc == STORE_OK && !has_ck && !has_sn)
         return st_err(st, STORE_NOTFOUND, "job %s has no checkpoint", id);
@@ -124,8 +124,8 @@ static store_rc resume_tx(store *st, const char *id, int64_t *iteration,
     return read_blob(st, !use_ck, id, *iteration, data, len);
 }
 
-store_rc store_job_resume_point(store *st, const char *job_id,
-                                int64_t *iteration, void **data, size_t *len)
+static store_rc read_resume(store *st, const char *job_id, int snapshots,
+                            int64_t *iteration, void **data, size_t *len)
 {
     store_rc rc;
     if (!st || !iteration || !data || !len)
@@ -138,7 +138,7 @@ store_rc store_job_resume_point(store *st, const char *job_id,
     int r = sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL);
     if (r != SQLITE_OK)
         return st_sql(st, r, "begin");
-    rc = resume_tx(st, job_id, iteration, data, len);
+    rc = resume_tx(st, job_id, snapshots, iteration, data, len);
     sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL); /* read only */
     if (rc != STORE_OK) {
         free(*data);
@@ -146,4 +146,16 @@ store_rc store_job_resume_point(store *st, const char *job_id,
         *len = 0;
     }
     return rc;
+}
+
+store_rc store_job_resume_point(store *st, const char *job_id,
+                                int64_t *iteration, void **data, size_t *len)
+{
+    return read_resume(st, job_id, 1, iteration, data, len);
+}
+
+store_rc store_job_checkpoint_get(store *st, const char *job_id, int64_t *iteration,
+                                  void **data, size_t *len)
+{
+    return read_resume(st, job_id, 0, iteration, data, len);
 }

@@ -29,6 +29,7 @@
 #include "mpi_ckpt.h"
 #include "mpi_comm.h"
 #include "mpi_data.h"
+#include "mpi_snap.h"
 #include "result.h"
 #include "spec.h"
 
@@ -47,6 +48,7 @@ typedef struct run {
     const char *data_dir;  /* relative paths of the spec; NULL: its folder */
     int64_t resume;        /* iteration to resume at; 0 = from the start   */
     mpi_ckpt ckpt;
+    mpi_snap snap;         /* the spec's snapshots, for ircgd          */
     const ircg_solver *sv; /* during the solve, for the checkpoints        */
     char *hosts;           /* rank 0: every rank's host, MPI_MAX_PROCESSOR_NAME apart */
     mpi_ctx mc;
@@ -57,12 +59,14 @@ static const char USAGE[] =
     "usage: mpirun -np N ircg-mpi SPEC.json [--trace FILE.csv|FILE.jsonl] [--result FILE.json]\n"
     "         [--progress] [--quiet] [--data-dir DIR]\n"
     "         [--checkpoint-dir DIR [--checkpoint-every S] [--resume ITERATION]]\n"
+    "         [--snapshot-dir DIR]\n"
     "         [--profile-comm]\n"
     "  solve a matrix-completion spec with ircg on N processes (rows of the ratings\n"
     "  spread over them).  --progress: the execution, trace rows and checkpoints as\n"
     "  JSON lines on stdout; --data-dir: where the spec's relative paths start (default:\n"
     "  the spec's folder); --checkpoint-dir: every rank's state there every S seconds\n"
     "  (default 30) and when cancelled; --resume: go on from those of ITERATION;\n"
+    "  --snapshot-dir: the spec's snapshots there (its output.snapshot_every), for ircgd;\n"
     "  --profile-comm: a timed barrier before each sum, to split waits from transfers\n";
 
 /* A positive number (integer when `integer`) of an option; -1 if not. */
@@ -83,6 +87,7 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
         {"checkpoint-dir", required_argument, NULL, 'c'},
         {"checkpoint-every", required_argument, NULL, 'e'},
         {"resume", required_argument, NULL, 'R'},
+        {"snapshot-dir", required_argument, NULL, 's'},
         {"profile-comm", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},        {0},
     };
@@ -102,6 +107,8 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
             r->data_dir = optarg;
         else if (c == 'c')
             r->ckpt.dir = optarg;
+        else if (c == 's')
+            r->snap.dir = optarg;
         else if (c == 'e')
             r->ckpt.every = v;
         else if (c == 'R')
@@ -135,6 +142,7 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
         return CLI_USAGE;
     }
     r->ckpt.progress = r->progress;
+    r->snap.progress = r->progress;
     return CLI_OK;
 }
 
@@ -189,8 +197,12 @@ static int on_iter(void *user, const ircg_iter_info *it)
         fprintf(stderr, "ircg-mpi iter %8lld  time %9.3fs  g %.9e  f %.9e  gap %.3e\n",
                 (long long)it->t, it->elapsed, it->g_x, it->f_x, it->gap);
     /* collective; after the row, so a reader has every row up to the
-     * checkpoint it announces */
+     * checkpoint it announces (the trace file too: ircgd reads back from
+     * it the rows it had not stored when it was killed) */
+    if (r->rank == 0 && r->ckpt.dir && r->out.trace)
+        fflush(r->out.trace);
     mpi_ckpt_tick(&r->ckpt, r->sv, it->t, 0, MPI_COMM_WORLD);
+    mpi_snap_tick(&r->snap, r->sv, it->t, 0, MPI_COMM_WORLD);
     return 0;
 }
 
@@ -299,6 +311,10 @@ static ircg_error run_solver(run *r, const ircg_problem *pb, const ircg_settings
     err = ircg_solve(*sv, info);
     if (err == IRCG_OK && info->status == IRCG_STATUS_CANCELLED)
         mpi_ckpt_tick(&r->ckpt, *sv, info->iterations, 1, MPI_COMM_WORLD);
+    /* the last iterate too, so that another job may start where this one
+     * stopped (ircgd drops it when the stop was its shutdown's) */
+    if (err == IRCG_OK)
+        mpi_snap_tick(&r->snap, *sv, info->iterations, 1, MPI_COMM_WORLD);
     return err;
 }
 
@@ -353,6 +369,7 @@ static int run_spec(run *r, const char *path)
     api_output_spec o;
     api_spec_output(s, &o);
     r->out.every = o.trace_every;
+    r->snap.every = o.snapshot_every;
     if (mpi_any_failed(MPI_COMM_WORLD, r->rank != 0 || cli_outputs_open(&r->out) == CLI_OK))
         goto done;
     gather_hosts(r);

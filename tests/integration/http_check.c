@@ -167,3 +167,22 @@ void hc_check_failed_because(const hu_daemon *d, const char *id, const char *a,
     CHECK_INT(hu_get(d, "/readyz", &r), 200);
     hu_resp_free(&r);
 }
+
+double hc_rel_dist(const cJSON *A, const cJSON *B)
+{
+    double d = 0, s = 0;
+    if (cJSON_GetArraySize(A) != cJSON_GetArraySize(B))
+        return INFINITY;
+    for (int i = 0; i < cJSON_GetArraySize(A); i++) {
+        const cJSON *a = cJSON_GetArrayItem(A, i), *b = cJSON_GetArrayItem(B, i);
+        if (cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
+            return INFINITY;
+        for (int j = 0; j < cJSON_GetArraySize(a); j++) {
+            double x = cJSON_GetArrayItem(a, j)->valuedouble;
+            double y = cJSON_GetArrayItem(b, j)->valuedouble;
+            d = fmax(d, fabs(x - y));
+            s = fmax(s, fabs(y));
+        }
+    }
+    return d / s;
+}

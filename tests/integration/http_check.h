@@ -38,4 +38,9 @@ int hc_sql(const char *db, const char *sql);
 /* PRAGMA integrity_check of the file is "ok". */
 int hc_integrity_ok(const char *db);
 
+/* max |A - B| / max |B| over two lists of rows of numbers (JSON arrays
+ * of arrays, as clients/python/read_snapshot.py --dense prints X);
+ * infinite when the shapes differ. */
+double hc_rel_dist(const cJSON *A, const cJSON *B);
+
 #endif /* IRCG_TEST_HTTP_CHECK_H */

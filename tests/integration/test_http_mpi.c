@@ -10,7 +10,6 @@
  * checkpoints with a whole trace; and a daemon without a launcher refuses
  * such a job with a 422 naming /execution/ranks.
  */
-#include <dirent.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,7 +20,7 @@
 #include "../harness.h"
 #include "../unit/test_cli_util.h"
 #include "http_check.h"
-#include "mpi_util.h"
+#include "http_mpi_util.h"
 
 #define ROWS 100
 #define DATA "{\"source\": \"synthetic\", \"n_rows\": 3000, \"n_cols\": 800, " \
@@ -30,13 +29,6 @@
 /* The resumed job must still be running when polled at iteration 20 on a
  * fast machine: 1.2M ratings make its 200 iterations take seconds. */
 #define RATINGS_LONG 1200000L
-
-#define NEED_MPI()                                                          \
-    const char *bin = tcli_path();                                          \
-    if (!bin || !mu_mpi_bin())                                              \
-        SKIP("no ircg or ircg-mpi binary (built without mpicc?)");           \
-    if (!mu_mpirun())                                                       \
-        SKIP("no mpirun (make deps installs openmpi-bin)")
 
 /* The spec: IR-CG on the synthetic instance, ranks > 0 adds execution. */
 static void spec_of(char *out, size_t n, long long iters, int ranks, long ratings)
@@ -49,80 +41,13 @@ static void spec_of(char *out, size_t n, long long iters, int ranks, long rating
              ratings, iters, ex);
 }
 
-/* (Re)starts d with mpirun on loopback as its launcher (IRCGD_MPI_LAUNCH,
- * which its flags would split); the ranks without leak reports
- * (mpi_util.h). */
-static int restart_mpi(hu_daemon *d)
-{
-    char launch[256];
-    snprintf(launch, sizeof launch, "env ASAN_OPTIONS=detect_leaks=0 %s -np {ranks} "
-             "--oversubscribe%s", mu_mpirun(), geteuid() == 0 ? " --allow-run-as-root" : "");
-    setenv("IRCGD_MPI_LAUNCH", launch, 1);
-    int rc = hu_restart(d);
-    unsetenv("IRCGD_MPI_LAUNCH");
-    return rc;
-}
-
-static int start_mpi_daemon(hu_daemon *d, const char *name, const char *extra)
-{
-    hu_prepare(d, name, 1);
-    if (extra)
-        snprintf(d->extra, sizeof d->extra, "%s", extra);
-    return restart_mpi(d);
-}
-
-/* The processes whose command line holds needle (the job's folder); how
- * many, their ids in pids. */
-static int pids_with(const char *needle, pid_t *pids, int max)
-{
-    DIR *dir = opendir("/proc");
-    struct dirent *e;
-    int n = 0;
-    while (dir && (e = readdir(dir)) && n < max) {
-        char path[300], cmd[4096];
-        long pid = strtol(e->d_name, NULL, 10);
-        if (pid <= 0)
-            continue;
-        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-        FILE *f = fopen(path, "r");
-        size_t len = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0;
-        if (f)
-            fclose(f);
-        for (size_t i = 0; i < len; i++)
-            cmd[i] = cmd[i] ? cmd[i] : ' ';
-        cmd[len] = '\0';
-        if (strstr(cmd, needle) && strstr(cmd, "ircg-mpi ") && !strstr(cmd, "mpirun"))
-            pids[n++] = (pid_t)pid;
-    }
-    if (dir)
-        closedir(dir);
-    return n;
-}
-
 /* The daemon's trace of job id against `ircg solve` on the same spec
- * without execution: the same rows, g and f within 1e-10. */
+ * without execution. */
 static void check_agrees(const hu_daemon *d, const char *id, long long iters, long ratings)
 {
-    static double one[ROWS * 3][4], got[ROWS * 3][4];
-    char spec[1024], path[160];
-    char *file = tcli_tmp("hmpi_spec.json"), *t1 = tcli_tmp("hmpi_one.csv");
-    char *tn = tcli_tmp("hmpi_daemon.csv");
-    hu_resp r;
+    char spec[1024];
     spec_of(spec, sizeof spec, iters, 0, ratings);
-    REQUIRE(tcli_write(file, spec) == 0);
-    char *args[] = {(char *)tcli_path(), "solve", file, "--quiet", "--trace", t1, NULL};
-    REQUIRE(tcli_run(args, NULL) == 0);
-    snprintf(path, sizeof path, "/v1/jobs/%s/trace?format=csv", id);
-    REQUIRE(hu_get(d, path, &r) == 200);
-    REQUIRE(tcli_write(tn, r.body) == 0);
-    hu_resp_free(&r);
-    int rows = mu_read_trace(t1, one, ROWS * 3);
-    CHECK_INT(rows, iters);
-    CHECK_INT(mu_read_trace(tn, got, ROWS * 3), rows);
-    double worst = mu_worst_relative((const double (*)[4])one, (const double (*)[4])got, rows);
-    if (!(worst <= 1e-10))
-        fprintf(stderr, "    worst relative difference %.3g\n", worst);
-    CHECK(worst <= 1e-10);
+    hm_check_agrees(d, id, spec, (int)iters);
 }
 
 /* GET /v1/jobs/{id}: "execution" with `ranks` ranks and as many hosts. */
@@ -141,11 +66,11 @@ static void check_execution(const hu_daemon *d, const char *id, int ranks)
 
 TEST(http_mpi, job_through_the_launcher_agrees_with_one_process)
 {
-    NEED_MPI();
+    HM_NEED_MPI();
     hu_daemon d = {0};
     char spec[1024], id[64], state[16], dir[800];
     spec_of(spec, sizeof spec, ROWS, 2, RATINGS);
-    REQUIRE(start_mpi_daemon(&d, "http_mpi_run", NULL) == 0);
+    REQUIRE(hm_start(&d, "http_mpi_run", NULL) == 0);
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
     CHECK(hu_wait_terminal(&d, id, 120, state) == 0);
     CHECK_STR(state, "succeeded");
@@ -157,7 +82,7 @@ TEST(http_mpi, job_through_the_launcher_agrees_with_one_process)
     cJSON_Delete(res);
     check_agrees(&d, id, ROWS, RATINGS);
     /* the job's folder (spec, checkpoints, result) goes with its run */
-    snprintf(dir, sizeof dir, "%s.mpi/%s", d.db, id);
+    hm_job_dir(&d, id, dir, sizeof dir);
     CHECK(access(dir, F_OK) != 0);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }
@@ -184,16 +109,16 @@ static int running_job(hu_daemon *d, const char *name, int ranks, char *id, size
 {
     char spec[1024];
     spec_of(spec, sizeof spec, 100000000, ranks, RATINGS);
-    if (start_mpi_daemon(d, name, NULL) != 0 || hu_submit(d, spec, id, idn) != 202 ||
+    if (hm_start(d, name, NULL) != 0 || hu_submit(d, spec, id, idn) != 202 ||
         hu_wait_iteration(d, id, 5, 120) != 0)
         return -1;
-    snprintf(dir, dirn, "%s.mpi/%s", d->db, id);
-    return pids_with(dir, pids, 16);
+    hm_job_dir(d, id, dir, dirn);
+    return hm_pids_with(dir, pids, 16);
 }
 
 TEST(http_mpi, cancel_reaches_every_rank)
 {
-    NEED_MPI();
+    HM_NEED_MPI();
     hu_daemon d = {0};
     char id[64], state[16], path[128], dir[800];
     pid_t pids[16];
@@ -209,13 +134,13 @@ TEST(http_mpi, cancel_reaches_every_rank)
     cJSON *res = hu_result(&d, id);
     CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(res, "status")), "cancelled");
     cJSON_Delete(res);
-    CHECK_INT(pids_with(dir, pids, 16), 0);
+    CHECK_INT(hm_pids_with(dir, pids, 16), 0);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }
 
 TEST(http_mpi, killed_rank_fails_the_job_with_the_reason)
 {
-    NEED_MPI();
+    HM_NEED_MPI();
     hu_daemon d = {0};
     char id[64], state[16], path[128], dir[800];
     pid_t pids[16];
@@ -229,19 +154,19 @@ TEST(http_mpi, killed_rank_fails_the_job_with_the_reason)
     CHECK(strstr(r.body, "mpi-failed") && strstr(r.body, "the launcher exited with status"));
     CHECK(strstr(r.body, "signal 9") != NULL); /* mpirun's words on the rank */
     hu_resp_free(&r);
-    CHECK_INT(pids_with(dir, pids, 16), 0);
+    CHECK_INT(hm_pids_with(dir, pids, 16), 0);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }
 
 TEST(http_mpi, shutdown_resumes_from_the_ranks_checkpoints)
 {
-    NEED_MPI();
+    HM_NEED_MPI();
     hu_daemon d = {0};
     char spec[1024], id[64], state[16];
     store_job j = {0};
     int64_t at = 0;
     spec_of(spec, sizeof spec, 2 * ROWS, 2, RATINGS_LONG);
-    REQUIRE(start_mpi_daemon(&d, "http_mpi_resume", "--checkpoint-every 0.05") == 0);
+    REQUIRE(hm_start(&d, "http_mpi_resume", "--checkpoint-every 0.05") == 0);
     CHECK_INT(hu_submit(&d, spec, id, sizeof id), 202);
     REQUIRE(hu_wait_iteration(&d, id, 20, 120) == 0);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
@@ -250,7 +175,7 @@ TEST(http_mpi, shutdown_resumes_from_the_ranks_checkpoints)
     CHECK_STR(store_state_name(j.state), "queued");
     CHECK(at >= 20);
     store_job_clear(&j);
-    REQUIRE(restart_mpi(&d) == 0);
+    REQUIRE(hm_restart(&d) == 0);
     CHECK(hu_wait_terminal(&d, id, 120, state) == 0);
     CHECK_STR(state, "succeeded");
     char *log = hu_read_file(d.log);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "../harness.h"
+#include "http_check.h"
 #include "http_util.h"
 
 #define READER "clients/python/read_snapshot.py"
@@ -86,26 +87,6 @@ static int same_vector(const cJSON *a, const cJSON *b)
     return same;
 }
 
-/* max |A - B| / max |B| over two lists of rows */
-static double rel_dist(const cJSON *A, const cJSON *B)
-{
-    double d = 0, s = 0;
-    if (cJSON_GetArraySize(A) != cJSON_GetArraySize(B))
-        return INFINITY;
-    for (int i = 0; i < cJSON_GetArraySize(A); i++) {
-        const cJSON *a = cJSON_GetArrayItem(A, i), *b = cJSON_GetArrayItem(B, i);
-        if (cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
-            return INFINITY;
-        for (int j = 0; j < cJSON_GetArraySize(a); j++) {
-            double x = cJSON_GetArrayItem(a, j)->valuedouble;
-            double y = cJSON_GetArrayItem(b, j)->valuedouble;
-            d = fmax(d, fabs(x - y));
-            s = fmax(s, fabs(y));
-        }
-    }
-    return d / s;
-}
-
 /* A vector problem's snapshot `which` at iteration it: the result's
  * vector exactly, and the reader names the problem and its length. */
 static void vector_snapshot(const hu_daemon *d, const char *reader, const char *spec, int it,
@@ -156,7 +137,7 @@ TEST(http_snapshot, npz_read_by_the_standard_library)
     CHECK(same_factor(get(arrays, "Q"), get(x, "Q")));
     CHECK_INT(cJSON_GetArraySize(get(arrays, "x0_diag")), 40);
     CHECK(get(arrays, "dense") == NULL); /* factored only */
-    double e = rel_dist(dense, get(x, "dense"));
+    double e = hc_rel_dist(dense, get(x, "dense"));
     printf("    X from the factors (Python) against the result's: %.2g relative\n", e);
     CHECK(e <= 1e-13);
     CHECK_STR(get(sum, "problem")->valuestring, "matrix_completion");

@@ -71,7 +71,7 @@ TEST(install, staged_libraries_pkg_config_and_the_c_example)
     static const char *const files[] = {
         "/usr/lib/libircgclient.so.0.1.0", "/usr/lib/libircgclient.so.0",
         "/usr/lib/libircgclient.so", "/usr/lib/libircg.so.0", "/usr/include/ircg_client.h",
-        "/usr/include/ircg.h", "/usr/lib/pkgconfig/ircg-client.pc",
+        "/usr/include/ircg.h", "/usr/include/ircg/solver.h", "/usr/lib/pkgconfig/ircg-client.pc",
         "/usr/lib/pkgconfig/ircg.pc", "/usr/bin/ircgd", "/usr/bin/ircg"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char p[800];
@@ -93,11 +93,22 @@ TEST(install, staged_libraries_pkg_config_and_the_c_example)
              "-o least_norm && readelf -d least_norm | grep -q 'NEEDED.*libircgclient.so.0'",
              th_tmpdir(), san ? san : "", repo);
     int built = sh(cmd, log);
+    /* the library's header (its parts in include/ircg/) and pkg-config file:
+     * sigma_0 = varsigma exactly, sigma_3 = varsigma / 2 for p = 1/2 */
+    if (built == 0) {
+        snprintf(cmd, sizeof cmd, "cd '%s' && printf '%%s\\n' '#include <ircg.h>' "
+                 "'int main(void) { return !(ircg_sigma(0.05, 0.5, 0) == 0.05 && "
+                 "ircg_sigma(0.05, 0.5, 3) == 0.025); }' > sigma.c && "
+                 "cc -std=c11 -Wall -Wextra -Werror %s sigma.c $(pkg-config --cflags --libs ircg) "
+                 "-o sigma && LD_LIBRARY_PATH='%s/usr/lib' ./sigma",
+                 th_tmpdir(), san ? san : "", stage);
+        built = sh(cmd, log);
+    }
     unsetenv("PKG_CONFIG_SYSROOT_DIR");
     unsetenv("PKG_CONFIG_PATH");
     if (built != 0) {
         show(log);
-        th_fail(__FILE__, __LINE__, "the example did not build against the staged install");
+        th_fail(__FILE__, __LINE__, "the example or a libircg program did not build (or run) against the staged install");
         return;
     }
     REQUIRE(hu_start(&d, "install_example", 1) == 0);

@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "ircg.h"
+#include "base/digest.h"
+#include "base/util.h"
 
 /* buf[0, len) summed over the ranks (in rank order, the same bits on
  * every rank); nothing when c is NULL. */
@@ -32,5 +34,16 @@ static inline double slv_comm_sum1(const ircg_comm *c, double x)
  * sum: every entry has one nonzero term).  local has leading dimension n. */
 void slv_comm_gather_rows(const ircg_comm *c, const double *local, int n, int row0,
                           int total, int ncols, double *whole);
+
+/* A digest in progress, from rank `from` to every rank: the digest of
+ * data spread over the ranks is fed rank by rank, in rank order, each
+ * rank handing it on.  (Its state travels as 32-bit pieces, which a sum
+ * with zeros carries exactly.) */
+void slv_comm_pass_digest(const ircg_comm *c, slv_digest *h, int from);
+
+/* A row-distributed vector (n values here) to s: every rank's values in
+ * rank order, through sums of zero-padded pieces of bounded size, so that
+ * no rank holds the whole.  Collective. */
+void slv_comm_stream_rows(const ircg_comm *c, const double *local, int64_t n, slv_sink *s);
 
 #endif /* IRCG_BASE_COMM_H */

@@ -81,6 +81,25 @@ void slv_buf_free(slv_buf *b)
     b->len = b->cap = 0;
 }
 
+void slv_sink_buf(slv_sink *s, slv_buf *b)
+{
+    if (s->on && s->err == IRCG_OK && b->failed)
+        s->err = IRCG_ERR_NOMEM;
+    else if (s->on && s->err == IRCG_OK && b->len > 0 && s->put(s->ctx, b->data, b->len) != 0)
+        s->err = IRCG_ERR_IO;
+    b->len = 0;
+}
+
+void slv_sink_f64s(slv_sink *s, const double *v, size_t n)
+{
+    if (!s->on || s->err != IRCG_OK)
+        return;
+    slv_buf_put_f64s(&s->stage, v, n);
+    slv_sink_buf(s, &s->stage);
+}
+
+void slv_sink_free(slv_sink *s) { slv_buf_free(&s->stage); }
+
 uint64_t slv_rbuf_u64(slv_rbuf *r)
 {
     if (r->failed || r->len - r->pos < 8) {

@@ -61,6 +61,24 @@ void slv_buf_put_f64(slv_buf *b, double v);
 void slv_buf_put_f64s(slv_buf *b, const double *v, size_t n);
 void slv_buf_free(slv_buf *b);
 
+/* Where a blob made by several processes together goes: its bytes, in
+ * order, to put on the one process that writes (on = 1; elsewhere every
+ * call is a no-op).  A refusal or a failed buffer stops the writing; the
+ * callers still make every collective call. */
+typedef struct slv_sink {
+    ircg_write_fn put;
+    void *ctx;
+    int on;
+    ircg_error err; /* IRCG_OK, IRCG_ERR_IO (put refused) or IRCG_ERR_NOMEM */
+    slv_buf stage;  /* the little-endian bytes of the values being written */
+} slv_sink;
+
+/* b's bytes to the sink; b is emptied (kept allocated). */
+void slv_sink_buf(slv_sink *s, slv_buf *b);
+/* n doubles, little-endian. */
+void slv_sink_f64s(slv_sink *s, const double *v, size_t n);
+void slv_sink_free(slv_sink *s);
+
 /* Reader over a checkpoint; any read past the end sets failed and yields 0. */
 typedef struct slv_rbuf {
     const unsigned char *data;

@@ -10,6 +10,7 @@
  * its iterations and seconds, r(x'_0) when done)], then the oracle's own
  * state.  Versions 1 (IR-CG only) and 2 are still read.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,36 @@
 #define CKPT_VERSION 3 /* 2 adds the algorithm and CG-BiO's warm start,
                           3 the data digest */
 
+/* The solver's members, with the identity (n_observed, digest) of the
+ * instance the blob is for. */
+static void put_header(slv_buf *b, const ircg_solver *sv, int64_t n_observed,
+                       uint64_t digest)
+{
+    const ircg_problem_info *pi = &sv->pb->info;
+    slv_buf_put_u64(b, CKPT_MAGIC);
+    slv_buf_put_u64(b, CKPT_VERSION);
+    slv_buf_put_u64(b, (uint64_t)pi->kind);
+    slv_buf_put_i64(b, pi->dim);
+    slv_buf_put_i64(b, n_observed);
+    slv_buf_put_u64(b, digest);
+    slv_buf_put_i64(b, sv->t);
+    slv_buf_put_f64(b, sv->S);
+    slv_buf_put_f64(b, sv->elapsed);
+    slv_buf_put_f64(b, sv->lmo_seconds);
+    slv_buf_put_i64(b, sv->lmo_matvecs);
+    slv_buf_put_f64(b, sv->last_gap);
+    slv_buf_put_f64(b, sv->last_sigma);
+    slv_buf_put_u64(b, (uint64_t)sv->algorithm);
+    slv_buf_put_i64(b, sv->lmo_unconverged);
+    slv_buf_put_i64(b, sv->proj_partial);
+    slv_buf_put_i64(b, sv->proj_full);
+    slv_buf_put_u64(b, (uint64_t)sv->warm_done);
+    slv_buf_put_i64(b, sv->warmup_iterations);
+    slv_buf_put_f64(b, sv->warmup_seconds);
+    if (sv->warm_done && sv->cut_ref)
+        slv_buf_put_f64s(b, sv->cut_ref, (size_t)n_observed);
+}
+
 ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len)
 {
     slv_buf b = {0};
@@ -29,28 +60,7 @@ ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len)
 
     *blob = NULL;
     *len = 0;
-    slv_buf_put_u64(&b, CKPT_MAGIC);
-    slv_buf_put_u64(&b, CKPT_VERSION);
-    slv_buf_put_u64(&b, (uint64_t)pi->kind);
-    slv_buf_put_i64(&b, pi->dim);
-    slv_buf_put_i64(&b, pi->n_observed);
-    slv_buf_put_u64(&b, pi->data_digest);
-    slv_buf_put_i64(&b, sv->t);
-    slv_buf_put_f64(&b, sv->S);
-    slv_buf_put_f64(&b, sv->elapsed);
-    slv_buf_put_f64(&b, sv->lmo_seconds);
-    slv_buf_put_i64(&b, sv->lmo_matvecs);
-    slv_buf_put_f64(&b, sv->last_gap);
-    slv_buf_put_f64(&b, sv->last_sigma);
-    slv_buf_put_u64(&b, (uint64_t)sv->algorithm);
-    slv_buf_put_i64(&b, sv->lmo_unconverged);
-    slv_buf_put_i64(&b, sv->proj_partial);
-    slv_buf_put_i64(&b, sv->proj_full);
-    slv_buf_put_u64(&b, (uint64_t)sv->warm_done);
-    slv_buf_put_i64(&b, sv->warmup_iterations);
-    slv_buf_put_f64(&b, sv->warmup_seconds);
-    if (sv->warm_done && sv->cut_ref)
-        slv_buf_put_f64s(&b, sv->cut_ref, (size_t)pi->n_observed);
+    put_header(&b, sv, pi->n_observed, pi->data_digest);
     err = sv->ops->save(sv->ws, &b);
     if (err == IRCG_OK && b.failed)
         err = IRCG_ERR_NOMEM;
@@ -61,6 +71,42 @@ ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len)
     *blob = b.data;
     *len = b.len;
     return IRCG_OK;
+}
+
+/* One process: the blob of ircg_solver_save in one piece. */
+static ircg_error save_one(const ircg_solver *sv, ircg_write_fn put, void *ctx)
+{
+    void *blob = NULL;
+    size_t len = 0;
+    ircg_error err = ircg_solver_save(sv, &blob, &len);
+    if (err == IRCG_OK && put(ctx, blob, len) != 0)
+        err = IRCG_ERR_IO;
+    free(blob);
+    return err;
+}
+
+ircg_error ircg_solver_save_whole(const ircg_solver *sv, ircg_write_fn put, void *ctx)
+{
+    slv_sink s = {.put = put, .ctx = ctx};
+    slv_buf head = {0};
+    int64_t n_observed = 0;
+    uint64_t digest = 0;
+    int rank = 0;
+    ircg_error err;
+
+    if (!sv->ops->save_whole)
+        return save_one(sv, put, ctx);
+    if ((err = sv->ops->whole_identity(sv->ws, &rank, &n_observed, &digest)) != IRCG_OK)
+        return err;
+    /* a distributed solve runs IR-CG: no CG-BiO residual is ever saved */
+    assert(!(sv->warm_done && sv->cut_ref) || n_observed == sv->pb->info.n_observed);
+    s.on = rank == 0;
+    put_header(&head, sv, n_observed, digest);
+    slv_sink_buf(&s, &head);
+    err = sv->ops->save_whole(sv->ws, &s);
+    slv_buf_free(&head);
+    slv_sink_free(&s);
+    return err != IRCG_OK ? err : s.err;
 }
 
 static ircg_error corrupt(ircg_diag *diag)

@@ -11,30 +11,6 @@
 #include "problems/ls/ls.h"
 #include "problems/mc/mc.h"
 
-/* Omega in CSR order and the ratings: what the solver reads, in the
- * order it reads them (the same ratings in another order round otherwise). */
-static uint64_t mc_digest(const mc_data *d)
-{
-    slv_digest h;
-    slv_digest_init(&h);
-    slv_digest_update(&h, "mc", 2);
-    slv_digest_i64(&h, d->n);
-    slv_digest_i64(&h, d->p);
-    slv_digest_i64(&h, d->nnz);
-    slv_digest_i64s(&h, d->rowptr, (size_t)d->n + 1);
-    slv_digest_i32s(&h, d->col, (size_t)d->nnz);
-    if (d->m)
-        slv_digest_f64s(&h, d->m, (size_t)d->nnz);
-    for (int64_t e = 0; !d->m && e < d->nnz;) { /* the same bytes from floats */
-        double buf[512];
-        size_t k = 0;
-        for (; k < 512 && e < d->nnz; k++, e++)
-            buf[k] = (double)d->mf[e];
-        slv_digest_f64s(&h, buf, k);
-    }
-    return slv_digest_final(&h);
-}
-
 /* A (dense or CSR, with its kind) and b. */
 static uint64_t ls_digest(const ls_data *d)
 {
@@ -64,7 +40,7 @@ ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
         (*out)->cut = &slv_mc_cut_ops;
         (*out)->prox_ops = &slv_mc_prox_ops; /* a workspace of its own */
         (*out)->proj = &slv_mc_proj_ops;
-        (*out)->info.data_digest = mc_digest(mc_data_of(*out));
+        (*out)->info.data_digest = mc_data_digest(mc_data_of(*out));
     }
     return err;
 }
@@ -81,7 +57,7 @@ ircg_error ircg_problem_matrix_completion_part(const ircg_ratings *R, int row0,
         return slv_fail(diag, IRCG_ERR_INVALID, "/comm", "a communicator is needed");
     ircg_error err = mc_problem_new(R, row0, n_local, comm, outer, delta, out, diag);
     if (err == IRCG_OK)
-        (*out)->info.data_digest = mc_digest(mc_data_of(*out));
+        (*out)->info.data_digest = mc_data_digest(mc_data_of(*out));
     return err;
 }
 

@@ -153,6 +153,15 @@ typedef struct slv_oracle_ops {
     /* The whole workspace state (x, z, warm starts) for checkpoints. */
     ircg_error (*save)(void *ws, slv_buf *out);
     ircg_error (*restore)(void *ws, slv_rbuf *in, ircg_diag *diag);
+    /* Optional (NULL: the family is never spread over processes, and
+     * save() is the whole state): for a problem spread over processes, the
+     * whole instance's n_observed and data digest and this process's rank,
+     * then save()'s layout for the whole instance, written to s by rank 0
+     * (ircg_solver_save_whole).  Collective: every rank calls both, in
+     * that order.  On one process: the instance's own, and save(). */
+    ircg_error (*whole_identity)(void *ws, int *rank, int64_t *n_observed,
+                                 uint64_t *digest);
+    ircg_error (*save_whole)(void *ws, slv_sink *s);
     /* z <- x: the averaged iterate starts again at the current x (a run
      * started afresh from a saved state, ircg_solver_restore_as). */
     ircg_error (*restart)(void *ws);

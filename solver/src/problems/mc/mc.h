@@ -255,6 +255,16 @@ ircg_error mc_core_svd(const mc_ws *w, const double *K, double *Po, double *Qo,
                        double *sv, int *r);
 ircg_error mc_dense(const mc_ws *w, const mc_side *s, double *X);
 
+/* mc_digest.c: the data digest of the instance this process holds (one
+ * process: the whole; a rank: its part), and of the whole instance
+ * (collective on a distributed problem: every rank gets it). */
+uint64_t mc_data_digest(const mc_data *d);
+uint64_t mc_whole_digest(const mc_data *d);
+/* mc_state.c: the whole state of a distributed workspace in mc_save's
+ * layout, to s on rank 0 (the ops' whole_identity and save_whole). */
+ircg_error mc_whole_identity(void *ws, int *rank, int64_t *n_observed, uint64_t *digest);
+ircg_error mc_save_whole(void *ws, slv_sink *s);
+
 /* mc_dist.c: what a distributed problem does differently (d->comm set) */
 /* Thin QR of the row-distributed A (n x k local rows, leading dimension
  * n) by TSQR: F (n x k, local rows) and R (k x k, the same on every rank)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "problems/mc/mc.h"
 
 #define MC_MAGIC_V1 0x3153574b43434dULL /* "MCCKWS1" */
@@ -26,17 +27,14 @@ static void get_block(slv_rbuf *r, double *A, int k, int ld)
         slv_rbuf_f64s(r, A + (size_t)j * ld, (size_t)k);
 }
 
-ircg_error mc_save(void *ws, slv_buf *b)
+/* The scalars, with the shape (n, nnz) of the instance saved. */
+static void put_scalars(slv_buf *b, const mc_ws *w, int64_t n, int64_t nnz)
 {
-    mc_ws *w = ws;
-    const mc_data *d = w->d;
-    int k = w->k;
-
     slv_buf_put_u64(b, MC_MAGIC);
-    slv_buf_put_i64(b, d->n);
-    slv_buf_put_i64(b, d->p);
-    slv_buf_put_i64(b, d->nnz);
-    slv_buf_put_i64(b, k);
+    slv_buf_put_i64(b, n);
+    slv_buf_put_i64(b, w->d->p);
+    slv_buf_put_i64(b, nnz);
+    slv_buf_put_i64(b, w->k);
     slv_buf_put_i64(b, w->compress_at);
     slv_buf_put_i64(b, w->have_v);
     slv_buf_put_i64(b, w->have_dir);
@@ -48,8 +46,14 @@ ircg_error mc_save(void *ws, slv_buf *b)
     slv_buf_put_f64(b, w->sums.g_x);
     slv_buf_put_f64(b, w->sums.g_z);
     slv_buf_put_f64(b, w->sv);
-    slv_buf_put_f64s(b, w->P, (size_t)d->n * k);
-    slv_buf_put_f64s(b, w->Q, (size_t)d->p * k);
+}
+
+/* What follows P: Q, the k x k blocks and the k-vectors (the same on
+ * every rank of a distributed solve). */
+static void put_column_side(slv_buf *b, const mc_ws *w)
+{
+    int k = w->k;
+    slv_buf_put_f64s(b, w->Q, (size_t)w->d->p * k);
     put_block(b, w->x.K, k, w->cap);
     put_block(b, w->z.K, k, w->cap);
     put_block(b, w->GP, k, w->cap);
@@ -59,6 +63,16 @@ ircg_error mc_save(void *ws, slv_buf *b)
     slv_buf_put_f64s(b, w->qm, (size_t)k);
     slv_buf_put_f64s(b, w->Pu, (size_t)k);
     slv_buf_put_f64s(b, w->Qv, (size_t)k);
+}
+
+ircg_error mc_save(void *ws, slv_buf *b)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+
+    put_scalars(b, w, d->n, d->nnz);
+    slv_buf_put_f64s(b, w->P, (size_t)d->n * w->k);
+    put_column_side(b, w);
     slv_buf_put_f64s(b, w->u, (size_t)d->n);
     slv_buf_put_f64s(b, w->v, (size_t)d->p);
     /* the slot of version 2's R v: the restored solver makes the first
@@ -68,6 +82,49 @@ ircg_error mc_save(void *ws, slv_buf *b)
     slv_buf_put_f64s(b, w->x.xo, (size_t)d->nnz);
     slv_buf_put_f64s(b, w->z.xo, (size_t)d->nnz);
     return b->failed ? IRCG_ERR_NOMEM : IRCG_OK;
+}
+
+ircg_error mc_whole_identity(void *ws, int *rank, int64_t *n_observed, uint64_t *digest)
+{
+    const mc_data *d = ((mc_ws *)ws)->d;
+    *rank = d->comm ? d->comm->rank : 0;
+    *n_observed = d->nnz_all;
+    *digest = mc_whole_digest(d);
+    return IRCG_OK;
+}
+
+/* mc_save's layout for the whole instance: the replicated parts from this
+ * rank (rank 0 writes), the row parts (P by columns, u, X and Z on Omega)
+ * of every rank in rank order, which is row order. */
+ircg_error mc_save_whole(void *ws, slv_sink *s)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+    const ircg_comm *c = d->comm;
+    slv_buf b = {0};
+    double zeros[64] = {0};
+
+    if (!c) { /* one process: mc_save's blob itself */
+        ircg_error err = mc_save(ws, &b);
+        slv_sink_buf(s, &b);
+        slv_buf_free(&b);
+        return err != IRCG_OK ? err : s->err;
+    }
+    put_scalars(&b, w, d->n_all, d->nnz_all);
+    slv_sink_buf(s, &b);
+    for (int j = 0; j < w->k; j++)
+        slv_comm_stream_rows(c, w->P + (size_t)j * d->n, d->n, s);
+    put_column_side(&b, w);
+    slv_sink_buf(s, &b);
+    slv_comm_stream_rows(c, w->u, d->n, s);
+    slv_buf_put_f64s(&b, w->v, (size_t)d->p);
+    slv_sink_buf(s, &b);
+    for (int64_t i = 0; i < d->n_all; i += 64) /* the slot of R v, as in mc_save */
+        slv_sink_f64s(s, zeros, (size_t)(d->n_all - i < 64 ? d->n_all - i : 64));
+    slv_comm_stream_rows(c, w->x.xo, d->nnz, s);
+    slv_comm_stream_rows(c, w->z.xo, d->nnz, s);
+    slv_buf_free(&b);
+    return s->err;
 }
 
 static ircg_error bad(ircg_diag *diag, const char *what)

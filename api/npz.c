@@ -17,7 +17,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "server.h"
+#include "npz.h"
 
 #define NPY_ALIGN 64
 #define ZIP_MAX 0xffffffffu
@@ -69,7 +69,7 @@ static int host_le(void)
 }
 
 /* The .npy header of a: magic, version, length, dict, padding. */
-static int npy_header(const srv_npz_array *a, char *out, size_t cap, size_t *len)
+static int npy_header(const api_npz_array *a, char *out, size_t cap, size_t *len)
 {
     char shape[64], dict[200];
     if (a->ndim == 0)
@@ -131,7 +131,7 @@ static int feed(z_stream *z, obuf *b, const unsigned char *src, size_t len, int 
 /* Deflates the .npy (header, values) of a into b; its CRC and sizes.
  * Level 1: doubles gain little from more effort, and a snapshot of a big
  * job is hundreds of megabytes. */
-static int deflate_member(obuf *b, const srv_npz_array *a, uint32_t *crc, size_t *raw,
+static int deflate_member(obuf *b, const api_npz_array *a, uint32_t *crc, size_t *raw,
                           size_t *packed)
 {
     char head[256];
@@ -151,14 +151,14 @@ static int deflate_member(obuf *b, const srv_npz_array *a, uint32_t *crc, size_t
     return rc == 0 && !b->failed ? 0 : -1;
 }
 
-int srv_npz_write(const srv_npz_array *arrays, size_t n, void **out, size_t *len)
+int api_npz_write(const api_npz_array *arrays, size_t n, void **out, size_t *len)
 {
     obuf b = {0}, cd = {0};
     int rc = 0;
     *out = NULL;
     *len = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        const srv_npz_array *a = &arrays[i];
+        const api_npz_array *a = &arrays[i];
         char name[80];
         int nl = snprintf(name, sizeof name, "%s.npy", a->name);
         size_t at = b.len, raw = 0, packed = 0;

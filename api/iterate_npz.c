@@ -1,5 +1,5 @@
 /*
- * iterate_io.c -- the 'x' and 'z' snapshots: an iterate as a NumPy .npz
+ * iterate_npz.c -- the 'x' and 'z' snapshots: an iterate as a NumPy .npz
  * (npz.c), documented for users in api/SPEC.md ("Snapshots") and read by
  * clients/python/read_snapshot.py with the standard library alone.
  *
@@ -21,29 +21,29 @@
  */
 #include <stdlib.h>
 
-#include "server.h"
+#include "npz.h"
 
-int srv_iterate_encode(const ircg_iterate *it, void **out, size_t *len)
+int api_iterate_npz(const ircg_iterate *it, void **out, size_t *len)
 {
     const int64_t version = 1;
     const int64_t kind = (int64_t)it->kind;
     const int vector = it->kind != IRCG_PROBLEM_MATRIX_COMPLETION;
     const int64_t n = it->n_rows, p = it->n_cols, k = vector ? 0 : it->rank;
     const int64_t shape[2] = {n, p}, m0 = n < p ? n : p;
-    srv_npz_array a[8] = {
+    api_npz_array a[8] = {
         {"ircg_format", 1, 0, {0, 0}, 1, &version},
         {"problem", 1, 0, {0, 0}, 1, &kind},
     };
     size_t na = 2;
     if (vector) {
-        a[na++] = (srv_npz_array){"x", 0, 1, {it->dim, 0}, (size_t)it->dim, it->dense};
+        a[na++] = (api_npz_array){"x", 0, 1, {it->dim, 0}, (size_t)it->dim, it->dense};
     } else {
-        a[na++] = (srv_npz_array){"shape", 1, 1, {2, 0}, 2, shape};
-        a[na++] = (srv_npz_array){"a0", 0, 0, {0, 0}, 1, &it->a0};
-        a[na++] = (srv_npz_array){"x0_diag", 0, 1, {m0, 0}, (size_t)m0, it->x0_diag};
-        a[na++] = (srv_npz_array){"w", 0, 1, {k, 0}, (size_t)k, it->w};
-        a[na++] = (srv_npz_array){"P", 0, 2, {n, k}, (size_t)(n * k), it->P};
-        a[na++] = (srv_npz_array){"Q", 0, 2, {p, k}, (size_t)(p * k), it->Q};
+        a[na++] = (api_npz_array){"shape", 1, 1, {2, 0}, 2, shape};
+        a[na++] = (api_npz_array){"a0", 0, 0, {0, 0}, 1, &it->a0};
+        a[na++] = (api_npz_array){"x0_diag", 0, 1, {m0, 0}, (size_t)m0, it->x0_diag};
+        a[na++] = (api_npz_array){"w", 0, 1, {k, 0}, (size_t)k, it->w};
+        a[na++] = (api_npz_array){"P", 0, 2, {n, k}, (size_t)(n * k), it->P};
+        a[na++] = (api_npz_array){"Q", 0, 2, {p, k}, (size_t)(p * k), it->Q};
     }
-    return srv_npz_write(a, na, out, len);
+    return api_npz_write(a, na, out, len);
 }

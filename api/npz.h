@@ -1,0 +1,33 @@
+/*
+ * npz.h -- iterates as NumPy .npz archives (npz.c, iterate_npz.c): what a
+ * job's 'x' and 'z' snapshots hold (api/SPEC.md, "Snapshots"), written by
+ * ircgd for a solve on its worker and by ircg-mpi's rank 0 for a
+ * distributed one, so that both are the same bytes for the same iterate.
+ */
+#ifndef IRCG_API_NPZ_H
+#define IRCG_API_NPZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ircg.h"
+
+/* An iterate as a .npz (see iterate_npz.c): malloc'ed into *out.  0, or
+ * -1 when out of memory. */
+int api_iterate_npz(const ircg_iterate *it, void **out, size_t *len);
+
+/* n arrays of 8-byte values (float64, or int64 when `integer`) of 0, 1 or
+ * 2 dimensions (2: column-major, written in Fortran order) as an .npz
+ * archive, each member deflated: malloc'ed into *out.  0, or -1 when out
+ * of memory or a member exceeds 4 GiB. */
+typedef struct api_npz_array {
+    const char *name;        /* the member is name + ".npy"             */
+    int integer;
+    int ndim;
+    int64_t shape[2];
+    size_t count;            /* values: the product of the shape        */
+    const void *data;        /* borrowed                                */
+} api_npz_array;
+int api_npz_write(const api_npz_array *arrays, size_t n, void **out, size_t *len);
+
+#endif /* IRCG_API_NPZ_H */

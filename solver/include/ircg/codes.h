@@ -1,0 +1,57 @@
+/*
+ * ircg/codes.h -- part of libircg's public API: error and status codes,
+ * ircg_diag. Include <ircg.h>, which includes every part in order; the
+ * conventions of the whole API are written at its top.
+ */
+#ifndef IRCG_CODES_H
+#define IRCG_CODES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- codes -- */
+
+typedef enum ircg_error {
+    IRCG_OK = 0,
+    IRCG_ERR_INVALID = 1,   /* an argument or setting is out of range       */
+    IRCG_ERR_NOMEM = 2,     /* an allocation failed                          */
+    IRCG_ERR_NUMERICAL = 3, /* a numerical kernel broke down (NaN, LAPACK)   */
+    IRCG_ERR_IO = 4,        /* a file could not be opened or read            */
+    IRCG_ERR_PARSE = 5      /* a data file is malformed (diag.line says where)*/
+} ircg_error;
+
+typedef enum ircg_status {
+    IRCG_STATUS_UNSOLVED = 0,   /* not run yet, or stopped by an error        */
+    IRCG_STATUS_CONVERGED = 1,  /* gap_tol reached                            */
+    IRCG_STATUS_MAX_ITER = 2,   /* iteration limit                            */
+    IRCG_STATUS_TIME_LIMIT = 3, /* wall-clock limit                           */
+    IRCG_STATUS_CANCELLED = 4,  /* the cancel flag was set                    */
+    IRCG_STATUS_INTERRUPTED = 5,/* the callback asked to stop                 */
+    IRCG_STATUS_STALLED = 6     /* g_opt only: the gap stopped decreasing
+                                   above tol and its rounding floor        */
+} ircg_status;
+
+const char *ircg_error_string(ircg_error e);   /* "invalid argument", ...    */
+const char *ircg_status_string(ircg_status s); /* "converged", "max_iter", ...*/
+
+/* Where and why an operation failed.  field is a path into the input in JSON
+ * pointer syntax relative to the object the caller passed ("/delta",
+ * "/settings/p"); line is the 1-based line of a data file, 0 otherwise.
+ * When line > 0 the message already begins with "line <line>: " (see the
+ * readers below): a caller adding context prefixes only what the library
+ * cannot know, e.g. "bad.dat: " + message, and never the line again. */
+typedef struct ircg_diag {
+    ircg_error code;
+    char field[128];
+    char message[256];
+    long line;
+} ircg_diag;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IRCG_CODES_H */

@@ -1,0 +1,163 @@
+/*
+ * ircg/settings.h -- part of libircg's public API: solver settings with
+ * their defaults, the communicator of a distributed solve. Include <ircg.h>,
+ * which includes every part in order; the conventions of the whole API are
+ * written at its top.
+ */
+#ifndef IRCG_SETTINGS_H
+#define IRCG_SETTINGS_H
+
+#include "problems.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------- settings -- */
+
+typedef enum ircg_algorithm {
+    IRCG_ALG_IRCG = 0, /* Algorithm 1 of the paper                          */
+    IRCG_ALG_CGBIO,    /* CG-BiO, Jiang, Abolfazli, Mokhtari, Hamedani 2023:
+                          conditional gradient over X cut by the half-space
+                          {v : <grad g(x_k), v - x_k> <= g(x'_0) - g(x_k)},
+                          from a warm start x'_0 with gap_g <= eps_g / 2    */
+    IRCG_ALG_IRPG,     /* IR-PG, Solodov 2007: x+ = Proj_X(x - a grad Phi_t)
+                          with Armijo backtracking, same sigma_t as IR-CG   */
+    IRCG_ALG_BISG      /* Bi-SG, Merchav and Sabach 2023: y_k = Proj_X(x_{k-1}
+                          - t grad g(x_{k-1})), x_k = y_k - c k^-alpha grad f(y_k) */
+} ircg_algorithm;
+
+/* How IR-PG and Bi-SG project onto the nuclear ball (vector domains have
+ * exact closed-form or sort-based projections and ignore this). */
+typedef enum ircg_projection {
+    IRCG_PROJ_PARTIAL = 0, /* the leading singular triplets by Lanczos on the
+                              implicit matrix, accepted only when the next
+                              singular value is certified at most the
+                              threshold (else more triplets; a full SVD when
+                              too many are needed): exact and fast          */
+    IRCG_PROJ_FULL         /* dense n x p matrix and its full SVD (LAPACK
+                              dgesdd), then the singular values onto the
+                              simplex: the paper's way                      */
+} ircg_projection;
+
+/* The singular-value engine of the conditional-gradient LMO on the nuclear
+ * ball (IR-CG, and CG-BiO's warm start); the other singular-value
+ * computations (CG-BiO's cut, the projections, g_opt) always use Lanczos.
+ * Problems over vector domains have no such LMO: ircg_solver_new refuses
+ * ARPACK for them. */
+typedef enum ircg_lmo_engine {
+    IRCG_LMO_LANCZOS = 0,  /* the library's reentrant Lanczos on C'C (one
+                              pass over Omega per product), warm-started;
+                              threads solve in parallel                   */
+    IRCG_LMO_ARPACK        /* ARPACK-ng's implicitly restarted Lanczos on
+                              C'C; ARPACK keeps Fortran state, so its calls
+                              are serialized by one process-wide lock.  A
+                              distributed problem runs its communicator's
+                              engine (ircg_comm.top_eig: PARPACK)         */
+} ircg_lmo_engine;
+
+typedef enum ircg_step_rule {
+    IRCG_STEP_OPEN_LOOP = 0, /* alpha_t = 2/(t+2)                            */
+    IRCG_STEP_CLOSED_LOOP,   /* min{1, -<grad Phi_t, d>/((s L_f + L_g)|d|^2)}*/
+    IRCG_STEP_LINE_SEARCH    /* argmin_[0,1] Phi_t(x + a d), closed form     */
+} ircg_step_rule;
+
+typedef enum ircg_start {
+    IRCG_START_DEFAULT = 0, /* MC: the paper's X0 = 0.01 delta [I_p/p 0]';
+                               LS: 0 projected onto X (simplex: its center)  */
+    IRCG_START_ZERO,        /* 0 (must lie in X)                            */
+    IRCG_START_GIVEN        /* settings.x0 (must lie in X)                  */
+} ircg_start;
+
+/* What the callback sees after every iteration t -> t+1.
+ *
+ * x and z per algorithm: IR-CG: the last iterate x_t and the averaged z_t;
+ * Bi-SG: x is the feasible y_k and z the point x_k after the outer step
+ * (possibly outside X); IR-PG and CG-BiO: x_t, with z = x.
+ * gap per algorithm: IR-CG: the Frank-Wolfe gap of Phi_t at x_{t-1};
+ * CG-BiO: the outer gap <grad f(x), x - s> over the cut set (gap_tol
+ * stops CG-BiO only when also g(x) - g(x'_0) <= eps_g / 2); IR-PG and
+ * Bi-SG: the norm of the projected-gradient step ||x_{t} - x_{t-1}|| / a. */
+typedef struct ircg_iter_info {
+    int64_t t;          /* iterations done (x_t, z_t below are after it)    */
+    double elapsed;     /* seconds since the solve started (incl. restores
+                           and CG-BiO's warm start)                         */
+    double sigma;       /* sigma used in this iteration (IR-CG, IR-PG);
+                           Bi-SG: its outer step c k^-alpha; CG-BiO: NaN    */
+    double alpha;       /* step taken (IR-PG: after backtracking)           */
+    double g_x, f_x;    /* at x_t                                           */
+    double g_z, f_z;    /* at z_t                                           */
+    double gap;         /* see above                                        */
+    double g_gap_x;     /* g(x_t) - g_opt, NaN unless a reference is known  */
+    double g_gap_z;     /* g(z_t) - g_opt, idem                             */
+    double lmo_seconds; /* time of this iteration's oracle: the LMO (IR-CG,
+                           CG-BiO's whole cut oracle) or the projections    */
+    int64_t lmo_matvecs;/* operator applications (products with C and C')   */
+    double top_sv;      /* nuclear ball: top singular value of the LMO's
+                           matrix; NaN for the other domains and projections */
+    int rank;           /* MC: number of atoms of the iterate; 0 otherwise  */
+    int lmo_converged;  /* 1 when every singular triplet of this iteration
+                           met lmo_tol; 0 when one stopped at
+                           lmo_max_matvecs (its answer is less accurate)   */
+    int backtracks;     /* IR-PG: step reductions of the Armijo rule        */
+    int proj_full;      /* projections: 1 when a full SVD was used          */
+    double lambda;      /* CG-BiO: multiplier of the cut; NaN otherwise     */
+} ircg_iter_info;
+
+/* Return nonzero to stop the solve (status IRCG_STATUS_INTERRUPTED). */
+typedef int (*ircg_callback)(void *user, const ircg_iter_info *it);
+
+typedef struct ircg_reference ircg_reference;
+
+typedef struct ircg_settings {
+    ircg_algorithm algorithm;
+    ircg_step_rule step_rule;
+    double varsigma;      /* sigma_t = varsigma (t+1)^(-p); >= 0.  0 makes
+                             IR-CG conditional gradient on g alone (z = x)
+                             and IR-PG projected gradient on g            */
+    double p;             /* in (0, 1)                                     */
+    int64_t max_iter;     /* >= 1                                          */
+    double time_limit;    /* seconds; <= 0 means none                      */
+    double gap_tol;       /* stop (CONVERGED) when the gap of ircg_iter_info
+                             is <= it;
+                             0 = never                                     */
+    ircg_start start;
+    const double *x0;     /* START_GIVEN: length dim (MC: column-major n x p)
+                             borrowed for the duration of ircg_solver_new  */
+    double lmo_tol;       /* relative tolerance of the top singular pair   */
+    int lmo_max_matvecs;  /* per LMO call                                  */
+    ircg_lmo_engine lmo_engine; /* nuclear ball; default LANCZOS           */
+    int threads;          /* threads for the sparse kernels, >= 1          */
+    ircg_callback callback;
+    void *callback_data;
+    const volatile int *cancel; /* polled every iteration; nonzero stops;
+                             borrowed, may be NULL. Written by other threads
+                             with an atomic store.                         */
+    const ircg_reference *reference; /* borrowed, may be NULL: enables
+                             g - g_opt by the difference formula           */
+    double g_opt;         /* used when reference is NULL; NaN = unknown    */
+
+    /* The baselines (ignored by the other algorithms).  step_rule must be
+     * open loop for them: CG-BiO's steps are 2/(k+2), the projection
+     * methods have their own rules below. */
+    ircg_projection projection; /* IR-PG and Bi-SG on the nuclear ball     */
+    double irpg_theta;    /* IR-PG Armijo: sufficient decrease, (0, 1); 1/2 */
+    double irpg_step;     /* IR-PG: first trial step alpha~ > 0; 1/2       */
+    double irpg_eta;      /* IR-PG: backtracking factor, (0, 1); 1/2       */
+    double bisg_alpha;    /* Bi-SG: outer steps c k^-alpha, alpha in (0, 1];
+                             the paper's 1/(2 - 0.01)                      */
+    double bisg_c;        /* Bi-SG: c > 0; the paper's min(1/L_f, 1)       */
+    double bisg_step;     /* Bi-SG: inner step t > 0; 0 = 1/L_g            */
+    double cgbio_eps_g;   /* CG-BiO: warm start until the FW gap of g is
+                             <= eps_g / 2; > 0, the paper's 1e-4            */
+    int64_t cgbio_warmup_max_iter; /* CG-BiO: cap of the warm start, >= 1  */
+} ircg_settings;
+
+void ircg_settings_default(ircg_settings *s);
+/* Checks every member; fills diag->field with "/<member>". */
+ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IRCG_SETTINGS_H */

@@ -1,0 +1,40 @@
+/*
+ * http_mpi_util.h -- what the tests of MPI jobs through a real ircgd share
+ * (test_http_mpi*.c): a daemon whose launcher is mpirun on loopback, the
+ * rank processes of a job, the programs' presence.
+ */
+#ifndef IRCG_TEST_HTTP_MPI_UTIL_H
+#define IRCG_TEST_HTTP_MPI_UTIL_H
+
+#include <sys/types.h>
+
+#include "http_util.h"
+#include "mpi_util.h"
+
+/* Skips the test, saying why, without ircg, ircg-mpi or mpirun; else
+ * `bin` is the ircg CLI. */
+#define HM_NEED_MPI()                                                       \
+    const char *bin = tcli_path();                                          \
+    if (!bin || !mu_mpi_bin())                                              \
+        SKIP("no ircg or ircg-mpi binary (built without mpicc?)");           \
+    if (!mu_mpirun())                                                       \
+        SKIP("no mpirun (make deps installs openmpi-bin)")
+
+/* (Re)starts d with mpirun on loopback as its launcher (IRCGD_MPI_LAUNCH,
+ * which its flags would split: --oversubscribe, and --allow-run-as-root
+ * only as root); the ranks without leak reports (mpi_util.h). */
+int hm_restart(hu_daemon *d);
+/* Prepares d (one worker, `extra` flags or NULL) and starts it so. */
+int hm_start(hu_daemon *d, const char *name, const char *extra);
+/* The rank processes (ircg-mpi, not mpirun) whose command line holds
+ * needle (the job's folder): how many, their ids in pids. */
+int hm_pids_with(const char *needle, pid_t *pids, int max);
+/* The job's folder in d's MPI work directory. */
+void hm_job_dir(const hu_daemon *d, const char *id, char *dir, size_t n);
+
+/* The daemon's trace of job id (rows rows) against `ircg solve` on
+ * spec_one (the job's spec without execution): the same rows, g and f
+ * within 1e-10 relative (test_mpi.c derives the tolerance).  Checks. */
+void hm_check_agrees(const hu_daemon *d, const char *id, const char *spec_one, int rows);
+
+#endif /* IRCG_TEST_HTTP_MPI_UTIL_H */

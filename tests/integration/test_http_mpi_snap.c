@@ -1,0 +1,155 @@
+/*
+ * test_http_mpi_snap.c -- the iterate snapshots of an MPI job (its spec's
+ * output.snapshot_every) through a real ircgd with mpirun as its launcher:
+ * downloaded as .npz through HTTP and read by clients/python/read_snapshot.py
+ * (the standard library alone, no code of ours), X = a0 X0 + P diag(w) Q'
+ * of the 3-rank job's snapshot agrees with the single-process job's at the
+ * same iteration to 1e-10 relative (the agreement of test_mpi.c: the ranks
+ * add the same terms in another order); and the snapshot's state is one
+ * process's, for the whole instance (its |Omega| and data digest): a
+ * single-process job that starts from it ("schedule": "continue") goes on
+ * as the single-process run did, g and f to 1e-10 at every iteration.
+ * Skipped with a message without python3 or MPI.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness.h"
+#include "../unit/test_cli_util.h"
+#include "http_check.h"
+#include "http_mpi_util.h"
+
+#define ITERS 40
+#define EVERY 20
+#define READER "clients/python/read_snapshot.py"
+
+/* A small synthetic instance (the reader forms X densely in Python). */
+static void spec_of(char *out, size_t n, int iters, int ranks, const char *start)
+{
+    char ex[64] = "";
+    if (ranks > 0)
+        snprintf(ex, sizeof ex, ", \"execution\": {\"ranks\": %d}", ranks);
+    snprintf(out, n, "{\"problem\": {\"type\": \"matrix_completion\", \"delta\": 5, "
+             "\"data\": {\"source\": \"synthetic\", \"n_rows\": 300, \"n_cols\": 80, "
+             "\"n_ratings\": 6000, \"seed\": 11}}, \"algorithm\": {\"name\": \"ircg\", "
+             "\"max_iter\": %d%s}, \"output\": {\"snapshot_every\": %d}%s}",
+             iters, start ? start : "", EVERY, ex);
+}
+
+/* Snapshot (it, which) of job id, downloaded and formed densely by the
+ * reader: the rows of X as JSON, or NULL. */
+static cJSON *dense_snapshot(const hu_daemon *d, const char *id, int it, const char *which)
+{
+    char path[160], file[700], cmd[2600], reader[1024];
+    hu_resp r;
+    snprintf(path, sizeof path, "/v1/jobs/%s/snapshots/%d/%s", id, it, which);
+    snprintf(file, sizeof file, "%s/%s-%d-%s.npz", d->dir, id, it, which);
+    if (hu_repo_file(READER, reader, sizeof reader) != 0 || hu_get(d, path, &r) != 200)
+        return NULL;
+    FILE *f = strstr(r.ctype, "application/x-npz") ? fopen(file, "wb") : NULL;
+    int ok = f && fwrite(r.body, 1, r.len, f) == r.len;
+    if (f)
+        ok &= fclose(f) == 0;
+    hu_resp_free(&r);
+    snprintf(cmd, sizeof cmd, "python3 %s %s --dense > %s.json", reader, file, file);
+    if (!ok || system(cmd) != 0)
+        return NULL;
+    snprintf(cmd, sizeof cmd, "%s.json", file);
+    char *text = hu_read_file(cmd);
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return j;
+}
+
+/* The job's trace as CSV in a file; its rows' g and f into v. */
+static int trace_of(const hu_daemon *d, const char *id, const char *name, double (*v)[4])
+{
+    char path[128];
+    char *file = tcli_tmp(name);
+    hu_resp r;
+    snprintf(path, sizeof path, "/v1/jobs/%s/trace?format=csv", id);
+    if (hu_get(d, path, &r) != 200 || tcli_write(file, r.body) != 0) {
+        hu_resp_free(&r);
+        return -1;
+    }
+    hu_resp_free(&r);
+    return mu_read_trace(file, v, ITERS + 1);
+}
+
+static void run_job(const hu_daemon *d, const char *spec, char *id)
+{
+    char state[16];
+    REQUIRE(hu_submit(d, spec, id, 64) == 202);
+    REQUIRE(hu_wait_terminal(d, id, 120, state) == 0);
+    CHECK_STR(state, "succeeded");
+}
+
+TEST(http_mpi_snap, snapshots_agree_with_one_process_and_start_a_job)
+{
+    HM_NEED_MPI();
+    (void)bin;
+    if (system("python3 -c 'import zipfile, ast, array' >/dev/null 2>&1") != 0)
+        SKIP("python3 not found: the snapshots are read by the Python reader");
+    hu_daemon d = {0};
+    char spec[1024], start[160], one[64], mpi[64], warm[64], path[128];
+    static double a[ITERS + 1][4], b[ITERS + 1][4];
+    hu_resp r;
+    REQUIRE(hm_start(&d, "http_mpi_snap", "--snapshot-keep-finished 0") == 0);
+    spec_of(spec, sizeof spec, ITERS, 0, NULL);
+    run_job(&d, spec, one);
+    spec_of(spec, sizeof spec, ITERS, 3, NULL);
+    run_job(&d, spec, mpi);
+
+    /* listed as any job's: state, x and z at each multiple of EVERY */
+    snprintf(path, sizeof path, "/v1/jobs/%s/snapshots", mpi);
+    REQUIRE(hu_get(&d, path, &r) == 200);
+    CHECK(strstr(r.body, "\"iteration\":20") && strstr(r.body, "\"iteration\":40"));
+    CHECK(strstr(r.body, "\"state\"") && strstr(r.body, "\"z\""));
+    hu_resp_free(&r);
+    for (int it = EVERY; it <= ITERS; it += EVERY)
+        for (int k = 0; k < 2; k++) {
+            const char *which = k ? "z" : "x";
+            cJSON *x1 = dense_snapshot(&d, one, it, which);
+            cJSON *xn = dense_snapshot(&d, mpi, it, which);
+            double e = x1 && xn ? hc_rel_dist(xn, x1) : INFINITY;
+            printf("    %s at iteration %d: 3 ranks against one process %.2g relative\n",
+                   which, it, e);
+            CHECK(e <= 1e-10);
+            cJSON_Delete(x1);
+            cJSON_Delete(xn);
+        }
+
+    /* the state is one process's for the whole instance: the header's
+     * dimensions, |Omega| and data digest (bytes 24..48) are those of the
+     * single-process job's, and so is its size */
+    hu_resp s1, sn;
+    snprintf(path, sizeof path, "/v1/jobs/%s/snapshots/%d/state", one, EVERY);
+    REQUIRE(hu_get(&d, path, &s1) == 200);
+    snprintf(path, sizeof path, "/v1/jobs/%s/snapshots/%d/state", mpi, EVERY);
+    REQUIRE(hu_get(&d, path, &sn) == 200);
+    CHECK(s1.len > 48 && s1.len == sn.len && !memcmp(s1.body + 24, sn.body + 24, 24));
+    hu_resp_free(&s1);
+    hu_resp_free(&sn);
+
+    /* one process starts from the MPI job's state at EVERY and goes on as
+     * the single-process run did */
+    snprintf(start, sizeof start, ", \"start\": {\"job\": \"%s\", \"snapshot\": %d, "
+             "\"schedule\": \"continue\"}", mpi, EVERY);
+    spec_of(spec, sizeof spec, ITERS - EVERY, 0, start); /* max_iter: its own */
+    run_job(&d, spec, warm);
+    int na = trace_of(&d, one, "hmpisnap_one.csv", a);
+    int nb = trace_of(&d, warm, "hmpisnap_warm.csv", b);
+    CHECK_INT(na, ITERS);
+    CHECK_INT(nb, ITERS - EVERY);
+    double worst = nb == ITERS - EVERY
+                       ? mu_worst_relative((const double (*)[4])(a + EVERY),
+                                           (const double (*)[4])b, nb)
+                       : INFINITY;
+    printf("    continued from the MPI snapshot: g and f within %.2g of one process\n",
+           worst);
+    CHECK(worst <= 1e-10);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+}
