@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../harness.h"
+#include "base/simd.h"
 #include "ircg.h"
 #include "lmo/gram.h"
 #include "problems/mc/mc.h"
@@ -324,34 +325,46 @@ static int record(void *user, const ircg_iter_info *it)
     return 0;
 }
 
+/* 40 iterations of IR-CG with step rule `rule` on th threads, the
+ * reference traced: the iterates' values into r. */
+static void run_rec(const mct_inst *in, const ircg_reference *ref, int rule, int th, rec *r)
+{
+    ircg_settings s;
+    ircg_solver *sv = NULL;
+    ircg_settings_default(&s);
+    s.step_rule = (ircg_step_rule)rule;
+    s.max_iter = 40;
+    s.threads = th;
+    s.reference = ref;
+    s.callback = record;
+    s.callback_data = r;
+    REQUIRE(ircg_solver_new(in->pb, &s, &sv, NULL) == IRCG_OK);
+    REQUIRE(ircg_solve(sv, NULL) == IRCG_OK);
+    ircg_solver_free(sv);
+}
+
+/* An instance of 1000 x 300 at 25% (three chunks, three groups) and its
+ * reference; 0 on success. */
+static int make_traced(mct_inst *in, int halves, ircg_reference **ref)
+{
+    ircg_reference_settings rs;
+    if (make(in, 1000, 300, 0.25, 3, halves) != 0 || mc_data_of(in->pb)->ngroup < 3)
+        return -1;
+    ircg_reference_settings_default(&rs);
+    return ircg_reference_compute(in->pb, &rs, ref, NULL) == IRCG_OK ? 0 : -1;
+}
+
 static void threads_bits(int halves)
 {
-    /* 1000 x 300 at 25%: three chunks, three groups; with the reference
-     * traced, for every step rule */
+    /* with the reference traced, for every step rule */
     mct_inst in;
-    ircg_reference_settings rs;
     ircg_reference *ref = NULL;
 
-    REQUIRE(make(&in, 1000, 300, 0.25, 3, halves) == 0);
-    REQUIRE(mc_data_of(in.pb)->ngroup >= 3);
-    ircg_reference_settings_default(&rs);
-    REQUIRE(ircg_reference_compute(in.pb, &rs, &ref, NULL) == IRCG_OK);
+    REQUIRE(make_traced(&in, halves, &ref) == 0);
     for (int rule = 0; rule < 3; rule++) {
         rec r[3] = {{0}};
-        for (int th = 1; th <= 3; th++) {
-            ircg_settings s;
-            ircg_solver *sv = NULL;
-            ircg_settings_default(&s);
-            s.step_rule = (ircg_step_rule)rule;
-            s.max_iter = 40;
-            s.threads = th;
-            s.reference = ref;
-            s.callback = record;
-            s.callback_data = &r[th - 1];
-            REQUIRE(ircg_solver_new(in.pb, &s, &sv, NULL) == IRCG_OK);
-            REQUIRE(ircg_solve(sv, NULL) == IRCG_OK);
-            ircg_solver_free(sv);
-        }
+        for (int th = 1; th <= 3; th++)
+            run_rec(&in, ref, rule, th, &r[th - 1]);
         CHECK_INT(r[0].n, 40);
         CHECK(memcmp(&r[0], &r[1], sizeof r[0]) == 0);
         CHECK(memcmp(&r[0], &r[2], sizeof r[0]) == 0);
@@ -364,4 +377,89 @@ TEST(mc_sweep, threads_do_not_change_a_bit)
 {
     threads_bits(0);
     threads_bits(1);
+}
+
+/* The passes' kernels compiled for each instruction set the CPU runs
+ * (base/simd.h), forced in turn: the same solve (step, sums, Gram products
+ * of the LMO, refreshes; the reference traced; every step rule, 2
+ * threads) must give the same bits as the base x86-64 kernels. */
+static void isa_bits(int halves)
+{
+    mct_inst in;
+    ircg_reference *ref = NULL;
+    int ran = 0;
+
+    REQUIRE(make_traced(&in, halves, &ref) == 0);
+    for (int rule = 0; rule < 3; rule++) {
+        rec base = {0};
+        REQUIRE(slv_isa_force(SLV_ISA_BASE) == 0);
+        run_rec(&in, ref, rule, 2, &base);
+        CHECK_INT(base.n, 40);
+        for (int isa = SLV_ISA_BASE + 1; isa < SLV_ISA_COUNT; isa++) {
+            rec r = {0};
+            if (slv_isa_force(isa) != 0)
+                continue; /* this CPU cannot run it */
+            run_rec(&in, ref, rule, 2, &r);
+            CHECK(memcmp(&base, &r, sizeof r) == 0);
+            ran += rule == 0;
+        }
+    }
+    REQUIRE(slv_isa_force(-1) == 0);
+    printf("    ratings %s: %d kernel sets against the base (best here: %s)\n",
+           halves ? "in halves" : "doubles", ran, slv_isa_name(slv_isa_best()));
+    ircg_reference_free(ref);
+    mct_free(&in);
+}
+
+TEST(mc_sweep, isas_do_not_change_a_bit)
+{
+    isa_bits(0);
+    isa_bits(1);
+}
+
+/* The passes read the 16-bit copy of the columns when p <= 65536
+ * (mc_data.col16): the copy holds the columns, exists exactly when they
+ * fit, and the same solve with it dropped (the 32-bit columns read) gives
+ * the same bits. */
+static void col16_bits(int halves)
+{
+    mct_inst in;
+    ircg_reference *ref = NULL;
+
+    REQUIRE(make_traced(&in, halves, &ref) == 0);
+    mc_data *d = (mc_data *)mc_data_of(in.pb); /* to drop the copy */
+    REQUIRE(d->col16 != NULL);
+    for (int rule = 0; rule < 3; rule++) {
+        rec a = {0}, b = {0};
+        run_rec(&in, ref, rule, 2, &a);
+        uint16_t *c16 = d->col16;
+        d->col16 = NULL;
+        run_rec(&in, ref, rule, 2, &b);
+        d->col16 = c16;
+        CHECK_INT(a.n, 40);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+    }
+    ircg_reference_free(ref);
+    mct_free(&in);
+}
+
+/* n x p at a few entries a row: whether the copy exists, and that it
+ * holds the columns. */
+static void col16_bound(int p, int expect)
+{
+    mct_inst in;
+    REQUIRE(mct_make(&in, 4, p, 40.0 / p, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 9) == 0);
+    const mc_data *d = mc_data_of(in.pb);
+    CHECK_INT(d->col16 != NULL, expect);
+    for (int64_t e = 0; d->col16 && e < d->nnz; e++)
+        CHECK_INT(d->col16[e], d->col[e]);
+    mct_free(&in);
+}
+
+TEST(mc_sweep, columns_in_16_bits_change_no_bit)
+{
+    col16_bits(0);
+    col16_bits(1);
+    col16_bound(65536, 1);
+    col16_bound(65537, 0);
 }

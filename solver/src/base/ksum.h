@@ -12,9 +12,10 @@
  *
  * Macros, not functions: passing 32-byte vectors by value would change
  * the ABI of builds without AVX (gcc's -Wpsabi).  Functions that use them
- * are best compiled twice, target_clones("avx2", "default"): the lanes
- * are the same IEEE operations in both clones (ISO C mode keeps gcc from
- * contracting them into FMAs), so the results are identical.
+ * are best compiled for several instruction sets (base/simd.h, or
+ * target_clones("avx2", "default") as below): the lanes are the same IEEE
+ * operations in every build (ISO C mode keeps gcc from contracting them
+ * into FMAs), so the results are identical.
  */
 #ifndef IRCG_BASE_KSUM_H
 #define IRCG_BASE_KSUM_H

@@ -31,6 +31,10 @@ typedef struct mc_data {
     const ircg_comm *comm;
     int64_t *rowptr;    /* n + 1                                            */
     int32_t *col;       /* nnz                                              */
+    uint16_t *col16;    /* col again in 16 bits when p <= 65536, else NULL:
+                           the hot passes (mc_sweep.c) read it, 2 bytes an
+                           entry of their ~40 (MovieLens 1M and 10M,
+                           Netflix); the other code reads col             */
     double *m;          /* nnz, the ratings M_Omega; NULL when mf holds
                            them                                            */
     float *mf;          /* the ratings as floats when every one is a float
@@ -45,6 +49,13 @@ typedef struct mc_data {
     ircg_outer_kind outer;
     double delta;
 } mc_data;
+
+/* The bytes a column index costs the passes that read col16 when the
+ * problem has it. */
+static inline int mc_col_bytes(const mc_data *d)
+{
+    return d->col16 ? 2 : 4;
+}
 
 /* Rating e of the CSR order, from whichever array holds the ratings. */
 static inline double mc_rating(const mc_data *d, int64_t e)

@@ -2,6 +2,7 @@
  * ratings and a private CSR copy of Omega (sorted by row, then column). */
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@ static void mc_data_free(void *p)
         return;
     free(d->rowptr);
     free(d->col);
+    free(d->col16);
     free(d->m);
     free(d->mf);
     free(d->chunk_row);
@@ -170,6 +172,18 @@ static int alloc_ratings(mc_data *d, const ircg_ratings *R)
     return d->mf || d->m;
 }
 
+/* The 16-bit copy of the columns when they fit (mc_data.col16); 0 when
+ * out of memory. */
+static int build_col16(mc_data *d)
+{
+    if (d->p > UINT16_MAX + 1)
+        return 1;
+    d->col16 = slv_big_alloc((size_t)d->nnz * sizeof *d->col16, 0);
+    for (int64_t e = 0; d->col16 && e < d->nnz; e++)
+        d->col16[e] = (uint16_t)d->col[e];
+    return d->col16 != NULL;
+}
+
 /* Row-aligned chunks of about MC_CHUNK_NNZ entries. */
 static ircg_error build_chunks(mc_data *d, ircg_diag *diag)
 {
@@ -236,6 +250,8 @@ ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
     if ((err = build_csr(d, R, diag)) != IRCG_OK ||
         (err = build_chunks(d, diag)) != IRCG_OK)
         goto fail;
+    if (!build_col16(d))
+        goto nomem;
     pb->info = (ircg_problem_info){
         .kind = IRCG_PROBLEM_MATRIX_COMPLETION, .n_rows = d->n_all, .n_cols = d->p,
         .dim = (int64_t)d->n_all * d->p, .n_observed = d->nnz,

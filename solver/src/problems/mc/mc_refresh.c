@@ -16,10 +16,9 @@
 #include <stdlib.h>
 
 #include "base/ksum.h"
+#include "base/simd.h"
 #include "problems/mc/mc.h"
 
-/* no calls inside: see mc_sweep.c on the clones */
-#define MC_REFRESH_CLONES SLV_CLONES
 
 typedef struct rctx {
     mc_ws *w;
@@ -31,8 +30,8 @@ typedef struct rctx {
 /* Rows [lo, hi): x_e = sum_l Ax_il Q_jl (+ X0's entry), z_e likewise, in
  * four lanes of the padded rows: a chain of k dependent scalar additions
  * per entry made the refresh latency-bound (6% of a 1-thread solve). */
-MC_REFRESH_CLONES
-static void refresh_rows(const rctx *q, int lo, int hi)
+static inline __attribute__((always_inline)) void refresh_rows_impl(const rctx *q, int lo,
+                                                                    int hi)
 {
     mc_ws *w = q->w;
     const mc_data *d = w->d;
@@ -65,6 +64,8 @@ static void refresh_rows(const rctx *q, int lo, int hi)
         }
     }
 }
+/* no calls inside: see mc_sweep.c on the kernels */
+SLV_ISA_DISPATCH(refresh_rows, (const rctx *q, int lo, int hi), (q, lo, hi))
 
 static void refresh_task(void *vc, int c)
 {

@@ -20,8 +20,9 @@
  * Traffic: the residual R = X_Omega - M is not stored; every pass forms it
  * from X_Omega and the ratings as it reads them (the same bits), and reads
  * the ratings as floats when they all are (MovieLens: 4 bytes an entry,
- * not 8).  A step then moves 40 bytes an entry (it moved 76), and X, Z,
- * the ratings and Omega of MovieLens 1M (24 MB) stay in a 32 MB L3.  A
+ * not 8), and the columns in 16 bits when p <= 65536 (mc_data.col16: 2
+ * bytes, not 4).  A step then moves 38 bytes an entry (it moved 76), and
+ * X, Z, the ratings and Omega of MovieLens 1M (22 MB) stay in a 32 MB L3.  A
  * traced reference adds its residual as floats, 4 bytes an entry (as
  * doubles it added 8 and pushed MovieLens 1M's 32 MB out of that L3: the
  * trace cost 12-38% of a solve).  mc_x_residual makes R when a plain
@@ -34,6 +35,7 @@
 
 #include "base/comm.h"
 #include "base/ksum.h"
+#include "base/simd.h"
 #include "problems/mc/mc.h"
 
 typedef slv_v4d v4d;
@@ -42,17 +44,21 @@ typedef slv_v4d v4d;
  * scattered back (while they are in L1). */
 #define MC_SUM_BATCH 1024
 
-/* Inlined into both clones of the kernels: a call would run the default
- * target's code.  The clones make no calls at all: gcc then ends the AVX
- * clone with vzeroupper, without which every later SSE instruction of the
- * process ran 2-4 times slower (measured: a plain sparse product 1.2 ms
- * instead of 0.31 ms).  Their callers do the memsets. */
+/* Inlined into every instruction set's kernel (base/simd.h): a call
+ * would run the base code.  The kernels make no calls in their loops: gcc
+ * then ends the AVX ones with vzeroupper, without which every later SSE
+ * instruction of the process ran 2-4 times slower (measured: a plain
+ * sparse product 1.2 ms instead of 0.31 ms).  Their callers do the
+ * memsets. */
 #define MC_INLINE static inline __attribute__((always_inline))
-#define MC_CLONES SLV_CLONES
 
-#define GATHER4(X, col, e)                                                  \
-    ((v4d){(X)[(col)[(e)]], (X)[(col)[(e) + 1]], (X)[(col)[(e) + 2]],        \
-           (X)[(col)[(e) + 3]]})
+/* Column e: from the 16-bit copy c16 when the problem has one (fc, a
+ * constant in each specialization, like fm below), the same value. */
+#define COL(col, c16, e, fc) ((fc) ? (int)(c16)[(e)] : (col)[(e)])
+
+#define GATHER4(X, col, c16, e, fc)                                         \
+    ((v4d){(X)[COL(col, c16, e, fc)], (X)[COL(col, c16, (e) + 1, fc)],       \
+           (X)[COL(col, c16, (e) + 2, fc)], (X)[COL(col, c16, (e) + 3, fc)]})
 
 /* The row dot product's four lanes and scalar tail s0, combined as
  * mc_kernels.c's row_dot does. */
@@ -271,21 +277,22 @@ static void group_chunks(const mc_data *d, int g, int *c0, int *c1)
  * the same additions in the same order as one by one). */
 MC_INLINE void scatter_row(double *restrict buf, const double *restrict xx,
                            const mc_data *d, int64_t e, int64_t end, double y,
-                           const int fm)
+                           const int fm, const int fc)
 {
     const int32_t *restrict col = d->col;
+    const uint16_t *restrict c16 = d->col16;
     v4d xo, mm;
     for (; e + 4 <= end; e += 4) {
         SLV_V4D_LOAD(xo, xx + e);
         LOAD_M(mm, d, e, fm);
         v4d pr = (xo - mm) * y;
-        buf[col[e]] += pr[0];
-        buf[col[e + 1]] += pr[1];
-        buf[col[e + 2]] += pr[2];
-        buf[col[e + 3]] += pr[3];
+        buf[COL(col, c16, e, fc)] += pr[0];
+        buf[COL(col, c16, e + 1, fc)] += pr[1];
+        buf[COL(col, c16, e + 2, fc)] += pr[2];
+        buf[COL(col, c16, e + 3, fc)] += pr[3];
     }
     for (; e < end; e++)
-        buf[col[e]] += (xx[e] - M_AT(d, e, fm)) * y;
+        buf[COL(col, c16, e, fc)] += (xx[e] - M_AT(d, e, fm)) * y;
 }
 
 typedef struct redctx {
@@ -329,11 +336,13 @@ typedef struct gctx {
  * alternating row by row, measured), then its scatter while its entries
  * are still in cache (over a whole group they were not: at 10M ratings
  * that read the group twice from memory). */
-MC_INLINE void gram_body(const gctx *k, int lo, int hi, double *buf, const int fm)
+MC_INLINE void gram_body(const gctx *k, int lo, int hi, double *buf, const int fm,
+                         const int fc)
 {
     const mc_data *d = k->w->d;
     const double *restrict xx = k->w->x.xo, *restrict x = k->x, *restrict a = k->a;
     const int32_t *restrict col = d->col;
+    const uint16_t *restrict c16 = d->col16;
     const int64_t *restrict rp = d->rowptr;
     double *restrict cx = k->cx;
 
@@ -345,26 +354,31 @@ MC_INLINE void gram_body(const gctx *k, int lo, int hi, double *buf, const int f
             for (; e + 4 <= end; e += 4) {
                 SLV_V4D_LOAD(xo, xx + e);
                 LOAD_M(mm, d, e, fm);
-                s += (xo - mm) * GATHER4(x, col, e);
+                s += (xo - mm) * GATHER4(x, col, c16, e, fc);
             }
             double s0 = s[0];
             for (; e < end; e++)
-                s0 += (xx[e] - M_AT(d, e, fm)) * x[col[e]];
+                s0 += (xx[e] - M_AT(d, e, fm)) * x[COL(col, c16, e, fc)];
             cx[i] = a[i] + ROW_TOTAL(s, s0);
         }
         for (; b < i; b++)
-            scatter_row(buf, xx, d, rp[b], rp[b + 1], cx[b], fm);
+            scatter_row(buf, xx, d, rp[b], rp[b + 1], cx[b], fm, fc);
     }
 }
 
-MC_CLONES
-static void gram_rows(const gctx *k, int lo, int hi, double *buf)
+MC_INLINE void gram_rows_impl(const gctx *k, int lo, int hi, double *buf)
 {
-    if (k->w->d->mf)
-        gram_body(k, lo, hi, buf, 1);
+    int fm = k->w->d->mf != NULL, fc = k->w->d->col16 != NULL;
+    if (fm && fc)
+        gram_body(k, lo, hi, buf, 1, 1);
+    else if (fm)
+        gram_body(k, lo, hi, buf, 1, 0);
+    else if (fc)
+        gram_body(k, lo, hi, buf, 0, 1);
     else
-        gram_body(k, lo, hi, buf, 0);
+        gram_body(k, lo, hi, buf, 0, 0);
 }
+SLV_ISA_DISPATCH(gram_rows, (const gctx *k, int lo, int hi, double *buf), (k, lo, hi, buf))
 
 static void gram_group(void *vc, int g)
 {
@@ -384,7 +398,7 @@ void mc_gram_product(mc_ws *w, double sigma, const double *x, double *cx, double
 
     mc_gram_lowrank_in(w, sigma, x, w->pre_a);
     slv_pool_run(w->ex.pool, gram_group, &k, w->d->ngroup);
-    mc_exec_count(&w->ex, w->d->mf ? 16 : 20); /* col, x, M */
+    mc_exec_count(&w->ex, mc_col_bytes(w->d) + (w->d->mf ? 12 : 16)); /* col, x, M */
     reduce_groups(&w->ex, ctcx);
     mc_gram_lowrank_out(w, sigma, cx, ctcx);
 }
@@ -401,7 +415,8 @@ typedef struct sctx {
  * LMO's Gram product is made too.  The sums are made from the new values
  * as they are written (row_sums' blocks, in registers); the scatter of a
  * batch of rows follows while they are in L1. */
-MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const int fq)
+MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const int fq,
+                         const int fc)
 {
     mc_ws *w = k->w;
     const mc_data dd = *w->d, *d = &dd; /* a copy: no reload per quad */
@@ -411,6 +426,7 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
     const float *restrict qf = w->qf;
     double *restrict cv = w->pre_cv;
     const int32_t *restrict col = d->col;
+    const uint16_t *restrict c16 = d->col16;
     const int64_t *restrict rp = d->rowptr;
     const double a = k->alpha, a1 = 1.0 - a, cz = k->cz, cxo = k->cxo;
     const double cxn = k->cxn, dl = k->use_dir ? -d->delta : 0.0;
@@ -428,7 +444,7 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
         int nq = 0;
 #define STEP_QUAD(e)                                                        \
     do {                                                                    \
-        v4d vj = GATHER4(v, col, e);                                        \
+        v4d vj = GATHER4(v, col, c16, e, fc);                               \
         SLV_V4D_LOAD(xo, xx + (e));                                         \
         SLV_V4D_LOAD(zo, xz + (e));                                         \
         LOAD_M(mm, d, e, fm);                                               \
@@ -454,7 +470,7 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
         double s0 = s[0];
         int64_t tail = e;
         for (; e < end; e++) {
-            double vj = v[col[e]], xs = xx[e];
+            double vj = v[COL(col, c16, e, fc)], xs = xx[e];
             double xn = a1 * xs + ui * vj;
             double zn = cz * xz[e] + cxo * xs + cxn * xn;
             xx[e] = xn;
@@ -473,28 +489,30 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
             cv[i] = pa[i] + ROW_TOTAL(s, s0);
         if (buf && end - done >= MC_SUM_BATCH) {
             for (; row0 <= i; row0++)
-                scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm);
+                scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm, fc);
             done = end;
         }
     }
     for (; buf && row0 < hi; row0++)
-        scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm);
+        scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm, fc);
     store_sums(w, c, &L);
 }
 
-MC_CLONES
-static void step_chunk(const sctx *k, int c, double *buf)
+MC_INLINE void step_chunk_impl(const sctx *k, int c, double *buf)
 {
-    int fm = k->w->d->mf != NULL, fq = k->w->ref && k->w->qf;
-    if (fm && fq)
-        step_body(k, c, buf, 1, 1);
-    else if (fm)
-        step_body(k, c, buf, 1, 0);
-    else if (fq)
-        step_body(k, c, buf, 0, 1);
-    else
-        step_body(k, c, buf, 0, 0);
+    int fm = k->w->d->mf != NULL, fq = k->w->ref && k->w->qf, fc = k->w->d->col16 != NULL;
+    switch (fm * 4 + fq * 2 + fc) { /* every case a constant: 8 specializations */
+    case 7: step_body(k, c, buf, 1, 1, 1); break;
+    case 6: step_body(k, c, buf, 1, 1, 0); break;
+    case 5: step_body(k, c, buf, 1, 0, 1); break;
+    case 4: step_body(k, c, buf, 1, 0, 0); break;
+    case 3: step_body(k, c, buf, 0, 1, 1); break;
+    case 2: step_body(k, c, buf, 0, 1, 0); break;
+    case 1: step_body(k, c, buf, 0, 0, 1); break;
+    default: step_body(k, c, buf, 0, 0, 0);
+    }
 }
+SLV_ISA_DISPATCH(step_chunk, (const sctx *k, int c, double *buf), (k, c, buf))
 
 static void step_group(void *vc, int g)
 {
@@ -528,7 +546,7 @@ void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, in
 
     slv_pool_run(w->ex.pool, step_group, &k, w->d->ngroup);
     /* and col; x and z written */
-    mc_exec_count(&w->ex, sums_bytes(w) + 20);
+    mc_exec_count(&w->ex, sums_bytes(w) + 16 + mc_col_bytes(w->d));
     w->xr_valid = 0;
     w->pre_valid = pre;
     if (pre) {
@@ -540,8 +558,7 @@ void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, in
 
 /* ------------------------------------------------------ the sums pass -- */
 
-MC_CLONES
-static void sums_rows(const mc_ws *w, int lo, int hi, lanes *L)
+MC_INLINE void sums_rows_impl(const mc_ws *w, int lo, int hi, lanes *L)
 {
     const int64_t *rp = w->d->rowptr;
     int fm = w->d->mf != NULL, fq = w->ref && w->qf;
@@ -556,6 +573,7 @@ static void sums_rows(const mc_ws *w, int lo, int hi, lanes *L)
             row_sums(w, rp[i], rp[i + 1], L, 0, 0);
     }
 }
+SLV_ISA_DISPATCH(sums_rows, (const mc_ws *w, int lo, int hi, lanes *L), (w, lo, hi, L))
 
 void mc_omega_sums_chunk(mc_ws *w, int c)
 {
