@@ -123,11 +123,15 @@ static void *poller(void *p)
 static void submit_jobs(race *r, hu_daemon *d)
 {
     for (int i = 0; i < NJOBS; i++) {
-        char *spec = i % 2 ? hu_mc_spec(600, 400, 40000, 1500, 0, "\"output\":{\"trace_every\":10}")
-                           : hu_ls_spec(200, 400, i, 100, 12000, 0,
+        r->fate[i] = i == 1 || i == 4 ? CANCEL : i == 2 || i == 7 ? DELETE : KEEP;
+        /* a job to cancel must not end on its own first, however fast the
+         * machine: its iteration limit is out of reach (hours) */
+        int far = r->fate[i] == CANCEL ? 1000 : 1;
+        char *spec = i % 2 ? hu_mc_spec(600, 400, 40000, 1500 * far, 0,
+                                        "\"output\":{\"trace_every\":10}")
+                           : hu_ls_spec(200, 400, i, 100, 12000 * far, 0,
                                         "\"output\":{\"trace_every\":10,\"snapshot_every\":5000}");
         CHECK_INT(hu_submit(d, spec, r->ids[i], sizeof r->ids[i]), 202);
-        r->fate[i] = i == 1 || i == 4 ? CANCEL : i == 2 || i == 7 ? DELETE : KEEP;
         free(spec);
     }
 }
