@@ -158,6 +158,11 @@ typedef struct mc_ws {
                                made on first use (mc_lanczos)              */
     ircg_lmo_engine engine; /* settings.lmo_engine: which one lmo() calls  */
     double *tn2;            /* n, scratch of the ARPACK path               */
+    /* The whole instance's digest (mc_whole_digest), made by the first
+     * whole save: a pass over the data and 3 N hand-overs that every later
+     * snapshot would repeat for the same answer (the data never change). */
+    int whole_digest_known;
+    uint64_t whole_digest;
     /* State that a method's own oracle keeps with this workspace (CG-BiO's
      * cut: its pending vertex and scratch, baselines/cgbio/mc_cut.c), NULL
      * until first used; freed with the workspace through ext_free. */

@@ -86,10 +86,15 @@ ircg_error mc_save(void *ws, slv_buf *b)
 
 ircg_error mc_whole_identity(void *ws, int *rank, int64_t *n_observed, uint64_t *digest)
 {
-    const mc_data *d = ((mc_ws *)ws)->d;
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
     *rank = d->comm ? d->comm->rank : 0;
     *n_observed = d->nnz_all;
-    *digest = mc_whole_digest(d);
+    if (!w->whole_digest_known) { /* collective: every rank's first save */
+        w->whole_digest = mc_whole_digest(d);
+        w->whole_digest_known = 1;
+    }
+    *digest = w->whole_digest;
     return IRCG_OK;
 }
 
