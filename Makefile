@@ -320,7 +320,7 @@ crashloop: all
 # build-tsan/tsan.PID; tests/tools/tsan.supp lists what is not ours, each
 # entry with its reason.  Fails on any report.
 TSAN_TESTS := http_race. http_sse. http_jobs. http_heartbeat. http_crash.sigterm \
-              http_faults. http_owner. store_conc.
+              http_faults. http_owner. store_conc. pool.
 # gcc instruments the load-time resolvers of target_clones functions, which
 # run before the TSan runtime starts and crash: the files that use
 # target_clones (numerical kernels, through SLV_CLONES of base/ksum.h)
