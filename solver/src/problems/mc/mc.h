@@ -100,7 +100,9 @@ typedef struct mc_side {
 
 /* The sums a pass over Omega makes for the values and the next direction,
  * compensated (base/ksum.h), per chunk and then in chunk order. */
-enum { MC_S_GX, MC_S_GZ, MC_S_RX, MC_S_DX, MC_S_DZ, MC_NSUM };
+/* A chunk's slots: of both sides 1/2 sum r^2, or with a reference
+ * 1/2 sum (r - q~)(r + q~) (mc_sweep.c); then <R, X_Omega>. */
+enum { MC_S_X, MC_S_Z, MC_S_RX, MC_NSUM };
 typedef struct mc_sums {
     double g_x, g_z;     /* 1/2 ||r||^2 of both sides                       */
     double rx_x;         /* <R, X_Omega> of the x side                      */
@@ -132,6 +134,7 @@ typedef struct mc_ws {
     float *qf;              /* ref rounded to floats, what the passes read
                                (NULL when there was no memory: q~ = 0)     */
     double qcorr;           /* 1/2 sum (q~ - q)(q~ + q), the gaps' constant */
+    double gq;              /* 1/2 sum q~^2, g's constant then            */
     /* the last LMO: vertex -delta u v', kept for step() and warm starts */
     double *u, *v;          /* n, p                                        */
     double *Pu, *Qv;        /* P'u, Q'v (cap)                              */

@@ -3,9 +3,9 @@
  * of an iteration (|Omega| = 1e6 entries on MovieLens 1M, 1e7 at 10M).
  *
  * The step pass updates X and Z on Omega, and in the same pass makes every
- * sum the iteration needs next: g of both sides,
- * <R, X_Omega> (the FW gap's inner product), the differences to a
- * reference residual (g - g_opt), and -- when the next LMO is planned --
+ * sum the iteration needs next: g of both sides (or, when a reference is
+ * traced, g - g_opt, from which g follows), <R, X_Omega> (the FW gap's
+ * inner product), and -- when the next LMO is planned --
  * its first Gram product C'C v at the current vertex v, which is where
  * that LMO starts.  The Gram pass of the LMO makes C x and R'(C x) row by
  * row: the row's entries are in L1 when they are scattered back.
@@ -57,7 +57,7 @@ typedef slv_v4d v4d;
 #define COL(col, c16, e, fc) ((fc) ? (int)(c16)[(e)] : (col)[(e)])
 
 #define GATHER4(X, col, c16, e, fc)                                         \
-    ((v4d){(X)[COL(col, c16, e, fc)], (X)[COL(col, c16, (e) + 1, fc)],       \
+    ((v4d){(X)[COL(col, c16, e, fc)], (X)[COL(col, c16, (e) + 1, fc)],      \
            (X)[COL(col, c16, (e) + 2, fc)], (X)[COL(col, c16, (e) + 3, fc)]})
 
 /* The row dot product's four lanes and scalar tail s0, combined as
@@ -95,69 +95,64 @@ typedef slv_v4d v4d;
  *   1/2 sum (r - q)(r + q) = 1/2 sum (r - q~)(r + q~) + 1/2 sum (q~ - q)(q~ + q),
  * and the last sum is a constant (w->qcorr, made once by mc_reference_set).
  * The price is in the terms' magnitude: |r - q~| <= |r - q| + |q - q~|,
- * with |q - q~| <= 2^-24 |q| (see FLUSH_D for the bound). */
+ * with |q - q~| <= 2^-24 |q|.
+ *
+ * With a reference the passes sum (r - q~)(r + q~) and not r^2: g is then
+ *   1/2 sum r^2 = 1/2 sum (r - q~)(r + q~) + 1/2 sum q~^2,
+ * the last sum a constant too (w->gq; q~^2 is exact).  One sum per side
+ * where there were two: tracing g - g_opt costs the pass the load of q~
+ * and two operations a quad, not 11 (it cost 16% of the pass), and g is
+ * as exact as before: within 3 ulps of the terms' magnitude and 2 of g,
+ * where g's own sums err by 3 ulps of g.  Near the reference, where the
+ * gaps matter, the terms are small and g is the more exact for it. */
 #define LOAD_Q(qq, qf, e) LOAD_F4(qq, (qf) + (e))
 
-/* A block's plain partial sums: g's of at most MC_BLOCK_QUADS quads of one
- * row, the gaps' of the row. */
+/* A block's plain partial sums, of at most MC_BLOCK_QUADS quads of one row:
+ * of r^2 and rz^2, or with a reference of their differences (above). */
 typedef struct blk {
-    v4d gx, gz, dx, dz;
+    v4d sx, sz;
 } blk;
 #define MC_BLOCK_QUADS 4
 
 /* A chunk's sums: the blocks' sums added by TwoSum, <R, X> plainly (as it
  * always was). */
 typedef struct lanes {
-    slv_lsum gx, gz, dx, dz;
+    slv_lsum sx, sz;
     v4d rx;
 } lanes;
 
 /* The terms of one quad of a row, with r = x - M and rz = z - M.  The
- * halves of g's terms are taken once, from the totals (store_sums):
+ * halves of the terms are taken once, from the totals (store_sums):
  * scaling by 2 is exact, so the bits are those of summing halved terms. */
 #define QUAD_TERMS(L, b, r, rz, x, qq, fq)                                  \
     do {                                                                    \
-        (b).gx += (r) * (r);                                                \
-        (b).gz += (rz) * (rz);                                              \
-        (L).rx += (r) * (x);                                                \
         if (fq) {                                                           \
-            (b).dx += ((r) - (qq)) * ((r) + (qq));                          \
-            (b).dz += ((rz) - (qq)) * ((rz) + (qq));                        \
+            (b).sx += ((r) - (qq)) * ((r) + (qq));                          \
+            (b).sz += ((rz) - (qq)) * ((rz) + (qq));                        \
+        } else {                                                            \
+            (b).sx += (r) * (r);                                            \
+            (b).sz += (rz) * (rz);                                          \
         }                                                                   \
+        (L).rx += (r) * (x);                                                \
     } while (0)
 
-/* g's block into the chunk's lanes by TwoSum, at a third of the cost of a
- * TwoSum per term: the error of g is then at most 3 ulps of g, whatever
- * |Omega|. */
-#define FLUSH_G(L, b, zero)                                                 \
+/* A block into the chunk's lanes by TwoSum, at a quarter of the cost of a
+ * TwoSum per term: the error is then at most 3 ulps of the terms'
+ * magnitude, whatever |Omega| (for g: 3 ulps of g). */
+#define FLUSH(L, b, zero)                                                   \
     do {                                                                    \
-        SLV_LSUM_ADD((L).gx, (b).gx);                                       \
-        SLV_LSUM_ADD((L).gz, (b).gz);                                       \
-        (b).gx = (b).gz = (zero);                                           \
+        SLV_LSUM_ADD((L).sx, (b).sx);                                       \
+        SLV_LSUM_ADD((L).sz, (b).sz);                                       \
+        (b).sx = (b).sz = (zero);                                           \
     } while (0)
 
-/* The gaps' terms are small (|r - q~| is), so they are summed plainly over
- * a row and the rows by TwoSum: the error is at most (ceil(l/4) + 1) ulps
- * of sum |(r - q~)(r + q~)| for rows of at most l entries (MovieLens 1M:
- * l = 2314, 580 ulps of about 2, 1e-13, far below the certified floor of
- * g_opt, 3e-11), at a sixth of the cost of flushing them with g. */
-#define FLUSH_D(L, b, zero)                                                 \
-    do {                                                                    \
-        SLV_LSUM_ADD((L).dx, (b).dx);                                       \
-        SLV_LSUM_ADD((L).dz, (b).dz);                                       \
-        (b).dx = (b).dz = (zero);                                           \
-    } while (0)
-
-/* The row ended: its last (partial) block of g's terms and its gaps'
- * terms into the lanes.  Full blocks are flushed by the loops over a row's
- * quads, every MC_BLOCK_QUADS quads (a loop of fixed length inside: no
- * counter per quad). */
-#define ROW_DONE(L, b, nq, fq, zero)                                        \
+/* The row ended: its last (partial) block into the lanes.  Full blocks
+ * are flushed by the loops over a row's quads, every MC_BLOCK_QUADS quads
+ * (a loop of fixed length inside: no counter per quad). */
+#define ROW_DONE(L, b, nq, zero)                                            \
     do {                                                                    \
         if ((nq) > 0)                                                       \
-            FLUSH_G(L, b, zero);                                            \
-        if (fq)                                                             \
-            FLUSH_D(L, b, zero);                                            \
+            FLUSH(L, b, zero);                                              \
     } while (0)
 
 /* Entries [e, end) of a row (fewer than four) as one quad padded with
@@ -185,7 +180,7 @@ MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const 
     const mc_data dd = *w->d, *d = &dd; /* a copy: no reload per quad */
     const v4d zero = {0, 0, 0, 0};
     v4d x, z, mm, qq = zero, r, rz;
-    blk b = {zero, zero, zero, zero};
+    blk b = {zero, zero};
     int nq = 0;
 
 #define SUMS_QUAD(e)                                                        \
@@ -203,7 +198,7 @@ MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const 
     for (; e + 4 * MC_BLOCK_QUADS <= end;) {
         for (int q = 0; q < MC_BLOCK_QUADS; q++, e += 4)
             SUMS_QUAD(e);
-        FLUSH_G(*L, b, zero);
+        FLUSH(*L, b, zero);
     }
     for (; e + 4 <= end; e += 4, nq++)
         SUMS_QUAD(e);
@@ -215,7 +210,7 @@ MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const 
         QUAD_TERMS(*L, b, r, rz, x, qq, fq);
         nq++;
     }
-    ROW_DONE(*L, b, nq, fq, zero);
+    ROW_DONE(*L, b, nq, zero);
 }
 
 MC_INLINE void clear_lanes(lanes *L)
@@ -228,11 +223,9 @@ static void store_sums(mc_ws *w, int c, const lanes *L)
     double *out = w->dsum + MC_NSUM * c;
     slv_lsum rx = {L->rx, {0, 0, 0, 0}};
     /* all but <R, X> are halves */
-    out[MC_S_GX] = 0.5 * slv_lsum_value(&L->gx);
-    out[MC_S_GZ] = 0.5 * slv_lsum_value(&L->gz);
+    out[MC_S_X] = 0.5 * slv_lsum_value(&L->sx);
+    out[MC_S_Z] = 0.5 * slv_lsum_value(&L->sz);
     out[MC_S_RX] = slv_lsum_value(&rx);
-    out[MC_S_DX] = 0.5 * slv_lsum_value(&L->dx);
-    out[MC_S_DZ] = 0.5 * slv_lsum_value(&L->dz);
 }
 
 static double chunk_total(const mc_ws *w, int slot)
@@ -243,25 +236,28 @@ static double chunk_total(const mc_ws *w, int slot)
     return slv_ksum_value(&k);
 }
 
-/* The chunks' sums in chunk order, the gaps with the reference's constant
- * (without q~, when there was no memory for it, the terms are those of g:
- * q~ = 0); distributed, the ranks' totals then in rank order. */
+/* The chunks' sums in chunk order, and g and the gaps from them: with q~,
+ * the sums are the gaps' but for their constant, and g is theirs plus
+ * that of q~; without q~ (no memory for it) they are g's, and the gaps
+ * those of q~ = 0, g's minus 1/2 sum q^2, by cancellation.  Distributed,
+ * the ranks' totals then in rank order. */
 static void finish_sums(mc_ws *w)
 {
+    enum { GX, GZ, RX, GAPX, GAPZ, NT };
     const double *q = w->ref;
-    double t[MC_NSUM];
-    for (int s = 0; s < MC_NSUM; s++)
-        t[s] = chunk_total(w, s);
-    if (!w->qf) {
-        t[MC_S_DX] = t[MC_S_GX];
-        t[MC_S_DZ] = t[MC_S_GZ];
+    double sx = chunk_total(w, MC_S_X), sz = chunk_total(w, MC_S_Z);
+    double t[NT] = {[GX] = sx, [GZ] = sz, [RX] = chunk_total(w, MC_S_RX)};
+    if (q && w->qf) {
+        t[GX] = w->gq + sx;
+        t[GZ] = w->gq + sz;
     }
-    t[MC_S_DX] = q ? t[MC_S_DX] + w->qcorr : 0.0;
-    t[MC_S_DZ] = q ? t[MC_S_DZ] + w->qcorr : 0.0;
-    slv_comm_sum(w->d->comm, t, MC_NSUM);
-    w->sums = (mc_sums){
-        .g_x = t[MC_S_GX], .g_z = t[MC_S_GZ], .rx_x = t[MC_S_RX], .ref = q, .valid = 1,
-        .gap_x = t[MC_S_DX], .gap_z = t[MC_S_DZ]};
+    if (q) {
+        t[GAPX] = sx + w->qcorr;
+        t[GAPZ] = sz + w->qcorr;
+    }
+    slv_comm_sum(w->d->comm, t, NT);
+    w->sums = (mc_sums){.g_x = t[GX], .g_z = t[GZ], .rx_x = t[RX], .ref = q, .valid = 1,
+                        .gap_x = t[GAPX], .gap_z = t[GAPZ]};
 }
 
 /* --------------------------------------------------- the Gram products -- */
@@ -440,7 +436,7 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
         double ui = a * dl * u[i];
         int64_t e = rp[i], end = rp[i + 1];
         v4d s = zero, xo, zo, mm, qq = zero, r, rz;
-        blk b = {zero, zero, zero, zero};
+        blk b = {zero, zero};
         int nq = 0;
 #define STEP_QUAD(e)                                                        \
     do {                                                                    \
@@ -462,7 +458,7 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
         for (; e + 4 * MC_BLOCK_QUADS <= end;) {
             for (int q = 0; q < MC_BLOCK_QUADS; q++, e += 4)
                 STEP_QUAD(e);
-            FLUSH_G(L, b, zero);
+            FLUSH(L, b, zero);
         }
         for (; e + 4 <= end; e += 4, nq++)
             STEP_QUAD(e);
@@ -484,7 +480,7 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
             QUAD_TERMS(L, b, r, rz, xo, qq, fq);
             nq++;
         }
-        ROW_DONE(L, b, nq, fq, zero);
+        ROW_DONE(L, b, nq, zero);
         if (buf)
             cv[i] = pa[i] + ROW_TOTAL(s, s0);
         if (buf && end - done >= MC_SUM_BATCH) {
@@ -615,24 +611,53 @@ typedef struct qctx {
     const double *q;
 } qctx;
 
-/* q~ of a chunk's entries and its part of the constant, 1/2 sum (q~ - q)
- * (q~ + q): q~ - q is exact, and the sum compensated.  A residual beyond
- * the floats (or no memory for them) has q~ = 0: the identity holds for
- * any q~, only the terms' magnitude grows. */
+/* q~ of entries [e, end) (stored when qf is) and their parts of the
+ * constants, sum (q~ - q)(q~ + q) into C and sum q~^2 into G: q~ - q and
+ * q~^2 are exact, and the sums compensated in the four lanes of
+ * base/ksum.h (as slv_ksum, one entry after the other, it was a serial
+ * chain of dependent additions, 2.6 ms on MovieLens 1M).  A residual
+ * beyond the floats (or no memory for them) has q~ = 0: the identity
+ * holds for any q~, only the terms' magnitude grows. */
+MC_INLINE void reference_quad(const double *q, float *qf, int64_t e, int n, slv_lsum *C,
+                              slv_lsum *G)
+{
+    v4d qq = {0, 0, 0, 0}, qt = qq;
+    for (int l = 0; l < n; l++) {
+        qq[l] = q[e + l];
+        qt[l] = qf && fabs(qq[l]) <= FLT_MAX ? (double)(float)qq[l] : 0.0;
+        if (qf)
+            qf[e + l] = (float)qt[l];
+    }
+    SLV_LSUM_ADD(*C, (qt - qq) * (qt + qq));
+    SLV_LSUM_ADD(*G, qt * qt);
+}
+
+MC_INLINE void reference_rows_impl(const double *q, float *qf, int64_t e, int64_t end,
+                                   slv_lsum *C, slv_lsum *G)
+{
+    for (; e + 4 <= end; e += 4)
+        reference_quad(q, qf, e, 4, C, G);
+    if (e < end) /* padded with zero terms */
+        reference_quad(q, qf, e, (int)(end - e), C, G);
+}
+SLV_ISA_DISPATCH(reference_rows,
+                 (const double *q, float *qf, int64_t e, int64_t end, slv_lsum *C,
+                  slv_lsum *G),
+                 (q, qf, e, end, C, G))
+
 static void reference_task(void *vc, int c)
 {
     const qctx *k = vc;
     mc_ws *w = k->w;
     const mc_data *d = w->d;
-    slv_ksum s = {0, 0};
+    slv_lsum C, G;
 
-    for (int64_t e = d->rowptr[d->chunk_row[c]]; e < d->rowptr[d->chunk_row[c + 1]]; e++) {
-        double q = k->q[e], qt = w->qf && fabs(q) <= FLT_MAX ? (double)(float)q : 0.0;
-        if (w->qf)
-            w->qf[e] = (float)qt;
-        slv_ksum_add(&s, (qt - q) * (qt + q));
-    }
-    w->dsum[MC_NSUM * c] = 0.5 * slv_ksum_value(&s);
+    slv_lsum_clear(&C);
+    slv_lsum_clear(&G);
+    reference_rows(k->q, w->qf, d->rowptr[d->chunk_row[c]], d->rowptr[d->chunk_row[c + 1]],
+                   &C, &G);
+    w->dsum[MC_NSUM * c + 0] = 0.5 * slv_lsum_value(&C);
+    w->dsum[MC_NSUM * c + 1] = 0.5 * slv_lsum_value(&G);
 }
 
 void mc_reference_set(mc_ws *w, const double *q)
@@ -649,6 +674,7 @@ void mc_reference_set(mc_ws *w, const double *q)
     slv_pool_run(w->ex.pool, reference_task, &k, w->d->nchunk);
     mc_exec_count(&w->ex, w->qf ? 12 : 8); /* q read, q~ written */
     w->qcorr = chunk_total(w, 0);
+    w->gq = chunk_total(w, 1);
 }
 
 /* ------------------------------------------------- the plain residual -- */
