@@ -5,7 +5,9 @@
  * p = 1/2, the paper's X0, 110 iterations, for each step rule, and once
  * more for the open loop with the gap to g_opt traced at every iteration
  * ("+reference": g_opt is computed before the solve, outside its clock),
- * with that tracing's cost against the plain open loop.
+ * with that tracing's cost against the plain open loop: each of its runs
+ * follows one of the plain rule, and the cost is the median of the pairs'
+ * ratios.
  *
  * For every rule it writes the spec once, runs `ircg solve` --runs times and
  * reports the median solve time (the solver's own clock: reading the file
@@ -287,27 +289,33 @@ static double stream_triad(int threads)
 
 /* ---------------------------------------------------------------------- */
 
-/* Runs one rule; *median_out is its median solve time. */
-static int bench_rule(const opts *o, const char *rule, const char *dir, long *peak_kb,
-                      double stream_bw, double *median_out)
+/* Runs one rule and reports it.  With `paired` (a rule), each run follows
+ * one of that rule, and *ratio_out is the median of the runs' solve times
+ * over their partners': a machine whose speed drifts over the minutes of a
+ * bench (seen here: 15%) moves both alike. */
+static int bench_rule(const opts *o, const char *rule, const char *paired, const char *dir,
+                      long *peak_kb, double stream_bw, double *ratio_out)
 {
-    char spec[4096], res[4096];
-    double solve[MAX_RUNS], lmo[MAX_RUNS], wall[MAX_RUNS];
-    run_out r = {0};
+    char spec[4096], res[4096], pspec[4096];
+    double solve[MAX_RUNS], lmo[MAX_RUNS], wall[MAX_RUNS], ratio[MAX_RUNS];
+    run_out r = {0}, pr = {0};
     int n = o->runs, rc = -1;
 
     snprintf(spec, sizeof spec, "%s/%s.json", dir, rule);
     snprintf(res, sizeof res, "%s/%s-result.json", dir, rule);
-    if (write_spec(o, rule, spec) != 0) {
+    snprintf(pspec, sizeof pspec, "%s/%s.paired.json", dir, paired ? paired : "");
+    if (write_spec(o, rule, spec) != 0 || (paired && write_spec(o, paired, pspec) != 0)) {
         fprintf(stderr, "bench: `%s example paper-movielens --ratings %s` failed\n",
                 o->ircg, o->ratings);
         goto done;
     }
     for (int i = 0; i < n; i++) {
-        if (solve_once(o, spec, res, &r) != 0) {
-            fprintf(stderr, "bench: `ircg solve %s` failed\n", spec);
+        if ((paired && solve_once(o, pspec, res, &pr) != 0) ||
+            solve_once(o, spec, res, &r) != 0) {
+            fprintf(stderr, "bench: `ircg solve %s` failed\n", paired ? pspec : spec);
             goto done;
         }
+        ratio[i] = paired ? r.solve / pr.solve : 1.0;
         solve[i] = r.solve;
         lmo[i] = r.lmo / (double)r.iters;
         wall[i] = r.wall;
@@ -331,31 +339,33 @@ static int bench_rule(const opts *o, const char *rule, const char *dir, long *pe
            (double)r.passes / it, r.bytes / it / 1e6, gbs,
            stream_bw > 0 ? 100.0 * gbs * 1e9 / stream_bw : 0.0,
            stream_bw > 0 ? r.bytes / stream_bw : 0.0, r.threads);
-    *median_out = ms;
+    *ratio_out = median(ratio, n);
     rc = 0;
 done:
     remove(res);
     remove(spec);
+    if (paired)
+        remove(pspec);
     return rc;
 }
 
-/* For "R+reference", the cost of tracing g - g_opt against plain R. */
-static void report_overhead(char *const *names, const double *med, int last)
+/* For "R+reference", the plain rule R its runs alternate with (NULL for
+ * other rules): the cost of tracing g - g_opt is the median of the pairs'
+ * ratios. */
+static const char *paired_rule(const char *rule, char *buf, size_t cap)
 {
-    const char *plus = strchr(names[last], '+');
-    for (int i = 0; plus && i < last; i++)
-        if (strlen(names[i]) == (size_t)(plus - names[last]) &&
-            !strncmp(names[i], names[last], strlen(names[i])))
-            printf("             tracing g - g_opt costs %+.1f%% of the %s solve\n",
-                   100.0 * (med[last] / med[i] - 1.0), names[i]);
+    const char *plus = strchr(rule, '+');
+    if (!plus || strcmp(plus, "+reference") != 0)
+        return NULL;
+    snprintf(buf, cap, "%.*s", (int)(plus - rule), rule);
+    return buf;
 }
 
 int main(int argc, char **argv)
 {
     opts o;
-    char dir[] = "/tmp/ircg-bench-XXXXXX", rules[256], *names[16];
-    double med[16];
-    int nrule = 0;
+    char dir[] = "/tmp/ircg-bench-XXXXXX", rules[256];
+    double ratio = 1.0;
     long peak_kb = 0;
     int rc = 0;
 
@@ -378,11 +388,15 @@ int main(int argc, char **argv)
     printf("STREAM triad on %d threads: %.1f GB/s (3 x %ld MB arrays)\n", o.threads,
            bw / 1e9, STREAM_N * 8 >> 20);
     snprintf(rules, sizeof rules, "%s", o.rules);
-    for (char *save = NULL, *r = strtok_r(rules, ",", &save); r && !rc && nrule < 16;
-         r = strtok_r(NULL, ",", &save), nrule++) {
-        names[nrule] = r;
-        rc = bench_rule(&o, r, dir, &peak_kb, bw, &med[nrule]);
-        report_overhead(names, med, nrule);
+    for (char *save = NULL, *r = strtok_r(rules, ",", &save); r && !rc;
+         r = strtok_r(NULL, ",", &save)) {
+        char pbuf[64];
+        const char *paired = paired_rule(r, pbuf, sizeof pbuf);
+        rc = bench_rule(&o, r, paired, dir, &peak_kb, bw, &ratio);
+        if (!rc && paired)
+            printf("             tracing g - g_opt costs %+.1f%% of the %s solve (median of "
+                   "%d alternating pairs of runs)\n",
+                   100.0 * (ratio - 1.0), paired, o.runs);
     }
     if (!rc)
         printf("peak RSS of `ircg solve` %.1f MB\n", (double)peak_kb / 1024.0);
