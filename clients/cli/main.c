@@ -8,6 +8,8 @@
 #include "ircg.h"
 #include "remote.h"
 
+extern void openblas_set_num_threads(int num_threads);
+
 static const char USAGE[] =
     "usage: ircg COMMAND [ARGS]\n"
     "\n"
@@ -87,6 +89,12 @@ static const cli_entry COMMANDS[] = {
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : NULL;
+    /* The solver's threads make the parallel passes; OpenBLAS only ever
+     * gets small dense products, and its own busy threads on the same cores
+     * made the bench's MovieLens solve 0.23-0.29 s, not 0.15 s, when
+     * OPENBLAS_NUM_THREADS=1 was not set (now 0.19 s: the threads it
+     * starts when loaded stay), and its last bits depend on them. */
+    openblas_set_num_threads(1);
     if (!cmd) {
         fputs(USAGE, stderr);
         return CLI_USAGE;

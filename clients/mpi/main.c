@@ -33,6 +33,8 @@
 #include "result.h"
 #include "spec.h"
 
+extern void openblas_set_num_threads(int num_threads);
+
 static volatile sig_atomic_t g_cancel;
 
 static void on_signal(int sig)
@@ -450,6 +452,7 @@ int main(int argc, char **argv)
     run r = {0};
     const char *spec = NULL;
     MPI_Init(&argc, &argv);
+    openblas_set_num_threads(1); /* as ircg's main: the ranks' passes are ours */
     mpi_ctx_init(&r.mc, MPI_COMM_WORLD, &r.comm);
     r.rank = r.mc.rank;
     r.size = r.mc.size;

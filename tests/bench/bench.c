@@ -6,8 +6,8 @@
  * more for the open loop with the gap to g_opt traced at every iteration
  * ("+reference": g_opt is computed before the solve, outside its clock),
  * with that tracing's cost against the plain open loop: each of its runs
- * follows one of the plain rule, and the cost is the median of the pairs'
- * ratios.
+ * is paired with one of the plain rule (in alternating order), and the
+ * cost is the median of the pairs' ratios.
  *
  * For every rule it writes the spec once, runs `ircg solve` --runs times and
  * reports the median solve time (the solver's own clock: reading the file
@@ -215,7 +215,20 @@ static int solve_once(const opts *o, const char *spec, const char *res, run_out 
     r->bytes = num(j, "omega_bytes");
     r->threads = (int)num(j, "threads");
     cJSON_Delete(j);
-    return r->iters > 0 ? 0 : -1;
+    return r->iters > 0 && r->solve > 0 ? 0 : -1;
+}
+
+/* solve_once, saying what failed, and the peak RSS kept. */
+static int solve_logged(const opts *o, const char *spec, const char *res, run_out *r,
+                        long *peak_kb)
+{
+    if (solve_once(o, spec, res, r) != 0) {
+        fprintf(stderr, "bench: `ircg solve %s` failed\n", spec);
+        return -1;
+    }
+    if (r->rss_kb > *peak_kb)
+        *peak_kb = r->rss_kb;
+    return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -289,8 +302,8 @@ static double stream_triad(int threads)
 
 /* ---------------------------------------------------------------------- */
 
-/* Runs one rule and reports it.  With `paired` (a rule), each run follows
- * one of that rule, and *ratio_out is the median of the runs' solve times
+/* Runs one rule and reports it.  With `paired` (a rule), each run is paired
+ * with one of that rule, and *ratio_out is the median of the runs' solve times
  * over their partners': a machine whose speed drifts over the minutes of a
  * bench (seen here: 15%) moves both alike. */
 static int bench_rule(const opts *o, const char *rule, const char *paired, const char *dir,
@@ -310,17 +323,17 @@ static int bench_rule(const opts *o, const char *rule, const char *paired, const
         goto done;
     }
     for (int i = 0; i < n; i++) {
-        if ((paired && solve_once(o, pspec, res, &pr) != 0) ||
-            solve_once(o, spec, res, &r) != 0) {
-            fprintf(stderr, "bench: `ircg solve %s` failed\n", paired ? pspec : spec);
+        /* the pairs' order alternates (ABBA...): what a run leaves to the
+         * next (caches, clocks) falls on both rules alike */
+        int first = paired && i % 2 == 0;
+        if ((first && solve_logged(o, pspec, res, &pr, peak_kb) != 0) ||
+            solve_logged(o, spec, res, &r, peak_kb) != 0 ||
+            (paired && !first && solve_logged(o, pspec, res, &pr, peak_kb) != 0))
             goto done;
-        }
         ratio[i] = paired ? r.solve / pr.solve : 1.0;
         solve[i] = r.solve;
         lmo[i] = r.lmo / (double)r.iters;
         wall[i] = r.wall;
-        if (r.rss_kb > *peak_kb)
-            *peak_kb = r.rss_kb;
     }
     double lo = solve[0], hi = solve[0];
     for (int i = 1; i < n; i++) {

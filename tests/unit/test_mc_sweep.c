@@ -151,63 +151,74 @@ static int make(mct_inst *in, int n, int p, double frac, uint64_t seed, int halv
 }
 
 /* Long-double sums over Omega of a side's residual r = xo - M (rounded to
- * double, as the library defines it; xo is X on Omega in CSR order):
- * 1/2 ||r||^2 and 1/2 sum (r - q)(r + q); and the magnitude the library's
- * error bounds are stated in.  The passes read q rounded to floats, q~,
- * sum 1/2 (r - q~)(r + q~) (3 ulps of its terms' magnitude: blocks of
- * four terms a lane, added by TwoSum), and add the constants 1/2 sum (q~ -
- * q)(q~ + q) for the gap (3 ulps of its own) and 1/2 sum q~^2 for g (an
- * ulp of g), each addition an ulp of its result (mc_sweep.c). */
-static void exact_sums(const mc_data *d, const double *xo, const double *q, double *g,
-                       double *gap, double *mag)
+ * double, as the library defines it; xo is X on Omega in CSR order), and
+ * the magnitudes the library's error bounds are stated in (mc_sweep.c).
+ * The passes read q rounded to floats, q~; with a reference they sum
+ * 1/2 (r - q~)(r + q~), within 4 ulps of its terms' magnitude ms, and add
+ * 1/2 sum (q~ - q)(q~ + q) for the gap (2 ulps of its magnitude mc, with
+ * its addition) and gq = 1/2 sum q~^2 for g (an ulp of gq); each addition
+ * half an ulp of its result.  Without one they sum 1/2 r^2 within 3 ulps. */
+typedef struct exact {
+    double g, gap, ms, mc, gq;
+} exact;
+
+static exact exact_sums(const mc_data *d, const double *xo, const double *q)
 {
-    long double sg = 0, sd = 0, sm = 0;
+    long double sg = 0, sd = 0, ms = 0, mc = 0, gq = 0;
     for (int64_t e = 0; e < d->nnz; e++) {
         long double r = xo[e] - mc_rating(d, e), t = (r - q[e]) * (r + q[e]);
         double qt = fabs(q[e]) <= FLT_MAX ? (double)(float)q[e] : 0.0;
         sg += r * r / 2;
         sd += t / 2;
-        sm += (fabsl((r - qt) * (r + qt)) + fabsl((qt - q[e]) * (qt + q[e]))) / 2;
+        ms += fabsl((r - qt) * (r + qt)) / 2;
+        mc += fabsl((qt - q[e]) * (qt + q[e])) / 2;
+        gq += (long double)qt * qt / 2;
     }
-    *g = (double)sg;
-    *gap = (double)sd;
-    *mag = (double)sm + fabs((double)sd);
+    return (exact){(double)sg, (double)sd, (double)ms, (double)mc, (double)gq};
 }
 
-/* The values of ws against exact sums over its state, to the summations'
- * bounds (above; g without a reference: 3 ulps of g); returns the worst
- * error of a gap relative to its tolerance.  That the state itself is the
- * iterate is checked by mc_state.long_runs_keep_g_exact and mc_dense. */
+/* The values of ws (traced against q, or not when q is NULL) against exact
+ * sums over its state, to the bounds above; returns the worst error of a
+ * value relative to its tolerance.  That the state itself is the iterate
+ * is checked by mc_state.long_runs_keep_g_exact and mc_dense. */
 static double check_sums(const mct_inst *in, void *ws, const double *q)
 {
+    const mc_ws *w = ws;
+    const double u = DBL_EPSILON;
     slv_values val = {0};
     double worst = 0;
 
     in->pb->ops->values(ws, q, &val);
     for (int side = 0; side < 2; side++) {
-        const mc_ws *w = ws;
-        double g, gap, mag;
-        exact_sums(w->d, side ? w->z.xo : w->x.xo, q, &g, &gap, &mag);
+        const double *xo = side ? w->z.xo : w->x.xo;
+        exact ex = exact_sums(w->d, xo, q ? q : xo); /* q = xo: anything will do */
         double vg = side ? val.g_z : val.g_x, vgap = side ? val.g_gap_z : val.g_gap_x;
-        CHECK_NEAR(vg, g, 3 * DBL_EPSILON * (g + mag));
-        CHECK_NEAR(vgap, gap, 5 * DBL_EPSILON * mag);
-        worst = fmax(worst, fabs(vgap - gap) / (5 * DBL_EPSILON * mag));
+        double tg = q ? u * (4 * ex.ms + ex.gq + ex.g / 2) : 3 * u * ex.g;
+        CHECK_NEAR(vg, ex.g, tg);
+        worst = fmax(worst, fabs(vg - ex.g) / tg);
+        if (q) {
+            double tgap = u * (4 * ex.ms + 2 * ex.mc + fabs(ex.gap) / 2);
+            CHECK_NEAR(vgap, ex.gap, tgap);
+            worst = fmax(worst, fabs(vgap - ex.gap) / tgap);
+        }
     }
     return worst;
 }
 
+/* Steps of ws (traced) and wplain (not) alike, checked after each. */
 static void step_sums(int halves)
 {
     /* 400 x 200 at 45%: two chunks, so the chunk order is exercised */
     mct_inst in;
     ircg_settings s;
-    void *ws = NULL, *wref = NULL;
-    double worst = 0, *q = NULL, *q2 = NULL;
+    void *ws = NULL, *wplain = NULL, *wref = NULL;
+    double worst = 0, worst_plain = 0, *q = NULL, *q2 = NULL;
 
     REQUIRE(make(&in, 400, 200, 0.45, 31, halves) == 0);
     REQUIRE(mc_data_of(in.pb)->nchunk >= 2);
     ircg_settings_default(&s);
     REQUIRE(in.pb->ops->create(in.pb, &s, &ws, NULL) == IRCG_OK);
+    REQUIRE(in.pb->ops->create(in.pb, &s, &wplain, NULL) == IRCG_OK);
     REQUIRE(in.pb->ops->create(in.pb, &s, &wref, NULL) == IRCG_OK);
     /* a far reference: the residual of another point, three steps on */
     for (int t = 0; t < 3; t++) {
@@ -230,17 +241,22 @@ static void step_sums(int halves)
             memcpy(q2, in.pb->ops->residual(ws, IRCG_X), (size_t)in.R->nnz * sizeof *q2);
             in.pb->ops->set_reference(ws, q2);
         }
-        REQUIRE(in.pb->ops->lmo(ws, ircg_sigma(0.05, 0.5, t), &d) == IRCG_OK);
-        in.pb->ops->plan_lmo(ws, ircg_sigma(0.05, 0.5, t + 1));
         double alpha = t < 40 ? 2.0 / (t + 2.0) : 1e-5;
-        REQUIRE(in.pb->ops->step(ws, alpha, 0.3, 0.2, 0.5) == IRCG_OK);
+        for (int k = 0; k < 2; k++) {
+            void *w = k ? wplain : ws;
+            REQUIRE(in.pb->ops->lmo(w, ircg_sigma(0.05, 0.5, t), &d) == IRCG_OK);
+            in.pb->ops->plan_lmo(w, ircg_sigma(0.05, 0.5, t + 1));
+            REQUIRE(in.pb->ops->step(w, alpha, 0.3, 0.2, 0.5) == IRCG_OK);
+        }
         worst = fmax(worst, check_sums(&in, ws, t < 40 ? q : q2));
+        worst_plain = fmax(worst_plain, check_sums(&in, wplain, NULL));
     }
-    printf("    ratings %s: worst gap error / tolerance %.2f\n",
-           halves ? "in halves" : "doubles", worst);
+    printf("    ratings %s: worst error / tolerance %.2f traced, %.2f not\n",
+           halves ? "in halves" : "doubles", worst, worst_plain);
     free(q);
     free(q2);
     in.pb->ops->destroy(ws);
+    in.pb->ops->destroy(wplain);
     in.pb->ops->destroy(wref);
     mct_free(&in);
 }

@@ -99,10 +99,11 @@ typedef struct mc_side {
 } mc_side;
 
 /* The sums a pass over Omega makes for the values and the next direction,
- * compensated (base/ksum.h), per chunk and then in chunk order. */
-/* A chunk's slots: of both sides 1/2 sum r^2, or with a reference
- * 1/2 sum (r - q~)(r + q~) (mc_sweep.c); then <R, X_Omega>. */
-enum { MC_S_X, MC_S_Z, MC_S_RX, MC_NSUM };
+ * compensated (base/ksum.h), per chunk and then in chunk order.  A chunk's
+ * slots: of both sides 1/2 sum r^2, or with a reference 1/2 sum (r -
+ * q~)(r + q~) (mc_sweep.c); then <R, X_Omega>.  Setting a reference uses
+ * the first two for its constants (MC_S_QCORR, MC_S_GQ). */
+enum { MC_S_X, MC_S_Z, MC_S_RX, MC_NSUM, MC_S_QCORR = MC_S_X, MC_S_GQ = MC_S_Z };
 typedef struct mc_sums {
     double g_x, g_z;     /* 1/2 ||r||^2 of both sides                       */
     double rx_x;         /* <R, X_Omega> of the x side                      */

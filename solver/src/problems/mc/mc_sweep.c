@@ -99,12 +99,15 @@ typedef slv_v4d v4d;
  *
  * With a reference the passes sum (r - q~)(r + q~) and not r^2: g is then
  *   1/2 sum r^2 = 1/2 sum (r - q~)(r + q~) + 1/2 sum q~^2,
- * the last sum a constant too (w->gq; q~^2 is exact).  One sum per side
- * where there were two: tracing g - g_opt costs the pass the load of q~
- * and two operations a quad, not 11 (it cost 16% of the pass), and g is
- * as exact as before: within 3 ulps of the terms' magnitude and 2 of g,
- * where g's own sums err by 3 ulps of g.  Near the reference, where the
- * gaps matter, the terms are small and g is the more exact for it. */
+ * the last sum a constant too (w->gq; its terms q~^2 are exact).  One sum
+ * per side where there were two: tracing g - g_opt costs the pass the load
+ * of q~ and two operations a quad, not 11 (it cost 16% of the pass).  The
+ * sum of a side errs by at most 4 ulps of its terms' magnitude (a term
+ * (r - q~)(r + q~) is rounded three times where r^2 was once), gq by an
+ * ulp of itself, the addition by half an ulp of g: near the reference,
+ * where the gaps matter, the terms are small and g is within 2 ulps (its
+ * own sums: 3); far from it (terms as large as g) within 6.
+ * tests/unit/test_mc_sweep.c checks both sums to these bounds. */
 #define LOAD_Q(qq, qf, e) LOAD_F4(qq, (qf) + (e))
 
 /* A block's plain partial sums, of at most MC_BLOCK_QUADS quads of one row:
@@ -137,8 +140,9 @@ typedef struct lanes {
     } while (0)
 
 /* A block into the chunk's lanes by TwoSum, at a quarter of the cost of a
- * TwoSum per term: the error is then at most 3 ulps of the terms'
- * magnitude, whatever |Omega| (for g: 3 ulps of g). */
+ * TwoSum per term: the sums' error is then at most 3 ulps of the terms'
+ * magnitude, whatever |Omega|, besides the terms' own rounding (g: 3 ulps
+ * of g in all; with a reference, above). */
 #define FLUSH(L, b, zero)                                                   \
     do {                                                                    \
         SLV_LSUM_ADD((L).sx, (b).sx);                                       \
@@ -656,8 +660,8 @@ static void reference_task(void *vc, int c)
     slv_lsum_clear(&G);
     reference_rows(k->q, w->qf, d->rowptr[d->chunk_row[c]], d->rowptr[d->chunk_row[c + 1]],
                    &C, &G);
-    w->dsum[MC_NSUM * c + 0] = 0.5 * slv_lsum_value(&C);
-    w->dsum[MC_NSUM * c + 1] = 0.5 * slv_lsum_value(&G);
+    w->dsum[MC_NSUM * c + MC_S_QCORR] = 0.5 * slv_lsum_value(&C);
+    w->dsum[MC_NSUM * c + MC_S_GQ] = 0.5 * slv_lsum_value(&G);
 }
 
 void mc_reference_set(mc_ws *w, const double *q)
@@ -673,8 +677,8 @@ void mc_reference_set(mc_ws *w, const double *q)
     qctx k = {.w = w, .q = q};
     slv_pool_run(w->ex.pool, reference_task, &k, w->d->nchunk);
     mc_exec_count(&w->ex, w->qf ? 12 : 8); /* q read, q~ written */
-    w->qcorr = chunk_total(w, 0);
-    w->gq = chunk_total(w, 1);
+    w->qcorr = chunk_total(w, MC_S_QCORR);
+    w->gq = chunk_total(w, MC_S_GQ);
 }
 
 /* ------------------------------------------------- the plain residual -- */
