@@ -124,3 +124,23 @@ TEST(pool, freed_while_spinning_or_asleep)
     CHECK(slv_pool_new(1) == NULL); /* one thread: the caller's */
     slv_pool_free(NULL);
 }
+
+TEST(pool, two_live_pools_run_their_batches)
+{
+    /* together more threads than a 2-core machine has: they stop spinning
+     * (pool.c counts the threads of every live pool) and still run all */
+    slv_pool *a = slv_pool_new(2), *b = slv_pool_new(2);
+    REQUIRE(a != NULL && b != NULL);
+    for (int k = 0; k < 500; k++) {
+        batch x, y;
+        memset(&x, 0, sizeof x);
+        memset(&y, 0, sizeof y);
+        x.caller = y.caller = pthread_self();
+        slv_pool_run(a, count_task, &x, 9);
+        slv_pool_run(b, count_task, &y, 9);
+        CHECK_INT(x.runs[8] + y.runs[8] + x.runs[0] + y.runs[0], 4);
+    }
+    slv_pool_free(a);
+    slv_pool_free(b);
+    CHECK_INT(run_batches(2, 200, 0, 0, 0) >= 0, 1); /* alone again */
+}

@@ -3,9 +3,10 @@
  * they sleep: an iteration of matrix completion runs about ten batches,
  * with microseconds of serial work between them, and a wake-up through
  * the condition variable (a futex) cost 10-30 us each, time in which the
- * caller ran the batch alone.  Only a pool with no more threads than
- * processors spins: with more, a spinning thread takes the processor of
- * one that works (8 threads on 2 cores: batches 1.5x slower). */
+ * caller ran the batch alone.  Threads spin only while the pools of the
+ * process have no more threads than processors (a daemon's workers each
+ * have one): with more, a spinning thread takes the processor of one that
+ * works (8 threads on 2 cores: batches 1.5x slower). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ struct slv_pool {
     pthread_t *tid;
     int nthread;         /* workers, besides the caller                     */
     int started;         /* workers actually created                        */
-    int spin;            /* threads <= processors: wait by spinning first   */
+    int nproc;           /* processors online                               */
     /* Written under mu; read without it by the spins (below). */
     atomic_ulong gen;    /* bumped for every batch                          */
     atomic_int quit;
@@ -29,6 +30,14 @@ struct slv_pool {
     void *ctx;
     int ntask, next;
 };
+
+/* The threads of every live pool, their callers included. */
+static atomic_int pool_threads;
+
+static int may_spin(const slv_pool *p)
+{
+    return atomic_load_explicit(&pool_threads, memory_order_relaxed) <= p->nproc;
+}
 
 /* How long a thread spins before it sleeps: longer than the serial work
  * between the batches of an iteration, short enough that an idle pool
@@ -94,7 +103,7 @@ static void *worker(void *arg)
 
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        if (p->spin && !p->quit && p->gen == seen) {
+        if (!p->quit && p->gen == seen && may_spin(p)) {
             pthread_mutex_unlock(&p->mu);
             spin(p, 0, seen);
             pthread_mutex_lock(&p->mu);
@@ -123,7 +132,7 @@ slv_pool *slv_pool_new(int threads)
     if (!p)
         return NULL;
     p->nthread = threads - 1;
-    p->spin = threads <= slv_processors();
+    p->nproc = slv_processors();
     p->tid = calloc((size_t)p->nthread, sizeof *p->tid);
     if (!p->tid || pthread_mutex_init(&p->mu, NULL) != 0) {
         free(p->tid);
@@ -137,6 +146,7 @@ slv_pool *slv_pool_new(int threads)
             break;
         p->started++;
     }
+    atomic_fetch_add(&pool_threads, p->started + 1);
     if (p->started == 0) {
         slv_pool_free(p);
         return NULL;
@@ -167,7 +177,7 @@ void slv_pool_run(slv_pool *p, slv_task_fn fn, void *ctx, int ntask)
     drain(p);
     p->busy--;
     /* wait until every worker that claimed a task has finished it */
-    if (p->spin && p->busy > 0) {
+    if (p->busy > 0 && may_spin(p)) {
         pthread_mutex_unlock(&p->mu);
         spin(p, 1, 0);
         pthread_mutex_lock(&p->mu);
@@ -188,6 +198,7 @@ void slv_pool_free(slv_pool *p)
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < p->started; i++)
         pthread_join(p->tid[i], NULL);
+    atomic_fetch_sub(&pool_threads, p->started + 1);
     pthread_cond_destroy(&p->wake);
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->mu);
