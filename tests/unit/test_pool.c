@@ -89,7 +89,7 @@ TEST(pool, batches_back_to_back_run_every_task_once)
 
 TEST(pool, workers_that_slept_are_woken)
 {
-    /* 1 ms between batches: longer than the spin (pool.c's SPIN_NS, 0.1
+    /* 1 ms between batches: longer than the spin (pool.c's SPIN_SECONDS, 0.1
      * ms); tasks of 50 us, so that a woken worker finds some left.  A
      * worker that is not woken leaves every batch to the caller. */
     int helped = run_batches(2, 40, 1000000L, 50000L, 0);
@@ -142,5 +142,5 @@ TEST(pool, two_live_pools_run_their_batches)
     }
     slv_pool_free(a);
     slv_pool_free(b);
-    CHECK_INT(run_batches(2, 200, 0, 0, 0) >= 0, 1); /* alone again */
+    run_batches(2, 200, 0, 0, 0); /* alone again: its own checks */
 }

@@ -10,10 +10,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/pool.h"
+#include "base/util.h"
 
 struct slv_pool {
     pthread_mutex_t mu;
@@ -42,7 +42,7 @@ static int may_spin(const slv_pool *p)
 /* How long a thread spins before it sleeps: longer than the serial work
  * between the batches of an iteration, short enough that an idle pool
  * gives its cores back at once. */
-#define SPIN_NS 100000L
+#define SPIN_SECONDS 1e-4
 
 static void cpu_relax(void)
 {
@@ -51,13 +51,6 @@ static void cpu_relax(void)
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield");
 #endif
-}
-
-static long elapsed_ns(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec);
 }
 
 /* What a thread waits for: the caller, that the workers running tasks of
@@ -71,14 +64,14 @@ static int waiting(slv_pool *p, int caller, unsigned long seen)
            !atomic_load_explicit(&p->quit, memory_order_relaxed);
 }
 
-/* Spins, without mu, while the thread waits, for at most SPIN_NS. */
+/* Spins, without mu, while the thread waits, for at most SPIN_SECONDS
+ * (the clock read every 64 pauses). */
 static void spin(slv_pool *p, int caller, unsigned long seen)
 {
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double end = slv_now() + SPIN_SECONDS;
     for (int i = 1; waiting(p, caller, seen); i++) {
         cpu_relax();
-        if (i % 64 == 0 && elapsed_ns(&t0) > SPIN_NS)
+        if (i % 64 == 0 && slv_now() > end)
             return;
     }
 }

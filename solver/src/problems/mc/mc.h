@@ -234,9 +234,12 @@ void mc_gram_product(mc_ws *w, double sigma, const double *x, double *cx,
                      double *ctcx);
 /* <R, X_Omega> of the current x (from the last pass's sums, or a pass). */
 double mc_rx_dot_x(mc_ws *w);
-/* The reference residual q (NULL: none) whose gaps g - g_ref the passes
- * sum from now on: q~ and its constant made once (a pass), nothing when q
- * is already the one set. */
+/* Slot `slot` of the chunks' sums (w->dsum) added in chunk order. */
+double mc_chunk_total(const mc_ws *w, int slot);
+
+/* mc_reference.c: the reference residual q (NULL: none) whose gaps
+ * g - g_ref the passes sum from now on: q~ and its constants made once (a
+ * pass), nothing when q is already the one set. */
 void mc_reference_set(mc_ws *w, const double *q);
 
 /* mc_refresh.c: both sides on Omega recomputed from the factors, and

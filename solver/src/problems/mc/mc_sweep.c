@@ -28,8 +28,6 @@
  * trace cost 12-38% of a solve).  mc_x_residual makes R when a plain
  * product needs it.
  */
-#include <float.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,9 +91,9 @@ typedef slv_v4d v4d;
 /* The reference residual q as the passes read it: q~ = q rounded to a
  * float (4 bytes an entry, not 8).  The gaps need no more: for any q~,
  *   1/2 sum (r - q)(r + q) = 1/2 sum (r - q~)(r + q~) + 1/2 sum (q~ - q)(q~ + q),
- * and the last sum is a constant (w->qcorr, made once by mc_reference_set).
- * The price is in the terms' magnitude: |r - q~| <= |r - q| + |q - q~|,
- * with |q - q~| <= 2^-24 |q|.
+ * and the last sum is a constant (w->qcorr, made once by mc_reference_set,
+ * mc_reference.c).  The price is in the terms' magnitude: |r - q~| <=
+ * |r - q| + |q - q~|, with |q - q~| <= 2^-24 |q|.
  *
  * With a reference the passes sum (r - q~)(r + q~) and not r^2: g is then
  *   1/2 sum r^2 = 1/2 sum (r - q~)(r + q~) + 1/2 sum q~^2,
@@ -232,7 +230,7 @@ static void store_sums(mc_ws *w, int c, const lanes *L)
     out[MC_S_RX] = slv_lsum_value(&rx);
 }
 
-static double chunk_total(const mc_ws *w, int slot)
+double mc_chunk_total(const mc_ws *w, int slot)
 {
     slv_ksum k = {0, 0};
     for (int c = 0; c < w->d->nchunk; c++)
@@ -249,8 +247,8 @@ static void finish_sums(mc_ws *w)
 {
     enum { GX, GZ, RX, GAPX, GAPZ, NT };
     const double *q = w->ref;
-    double sx = chunk_total(w, MC_S_X), sz = chunk_total(w, MC_S_Z);
-    double t[NT] = {[GX] = sx, [GZ] = sz, [RX] = chunk_total(w, MC_S_RX)};
+    double sx = mc_chunk_total(w, MC_S_X), sz = mc_chunk_total(w, MC_S_Z);
+    double t[NT] = {[GX] = sx, [GZ] = sz, [RX] = mc_chunk_total(w, MC_S_RX)};
     if (q && w->qf) {
         t[GX] = w->gq + sx;
         t[GZ] = w->gq + sz;
@@ -606,79 +604,6 @@ double mc_rx_dot_x(mc_ws *w)
     if (!w->sums.valid)
         mc_omega_sums(w);
     return w->sums.rx_x;
-}
-
-/* ---------------------------------------------------- the reference -- */
-
-typedef struct qctx {
-    mc_ws *w;
-    const double *q;
-} qctx;
-
-/* q~ of entries [e, end) (stored when qf is) and their parts of the
- * constants, sum (q~ - q)(q~ + q) into C and sum q~^2 into G: q~ - q and
- * q~^2 are exact, and the sums compensated in the four lanes of
- * base/ksum.h (as slv_ksum, one entry after the other, it was a serial
- * chain of dependent additions, 2.6 ms on MovieLens 1M).  A residual
- * beyond the floats (or no memory for them) has q~ = 0: the identity
- * holds for any q~, only the terms' magnitude grows. */
-MC_INLINE void reference_quad(const double *q, float *qf, int64_t e, int n, slv_lsum *C,
-                              slv_lsum *G)
-{
-    v4d qq = {0, 0, 0, 0}, qt = qq;
-    for (int l = 0; l < n; l++) {
-        qq[l] = q[e + l];
-        qt[l] = qf && fabs(qq[l]) <= FLT_MAX ? (double)(float)qq[l] : 0.0;
-        if (qf)
-            qf[e + l] = (float)qt[l];
-    }
-    SLV_LSUM_ADD(*C, (qt - qq) * (qt + qq));
-    SLV_LSUM_ADD(*G, qt * qt);
-}
-
-MC_INLINE void reference_rows_impl(const double *q, float *qf, int64_t e, int64_t end,
-                                   slv_lsum *C, slv_lsum *G)
-{
-    for (; e + 4 <= end; e += 4)
-        reference_quad(q, qf, e, 4, C, G);
-    if (e < end) /* padded with zero terms */
-        reference_quad(q, qf, e, (int)(end - e), C, G);
-}
-SLV_ISA_DISPATCH(reference_rows,
-                 (const double *q, float *qf, int64_t e, int64_t end, slv_lsum *C,
-                  slv_lsum *G),
-                 (q, qf, e, end, C, G))
-
-static void reference_task(void *vc, int c)
-{
-    const qctx *k = vc;
-    mc_ws *w = k->w;
-    const mc_data *d = w->d;
-    slv_lsum C, G;
-
-    slv_lsum_clear(&C);
-    slv_lsum_clear(&G);
-    reference_rows(k->q, w->qf, d->rowptr[d->chunk_row[c]], d->rowptr[d->chunk_row[c + 1]],
-                   &C, &G);
-    w->dsum[MC_NSUM * c + MC_S_QCORR] = 0.5 * slv_lsum_value(&C);
-    w->dsum[MC_NSUM * c + MC_S_GQ] = 0.5 * slv_lsum_value(&G);
-}
-
-void mc_reference_set(mc_ws *w, const double *q)
-{
-    if (q == w->ref)
-        return;
-    w->ref = q;
-    w->sums.valid = 0; /* their gaps were against another reference */
-    if (!q)
-        return;
-    if (!w->qf)
-        w->qf = slv_big_alloc((size_t)w->d->nnz * sizeof *w->qf, 0);
-    qctx k = {.w = w, .q = q};
-    slv_pool_run(w->ex.pool, reference_task, &k, w->d->nchunk);
-    mc_exec_count(&w->ex, w->qf ? 12 : 8); /* q read, q~ written */
-    w->qcorr = chunk_total(w, MC_S_QCORR);
-    w->gq = chunk_total(w, MC_S_GQ);
 }
 
 /* ------------------------------------------------- the plain residual -- */
