@@ -51,6 +51,19 @@ typedef struct slv_lsum {
         (A).s = t_;                                                         \
     } while (0)
 
+/* P = X * X rounded and E = X * X - P exactly, lane by lane: Dekker's
+ * product on Veltkamp's split of X into two halves of 26 bits, whose
+ * products are exact; no FMA (which the x86-64 kernels have only in
+ * software).  Exact while X^2 neither overflows nor, in its low part,
+ * underflows (2^-484 < |X| < 2^511). */
+#define SLV_V4D_SQUARE(P, E, X)                                             \
+    do {                                                                    \
+        slv_v4d x_ = (X), c_ = x_ * 134217729.0; /* 2^27 + 1 */             \
+        slv_v4d h_ = c_ - (c_ - x_), l_ = x_ - h_;                          \
+        (P) = x_ * x_;                                                      \
+        (E) = ((h_ * h_ - (P)) + 2.0 * h_ * l_) + l_ * l_;                  \
+    } while (0)
+
 /* Zeroes the lanes (adding 0 later is exact: a tail padded with zeros
  * changes nothing). */
 static inline void slv_lsum_clear(slv_lsum *a)

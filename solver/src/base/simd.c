@@ -20,9 +20,9 @@ static slv_isa detect(void)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx2"))
+        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         return SLV_ISA_AVX512;
-    if (__builtin_cpu_supports("avx2"))
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         return SLV_ISA_AVX2;
 #endif
     return SLV_ISA_BASE;

@@ -100,8 +100,8 @@ typedef struct mc_side {
 
 /* The sums a pass over Omega makes for the values and the next direction,
  * compensated (base/ksum.h), per chunk and then in chunk order.  A chunk's
- * slots: of both sides 1/2 sum r^2, or with a reference 1/2 sum (r -
- * q~)(r + q~) (mc_sweep.c); then <R, X_Omega>.  Setting a reference uses
+ * slots: of both sides 1/2 sum r^2, or with a reference 1/2 sum (r^2 -
+ * Q~) (mc_sweep.c); then <R, X_Omega>.  Setting a reference uses
  * the first two for its constants (MC_S_QCORR, MC_S_GQ). */
 enum { MC_S_X, MC_S_Z, MC_S_RX, MC_NSUM, MC_S_QCORR = MC_S_X, MC_S_GQ = MC_S_Z };
 typedef struct mc_sums {
@@ -109,7 +109,7 @@ typedef struct mc_sums {
     double rx_x;         /* <R, X_Omega> of the x side                      */
     double gap_x, gap_z; /* sum 1/2 (r - q)(r + q) against the reference
                             residual q = ref, valid when ref != NULL (made
-                            from q~, mc_sweep.c)                           */
+                            from Q~, mc_sweep.c)                           */
     const double *ref;   /* the reference they were made with (or NULL)    */
     int valid;
 } mc_sums;
@@ -132,10 +132,12 @@ typedef struct mc_ws {
     const double *ref;      /* reference residual the step passes sum
                                against (mc_reference_set), NULL: none;
                                must not change while set                   */
-    float *qf;              /* ref rounded to floats, what the passes read
-                               (NULL when there was no memory: q~ = 0)     */
-    double qcorr;           /* 1/2 sum (q~ - q)(q~ + q), the gaps' constant */
-    double gq;              /* 1/2 sum q~^2, g's constant then            */
+    uint16_t *qsq;          /* ref squared in 16-bit fixed point, in units
+                               of qsq_unit: Q~, what the passes read (NULL
+                               when there was no memory: Q~ = 0)           */
+    double qsq_unit;        /* a power of 2                                */
+    double qcorr;           /* 1/2 sum (Q~ - q^2), the gaps' constant      */
+    double gq;              /* 1/2 sum Q~, g's constant then               */
     /* the last LMO: vertex -delta u v', kept for step() and warm starts */
     double *u, *v;          /* n, p                                        */
     double *Pu, *Qv;        /* P'u, Q'v (cap)                              */
@@ -221,7 +223,7 @@ void mc_omega_sums(mc_ws *w);
  * (mc_refresh.c): chunk c's sums (a task, run right after the chunk is
  * written, while it is in cache), then, after every chunk's, the totals.
  * mc_sums_data_bytes: what such a pass reads for the sums besides x and
- * z (M, and q~ when traced), per entry. */
+ * z (M, and Q~ when traced), per entry. */
 void mc_omega_sums_chunk(mc_ws *w, int c);
 void mc_omega_sums_finish(mc_ws *w);
 double mc_sums_data_bytes(const mc_ws *w);
@@ -238,8 +240,8 @@ double mc_rx_dot_x(mc_ws *w);
 double mc_chunk_total(const mc_ws *w, int slot);
 
 /* mc_reference.c: the reference residual q (NULL: none) whose gaps
- * g - g_ref the passes sum from now on: q~ and its constants made once (a
- * pass), nothing when q is already the one set. */
+ * g - g_ref the passes sum from now on: Q~ and its constants made once
+ * (two passes), nothing when q is already the one set. */
 void mc_reference_set(mc_ws *w, const double *q);
 
 /* mc_refresh.c: both sides on Omega recomputed from the factors, and

@@ -34,7 +34,7 @@ static void mc_destroy(void *ws)
     free(w->z.r);
     free(w->x.xo);
     free(w->z.xo);
-    free(w->qf);
+    free(w->qsq);
     free(w->u);
     free(w->v);
     free(w->pre_cv);

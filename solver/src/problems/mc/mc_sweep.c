@@ -23,10 +23,10 @@
  * not 8), and the columns in 16 bits when p <= 65536 (mc_data.col16: 2
  * bytes, not 4).  A step then moves 38 bytes an entry (it moved 76), and
  * X, Z, the ratings and Omega of MovieLens 1M (22 MB) stay in a 32 MB L3.  A
- * traced reference adds its residual as floats, 4 bytes an entry (as
- * doubles it added 8 and pushed MovieLens 1M's 32 MB out of that L3: the
- * trace cost 12-38% of a solve).  mc_x_residual makes R when a plain
- * product needs it.
+ * traced reference adds its squared residual in 16 bits, 2 bytes an entry
+ * (q as doubles added 8 and pushed MovieLens 1M's 32 MB out of that L3:
+ * the trace cost 12-38% of a solve; q as floats added 4, and 6-9% of a
+ * solve).  mc_x_residual makes R when a plain product needs it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +65,7 @@ typedef slv_v4d v4d;
 /* Four floats at p as doubles (exact).  Written element by element: gcc
  * 12 makes that one vcvtps2pd ymm, (mem) in the AVX2 clone, where
  * __builtin_convertvector of a v4f gave five instructions (two half
- * conversions and a shuffle; for q~ a round trip through the stack too):
- * 2.6 of the 3.8 instructions per entry that tracing a reference added to
- * the step pass (callgrind). */
+ * conversions and a shuffle). */
 #define LOAD_F4(dst, p)                                                     \
     do {                                                                    \
         const float *p_ = (p);                                              \
@@ -88,25 +86,63 @@ typedef slv_v4d v4d;
 
 /* ------------------------------------------------------------ the sums -- */
 
-/* The reference residual q as the passes read it: q~ = q rounded to a
- * float (4 bytes an entry, not 8).  The gaps need no more: for any q~,
- *   1/2 sum (r - q)(r + q) = 1/2 sum (r - q~)(r + q~) + 1/2 sum (q~ - q)(q~ + q),
- * and the last sum is a constant (w->qcorr, made once by mc_reference_set,
- * mc_reference.c).  The price is in the terms' magnitude: |r - q~| <=
- * |r - q| + |q - q~|, with |q - q~| <= 2^-24 |q|.
+/* The reference residual q as the passes read it: Q~, q^2 in 16-bit fixed
+ * point (2 bytes an entry, not the 8 of q; mc_reference.c).  The gaps need
+ * no more: for any Q~,
+ *   1/2 sum (r^2 - q^2) = 1/2 sum (r^2 - Q~) + 1/2 sum (Q~ - q^2),
+ * and the last sum is a constant (w->qcorr, made once by mc_reference_set).
+ * The price is in the terms' magnitude: |r^2 - Q~| <= |r^2 - q^2| +
+ * |q^2 - Q~|, with |q^2 - Q~| at most half a unit, about 2^-17 of the
+ * largest q^2 (MovieLens 1M: 1/2 sum |q^2 - Q~| is 9e-6 of g).
  *
- * With a reference the passes sum (r - q~)(r + q~) and not r^2: g is then
- *   1/2 sum r^2 = 1/2 sum (r - q~)(r + q~) + 1/2 sum q~^2,
- * the last sum a constant too (w->gq; its terms q~^2 are exact).  One sum
- * per side where there were two: tracing g - g_opt costs the pass the load
- * of q~ and two operations a quad, not 11 (it cost 16% of the pass).  The
- * sum of a side errs by at most 4 ulps of its terms' magnitude (a term
- * (r - q~)(r + q~) is rounded three times where r^2 was once), gq by an
- * ulp of itself, the addition by half an ulp of g: near the reference,
- * where the gaps matter, the terms are small and g is within 2 ulps (its
- * own sums: 3); far from it (terms as large as g) within 6.
- * tests/unit/test_mc_sweep.c checks both sums to these bounds. */
-#define LOAD_Q(qq, qf, e) LOAD_F4(qq, (qf) + (e))
+ * With a reference the passes sum r^2 - Q~ and not r^2: g is then
+ *   1/2 sum r^2 = 1/2 sum (r^2 - Q~) + 1/2 sum Q~,
+ * the last sum a constant too (w->gq; its terms are exact).  One sum per
+ * side: tracing g - g_opt costs the pass the load of Q~ (four
+ * instructions a quad; Q~ as floats took one, and twice the bytes: in
+ * cache-bound runs 6% of a solve where this takes 4%).
+ *
+ * A term is r^2 - Q~ rounded once, by an FMA (r^2 rounded first would err
+ * by ulps of r^2, not of the term).  The x86-64 kernel has no FMA
+ * instruction: there the term is (p - Q~) + pe, with r^2 = p + pe exactly
+ * (base/ksum.h's Dekker product), within an ulp of the FMA's (the same
+ * bits wherever p and Q~ are within a factor 2 of each other, which
+ * includes the neighbourhood of the reference).  The sum of a side errs
+ * by at most 4 ulps of its terms' magnitude, gq by an ulp of itself, the
+ * addition by half an ulp of g: near the reference, where the gaps
+ * matter, the terms are small and g is within 2 ulps (its own sums: 3);
+ * far from it (terms as large as g) within 6.  tests/unit/test_mc_sweep.c
+ * checks both sums to these bounds, with every kernel. */
+typedef int v4i __attribute__((vector_size(16)));
+typedef float v4f __attribute__((vector_size(16)));
+
+/* Q~ of entries e..e+3 as doubles: 16-bit integers to floats to doubles
+ * in units, all exact.  Through floats, element by element, as LOAD_F4:
+ * three instructions and a product in the AVX kernels (straight to
+ * doubles, gcc 12 made eight, or a conversion per entry). */
+#define LOAD_Q(qq, qsq, unit, e)                                            \
+    do {                                                                    \
+        const uint16_t *p_ = (qsq) + (e);                                   \
+        v4i i_ = {p_[0], p_[1], p_[2], p_[3]};                              \
+        v4f f_ = __builtin_convertvector(i_, v4f);                          \
+        (qq) = (v4d){f_[0], f_[1], f_[2], f_[3]} * (unit);                  \
+    } while (0)
+
+/* acc += r^2 - Q, lane by lane, rounded once where the kernel has an FMA
+ * (hw); else from Dekker's exact square (above). */
+#define ADD_SQ_MINUS(acc, r, Q, hw)                                         \
+    do {                                                                    \
+        if (hw) {                                                           \
+            (acc) += (v4d){__builtin_fma((r)[0], (r)[0], -(Q)[0]),          \
+                           __builtin_fma((r)[1], (r)[1], -(Q)[1]),          \
+                           __builtin_fma((r)[2], (r)[2], -(Q)[2]),          \
+                           __builtin_fma((r)[3], (r)[3], -(Q)[3])};         \
+        } else {                                                            \
+            v4d p_, pe_;                                                    \
+            SLV_V4D_SQUARE(p_, pe_, r);                                     \
+            (acc) += ((p_ - (Q)) + pe_);                                    \
+        }                                                                   \
+    } while (0)
 
 /* A block's plain partial sums, of at most MC_BLOCK_QUADS quads of one row:
  * of r^2 and rz^2, or with a reference of their differences (above). */
@@ -122,14 +158,15 @@ typedef struct lanes {
     v4d rx;
 } lanes;
 
-/* The terms of one quad of a row, with r = x - M and rz = z - M.  The
- * halves of the terms are taken once, from the totals (store_sums):
- * scaling by 2 is exact, so the bits are those of summing halved terms. */
-#define QUAD_TERMS(L, b, r, rz, x, qq, fq)                                  \
+/* The terms of one quad of a row, with r = x - M, rz = z - M and qq = Q~
+ * when fq.  The halves of the terms are taken once, from the totals
+ * (store_sums): scaling by 2 is exact, so the bits are those of summing
+ * halved terms. */
+#define QUAD_TERMS(L, b, r, rz, x, qq, fq, hw)                              \
     do {                                                                    \
         if (fq) {                                                           \
-            (b).sx += ((r) - (qq)) * ((r) + (qq));                          \
-            (b).sz += ((rz) - (qq)) * ((rz) + (qq));                        \
+            ADD_SQ_MINUS((b).sx, r, qq, hw);                                \
+            ADD_SQ_MINUS((b).sz, rz, qq, hw);                               \
         } else {                                                            \
             (b).sx += (r) * (r);                                            \
             (b).sz += (rz) * (rz);                                          \
@@ -158,7 +195,7 @@ typedef struct lanes {
     } while (0)
 
 /* Entries [e, end) of a row (fewer than four) as one quad padded with
- * zero terms: x, z, M and q~ (a copy loop here became calls to memcpy). */
+ * zero terms: x, z, M and Q~ (a copy loop here became calls to memcpy). */
 MC_INLINE void tail_quad(const mc_ws *w, int64_t e, int64_t end, v4d *x, v4d *z,
                          v4d *mm, v4d *qq, const int fm, const int fq)
 {
@@ -167,7 +204,7 @@ MC_INLINE void tail_quad(const mc_ws *w, int64_t e, int64_t end, v4d *x, v4d *z,
         (*x)[l] = in ? w->x.xo[e + l] : 0.0;
         (*z)[l] = in ? w->z.xo[e + l] : 0.0;
         (*mm)[l] = in ? M_AT(w->d, e + l, fm) : 0.0;
-        (*qq)[l] = in && fq ? (double)w->qf[e + l] : 0.0;
+        (*qq)[l] = in && fq ? w->qsq[e + l] * w->qsq_unit : 0.0;
     }
 }
 
@@ -175,10 +212,11 @@ MC_INLINE void tail_quad(const mc_ws *w, int64_t e, int64_t end, v4d *x, v4d *z,
  * step pass forms in registers as it writes the row (step_body), so the
  * two give the same bits. */
 MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const int fm,
-                        const int fq)
+                        const int fq, const int hw)
 {
     const double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
-    const float *restrict qf = w->qf;
+    const uint16_t *restrict qsq = w->qsq;
+    const double unit = w->qsq_unit;
     const mc_data dd = *w->d, *d = &dd; /* a copy: no reload per quad */
     const v4d zero = {0, 0, 0, 0};
     v4d x, z, mm, qq = zero, r, rz;
@@ -191,10 +229,10 @@ MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const 
         SLV_V4D_LOAD(z, xz + (e));                                          \
         LOAD_M(mm, d, e, fm);                                               \
         if (fq)                                                             \
-            LOAD_Q(qq, qf, e);                                              \
+            LOAD_Q(qq, qsq, unit, e);                                       \
         r = x - mm;                                                         \
         rz = z - mm;                                                        \
-        QUAD_TERMS(*L, b, r, rz, x, qq, fq);                                \
+        QUAD_TERMS(*L, b, r, rz, x, qq, fq, hw);                            \
     } while (0)
 
     for (; e + 4 * MC_BLOCK_QUADS <= end;) {
@@ -209,7 +247,7 @@ MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const 
         tail_quad(w, e, end, &x, &z, &mm, &qq, fm, fq);
         r = x - mm;
         rz = z - mm;
-        QUAD_TERMS(*L, b, r, rz, x, qq, fq);
+        QUAD_TERMS(*L, b, r, rz, x, qq, fq, hw);
         nq++;
     }
     ROW_DONE(*L, b, nq, zero);
@@ -238,10 +276,10 @@ double mc_chunk_total(const mc_ws *w, int slot)
     return slv_ksum_value(&k);
 }
 
-/* The chunks' sums in chunk order, and g and the gaps from them: with q~,
+/* The chunks' sums in chunk order, and g and the gaps from them: with Q~,
  * the sums are the gaps' but for their constant, and g is theirs plus
- * that of q~; without q~ (no memory for it) they are g's, and the gaps
- * those of q~ = 0, g's minus 1/2 sum q^2, by cancellation.  Distributed,
+ * that of Q~; without Q~ (no memory for it) they are g's, and the gaps
+ * those of Q~ = 0, g's minus 1/2 sum q^2, by cancellation.  Distributed,
  * the ranks' totals then in rank order. */
 static void finish_sums(mc_ws *w)
 {
@@ -249,7 +287,7 @@ static void finish_sums(mc_ws *w)
     const double *q = w->ref;
     double sx = mc_chunk_total(w, MC_S_X), sz = mc_chunk_total(w, MC_S_Z);
     double t[NT] = {[GX] = sx, [GZ] = sz, [RX] = mc_chunk_total(w, MC_S_RX)};
-    if (q && w->qf) {
+    if (q && w->qsq) {
         t[GX] = w->gq + sx;
         t[GZ] = w->gq + sz;
     }
@@ -414,14 +452,15 @@ typedef struct sctx {
  * as they are written (row_sums' blocks, in registers); the scatter of a
  * batch of rows follows while they are in L1. */
 MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const int fq,
-                         const int fc)
+                         const int fc, const int hw)
 {
     mc_ws *w = k->w;
     const mc_data dd = *w->d, *d = &dd; /* a copy: no reload per quad */
     double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
     const double *restrict v = w->v, *restrict u = w->u;
     const double *restrict pa = w->pre_a;
-    const float *restrict qf = w->qf;
+    const uint16_t *restrict qsq = w->qsq;
+    const double unit = w->qsq_unit;
     double *restrict cv = w->pre_cv;
     const int32_t *restrict col = d->col;
     const uint16_t *restrict c16 = d->col16;
@@ -454,8 +493,8 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
         rz = zn - mm;                                                       \
         s += r * vj;                                                        \
         if (fq)                                                             \
-            LOAD_Q(qq, qf, e);                                              \
-        QUAD_TERMS(L, b, r, rz, xn, qq, fq);                                \
+            LOAD_Q(qq, qsq, unit, e);                                       \
+        QUAD_TERMS(L, b, r, rz, xn, qq, fq, hw);                            \
     } while (0)
         for (; e + 4 * MC_BLOCK_QUADS <= end;) {
             for (int q = 0; q < MC_BLOCK_QUADS; q++, e += 4)
@@ -479,7 +518,7 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
             tail_quad(w, tail, end, &xo, &zo, &mm, &qq, fm, fq);
             r = xo - mm;
             rz = zo - mm;
-            QUAD_TERMS(L, b, r, rz, xo, qq, fq);
+            QUAD_TERMS(L, b, r, rz, xo, qq, fq, hw);
             nq++;
         }
         ROW_DONE(L, b, nq, zero);
@@ -496,21 +535,22 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
     store_sums(w, c, &L);
 }
 
-MC_INLINE void step_chunk_impl(const sctx *k, int c, double *buf)
+MC_INLINE void step_chunk_impl(const slv_isa isa, const sctx *k, int c, double *buf)
 {
-    int fm = k->w->d->mf != NULL, fq = k->w->ref && k->w->qf, fc = k->w->d->col16 != NULL;
+    int fm = k->w->d->mf != NULL, fq = k->w->ref && k->w->qsq, fc = k->w->d->col16 != NULL;
+    const int hw = SLV_ISA_HAS_FMA(isa);
     switch (fm * 4 + fq * 2 + fc) { /* every case a constant: 8 specializations */
-    case 7: step_body(k, c, buf, 1, 1, 1); break;
-    case 6: step_body(k, c, buf, 1, 1, 0); break;
-    case 5: step_body(k, c, buf, 1, 0, 1); break;
-    case 4: step_body(k, c, buf, 1, 0, 0); break;
-    case 3: step_body(k, c, buf, 0, 1, 1); break;
-    case 2: step_body(k, c, buf, 0, 1, 0); break;
-    case 1: step_body(k, c, buf, 0, 0, 1); break;
-    default: step_body(k, c, buf, 0, 0, 0);
+    case 7: step_body(k, c, buf, 1, 1, 1, hw); break;
+    case 6: step_body(k, c, buf, 1, 1, 0, hw); break;
+    case 5: step_body(k, c, buf, 1, 0, 1, hw); break;
+    case 4: step_body(k, c, buf, 1, 0, 0, hw); break;
+    case 3: step_body(k, c, buf, 0, 1, 1, hw); break;
+    case 2: step_body(k, c, buf, 0, 1, 0, hw); break;
+    case 1: step_body(k, c, buf, 0, 0, 1, hw); break;
+    default: step_body(k, c, buf, 0, 0, 0, hw);
     }
 }
-SLV_ISA_DISPATCH(step_chunk, (const sctx *k, int c, double *buf), (k, c, buf))
+SLV_ISA_DISPATCH_ISA(step_chunk, (const sctx *k, int c, double *buf), (k, c, buf))
 
 static void step_group(void *vc, int g)
 {
@@ -528,10 +568,10 @@ static void step_group(void *vc, int g)
 
 double mc_sums_data_bytes(const mc_ws *w)
 {
-    return (w->d->mf ? 4 : 8) + (w->ref && w->qf ? 4 : 0);
+    return (w->d->mf ? 4 : 8) + (w->ref && w->qsq ? 2 : 0);
 }
 
-/* The bytes a pass moves for the sums: x and z read, then M and q~. */
+/* The bytes a pass moves for the sums: x and z read, then M and Q~. */
 static double sums_bytes(const mc_ws *w)
 {
     return 16 + mc_sums_data_bytes(w);
@@ -556,22 +596,23 @@ void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, in
 
 /* ------------------------------------------------------ the sums pass -- */
 
-MC_INLINE void sums_rows_impl(const mc_ws *w, int lo, int hi, lanes *L)
+MC_INLINE void sums_rows_impl(const slv_isa isa, const mc_ws *w, int lo, int hi, lanes *L)
 {
     const int64_t *rp = w->d->rowptr;
-    int fm = w->d->mf != NULL, fq = w->ref && w->qf;
+    int fm = w->d->mf != NULL, fq = w->ref && w->qsq;
+    const int hw = SLV_ISA_HAS_FMA(isa);
     for (int i = lo; i < hi; i++) {
         if (fm && fq)
-            row_sums(w, rp[i], rp[i + 1], L, 1, 1);
+            row_sums(w, rp[i], rp[i + 1], L, 1, 1, hw);
         else if (fm)
-            row_sums(w, rp[i], rp[i + 1], L, 1, 0);
+            row_sums(w, rp[i], rp[i + 1], L, 1, 0, hw);
         else if (fq)
-            row_sums(w, rp[i], rp[i + 1], L, 0, 1);
+            row_sums(w, rp[i], rp[i + 1], L, 0, 1, hw);
         else
-            row_sums(w, rp[i], rp[i + 1], L, 0, 0);
+            row_sums(w, rp[i], rp[i + 1], L, 0, 0, hw);
     }
 }
-SLV_ISA_DISPATCH(sums_rows, (const mc_ws *w, int lo, int hi, lanes *L), (w, lo, hi, L))
+SLV_ISA_DISPATCH_ISA(sums_rows, (const mc_ws *w, int lo, int hi, lanes *L), (w, lo, hi, L))
 
 void mc_omega_sums_chunk(mc_ws *w, int c)
 {
