@@ -98,8 +98,8 @@ typedef slv_v4d v4d;
  * With a reference the passes sum r^2 - Q~ and not r^2: g is then
  *   1/2 sum r^2 = 1/2 sum (r^2 - Q~) + 1/2 sum Q~,
  * the last sum a constant too (w->gq; its terms are exact).  One sum per
- * side: tracing g - g_opt costs the pass the load of Q~ (four
- * instructions a quad; Q~ as floats took one, and twice the bytes: in
+ * side: tracing g - g_opt costs the pass the load of Q~ (three
+ * instructions a quad; q~ as floats took one, and twice the bytes: in
  * cache-bound runs 6% of a solve where this takes 4%).
  *
  * A term is r^2 - Q~ rounded once, by an FMA (r^2 rounded first would err
@@ -114,18 +114,17 @@ typedef slv_v4d v4d;
  * far from it (terms as large as g) within 6.  tests/unit/test_mc_sweep.c
  * checks both sums to these bounds, with every kernel. */
 typedef int v4i __attribute__((vector_size(16)));
-typedef float v4f __attribute__((vector_size(16)));
 
-/* Q~ of entries e..e+3 as doubles: 16-bit integers to floats to doubles
- * in units, all exact.  Through floats, element by element, as LOAD_F4:
- * three instructions and a product in the AVX kernels (straight to
- * doubles, gcc 12 made eight, or a conversion per entry). */
+/* Q~ of entries e..e+3 as doubles: 16-bit integers to 32-bit ones to
+ * doubles in units, all exact.  Element by element, as LOAD_F4: gcc 12
+ * makes that vpmovzxwd (mem), vcvtdq2pd and the product in the AVX
+ * kernels (from 16 bits straight, a conversion per entry; by
+ * __builtin_convertvector, eight instructions). */
 #define LOAD_Q(qq, qsq, unit, e)                                            \
     do {                                                                    \
         const uint16_t *p_ = (qsq) + (e);                                   \
         v4i i_ = {p_[0], p_[1], p_[2], p_[3]};                              \
-        v4f f_ = __builtin_convertvector(i_, v4f);                          \
-        (qq) = (v4d){f_[0], f_[1], f_[2], f_[3]} * (unit);                  \
+        (qq) = (v4d){i_[0], i_[1], i_[2], i_[3]} * (unit);                  \
     } while (0)
 
 /* acc += r^2 - Q, lane by lane, rounded once where the kernel has an FMA
