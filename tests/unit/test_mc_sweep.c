@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "../harness.h"
+#include "base/ksum.h"
+#include "base/rng.h"
 #include "base/simd.h"
 #include "ircg.h"
 #include "lmo/gram.h"
@@ -290,6 +292,41 @@ static void step_sums(int halves, slv_isa isa)
     mct_free(&in);
 }
 
+/* base/ksum.h's Dekker square, which the x86-64 kernel makes its traced
+ * terms from: r^2 = p + pe exactly (pe against the FMA's exact residue)
+ * over 2^-480..2^506, and the term (p - Q) + pe the FMA's r^2 - Q rounded
+ * once wherever p and Q are within a factor 2 of each other (mc_sweep.c),
+ * within an ulp of it elsewhere. */
+TEST(mc_sweep, dekker_square_is_exact)
+{
+    slv_rng g;
+    int sterbenz = 0;
+    slv_rng_seed(&g, 5, 0);
+    for (int i = 0; i < 200000; i++) {
+        slv_v4d r, q, p, pe;
+        for (int l = 0; l < 4; l++) {
+            double m = 1 + slv_rng_uniform(&g); /* [1, 2) */
+            int ex = (int)(slv_rng_next(&g) % 986) - 480; /* and Q below 2^1016 */
+            r[l] = ldexp(slv_rng_next(&g) & 1 ? m : -m, ex);
+            /* Q near r^2 (a relative 2^-1..2^-40 off) or anywhere */
+            double off = ldexp(slv_rng_uniform(&g) - 0.5, -(int)(slv_rng_next(&g) % 40));
+            q[l] = i % 2 ? r[l] * r[l] * (1 + off) : ldexp(m, 2 * ex + (int)(slv_rng_next(&g) % 9) - 4);
+        }
+        SLV_V4D_SQUARE(p, pe, r);
+        for (int l = 0; l < 4; l++) {
+            CHECK(p[l] == r[l] * r[l] && pe[l] == fma(r[l], r[l], -p[l]));
+            double soft = (p[l] - q[l]) + pe[l], hard = fma(r[l], r[l], -q[l]);
+            if (q[l] / 2 <= p[l] && p[l] <= 2 * q[l]) {
+                CHECK(soft == hard);
+                sterbenz++;
+            } else {
+                CHECK(fabs(soft - hard) <= DBL_EPSILON * fabs(hard));
+            }
+        }
+    }
+    CHECK(sterbenz > 100000);
+}
+
 /* The unit of Q~ (mc_reference.c): with q as it comes, the one that holds
  * the largest q^2 in 16 bits; with one entry's q^2 1e12, a unit that
  * clamps it rather than coarsen the 250000 others.  The bound on sum |Q~ -
@@ -323,13 +360,17 @@ TEST(mc_sweep, reference_unit_bounds_q_squared)
         check_qsq(w, q[k]);
         check_sums(&in, ws[k], q[k]);
         if (k == 0) { /* the largest q^2 fits, in the upper half */
-            CHECK(top <= 65535 * w->qsq_unit && top >= 16384 * w->qsq_unit);
-        } else { /* the outlier clamped, none of the others */
-            int clamped = 0;
-            for (int64_t e = 0; e < nnz; e++)
+            CHECK(top < 65536 * w->qsq_unit && top >= 32768 * w->qsq_unit);
+        } else { /* the outlier clamped; the others as without it */
+            const mc_ws *w0 = ws[0];
+            int clamped = 0, same = 0;
+            for (int64_t e = 0; e < nnz; e++) {
                 clamped += w->qsq[e] == 65535 && q[1][e] * q[1][e] > 65535 * w->qsq_unit;
+                same += e != nnz / 2 && w->qsq[e] == w0->qsq[e];
+            }
             CHECK_INT(clamped, 1);
-            CHECK(w->qsq_unit <= ((const mc_ws *)ws[0])->qsq_unit);
+            CHECK(w->qsq_unit == w0->qsq_unit);
+            CHECK_INT(same, nnz - 1);
         }
     }
     for (int k = 0; k < 2; k++) {
@@ -476,7 +517,8 @@ TEST(mc_sweep, threads_do_not_change_a_bit)
  * of its terms is then within an ulp of the FMA's, and each sum within 4
  * ulps of its terms' magnitude, at most g + 1/2 sum Q~ <= 2 g (1/2 sum q^2
  * is the least g): 16 ulps of g between the two.  Returns how many of
- * those values differ at all. */
+ * those values differ at all.  Untraced, every kernel must give the same
+ * bits. */
 static int same_record(const rec *a, const rec *b, int fma_both)
 {
     int differ = 0;
@@ -490,11 +532,11 @@ static int same_record(const rec *a, const rec *b, int fma_both)
         for (int k = 0; k < 4; k++)
             differ += a->v[traced[k]][t] != b->v[traced[k]][t];
         CHECK(a->v[1][t] == b->v[1][t] && a->v[3][t] == b->v[3][t]); /* f: the iterates */
-        double tol = 16 * DBL_EPSILON * a->v[0][t];
-        CHECK_NEAR(a->v[0][t], b->v[0][t], tol); /* g */
-        CHECK_NEAR(a->v[2][t], b->v[2][t], tol);
-        CHECK_NEAR(a->v[4][t], b->v[4][t], tol); /* the gaps */
-        CHECK_NEAR(a->v[5][t], b->v[5][t], tol);
+        double tx = 16 * DBL_EPSILON * a->v[0][t], tz = 16 * DBL_EPSILON * a->v[2][t];
+        CHECK_NEAR(a->v[0][t], b->v[0][t], tx); /* g */
+        CHECK_NEAR(a->v[2][t], b->v[2][t], tz);
+        CHECK_NEAR(a->v[4][t], b->v[4][t], tx); /* the gaps */
+        CHECK_NEAR(a->v[5][t], b->v[5][t], tz);
     }
     return differ;
 }
@@ -507,16 +549,20 @@ static void isa_bits(int halves)
 
     REQUIRE(make_traced(&in, halves, &ref) == 0);
     for (int rule = 0; rule < 3; rule++) {
-        rec base = {0};
+        rec base = {0}, plain = {0};
         REQUIRE(slv_isa_force(SLV_ISA_BASE) == 0);
         run_rec(&in, ref, rule, 2, &base);
+        run_rec(&in, NULL, rule, 2, &plain);
         CHECK_INT(base.n, 40);
+        CHECK_INT(plain.n, 40);
         for (int isa = SLV_ISA_BASE + 1; isa < SLV_ISA_COUNT; isa++) {
-            rec r = {0};
+            rec r = {0}, rp = {0};
             if (slv_isa_force(isa) != 0)
                 continue; /* this CPU cannot run it */
             run_rec(&in, ref, rule, 2, &r);
             differ += same_record(&base, &r, SLV_ISA_HAS_FMA(SLV_ISA_BASE));
+            run_rec(&in, NULL, rule, 2, &rp);
+            CHECK(memcmp(&plain, &rp, sizeof rp) == 0);
             ran += rule == 0;
         }
     }

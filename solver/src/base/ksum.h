@@ -24,6 +24,16 @@
 
 #include "base/util.h"
 
+/* The exact transformations below need every operation rounded on its
+ * own: gcc contracts a * b + c into an FMA in its GNU modes (ISO C mode
+ * keeps it from doing so), clang unless told. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__STRICT_ANSI__)
+#error "base/ksum.h needs ISO C mode (-std=c11): gcc's GNU modes contract into FMAs"
+#endif
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 /* The two targets of the kernels that use these macros.  clang 14 names
  * the dispatcher of a target_clones function "f.ifunc" instead of "f", so
  * a caller in another file cannot link; clang builds (the fuzzers) get the

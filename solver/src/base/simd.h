@@ -65,9 +65,10 @@ const char *slv_isa_name(slv_isa isa);
 #endif
 
 /* Whether the kernel compiled for isa has the FMA as an instruction: the
- * AVX2 and AVX-512 ones have; the base one where the compiler's target
- * has (gcc and clang define __FP_FAST_FMA there: not on x86-64, on
- * aarch64 and most others). */
+ * AVX2 and AVX-512 ones have; the base one where the compiler says its
+ * target has (__FP_FAST_FMA: gcc on aarch64 and most others, not on
+ * x86-64; clang on aarch64 only, elsewhere the base kernel then takes the
+ * way without, slower and within an ulp a term). */
 #if defined(__FP_FAST_FMA)
 #define SLV_ISA_HAS_FMA(isa) 1
 #else

@@ -9,23 +9,23 @@
  * The unit.  Any Q~ makes the sums exact (the constants absorb it); Q~
  * sets only the terms' magnitude, sum |r^2 - Q~|, and so the sums'
  * rounding: near the reference that magnitude is about sum |q^2 - Q~|.
- * An entry of at most 65535 units errs by half a unit at most; one beyond
- * is clamped to 65535 units and errs by its excess.  The unit is the power
- * of 2 that makes the bound on sum |q^2 - Q~| least, from a histogram of
- * the binades of q^2: the one that holds the largest q^2 when nothing
- * stands out (MovieLens 1M: q^2 <= 25, the unit 2^-11, and 1/2 sum |q^2 -
- * Q~| = 61, 9e-6 of g), a smaller one that clamps outliers when they are
- * fewer than 2^-17 of the entries (more of them add more to g themselves
- * than a coarse unit costs).  The histogram is summed over the ranks of a
- * distributed solve: every rank has the same unit, and the sums do not
- * depend on the ranks.
+ * An entry below 65535 units errs by half a unit at most, one up to 65536
+ * units by a unit; one beyond is clamped to 65535 units and errs by its
+ * excess.  The unit is the power of 2 that makes the bound on sum |q^2 -
+ * Q~| least, from a histogram of the binades of q^2: the one that holds
+ * the largest q^2 when nothing stands out (MovieLens 1M: q^2 <= 25, the
+ * unit 2^-11, and 1/2 sum |q^2 - Q~| = 61, 9e-6 of g), a smaller one that
+ * clamps outliers when they are fewer than about 2^-17 of the entries
+ * (more of them add more to g themselves than a coarse unit costs).  Each
+ * rank of a distributed solve chooses its own: the identities hold rank by
+ * rank, and a choice made together would be a collective call in a
+ * function that returns early on some paths.
  */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "base/comm.h"
 #include "base/ksum.h"
 #include "base/simd.h"
 #include "problems/mc/mc.h"
@@ -34,10 +34,13 @@
  * says why the kernels make no calls). */
 #define REF_INLINE static inline __attribute__((always_inline))
 
-/* The binades of a finite double x >= 0 by its exponent field: binade b
- * holds [2^(b - 1023), 2^(b - 1022)) (b = 0: the subnormals and 0). */
+/* The binades of a double x >= 0 by its exponent field: binade b holds
+ * [2^(b - 1023), 2^(b - 1022)) (b = 0: the subnormals and 0). */
 #define NBINADE 2047
 #define QSQ_MAX 65535.0
+/* q^2 beyond this has Q~ = 0: Dekker's square of q may overflow there
+ * (base/ksum.h), and g is within a factor 4 of overflowing anyway. */
+#define QSQ_BEYOND 0x1p1022
 
 static int binade_of(double x)
 {
@@ -49,42 +52,42 @@ static int binade_of(double x)
 /* The exponent k of the unit 2^k whose bound on sum |q^2 - Q~| is least,
  * from cnt[b], the entries whose q^2 lies in binade b: half a unit for
  * each entry below 2^(k + 16), the top of its binade for each above (they
- * are clamped).  The unit stays within 2^-1022..2^1007, so that it, its
- * inverse and 65535 units are normal doubles. */
+ * are clamped).  The bounds are counted in units of 2^kmax, the coarsest
+ * unit, which clamps nothing: each entry adds at most 2^16 of them, so the
+ * sum cannot overflow.  The unit stays within 2^-1022..2^1006, so that it,
+ * its inverse and 65535 units are normal doubles. */
 static int unit_exponent(const double *cnt)
 {
     int top = NBINADE - 1;
     while (top >= 0 && cnt[top] == 0)
         top--;
     if (top < 0)
-        return 0; /* no finite q^2: Q~ = 0 whatever the unit */
+        return 0; /* no q^2 within range: Q~ = 0 whatever the unit */
     int kmax = top - 1022 - 16, best = kmax;
     double least = HUGE_VAL;
     for (int k = kmax; k >= kmax - 52 && k >= -1022; k--) {
         double bound = 0;
         for (int b = 0; b <= top; b++)
             if (cnt[b] > 0)
-                bound += cnt[b] * ldexp(1.0, b - 1022 <= k + 16 ? k - 1 : b - 1022);
+                bound += cnt[b] * ldexp(1.0, (b - 1022 <= k + 16 ? k - 1 : b - 1022) - kmax);
         if (bound < least) {
             least = bound;
             best = k;
         }
     }
-    return best < -1022 ? -1022 : best > 1007 ? 1007 : best;
+    return best < -1022 ? -1022 : best > 1006 ? 1006 : best;
 }
 
-/* The unit of Q~ for the residual q: its histogram (16 KB), summed over
- * the ranks, then the least bound.  Collective: every rank calls it, with
- * or without the memory for Q~. */
+/* The unit of Q~ for the residual q: its histogram (16 KB), then the
+ * least bound. */
 static double choose_unit(const mc_ws *w, const double *q)
 {
     double cnt[NBINADE] = {0};
     for (int64_t e = 0; e < w->d->nnz; e++) {
         double p = q[e] * q[e];
-        if (p <= DBL_MAX) /* not infinite or NaN */
+        if (p <= QSQ_BEYOND) /* not beyond, infinite or NaN */
             cnt[binade_of(p)] += 1;
     }
-    slv_comm_sum(w->d->comm, cnt, NBINADE);
     return ldexp(1.0, unit_exponent(cnt));
 }
 
@@ -94,28 +97,29 @@ typedef struct qctx {
 } qctx;
 
 /* Q~ of entries e..e+n-1 (n <= 4; stored when qsq is) and their parts of
- * the constants: sum (Q~ - q^2) into C, sum Q~ into G.  With p = q^2
- * rounded and q^2 = p + pe exactly, Q~ - p is exact (both are multiples
- * of the finer of the unit and p's ulp, at most half a unit apart) unless
- * clamped, so (Q~ - p) - pe is rounded once.  The sums are compensated in
- * the four lanes of base/ksum.h.  A q^2 beyond the doubles has Q~ = 0. */
-REF_INLINE void reference_quad(const double *q, uint16_t *qsq, double unit, int64_t e, int n,
-                               slv_lsum *C, slv_lsum *G)
+ * the constants: sum (Q~ - q^2) into C, sum Q~ into G; inv = 1 / unit.
+ * With p = q^2 rounded and q^2 = p + pe exactly, Q~ - p is exact unless
+ * clamped (both are multiples of the finer of the unit and p's ulp, and
+ * at most a unit apart), so (Q~ - p) - pe is rounded once.  The sums are
+ * compensated in the four lanes of base/ksum.h.  A q^2 beyond QSQ_BEYOND
+ * has Q~ = 0 and adds -p; one infinite or NaN makes the constant so. */
+REF_INLINE void reference_quad(const double *q, uint16_t *qsq, double unit, double inv,
+                               int64_t e, int n, slv_lsum *C, slv_lsum *G)
 {
     slv_v4d qq = {0, 0, 0, 0}, qt = qq, p, pe;
-    const double inv = 1.0 / unit; /* exact: a power of 2 */
     for (int l = 0; l < n; l++)
         qq[l] = q[e + l];
     SLV_V4D_SQUARE(p, pe, qq);
     for (int l = 0; l < n; l++) {
         double x = p[l] * inv, k = 0;
-        if (qsq && p[l] <= DBL_MAX) /* (x + 2^52) - 2^52: x rounded to an integer */
+        int within = p[l] <= QSQ_BEYOND;
+        if (qsq && within) /* (x + 2^52) - 2^52: x rounded to an integer */
             k = x < QSQ_MAX ? (x + 0x1p52) - 0x1p52 : QSQ_MAX;
         qt[l] = k * unit;
         if (qsq)
             qsq[e + l] = (uint16_t)k;
-        if (!(p[l] <= DBL_MAX))
-            pe[l] = 0; /* and p is infinite: so is the constant */
+        if (!within)
+            pe[l] = 0;
     }
     SLV_LSUM_ADD(*C, (qt - p) - pe);
     SLV_LSUM_ADD(*G, qt);
@@ -124,10 +128,11 @@ REF_INLINE void reference_quad(const double *q, uint16_t *qsq, double unit, int6
 REF_INLINE void reference_rows_impl(const double *q, uint16_t *qsq, double unit, int64_t e,
                                     int64_t end, slv_lsum *C, slv_lsum *G)
 {
+    const double inv = 1.0 / unit; /* exact: a power of 2 */
     for (; e + 4 <= end; e += 4)
-        reference_quad(q, qsq, unit, e, 4, C, G);
+        reference_quad(q, qsq, unit, inv, e, 4, C, G);
     if (e < end) /* padded with zero terms */
-        reference_quad(q, qsq, unit, e, (int)(end - e), C, G);
+        reference_quad(q, qsq, unit, inv, e, (int)(end - e), C, G);
 }
 SLV_ISA_DISPATCH(reference_rows,
                  (const double *q, uint16_t *qsq, double unit, int64_t e, int64_t end,

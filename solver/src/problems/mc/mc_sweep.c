@@ -93,21 +93,24 @@ typedef slv_v4d v4d;
  * and the last sum is a constant (w->qcorr, made once by mc_reference_set).
  * The price is in the terms' magnitude: |r^2 - Q~| <= |r^2 - q^2| +
  * |q^2 - Q~|, with |q^2 - Q~| at most half a unit, about 2^-17 of the
- * largest q^2 (MovieLens 1M: 1/2 sum |q^2 - Q~| is 9e-6 of g).
+ * largest q^2, but for outliers (MovieLens 1M: 1/2 sum |q^2 - Q~| is 9e-6
+ * of g; mc_reference.c).
  *
  * With a reference the passes sum r^2 - Q~ and not r^2: g is then
  *   1/2 sum r^2 = 1/2 sum (r^2 - Q~) + 1/2 sum Q~,
  * the last sum a constant too (w->gq; its terms are exact).  One sum per
  * side: tracing g - g_opt costs the pass the load of Q~ (three
- * instructions a quad; q~ as floats took one, and twice the bytes: in
- * cache-bound runs 6% of a solve where this takes 4%).
+ * instructions a quad) and an FMA where r^2 took a product; the sums of
+ * (r - q~)(r + q~) against q as floats, q~, took 4 bytes and four more
+ * operations a quad, and twice the share of a solve.
  *
  * A term is r^2 - Q~ rounded once, by an FMA (r^2 rounded first would err
  * by ulps of r^2, not of the term).  The x86-64 kernel has no FMA
  * instruction: there the term is (p - Q~) + pe, with r^2 = p + pe exactly
- * (base/ksum.h's Dekker product), within an ulp of the FMA's (the same
- * bits wherever p and Q~ are within a factor 2 of each other, which
- * includes the neighbourhood of the reference).  The sum of a side errs
+ * (base/ksum.h's Dekker product, exact while |r| < 2^511), within an ulp
+ * of the FMA's: the same bits wherever p and Q~ are within a factor 2 of
+ * each other, as they are near the reference for every entry whose q^2 is
+ * a few units or more.  The sum of a side errs
  * by at most 4 ulps of its terms' magnitude, gq by an ulp of itself, the
  * addition by half an ulp of g: near the reference, where the gaps
  * matter, the terms are small and g is within 2 ulps (its own sums: 3);
