@@ -100,9 +100,9 @@ typedef slv_v4d v4d;
  *   1/2 sum r^2 = 1/2 sum (r^2 - Q~) + 1/2 sum Q~,
  * the last sum a constant too (w->gq; its terms are exact).  One sum per
  * side: tracing g - g_opt costs the pass the load of Q~ (three
- * instructions a quad) and an FMA where r^2 took a product; the sums of
- * (r - q~)(r + q~) against q as floats, q~, took 4 bytes and four more
- * operations a quad, and twice the share of a solve.
+ * instructions a quad) and an FMA where r^2 took a product, 4-5% of a
+ * MovieLens 1M solve; the sums of (r - q~)(r + q~) against q as floats,
+ * q~, took 4 bytes and four more operations a quad, and 6-9%.
  *
  * A term is r^2 - Q~ rounded once, by an FMA (r^2 rounded first would err
  * by ulps of r^2, not of the term).  The x86-64 kernel has no FMA
