@@ -21,8 +21,9 @@
  *   relative apart on ML-100K between 1 and 2 ranks): they agree to 1e-6,
  *   a bound that only has to be of the same size;
  * - the traced g - g_opt, at every iteration: summed termwise against
- *   r(x*), so its rounding is that of terms r - r* (r + r*)/2, whose sum
- *   of magnitudes is bounded by g: to 1e-10 of it plus 1e-15 g.  A
+ *   r(x*)^2 in 16 bits, Q~ (each rank its own unit), so its rounding is
+ *   that of terms (r^2 - Q~)/2, whose sum of magnitudes is bounded by
+ *   about g: to 1e-10 of it plus 1e-15 g.  A
  *   wrong r* on any rank (another rank's rows, or none: the difference
  *   of g and a g_opt) gives differences of the order of g - g_opt itself.
  * The instances are chosen so that the reference takes several steps

@@ -126,8 +126,10 @@ typedef struct slv_oracle_ops {
                        double cx_new);
 
     /* g and f at x and z.  ref_residual (length n_observed, may be NULL) is
-     * r(x*) of a reference point: then g - g(x*) is computed termwise as
-     * sum 1/2 (r - r*)(r + r*) with compensated summation. */
+     * r(x*) of a reference point: then g - g(x*) is computed termwise,
+     * sum 1/2 (r - r*)(r + r*) with compensated summation (matrix
+     * completion: sum 1/2 (r^2 - Q~) against r*^2 in 16 bits, Q~, and a
+     * constant, mc_sweep.c). */
     void (*values)(void *ws, const double *ref_residual, slv_values *out);
 
     /* The observation vector of x or z, length n_observed, owned by ws:
