@@ -24,9 +24,11 @@
 
 #include "base/util.h"
 
-/* The exact transformations below need every operation rounded on its
- * own: gcc contracts a * b + c into an FMA in its GNU modes (ISO C mode
- * keeps it from doing so), clang unless told. */
+/* The exact transformations below, and the kernels of base/simd.h, which
+ * must give the same bits on every instruction set, need every operation
+ * rounded on its own: gcc contracts a * b + c into an FMA in its GNU modes
+ * (ISO C mode keeps it from doing so), clang where the target has one
+ * unless told not to. */
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__STRICT_ANSI__)
 #error "base/ksum.h needs ISO C mode (-std=c11): gcc's GNU modes contract into FMAs"
 #endif

@@ -7,11 +7,12 @@
  * for x86-64 as such (SSE2), for AVX2 with FMA and for AVX-512 (F, VL, DQ,
  * BW: the x86-64-v4 level), and defines NAME, which calls the best one the
  * CPU and the OS run.  The three are the same IEEE operations lane by lane
- * (ISO C mode keeps gcc from contracting them into FMAs; clang is told so
- * below), so they give the same bits; mc_sweep.isas_do_not_change_a_bit
- * proves it by forcing each in turn (slv_isa_force), which gcc's
- * target_clones did not allow (its clones cannot be called by name; clang
- * 14 could not link them across files at all).
+ * (ISO C mode keeps gcc from contracting them into FMAs, and base/ksum.h,
+ * included here, tells clang so), so they give the same bits;
+ * mc_sweep.isas_do_not_change_a_bit proves it by forcing each in turn
+ * (slv_isa_force), which gcc's target_clones did not allow (its clones
+ * cannot be called by name; clang 14 could not link them across files at
+ * all).
  *
  * A kernel that asks for an FMA by name (__builtin_fma) is dispatched by
  * SLV_ISA_DISPATCH_ISA, which hands NAME_impl the set it is compiled for
@@ -28,6 +29,8 @@
  */
 #ifndef IRCG_BASE_SIMD_H
 #define IRCG_BASE_SIMD_H
+
+#include "base/ksum.h" /* its vectors, and no contraction into FMAs */
 
 typedef enum slv_isa {
     SLV_ISA_BASE,   /* x86-64: SSE2 */
@@ -56,12 +59,6 @@ const char *slv_isa_name(slv_isa isa);
 #else
 #define SLV_TARGET_AVX2
 #define SLV_TARGET_AVX512
-#endif
-
-#if defined(__clang__)
-/* clang contracts a * b + c into an FMA where the target has one, unless
- * told not to: that would change the AVX2 and AVX-512 kernels' bits. */
-#pragma STDC FP_CONTRACT OFF
 #endif
 
 /* Whether the kernel compiled for isa has the FMA as an instruction: the
