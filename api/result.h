@@ -58,11 +58,12 @@ char *api_result_json(const api_result *r);
 
 /* Trace rows, one per ircg_iter_info.  The CSV header (with '\n'):
  * t,elapsed,sigma,alpha,g_x,f_x,g_z,f_z,gap,g_gap_x,g_gap_z,lmo_seconds,
- * lmo_matvecs,top_sv,rank,lmo_converged,backtracks,proj_full,lambda
- * (lmo_converged and proj_full are 0 or 1). */
+ * lmo_matvecs,top_sv,rank,lmo_converged,backtracks,proj_full,lambda,
+ * certified,inner_gap_x,inner_gap_z,g_lower,f_lower
+ * (lmo_converged, proj_full and certified are 0 or 1). */
 extern const char API_TRACE_CSV_HEADER[];
 /* The longest row either function writes, with its '\n' but not its NUL. */
-#define API_TRACE_ROW_MAX 640
+#define API_TRACE_ROW_MAX 832
 /* snprintf-style: write one row (ending in '\n') into buf; returns the
  * length it needs (excluding the NUL), at most API_TRACE_ROW_MAX. */
 int api_trace_csv_row(char *buf, size_t n, const ircg_iter_info *it);
@@ -72,6 +73,11 @@ int api_trace_json_row(char *buf, size_t n, const ircg_iter_info *it);
  * *it, every double bit for bit; the integers that were NaN-free numbers.
  * 0, or -1 when the line is not such a row (*it untouched). */
 int api_trace_json_parse(const char *line, size_t len, ircg_iter_info *it);
+
+/* The sentence of warning w of a result (warnings.c), snprintf-style;
+ * stop: the settings' stop (NULL: none given). */
+int api_warning_message(char *buf, size_t n, const ircg_info *in, const ircg_stop *stop,
+                        ircg_warning w);
 
 /* Shortest round-trip text of a double ("null" when not finite) into
  * buf (>= 32 bytes); returns buf. */

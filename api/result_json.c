@@ -130,6 +130,53 @@ static void sb_reference(api_buf *b, const ircg_reference_info *r)
     api_buf_add(b, "}", 1);
 }
 
+/* The certified bounds (ircg_info): how far from optimal the result is. */
+static void sb_certificate(api_buf *b, const ircg_info *in)
+{
+    if (in->cert_iteration < 0) {
+        api_buf_add(b, ",\"certificate\":null", 19);
+        return;
+    }
+    api_buf_printf(b, ",\"certificate\":{\"iteration\":%lld", (long long)in->cert_iteration);
+    sb_num(b, "inner_gap_x", in->inner_gap_x);
+    sb_num(b, "inner_gap_z", in->inner_gap_z);
+    sb_num(b, "outer_gap_x", in->outer_gap_x);
+    sb_num(b, "outer_gap_z", in->outer_gap_z);
+    sb_num(b, "g_lower", in->g_lower);
+    sb_num(b, "g_upper", in->g_upper);
+    sb_num(b, "f_lower", in->f_lower);
+    sb_num(b, "g_x", in->cert_g_x);
+    sb_num(b, "g_z", in->cert_g_z);
+    sb_num(b, "f_x", in->cert_f_x);
+    sb_num(b, "f_z", in->cert_f_z);
+    sb_num(b, "g_x0", in->g_x0);
+    api_buf_printf(b, ",\"sharp\":%s,\"count\":%lld", in->cert_sharp ? "true" : "false",
+                   (long long)in->certificates);
+    sb_num(b, "seconds", in->cert_seconds);
+    api_buf_add(b, "}", 1);
+}
+
+/* [{"code", "message"}], in the order of their bits. */
+static void sb_warnings(api_buf *b, const api_result *r)
+{
+    char msg[400];
+    int first = 1;
+    api_buf_add(b, ",\"warnings\":[", 13);
+    for (unsigned bit = 1; bit <= IRCG_WARN_LOOSE; bit <<= 1) {
+        if (!(r->info->warnings & bit))
+            continue;
+        api_warning_message(msg, sizeof msg, r->info, r->settings ? &r->settings->stop : NULL,
+                            (ircg_warning)bit);
+        api_buf_add(b, first ? "{\"code\":" : ",{\"code\":", first ? 8 : 9);
+        sb_str(b, ircg_warning_name((ircg_warning)bit));
+        api_buf_add(b, ",\"message\":", 11);
+        sb_str(b, msg);
+        api_buf_add(b, "}", 1);
+        first = 0;
+    }
+    api_buf_add(b, "]", 1);
+}
+
 /* Why the solve failed, when the caller has no message: never empty. */
 static void default_message(char *buf, size_t n, ircg_error e, int64_t iterations)
 {
@@ -223,6 +270,9 @@ char *api_result_json(const api_result *r)
     sb_num(&b, "g_opt", r->g_opt);
     sb_num(&b, "g_gap_x", in->g_gap_x);
     sb_num(&b, "g_gap_z", in->g_gap_z);
+    sb_num(&b, "varsigma", in->varsigma);
+    sb_certificate(&b, in);
+    sb_warnings(&b, r);
     sb_algorithm_extras(&b, r);
     sb_execution(&b, r->execution);
     sb_reference(&b, r->reference);

@@ -33,11 +33,15 @@ static const alg_member MEMBERS[] = {
     {"name", A_ALL},
     {"step_rule", A_IRCG},
     {"varsigma", A_IRCG | A_IRPG},
+    {"varsigma_rel", A_IRCG | A_IRPG},
     {"p", A_IRCG | A_IRPG},
     {"start", A_ALL},
     {"max_iter", A_ALL},
     {"time_limit", A_ALL},
     {"gap_tol", A_ALL},
+    {"stop", A_ALL},
+    {"certify", A_ALL},
+    {"certify_every", A_ALL},
     {"lmo_tol", A_ALL},
     {"lmo_max_matvecs", A_ALL},
     {"lmo", A_IRCG | A_CGBIO},
@@ -144,6 +148,37 @@ static void parse_lmo(sp_ctx *c, const cJSON *alg, ircg_settings *st)
         st->lmo_engine = (ircg_lmo_engine)k;
 }
 
+/* "stop": {"inner_gap", "inner_gap_rel", "outer_gap", "outer_gap_rel"},
+ * each >= 0 (0 = not used), at least one of them given. */
+static void parse_stop(sp_ctx *c, const cJSON *alg, ircg_settings *st)
+{
+    static const char *const STOP_MEMBERS[] = {"inner_gap", "inner_gap_rel", "outer_gap",
+                                               "outer_gap_rel", NULL};
+    const cJSON *v = sp_get(alg, "stop");
+    if (!v || !sp_members(c, v, AP "/stop", STOP_MEMBERS))
+        return;
+    if (!cJSON_GetArraySize(v))
+        sp_err(c, AP "/stop", "give at least one of inner_gap, inner_gap_rel, outer_gap, "
+               "outer_gap_rel (or leave stop out)");
+    sp_number_in(c, v, AP "/stop", "inner_gap", 0, 0, SP_MAX_SCALE, 0, &st->stop.inner_gap);
+    sp_number_in(c, v, AP "/stop", "inner_gap_rel", 0, 0, 1, 0, &st->stop.inner_gap_rel);
+    sp_number_in(c, v, AP "/stop", "outer_gap", 0, 0, SP_MAX_SCALE, 0, &st->stop.outer_gap);
+    sp_number_in(c, v, AP "/stop", "outer_gap_rel", 0, 0, 1, 0, &st->stop.outer_gap_rel);
+}
+
+/* varsigma (absolute) or varsigma_rel (times L_g / L_f), not both; the
+ * default is relative. */
+static void parse_varsigma(sp_ctx *c, const cJSON *alg, ircg_settings *st)
+{
+    if (sp_get(alg, "varsigma") && sp_get(alg, "varsigma_rel")) {
+        sp_err(c, AP "/varsigma_rel", "give varsigma (absolute) or varsigma_rel (relative to "
+               "the problem's scale L_g / L_f), not both");
+        return;
+    }
+    sp_number_in(c, alg, AP, "varsigma", 0, 0, SP_MAX_SCALE, 0, &st->varsigma);
+    sp_number_in(c, alg, AP, "varsigma_rel", 0, 1, SP_MAX_SCALE, 0, &st->varsigma_rel);
+}
+
 /* The baselines' members, with the library's ranges (settings.c). */
 static void parse_baselines(sp_ctx *c, const cJSON *alg, ircg_settings *st)
 {
@@ -176,12 +211,15 @@ void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s)
     }
     if (sp_enum(c, alg, AP, "step_rule", STEP_NAMES, &k) > 0)
         st->step_rule = (ircg_step_rule)k;
-    sp_number_in(c, alg, AP, "varsigma", 0, 0, SP_MAX_SCALE, 0, &st->varsigma);
+    parse_varsigma(c, alg, st);
     sp_number_in(c, alg, AP, "p", 0, 1, 1, 1, &st->p);
     parse_start(c, alg, s);
     sp_int64_in(c, alg, AP, "max_iter", 1, INT64_C(1) << 53, &st->max_iter);
     sp_number_in(c, alg, AP, "time_limit", 0, 0, INFINITY, 0, &st->time_limit);
     sp_number_in(c, alg, AP, "gap_tol", 0, 0, INFINITY, 0, &st->gap_tol);
+    parse_stop(c, alg, st);
+    sp_bool(c, alg, AP, "certify", &st->certify);
+    sp_int64_in(c, alg, AP, "certify_every", 0, INT64_C(1) << 53, &st->certify_every);
     sp_number_in(c, alg, AP, "lmo_tol", 0, 1, 1, 1, &st->lmo_tol);
     sp_int_in(c, alg, AP, "lmo_max_matvecs", 2, 1000000000, &st->lmo_max_matvecs);
     sp_int_in(c, alg, AP, "threads", 1, 64, &st->threads);
@@ -247,12 +285,29 @@ static cJSON *num_array(const double *v, int64_t n)
     return a;
 }
 
+/* The stop's tolerances that are used, or nothing when none is. */
+static void add_stop(cJSON *a, const ircg_stop *s)
+{
+    const struct { const char *name; double v; } m[] = {
+        {"inner_gap", s->inner_gap}, {"inner_gap_rel", s->inner_gap_rel},
+        {"outer_gap", s->outer_gap}, {"outer_gap_rel", s->outer_gap_rel}};
+    cJSON *o = NULL;
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        if (!(m[i].v > 0))
+            continue;
+        if (!o && !(o = cJSON_AddObjectToObject(a, "stop")))
+            return;
+        cJSON_AddNumberToObject(o, m[i].name, m[i].v);
+    }
+}
+
 /* The value of member i of the settings, added to a. */
 static void add_member(cJSON *a, const api_spec *s, const char *name)
 {
     const ircg_settings *st = &s->settings;
     const struct { const char *name; double v; } nums[] = {
-        {"varsigma", st->varsigma}, {"p", st->p}, {"max_iter", (double)st->max_iter},
+        {"p", st->p}, {"max_iter", (double)st->max_iter},
+        {"certify_every", (double)st->certify_every},
         {"time_limit", st->time_limit}, {"gap_tol", st->gap_tol},
         {"lmo_tol", st->lmo_tol}, {"lmo_max_matvecs", st->lmo_max_matvecs},
         {"threads", st->threads}, {"irpg_theta", st->irpg_theta},
@@ -262,6 +317,16 @@ static void add_member(cJSON *a, const api_spec *s, const char *name)
         {"cgbio_warmup_max_iter", (double)st->cgbio_warmup_max_iter}};
     if (!strcmp(name, "name")) {
         cJSON_AddStringToObject(a, name, api_algorithm_name(st->algorithm));
+    } else if (!strcmp(name, "varsigma")) { /* one of the two, as given */
+        if (!isnan(st->varsigma))
+            cJSON_AddNumberToObject(a, name, st->varsigma);
+    } else if (!strcmp(name, "varsigma_rel")) {
+        if (isnan(st->varsigma))
+            cJSON_AddNumberToObject(a, name, st->varsigma_rel);
+    } else if (!strcmp(name, "certify")) {
+        cJSON_AddBoolToObject(a, name, st->certify);
+    } else if (!strcmp(name, "stop")) {
+        add_stop(a, &st->stop);
     } else if (!strcmp(name, "step_rule")) {
         cJSON_AddStringToObject(a, name, api_step_rule_name(st->step_rule));
     } else if (!strcmp(name, "lmo")) {

@@ -14,7 +14,8 @@
 /* The storage's traces table has the same columns in the same order. */
 const char API_TRACE_CSV_HEADER[] =
     "t,elapsed,sigma,alpha,g_x,f_x,g_z,f_z,gap,g_gap_x,g_gap_z,lmo_seconds,"
-    "lmo_matvecs,top_sv,rank,lmo_converged,backtracks,proj_full,lambda\n";
+    "lmo_matvecs,top_sv,rank,lmo_converged,backtracks,proj_full,lambda,"
+    "certified,inner_gap_x,inner_gap_z,g_lower,f_lower\n";
 
 /* The definition: the first of %.15g, %.16g, %.17g that reads back as v. */
 static char *fmt_by_printf(char *buf, double v)
@@ -124,11 +125,12 @@ char *api_fmt_double(char *buf, double v)
 }
 
 /* The columns of a row, in header order: integers and doubles. */
-enum { NCOLS = 19 };
+enum { NCOLS = 24, NCOLS_V1 = 19 }; /* the columns before the certificates */
 static const char *const NAMES[NCOLS] = {
     "t", "elapsed", "sigma", "alpha", "g_x", "f_x", "g_z", "f_z", "gap", "g_gap_x",
     "g_gap_z", "lmo_seconds", "lmo_matvecs", "top_sv", "rank", "lmo_converged",
-    "backtracks", "proj_full", "lambda"};
+    "backtracks", "proj_full", "lambda", "certified", "inner_gap_x", "inner_gap_z",
+    "g_lower", "f_lower"};
 
 typedef struct cell {
     int integer;
@@ -150,6 +152,11 @@ static void cells_of(const ircg_iter_info *it, cell c[NCOLS])
     c[16] = (cell){1, it->backtracks, 0};
     c[17] = (cell){1, it->proj_full, 0};
     c[18] = (cell){0, 0, it->lambda};
+    c[19] = (cell){1, it->certified, 0};
+    c[20] = (cell){0, 0, it->inner_gap_x};
+    c[21] = (cell){0, 0, it->inner_gap_z};
+    c[22] = (cell){0, 0, it->g_lower};
+    c[23] = (cell){0, 0, it->f_lower};
 }
 
 static size_t put(char *out, size_t n, const char *s, size_t len)
@@ -235,11 +242,14 @@ int api_trace_json_parse(const char *line, size_t len, ircg_iter_info *it)
     cJSON *o = cJSON_ParseWithLength(line, len);
     int ok = cJSON_IsObject(o);
     double v[NCOLS] = {0};
-    for (int k = 0; ok && k < NCOLS; k++)
-        v[k] = member(o, NAMES[k], &ok);
+    for (int k = 0; ok && k < NCOLS; k++) /* the certificates' columns may be
+                                             absent: rows of earlier versions */
+        v[k] = k >= NCOLS_V1 && o && !cJSON_GetObjectItemCaseSensitive(o, NAMES[k])
+                   ? (k == NCOLS_V1 ? 0 : NAN)
+                   : member(o, NAMES[k], &ok);
     cJSON_Delete(o);
     for (int k = 0; ok && k < NCOLS; k++) /* the integer columns: in range */
-        if ((k == 0 || k == 12 || (k >= 14 && k <= 17)) &&
+        if ((k == 0 || k == 12 || (k >= 14 && k <= 17) || k == 19) &&
             !(fabs(v[k]) <= (k == 0 || k == 12 ? 9007199254740992.0 : 2147483647.0)))
             ok = 0;
     if (!ok || v[0] < 0)
@@ -249,6 +259,8 @@ int api_trace_json_parse(const char *line, size_t len, ircg_iter_info *it)
         .f_x = v[5], .g_z = v[6], .f_z = v[7], .gap = v[8], .g_gap_x = v[9],
         .g_gap_z = v[10], .lmo_seconds = v[11], .lmo_matvecs = (int64_t)v[12],
         .top_sv = v[13], .rank = (int)v[14], .lmo_converged = (int)v[15],
-        .backtracks = (int)v[16], .proj_full = (int)v[17], .lambda = v[18]};
+        .backtracks = (int)v[16], .proj_full = (int)v[17], .lambda = v[18],
+        .certified = (int)v[19], .inner_gap_x = v[20], .inner_gap_z = v[21],
+        .g_lower = v[22], .f_lower = v[23]};
     return 0;
 }

@@ -101,7 +101,9 @@ static store_trace_row to_row(const ircg_iter_info *it)
         .g_gap_z = it->g_gap_z, .lmo_seconds = it->lmo_seconds,
         .lmo_matvecs = it->lmo_matvecs, .top_sv = it->top_sv, .rank = it->rank,
         .lmo_converged = it->lmo_converged, .backtracks = it->backtracks,
-        .proj_full = it->proj_full, .lambda = it->lambda,
+        .proj_full = it->proj_full, .lambda = it->lambda, .certified = it->certified,
+        .inner_gap_x = it->inner_gap_x, .inner_gap_z = it->inner_gap_z,
+        .g_lower = it->g_lower, .f_lower = it->f_lower,
     };
     return r;
 }

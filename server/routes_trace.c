@@ -28,7 +28,9 @@ static ircg_iter_info row_to_info(const store_trace_row *row)
         .g_gap_z = row->g_gap_z, .lmo_seconds = row->lmo_seconds,
         .lmo_matvecs = row->lmo_matvecs, .top_sv = row->top_sv, .rank = row->rank,
         .lmo_converged = row->lmo_converged, .backtracks = row->backtracks,
-        .proj_full = row->proj_full, .lambda = row->lambda,
+        .proj_full = row->proj_full, .lambda = row->lambda, .certified = row->certified,
+        .inner_gap_x = row->inner_gap_x, .inner_gap_z = row->inner_gap_z,
+        .g_lower = row->g_lower, .f_lower = row->f_lower,
     };
     return it;
 }

@@ -363,6 +363,10 @@ typedef struct store_trace_row {
     int backtracks;      /* IR-PG: Armijo step reductions */
     int proj_full;       /* projections: 1 when a full SVD was used */
     double lambda;       /* CG-BiO: multiplier of the cut; NaN otherwise */
+    /* Trace chunks of version 3: the certified bounds (ircg_iter_info);
+     * rows of earlier chunks read back certified = -1 and NaNs. */
+    int certified;
+    double inner_gap_x, inner_gap_z, g_lower, f_lower;
 } store_trace_row;
 
 /* Inserts n rows of the claimed run in one transaction (all or nothing).

@@ -14,9 +14,11 @@
 
 #include "store_trace_bits.h"
 
-#define STC_VERSION 2
-#define NINT 5
-#define NDBL 13
+#define STC_VERSION 3
+#define NINT 6  /* version 3; versions 1 and 2 have NINT_V2 */
+#define NDBL 17 /* version 3; versions 1 and 2 have NDBL_V2 */
+#define NINT_V2 5
+#define NDBL_V2 13
 /* The largest body: n and iterations, the integer columns (varints of at
  * most 10 bytes) and the double columns. */
 #define BODY_MAX(n) (20 + 10 * (size_t)(n) + NINT * 10 * (size_t)(n) + NDBL * STC_DOUBLES_MAX(n))
@@ -29,6 +31,7 @@ static void ints_of(const store_trace_row *r, int64_t v[NINT])
     v[2] = r->lmo_converged;
     v[3] = r->backtracks;
     v[4] = r->proj_full;
+    v[5] = r->certified;
 }
 
 static void set_ints(store_trace_row *r, const int64_t v[NINT])
@@ -38,13 +41,15 @@ static void set_ints(store_trace_row *r, const int64_t v[NINT])
     r->lmo_converged = (int)v[2];
     r->backtracks = (int)v[3];
     r->proj_full = (int)v[4];
+    r->certified = (int)v[5];
 }
 
 static double *dbl_col(store_trace_row *r, int c)
 {
     double *v[NDBL] = {&r->elapsed, &r->sigma, &r->alpha, &r->g_x, &r->f_x,
                        &r->g_z, &r->f_z, &r->gap, &r->g_gap_x, &r->g_gap_z,
-                       &r->lmo_seconds, &r->top_sv, &r->lambda};
+                       &r->lmo_seconds, &r->top_sv, &r->lambda, &r->inner_gap_x,
+                       &r->inner_gap_z, &r->g_lower, &r->f_lower};
     return v[c];
 }
 
@@ -55,7 +60,8 @@ static int dbl_class(int c)
     static const unsigned char k[NDBL] = {
         STC_SEC_TIMING, STC_SEC_SCHEDULE, STC_SEC_SCHEDULE, STC_SEC_OBJECTIVE,
         STC_SEC_OBJECTIVE, STC_SEC_OBJECTIVE, STC_SEC_OBJECTIVE, STC_SEC_OBJECTIVE,
-        STC_SEC_OTHER, STC_SEC_OTHER, STC_SEC_TIMING, STC_SEC_OTHER, STC_SEC_OTHER};
+        STC_SEC_OTHER, STC_SEC_OTHER, STC_SEC_TIMING, STC_SEC_OTHER, STC_SEC_OTHER,
+        STC_SEC_OTHER, STC_SEC_OTHER, STC_SEC_OTHER, STC_SEC_OTHER};
     return k[c];
 }
 
@@ -169,6 +175,7 @@ static int decode_body(stc_rbuf *r, int version, store_trace_row *rows, size_t *
 {
     uint64_t col[STC_CHUNK_ROWS];
     int64_t iv[STC_CHUNK_ROWS][NINT];
+    int nint = version >= 3 ? NINT : NINT_V2, ndbl = version >= 3 ? NDBL : NDBL_V2;
     size_t m = stc_get_varint(r);
     if (r->bad || m < 1 || m > STC_CHUNK_ROWS)
         return -1;
@@ -181,11 +188,14 @@ static int decode_body(stc_rbuf *r, int version, store_trace_row *rows, size_t *
     for (int c = 0; c < NINT; c++) {
         uint64_t prev = 0;
         for (size_t i = 0; i < m; i++)
-            iv[i][c] = (int64_t)(prev += stc_unzigzag(stc_get_varint(r)));
+            iv[i][c] = c < nint ? (int64_t)(prev += stc_unzigzag(stc_get_varint(r))) : -1;
     }
     for (size_t i = 0; i < m; i++)
         set_ints(&rows[i], iv[i]);
-    for (int c = 0; c < NDBL && !r->bad; c++) {
+    for (size_t i = ndbl < NDBL ? 0 : m; i < m; i++)
+        for (int c = ndbl; c < NDBL; c++)
+            *dbl_col(&rows[i], c) = NAN; /* a chunk without the bounds */
+    for (int c = 0; c < ndbl && !r->bad; c++) {
         if (version == 1)
             stc_v1_get_doubles(r, col, m);
         else
@@ -202,7 +212,7 @@ static int decode_body(stc_rbuf *r, int version, store_trace_row *rows, size_t *
 int stc_decode(const unsigned char *data, size_t len, store_trace_row *rows, size_t *n)
 {
     stc_rbuf head = {data, len, 1, 0};
-    if (len < 2 || (data[0] != 1 && data[0] != STC_VERSION))
+    if (len < 2 || data[0] < 1 || data[0] > STC_VERSION)
         return -1;
     uint64_t blen = stc_get_varint(&head);
     if (head.bad || blen > BODY_MAX(STC_CHUNK_ROWS))

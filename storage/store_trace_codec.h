@@ -7,17 +7,21 @@
  * (-0.0, infinities, subnormals included), any NaN as the one quiet NaN
  * that stands for "unknown".
  *
- *   u8      version: 2 (written), 1 (still read: store_trace_codec_v1.c)
+ *   u8      version: 3 (written), 2 and 1 (still read; 1's doubles by
+ *           store_trace_codec_v1.c)
  *   varint  length of the body below, before compression
  *   zlib    the body (level 6):
  *     varint  n, the rows
  *     varint  the first iteration, then n - 1 increments (each >= 1)
- *     5 integer columns (lmo_matvecs, rank, lmo_converged, backtracks,
- *       proj_full; -1 = unknown), each as n zigzag varints of the
- *       difference with the previous row's value (0 before the first)
- *     13 double columns (elapsed, sigma, alpha, g_x, f_x, g_z, f_z, gap,
- *       g_gap_x, g_gap_z, lmo_seconds, top_sv, lambda), each as u8 its
- *       method, then what the method stores (store_trace_doubles.c):
+ *     6 integer columns (lmo_matvecs, rank, lmo_converged, backtracks,
+ *       proj_full, certified; -1 = unknown), each as n zigzag varints of
+ *       the difference with the previous row's value (0 before the first)
+ *     17 double columns (elapsed, sigma, alpha, g_x, f_x, g_z, f_z, gap,
+ *       g_gap_x, g_gap_z, lmo_seconds, top_sv, lambda, inner_gap_x,
+ *       inner_gap_z, g_lower, f_lower), each as u8 its method, then what
+ *       the method stores (store_trace_doubles.c).  Versions 1 and 2
+ *       have the first 5 integer and 13 double columns only; their rows
+ *       read back certified = -1 and the bounds NaN:
  *
  *   method 0..15, extrapolation (any column): stride s = 1 + method / 8,
  *     order o = 1 + method % 8.  Each row's residual is
@@ -72,7 +76,7 @@ enum {
     STC_SEC_TIMING,     /* elapsed, lmo_seconds */
     STC_SEC_SCHEDULE,   /* sigma, alpha */
     STC_SEC_OBJECTIVE,  /* g_x, f_x, g_z, f_z, gap */
-    STC_SEC_OTHER,      /* g_gap_x, g_gap_z, top_sv, lambda */
+    STC_SEC_OTHER,      /* g_gap_x, g_gap_z, top_sv, lambda, the bounds */
     STC_NSEC
 };
 

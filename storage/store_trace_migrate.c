@@ -41,6 +41,8 @@ static void old_row(sqlite3_stmt *s, store_trace_row *r)
     r->backtracks = count_or_unknown(s, 17);
     r->proj_full = count_or_unknown(s, 18);
     r->lambda = real_or_nan(s, 19);
+    r->certified = -1; /* the table had no bounds */
+    r->inner_gap_x = r->inner_gap_z = r->g_lower = r->f_lower = NAN;
 }
 
 store_rc st_migrate_trace_chunks(store *st)

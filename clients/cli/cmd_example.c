@@ -43,8 +43,9 @@ cJSON *ex_algorithm(const ex_opts *o, long long max_iter, double time_limit)
     cJSON_AddStringToObject(a, "name", name);
     if (ircg)
         cJSON_AddStringToObject(a, "step_rule", o->step_rule ? o->step_rule : "open_loop");
-    if (ircg || irpg) { /* the paper's sigma_t = 0.05 (t+1)^-1/2 */
-        cJSON_AddNumberToObject(a, "varsigma", 0.05);
+    if (ircg || irpg) { /* sigma_t = 0.05 (L_g / L_f) (t+1)^-1/2: the paper's on
+                           matrix completion, where L_g = L_f = 1 */
+        cJSON_AddNumberToObject(a, "varsigma_rel", 0.05);
         cJSON_AddNumberToObject(a, "p", 0.5);
     }
     if (o->projection)

@@ -162,6 +162,22 @@ static void summary(const ircg_info *in, const ircg_settings *st)
     if (in->lmo_unconverged > 0)
         fprintf(stderr, "  note: %lld oracle calls stopped at lmo_max_matvecs (less "
                 "accurate answers)\n", (long long)in->lmo_unconverged);
+    if (in->cert_iteration >= 0)
+        fprintf(stderr, "  certified at iteration %lld: g(x) - min g <= %.3e, f(x) - f* <= "
+                "%.3e (f* >= %.12g)\n", (long long)in->cert_iteration, in->inner_gap_x,
+                in->outer_gap_x, in->f_lower);
+}
+
+/* Printed even with --quiet: a result that is not what it seems. */
+static void warnings(const ircg_info *in, const ircg_settings *st)
+{
+    for (unsigned bit = 1; bit <= IRCG_WARN_LOOSE; bit <<= 1) {
+        char msg[400];
+        if (!(in->warnings & bit))
+            continue;
+        api_warning_message(msg, sizeof msg, in, &st->stop, (ircg_warning)bit);
+        fprintf(stderr, "ircg: warning: %s\n", msg);
+    }
 }
 
 /* Nothing known yet: NaN rather than zeros that would read as values. */
@@ -273,6 +289,8 @@ static int run(cli_outputs *o, const api_spec *s, int quiet)
                 (long long)info.iterations, msg[0] ? msg : ircg_error_string(err));
     else if (err == IRCG_OK && !quiet)
         summary(&info, &st);
+    if (err == IRCG_OK)
+        warnings(&info, &st);
     double g_opt = st.reference ? rp.info.g_opt : st.g_opt;
     int wrc = write_result(o, s, sv, &st, &info, err, msg, &rp, g_opt);
     int crc = cli_outputs_close(o);

@@ -130,6 +130,7 @@ static void compare(int n, int p, double delta, ircg_outer_kind outer,
     memset(got, 0, sizeof *got);
     REQUIRE(mct_make(&in, n, p, 0.4, delta, outer, 1000 + (uint64_t)n + alg) == 0);
     ircg_settings_default(&s);
+    s.varsigma = 0.05; /* the paper's absolute varsigma: the references use it */
     s.algorithm = alg;
     s.projection = mode;
     s.irpg_step = step;
@@ -222,6 +223,7 @@ static ircg_solver *solver(const mct_inst *in, ircg_algorithm alg, int64_t iters
     ircg_settings s;
     ircg_solver *sv = NULL;
     ircg_settings_default(&s);
+    s.varsigma = 0.05; /* the paper's absolute varsigma: the references use it */
     s.algorithm = alg;
     s.max_iter = iters;
     s.threads = threads;
@@ -359,6 +361,7 @@ TEST(mc_prox_dense, irpg_stays_when_the_slope_is_rounding)
 
     REQUIRE(mct_make(&in, 80, 60, 0.3, DELTA, IRCG_OUTER_COLUMN_VARIANCE, 5) == 0);
     ircg_settings_default(&s);
+    s.varsigma = 0.05; /* the paper's absolute varsigma: the references use it */
     s.algorithm = IRCG_ALG_IRPG;
     s.max_iter = 3000;
     s.callback = count_armijo;

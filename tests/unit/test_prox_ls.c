@@ -252,6 +252,7 @@ static int compare(const inst *P, ircg_algorithm alg)
     if (!pb)
         return 0;
     ircg_settings_default(&st);
+    st.varsigma = 0.05; /* the paper's absolute varsigma: the references use it */
     st.algorithm = alg;
     st.irpg_step = 4.0 / (P->L + st.varsigma); /* forces backtracking */
     st.max_iter = 1;
@@ -369,6 +370,7 @@ static void ln_run(const leastnorm *L, ircg_algorithm alg, const long *ks, int n
 
     REQUIRE(ircg_problem_least_squares(&d, &o, &dom, &pb, &diag) == IRCG_OK);
     ircg_settings_default(&st);
+    st.varsigma = 0.05; /* the paper's absolute varsigma: the references use it */
     st.algorithm = alg;
     st.g_opt = 0; /* A has full row rank: min g = 0 */
     REQUIRE(ircg_solver_new(pb, &st, &sv, &diag) == IRCG_OK);
@@ -444,6 +446,7 @@ TEST(prox_ls, solve_from_given_start)
     ircg_info info;
     REQUIRE(pb);
     ircg_settings_default(&st);
+    st.varsigma = 0.05; /* the paper's absolute varsigma: the references use it */
     st.algorithm = IRCG_ALG_BISG;
     st.start = IRCG_START_GIVEN;
     st.x0 = x0;

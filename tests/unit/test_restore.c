@@ -331,7 +331,7 @@ TEST(restore, peek_digest_and_version2)
     REQUIRE(ircg_solver_save(sa, &blob, &len) == IRCG_OK);
     REQUIRE(len > IRCG_CHECKPOINT_HEAD);
     CHECK(ircg_checkpoint_peek(blob, IRCG_CHECKPOINT_HEAD, &ci, &d) == IRCG_OK);
-    CHECK_INT(ci.version, 3);
+    CHECK_INT(ci.version, 4);
     CHECK_INT(ci.kind, IRCG_PROBLEM_MATRIX_COMPLETION);
     CHECK_INT(ci.algorithm, IRCG_ALG_IRCG);
     CHECK_INT(ci.iterations, 4);
@@ -343,7 +343,21 @@ TEST(restore, peek_digest_and_version2)
     CHECK_STR(d.field, "/data");
     CHECK(ircg_solver_restore_as(sp, blob, len, IRCG_RESTORE_AFRESH, &d) == IRCG_ERR_INVALID);
     CHECK_STR(d.field, "/checkpoint");
-    /* version 2: the digest word (offset 40) removed */
+    /* version 3: the bounds (15 words after the 20 of the header, IR-CG
+     * has no CG-BiO residual) removed; it restores with none */
+    unsigned char *v3 = blob;
+    memmove(v3 + 160, v3 + 280, len - 280);
+    len -= 120;
+    v3[8] = 3;
+    CHECK(ircg_solver_restore_as(sb, v3, len, IRCG_RESTORE_CONTINUE, &d) == IRCG_ERR_INVALID);
+    CHECK(ircg_checkpoint_peek(v3, len, &ci, &d) == IRCG_OK && ci.version == 3);
+    ircg_solver *s3 = solver_of(a.pb, IRCG_ALG_IRCG, 8, NULL, &r);
+    REQUIRE(s3);
+    CHECK(ircg_solver_restore(s3, v3, len, &d) == IRCG_OK);
+    ircg_info i3;
+    CHECK(ircg_solve(s3, &i3) == IRCG_OK && i3.cert_iteration == 8 && i3.iterations == 8);
+    ircg_solver_free(s3);
+    /* version 2: the digest word (offset 40) removed too */
     unsigned char *v2 = blob;
     memmove(v2 + 40, v2 + 48, len - 48);
     v2[8] = 2;

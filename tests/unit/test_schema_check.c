@@ -15,7 +15,7 @@ static const char *const ASSERTIONS[] = {
     "type", "enum", "const", "properties", "required", "additionalProperties", "items",
     "prefixItems", "minItems", "maxItems", "minimum", "maximum", "exclusiveMinimum",
     "exclusiveMaximum", "minLength", "maxLength", "pattern", "oneOf", "anyOf", "allOf",
-    "$ref", NULL};
+    "$ref", "minProperties", "not", NULL};
 static const char *const ANNOTATIONS[] = {"$schema", "$id", "$defs", "title", "description",
                                           "default", "format", "contentMediaType", NULL};
 
@@ -200,6 +200,9 @@ static int check_object(jsv *v, const cJSON *doc, const cJSON *s, const cJSON *x
     const cJSON *props = cJSON_GetObjectItem(s, "properties");
     const cJSON *req = cJSON_GetObjectItem(s, "required");
     const cJSON *add = cJSON_GetObjectItem(s, "additionalProperties");
+    const cJSON *minp = cJSON_GetObjectItem(s, "minProperties");
+    if (minp && cJSON_GetArraySize(x) < (int)minp->valuedouble)
+        return fail(v, "%d members < minProperties %g", cJSON_GetArraySize(x), minp->valuedouble);
     for (const cJSON *r = req ? req->child : NULL; r; r = r->next)
         if (!cJSON_GetObjectItemCaseSensitive(x, r->valuestring))
             return fail(v, "missing required \"%s\"", r->valuestring);
@@ -266,6 +269,11 @@ static int check(jsv *v, const cJSON *doc, const cJSON *s, const cJSON *x, int d
     for (int i = 0; i < 3; i++)
         if ((k = cJSON_GetObjectItem(s, COMB[i])) && !combine(v, doc, k, x, depth, COMB[i]))
             return 0;
+    if ((k = cJSON_GetObjectItem(s, "not"))) { /* the instance must fail it */
+        jsv inner = *v;
+        if (check(&inner, doc, k, x, depth + 1))
+            return fail(v, "matches a schema it must not (not)");
+    }
     return 1;
 }
 
@@ -288,7 +296,7 @@ int jsv_keywords_known(jsv *v, const cJSON *s, const char *where)
         int map = !strcmp(m->string, "properties") || !strcmp(m->string, "$defs");
         int list = !strcmp(m->string, "oneOf") || !strcmp(m->string, "anyOf") ||
                    !strcmp(m->string, "allOf") || !strcmp(m->string, "prefixItems");
-        int one = !strcmp(m->string, "items") ||
+        int one = !strcmp(m->string, "items") || !strcmp(m->string, "not") ||
                   (!strcmp(m->string, "additionalProperties") && cJSON_IsObject(m));
         for (const cJSON *c = (map || list) ? m->child : NULL; c; c = c->next) {
             snprintf(sub, sizeof sub, "%.200s/%s/%s", where, m->string,

@@ -76,7 +76,11 @@ TEST(spec, round_trip_defaults_ls_inline)
     CHECK_STR(str_at(r, "algorithm", "name"), "ircg");
     CHECK_STR(str_at(r, "algorithm", "step_rule"), "open_loop");
     CHECK_STR(str_at(r, "algorithm", "start"), "default");
-    CHECK_NEAR(num_at(r, "algorithm", "varsigma"), 0.05, 0);
+    /* varsigma is relative by default: varsigma_rel L_g / L_f */
+    CHECK(!cJSON_GetObjectItem(cJSON_GetObjectItem(r, "algorithm"), "varsigma"));
+    CHECK_NEAR(num_at(r, "algorithm", "varsigma_rel"), 0.05, 0);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "algorithm"), "certify")));
+    CHECK(!cJSON_GetObjectItem(cJSON_GetObjectItem(r, "algorithm"), "stop"));
     CHECK_NEAR(num_at(r, "algorithm", "p"), 0.5, 0);
     CHECK_NEAR(num_at(r, "algorithm", "max_iter"), 1000, 0);
     CHECK_NEAR(num_at(r, "algorithm", "time_limit"), 0, 0);
@@ -272,15 +276,15 @@ TEST(spec, normalized_algorithm_members)
     static const char *const ALGS[] = {"ircg", "cgbio", "irpg", "bisg"};
     /* per algorithm: members that must be there, members that must not */
     static const char *const HAS[4][6] = {
-        {"step_rule", "varsigma", "p", NULL},
-        {"cgbio_eps_g", "cgbio_warmup_max_iter", NULL},
-        {"varsigma", "p", "projection", "irpg_theta", "irpg_step", "irpg_eta"},
+        {"step_rule", "varsigma_rel", "p", "certify", "certify_every", NULL},
+        {"cgbio_eps_g", "cgbio_warmup_max_iter", "certify", NULL},
+        {"varsigma_rel", "p", "projection", "irpg_theta", "irpg_step", "irpg_eta"},
         {"projection", "bisg_alpha", "bisg_c", "bisg_step", NULL}};
     static const char *const NOT[4][6] = {
         {"projection", "irpg_theta", "bisg_c", "cgbio_eps_g", NULL},
-        {"step_rule", "varsigma", "p", "projection", "irpg_eta", "bisg_alpha"},
+        {"step_rule", "varsigma_rel", "p", "projection", "irpg_eta", "bisg_alpha"},
         {"step_rule", "bisg_alpha", "cgbio_eps_g", NULL},
-        {"step_rule", "varsigma", "p", "irpg_theta", "cgbio_warmup_max_iter", NULL}};
+        {"step_rule", "varsigma_rel", "p", "irpg_theta", "cgbio_warmup_max_iter", NULL}};
     ircg_settings def;
     ircg_settings_default(&def);
     for (int a = 0; a < 4; a++) {

@@ -92,15 +92,16 @@ TEST(spec_result, json_and_traces)
     int commas = 0;
     for (const char *p = API_TRACE_CSV_HEADER; *p; p++)
         commas += *p == ',';
-    CHECK_INT(commas, 18);
-    CHECK(strstr(API_TRACE_CSV_HEADER, ",rank,lmo_converged,backtracks,proj_full,lambda\n"));
+    CHECK_INT(commas, 23);
+    CHECK(strstr(API_TRACE_CSV_HEADER, ",rank,lmo_converged,backtracks,proj_full,lambda,"
+                 "certified,inner_gap_x,inner_gap_z,g_lower,f_lower\n"));
     const ircg_iter_info *it = &rs.it[rs.n - 1];
     int len = api_trace_csv_row(row, sizeof row, it);
     CHECK(len > 0 && row[len - 1] == '\n');
     int fc = 0;
     for (const char *p = row; *p; p++)
         fc += *p == ',';
-    CHECK_INT(fc, 18);
+    CHECK_INT(fc, 23);
     CHECK(strtoll(row, NULL, 10) == it->t);
     char *f = strchr(row, ',') + 1; /* elapsed */
     CHECK(strtod(f, NULL) == it->elapsed);
@@ -209,16 +210,15 @@ static void baseline_run(const char *alg_json, const char *name)
         CHECK_INT(jnum(o, "proj_full"), it->proj_full);
         CHECK(cJSON_IsNull(cJSON_GetObjectItem(o, "lambda"))); /* NaN but for CG-BiO */
         cJSON_Delete(o);
-        /* CSV: the last four fields */
+        /* CSV: lmo_converged, backtracks, proj_full, lambda, certified */
         api_trace_csv_row(row, sizeof row, it);
         char *f = row;
         for (int k = 0; k < 15; k++)
             f = strchr(f, ',') + 1;
-        int lc = -1, bt = -1, pf = -1;
-        char tail[8] = "";
-        CHECK(sscanf(f, "%d,%d,%d,%7s", &lc, &bt, &pf, tail) == 3 || tail[0] == '\0');
+        int lc = -1, bt = -1, pf = -1, ce = -1;
+        CHECK(sscanf(f, "%d,%d,%d,,%d,", &lc, &bt, &pf, &ce) == 4); /* lambda empty */
         CHECK(lc == it->lmo_converged && bt == it->backtracks && pf == it->proj_full);
-        CHECK(row[strlen(row) - 2] == ','); /* lambda: an empty field */
+        CHECK(ce == it->certified);
     }
     if (!strcmp(name, "irpg")) { /* a first step of 50 is too long: Armijo cuts it */
         printf("    irpg: %d backtracks in %d iterations\n", backtracks, rs.n);

@@ -35,7 +35,25 @@ typedef enum ircg_status {
                                    above tol and its rounding floor        */
 } ircg_status;
 
+/* What a result says besides its status (ircg_info.warnings, a mask). */
+typedef enum ircg_warning {
+    IRCG_WARN_INNER_UNSOLVED = 1, /* the solve ended on a limit with the
+                                     certified inner gap above its tolerance
+                                     (stop.inner_gap*, else 1e-3 of
+                                     g(x_0) - g_upper): x is not a solution
+                                     of the inner problem to that accuracy */
+    IRCG_WARN_OUTER_UNSOLVED = 2, /* a stop.outer_gap* was given and the
+                                     certified outer gap stayed above it  */
+    IRCG_WARN_UNCERTIFIED = 4,    /* no certificate was made (certify = 0,
+                                     or the method has none here)         */
+    IRCG_WARN_LOOSE = 8           /* nuclear ball: a sigma_1 was bounded by
+                                     the Frobenius norm, not Kato-Temple:
+                                     the bounds hold but are loose        */
+} ircg_warning;
+
 const char *ircg_error_string(ircg_error e);   /* "invalid argument", ...    */
+/* "inner_unsolved", "outer_unsolved", "uncertified", "loose" */
+const char *ircg_warning_name(ircg_warning w);
 const char *ircg_status_string(ircg_status s); /* "converged", "max_iter", ...*/
 
 /* Where and why an operation failed.  field is a path into the input in JSON

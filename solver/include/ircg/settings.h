@@ -102,6 +102,14 @@ typedef struct ircg_iter_info {
     int backtracks;     /* IR-PG: step reductions of the Armijo rule        */
     int proj_full;      /* projections: 1 when a full SVD was used          */
     double lambda;      /* CG-BiO: multiplier of the cut; NaN otherwise     */
+    /* The certified bounds as they stand after this iteration (ircg_info
+     * defines them): certified = 1 when a certificate was made at it (its
+     * inner gaps then come from x_t and z_t afresh), else they combine
+     * the solve's running g(x_t), g(z_t) with the last certificate's
+     * g_lower.  NaN before the first certificate or without any. */
+    int certified;
+    double inner_gap_x, inner_gap_z;
+    double g_lower, f_lower;
 } ircg_iter_info;
 
 /* Return nonzero to stop the solve (status IRCG_STATUS_INTERRUPTED). */
@@ -109,18 +117,38 @@ typedef int (*ircg_callback)(void *user, const ircg_iter_info *it);
 
 typedef struct ircg_reference ircg_reference;
 
+/* The stop on certified tolerances (ircg_info's certificate): the solve
+ * ends CONVERGED at the first certificate where every tolerance given
+ * (> 0) holds for x_t:
+ *   g(x_t) - g* <= inner_gap,  and <= inner_gap_rel (g(x_0) - g_upper);
+ *   f(x_t) - f_lower <= outer_gap,  and <= outer_gap_rel max(|f(x_t)|,
+ *   |f_lower|) (f_lower <= f*, so f(x_t) - f* is at most as large).
+ * 0 = that tolerance is not used; all 0 = no such stop. */
+typedef struct ircg_stop {
+    double inner_gap, inner_gap_rel;
+    double outer_gap, outer_gap_rel;
+} ircg_stop;
+
 typedef struct ircg_settings {
     ircg_algorithm algorithm;
     ircg_step_rule step_rule;
-    double varsigma;      /* sigma_t = varsigma (t+1)^(-p); >= 0.  0 makes
-                             IR-CG conditional gradient on g alone (z = x)
-                             and IR-PG projected gradient on g            */
+    double varsigma;      /* sigma_t = varsigma (t+1)^(-p), absolute, >= 0.
+                             0 makes IR-CG conditional gradient on g alone
+                             (z = x) and IR-PG projected gradient on g.
+                             NaN (the default): relative, varsigma_rel
+                             times the problem's scale ircg_varsigma_scale */
+    double varsigma_rel;  /* > 0; the paper's 0.05 (its L_g = L_f = 1)    */
     double p;             /* in (0, 1)                                     */
     int64_t max_iter;     /* >= 1                                          */
     double time_limit;    /* seconds; <= 0 means none                      */
     double gap_tol;       /* stop (CONVERGED) when the gap of ircg_iter_info
                              is <= it;
                              0 = never                                     */
+    ircg_stop stop;       /* certified tolerances; all 0 = none           */
+    int certify;          /* 1 (default): certificates (ircg_info); 0: none */
+    int64_t certify_every;/* certificates at t = 1, 2, 4, 8, ..., at
+                             max_iter, at the end, and every
+                             certify_every-th iteration (0: only those)  */
     ircg_start start;
     const double *x0;     /* START_GIVEN: length dim (MC: column-major n x p)
                              borrowed for the duration of ircg_solver_new  */
@@ -154,6 +182,12 @@ typedef struct ircg_settings {
 } ircg_settings;
 
 void ircg_settings_default(ircg_settings *s);
+/* The scale of the relative varsigma: L_g / L_f of the problem, with
+ * which sigma_t f + g is the same function, up to a factor, however f and
+ * g are scaled (multiplying g by c multiplies L_g by c; f by c', L_f by
+ * c').  When L_f = 0 (f affine) ||grad f|| / D takes its place; when both
+ * vanish (f constant), 1. */
+double ircg_varsigma_scale(const ircg_problem *pb);
 /* Checks every member; fills diag->field with "/<member>". */
 ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag);
 

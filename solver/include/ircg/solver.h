@@ -43,6 +43,30 @@ typedef struct ircg_info {
     int64_t omega_passes;
     double omega_bytes;
     int threads;            /* threads the sparse kernels ran on           */
+    double varsigma;        /* the absolute varsigma used (the relative one
+                               resolved: settings.varsigma_rel times
+                               ircg_varsigma_scale)                       */
+    /* The certificate (settings.certify): bounds that hold for the exact
+     * problem, every rounding of their computation bounded (oracle.h says
+     * how, per family), made at iteration cert_iteration from x and z
+     * themselves:
+     *   g_lower <= g* = min_X g <= g_upper,
+     *   g(x) - g* <= inner_gap_x,  g(z) - g* <= inner_gap_z,
+     *   f_lower <= f* (the bilevel optimum), so f(x) - f* <= outer_gap_x
+     *   = cert_f_x - f_lower (negative: x is below f*, being not yet
+     *   inner-optimal).
+     * cert_iteration is -1 (and the rest NaN) when none was made. */
+    int64_t cert_iteration;
+    double g_lower, g_upper, f_lower;
+    double inner_gap_x, inner_gap_z;
+    double outer_gap_x, outer_gap_z;
+    double cert_g_x, cert_g_z, cert_f_x, cert_f_z; /* afresh, at cert_iteration */
+    double g_x0;            /* g at the run's start point (its first
+                               certificate), the scale of inner_gap_rel   */
+    int cert_sharp;         /* 0 when a bound needed IRCG_WARN_LOOSE's    */
+    int64_t certificates;   /* certificates made by this run, and their    */
+    double cert_seconds;    /* time (in solve_seconds)                     */
+    unsigned warnings;      /* ircg_warning mask                          */
 } ircg_info;
 
 typedef struct ircg_solver ircg_solver;

@@ -46,7 +46,7 @@ static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *conver
 {
     const ircg_problem_info *pi = &sv->pb->info;
     int64_t t = sv->t;
-    double sigma = ircg_sigma(sv->set.varsigma, sv->set.p, t);
+    double sigma = ircg_sigma(sv->varsigma, sv->set.p, t);
     slv_dir dir = {.need_hg = sv->set.step_rule == IRCG_STEP_LINE_SEARCH};
     double t0 = slv_now();
     ircg_error err = sv->ops->lmo(sv->ws, sigma, &dir);
@@ -63,6 +63,13 @@ static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *conver
         *converged = 1;
         return IRCG_OK;
     }
+    /* on g alone (varsigma = 0) a computed Frank-Wolfe gap of 0 or less is
+     * an inner solution to working precision: the answer, not a step to
+     * take (the certificate at the end says how exact) */
+    if (sigma == 0 && !(it->gap > 0)) {
+        *converged = 1;
+        return IRCG_OK;
+    }
     double alpha = slv_step(sv->ops, sv->ws, sv->set.step_rule, t, sigma, &dir,
                             pi->L_f, pi->L_g);
     double tp1 = (double)(t + 1);
@@ -76,7 +83,7 @@ static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *conver
     /* z_{t+1} is an affine combination: its weights sum to 1 (Remark 1) */
     assert(fabs(cz + cx_old + cx_new - 1.0) <= 64 * DBL_EPSILON * (cz + cx_new - cx_old));
     if (sv->ops->plan_lmo) /* the next LMO starts from this vertex */
-        sv->ops->plan_lmo(sv->ws, ircg_sigma(sv->set.varsigma, sv->set.p, t + 1));
+        sv->ops->plan_lmo(sv->ws, ircg_sigma(sv->varsigma, sv->set.p, t + 1));
     if ((err = sv->ops->step(sv->ws, alpha, cz, cx_old, cx_new)) != IRCG_OK)
         return err;
     sv->S = S_next;

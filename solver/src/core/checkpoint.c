@@ -19,8 +19,41 @@
 #include "core/solver_internal.h"
 
 #define CKPT_MAGIC 0x31504b4347524931ULL /* "IRCGCKP1" little-endian */
-#define CKPT_VERSION 3 /* 2 adds the algorithm and CG-BiO's warm start,
-                          3 the data digest */
+#define CKPT_VERSION 4 /* 2 adds the algorithm and CG-BiO's warm start,
+                          3 the data digest, 4 varsigma and the bounds */
+
+/* Version 4: the varsigma in use and the bounds (solver_internal.h). */
+static void put_bounds(slv_buf *b, const ircg_solver *sv)
+{
+    const slv_bounds *c = &sv->bnd;
+    double v[] = {sv->varsigma, c->g0, c->g_lower, c->g_upper, c->f_lower, c->gap_x,
+                  c->gap_z, c->g_x, c->g_z, c->f_x, c->f_z, c->seconds};
+    slv_buf_put_i64(b, c->t);
+    slv_buf_put_i64(b, c->sharp);
+    slv_buf_put_i64(b, c->count);
+    slv_buf_put_f64s(b, v, sizeof v / sizeof v[0]);
+}
+
+static ircg_error read_bounds(slv_rbuf *r, ircg_solver *tmp, ircg_diag *diag)
+{
+    slv_bounds *c = &tmp->bnd;
+    double v[12];
+    c->t = slv_rbuf_i64(r);
+    int64_t sharp = slv_rbuf_i64(r);
+    c->count = slv_rbuf_i64(r);
+    slv_rbuf_f64s(r, v, 12);
+    tmp->varsigma = v[0];
+    c->g0 = v[1], c->g_lower = v[2], c->g_upper = v[3], c->f_lower = v[4];
+    c->gap_x = v[5], c->gap_z = v[6], c->g_x = v[7], c->g_z = v[8];
+    c->f_x = v[9], c->f_z = v[10], c->seconds = v[11];
+    c->sharp = sharp == 1;
+    if (r->failed || c->t < -1 || c->t > tmp->t || (sharp != 0 && sharp != 1) ||
+        c->count < 0 || !(tmp->varsigma >= 0) || isinf(tmp->varsigma) ||
+        isnan(c->g_lower) || isnan(c->g_upper) || isnan(c->f_lower) || !(c->seconds >= 0))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                        "checkpoint header is corrupt (its bounds)");
+    return IRCG_OK;
+}
 
 /* The solver's members, with the identity (n_observed, digest) of the
  * instance the blob is for. */
@@ -50,6 +83,7 @@ static void put_header(slv_buf *b, const ircg_solver *sv, int64_t n_observed,
     slv_buf_put_f64(b, sv->warmup_seconds);
     if (sv->warm_done && sv->cut_ref)
         slv_buf_put_f64s(b, sv->cut_ref, (size_t)n_observed);
+    put_bounds(b, sv);
 }
 
 ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len)
@@ -215,7 +249,8 @@ static ircg_error check_header(const ircg_solver *sv, const ircg_checkpoint_info
 }
 
 /* A new run from the restored state (ircg_restore_mode). */
-static ircg_error start_new_run(ircg_solver *sv, ircg_restore_mode mode)
+static ircg_error start_new_run(ircg_solver *sv, ircg_restore_mode mode,
+                                double fresh_varsigma)
 {
     if (mode == IRCG_RESTORE_AFRESH) {
         ircg_error err = sv->ops->restart(sv->ws);
@@ -228,7 +263,14 @@ static ircg_error start_new_run(ircg_solver *sv, ircg_restore_mode mode)
         sv->warm_done = 0;
         free(sv->cut_ref);
         sv->cut_ref = NULL;
+        /* a new run: its own varsigma, start and first certificate; the
+         * bounds of the problem (g_lower, g_upper, f_lower) stay true */
+        sv->varsigma = fresh_varsigma;
+        sv->bnd.t = -1;
+        sv->bnd.g0 = NAN;
     }
+    sv->bnd.count = 0;
+    sv->bnd.seconds = 0;
     sv->elapsed = 0;
     sv->lmo_seconds = 0;
     sv->lmo_matvecs = 0;
@@ -257,6 +299,12 @@ ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
         return err;
     if (h.version >= 2 && (err = read_v2(sv, &r, &tmp, diag)) != IRCG_OK)
         goto fail;
+    if (h.version >= 4 && (err = read_bounds(&r, &tmp, diag)) != IRCG_OK)
+        goto fail;
+    if (h.version < 4) { /* no bounds, and the settings' varsigma */
+        slv_bounds_init(&tmp.bnd);
+        tmp.varsigma = sv->varsigma;
+    }
     /* from here on the workspace may be partly overwritten: a failure
      * leaves the solver to be freed, as before */
     if ((err = sv->ops->restore(sv->ws, &r, diag)) != IRCG_OK)
@@ -267,6 +315,7 @@ ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
         goto fail;
     }
     free(sv->cut_ref);
+    double fresh_varsigma = sv->varsigma;
     tmp.pb = sv->pb;
     tmp.ops = sv->ops;
     tmp.algorithm = sv->algorithm;
@@ -274,7 +323,8 @@ ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
     tmp.ws = sv->ws;
     tmp.setup_seconds = sv->setup_seconds;
     *sv = tmp;
-    if (mode != IRCG_RESTORE_RESUME && (err = start_new_run(sv, mode)) != IRCG_OK)
+    if (mode != IRCG_RESTORE_RESUME &&
+        (err = start_new_run(sv, mode, fresh_varsigma)) != IRCG_OK)
         return slv_fail(diag, err, "", "out of memory");
     slv_solver_refresh_values(sv);
     return IRCG_OK;

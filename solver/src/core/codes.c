@@ -30,6 +30,17 @@ const char *ircg_status_string(ircg_status s)
     return "unknown";
 }
 
+const char *ircg_warning_name(ircg_warning w)
+{
+    switch (w) {
+    case IRCG_WARN_INNER_UNSOLVED: return "inner_unsolved";
+    case IRCG_WARN_OUTER_UNSOLVED: return "outer_unsolved";
+    case IRCG_WARN_UNCERTIFIED: return "uncertified";
+    case IRCG_WARN_LOOSE: return "loose";
+    }
+    return "unknown";
+}
+
 double ircg_sigma(double varsigma, double p, int64_t t)
 {
     return varsigma * pow((double)(t + 1), -p);

@@ -97,6 +97,34 @@ typedef struct slv_unique {
                                the turn of that pair (NaN without an LMO) */
 } slv_unique;
 
+/* A certificate of one point y of a workspace (its x or its z), made
+ * afresh from y itself -- never from the residuals the steps carry along,
+ * which drift -- and without touching the workspace's state (the vertex,
+ * the warm starts, the planned products), so that a solve takes the same
+ * steps, bit for bit, whether or not it is certified.  Every rounding of
+ * the computation is bounded (base/rounding.h); with u the unit roundoff,
+ * the exact quantities satisfy
+ *   |g(y) - g| <= g_err,   |f(y) - f| <= f_err,
+ *   max_{v in X} <grad g(y), y - v>                 <= gap_g,
+ *   max_{v in X} <sigma grad f(y) + grad g(y), y - v> <= gap_phi (sigma > 0),
+ *   min_{v in X} f(v) >= f_floor,
+ * so that g(y) - min_X g <= gap_g and min_X (sigma f + g) >= sigma f(y) +
+ * g(y) - gap_phi (convexity).  On the nuclear ball the largest singular
+ * value of the gradient is bounded above by the Kato-Temple inequality
+ * when the spectrum allows it, else by the Frobenius norm
+ * (problems/mc/mc_cert.c). */
+typedef struct slv_cert {
+    double g, g_err;
+    double f, f_err;
+    double gap_g;
+    double gap_phi;  /* NaN when sigma = 0                                 */
+    double f_floor;  /* -INFINITY when nothing better is known             */
+    int64_t matvecs; /* operator applications spent                       */
+    int sharp;       /* nuclear ball: 1 when every sigma_1 was bounded by
+                        Kato-Temple, 0 when one needed the Frobenius norm;
+                        vector domains: 1                                 */
+} slv_cert;
+
 /* Slots of grad_step / accept. */
 #define IRCG_SLOT_X 1u
 #define IRCG_SLOT_Z 2u
@@ -177,6 +205,11 @@ typedef struct slv_oracle_ops {
      * Holds for that one step. */
     void (*plan_lmo)(void *ws, double sigma);
 
+    /* The certificate of x or z (slv_cert above); sigma >= 0 also bounds
+     * the gap of Phi_sigma = sigma f + g there (sigma = 0: gap_phi NaN).
+     * Scratch is the workspace's own, made on first use. */
+    ircg_error (*certify)(void *ws, ircg_which which, double sigma, slv_cert *out);
+
     /* Optional (NULL: none): the passes over the data made since create,
      * their bytes by the kernels' traffic model, and the threads used. */
     void (*traffic)(void *ws, int64_t *passes, double *bytes, int *threads);
@@ -219,6 +252,9 @@ struct ircg_problem {
     const slv_proj_ops *proj;       /* their moves, on prox_ops' workspace */
     const ircg_comm *comm;          /* NULL, or the processes that share a
                                        distributed problem (borrowed)      */
+    double f_slope;                 /* ||grad f||, when f is affine (L_f =
+                                       0: a quadratic outer with Q = 0),
+                                       for ircg_varsigma_scale; else 0   */
     void *data;                     /* class-specific, owned               */
     void (*free_data)(void *data);
 };

@@ -3,13 +3,17 @@
 #include <stddef.h>
 
 #include "base/util.h"
+#include "core/oracle.h"
 
 void ircg_settings_default(ircg_settings *s)
 {
     *s = (ircg_settings){0};
     s->algorithm = IRCG_ALG_IRCG;
     s->step_rule = IRCG_STEP_OPEN_LOOP;
-    s->varsigma = 0.05; /* the paper's experiment */
+    s->varsigma = NAN;      /* relative: varsigma_rel L_g / L_f */
+    s->varsigma_rel = 0.05; /* the paper's experiment, where L_g = L_f = 1 */
+    s->certify = 1;
+    s->certify_every = 0;
     s->p = 0.5;         /* the rate-optimal choice (Remark after Thm 3.2) */
     s->max_iter = 1000;
     s->time_limit = 0;
@@ -75,6 +79,31 @@ static ircg_error validate_baselines(const ircg_settings *s, ircg_diag *diag)
     return IRCG_OK;
 }
 
+static ircg_error validate_stop(const ircg_stop *st, ircg_diag *diag)
+{
+    const struct {
+        const char *field;
+        double v;
+    } m[] = {{"/stop/inner_gap", st->inner_gap}, {"/stop/inner_gap_rel", st->inner_gap_rel},
+             {"/stop/outer_gap", st->outer_gap}, {"/stop/outer_gap_rel", st->outer_gap_rel}};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (!isfinite(m[i].v) || m[i].v < 0)
+            return slv_fail(diag, IRCG_ERR_INVALID, m[i].field,
+                            "%s must be a finite number >= 0 (0 = not used), got %g",
+                            m[i].field + 6, m[i].v);
+    return IRCG_OK;
+}
+
+double ircg_varsigma_scale(const ircg_problem *pb)
+{
+    const ircg_problem_info *pi = &pb->info;
+    if (pi->L_f > 0 && pi->L_g > 0)
+        return pi->L_g / pi->L_f;
+    if (pi->L_g > 0 && pb->f_slope > 0 && pi->diameter > 0)
+        return pi->L_g * pi->diameter / pb->f_slope;
+    return 1.0;
+}
+
 ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
 {
     if (!s)
@@ -85,9 +114,26 @@ ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
     if (s->step_rule < IRCG_STEP_OPEN_LOOP || s->step_rule > IRCG_STEP_LINE_SEARCH)
         return slv_fail(diag, IRCG_ERR_INVALID, "/step_rule",
                          "unknown step rule %d", (int)s->step_rule);
-    if (!isfinite(s->varsigma) || s->varsigma < 0)
+    if (isinf(s->varsigma) || s->varsigma < 0)
         return slv_fail(diag, IRCG_ERR_INVALID, "/varsigma",
-                         "varsigma must be a finite number >= 0, got %g", s->varsigma);
+                         "varsigma must be a finite number >= 0 (or NaN: relative), got %g",
+                         s->varsigma);
+    if (!isfinite(s->varsigma_rel) || s->varsigma_rel <= 0)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/varsigma_rel",
+                         "varsigma_rel must be a finite number > 0, got %g", s->varsigma_rel);
+    ircg_error err = validate_stop(&s->stop, diag);
+    if (err != IRCG_OK)
+        return err;
+    if (s->certify != 0 && s->certify != 1)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/certify", "certify must be 0 or 1, got %d",
+                        s->certify);
+    if (s->certify_every < 0)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/certify_every",
+                        "certify_every must be >= 0, got %lld", (long long)s->certify_every);
+    if (!s->certify && (s->stop.inner_gap > 0 || s->stop.inner_gap_rel > 0 ||
+                        s->stop.outer_gap > 0 || s->stop.outer_gap_rel > 0))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/certify",
+                        "the certified stop (stop) needs certificates: certify must be 1");
     if (!isfinite(s->p) || s->p <= 0 || s->p >= 1)
         return slv_fail(diag, IRCG_ERR_INVALID, "/p",
                          "p must lie in the open interval (0, 1), got %g", s->p);

@@ -108,6 +108,8 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
         goto fail;
     sv->last_gap = NAN;
     sv->last_sigma = NAN;
+    sv->varsigma = isnan(s->varsigma) ? s->varsigma_rel * ircg_varsigma_scale(pb) : s->varsigma;
+    slv_bounds_init(&sv->bnd);
     slv_solver_refresh_values(sv);
     sv->setup_seconds = slv_now() - t0;
     *out = sv;
@@ -166,6 +168,7 @@ static void fill_info(const ircg_solver *sv, ircg_status st, double elapsed,
     if (sv->ops->traffic)
         sv->ops->traffic(sv->ws, &info->omega_passes, &info->omega_bytes,
                          &info->threads);
+    slv_bounds_info(sv, st, info);
 }
 
 ircg_status slv_solver_should_stop(const ircg_solver *sv, double elapsed)
@@ -238,10 +241,19 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
         if (err != IRCG_OK || st != IRCG_STATUS_UNSOLVED)
             goto done;
     }
+    if (sv->t == 0 && sv->bnd.t < 0) { /* the start point: g(x_0), first bounds */
+        err = slv_certify(sv, &st);
+        elapsed = slv_now() - start;
+        if (err != IRCG_OK || st != IRCG_STATUS_UNSOLVED)
+            goto done;
+    }
     while ((st = slv_solver_should_stop(sv, elapsed)) == IRCG_STATUS_UNSOLVED) {
         ircg_iter_info it;
+        ircg_status cst = IRCG_STATUS_UNSOLVED;
         int converged = 0;
         err = step_once(sv, alg, &it, &converged);
+        if (err == IRCG_OK && !converged && slv_cert_due(sv, sv->t))
+            err = slv_certify(sv, &cst);
         elapsed = slv_now() - start;
         if (err != IRCG_OK)
             break;
@@ -249,11 +261,21 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
             st = IRCG_STATUS_CONVERGED;
             break;
         }
+        slv_bounds_report(sv, &it);
         it.elapsed = elapsed;
         if (sv->set.callback && sv->set.callback(sv->set.callback_data, &it)) {
             st = IRCG_STATUS_INTERRUPTED;
             break;
         }
+        if (cst == IRCG_STATUS_CONVERGED) {
+            st = cst;
+            break;
+        }
+    }
+    /* the result's certificate is of the final iterate */
+    if (err == IRCG_OK && sv->bnd.t != sv->t) {
+        err = slv_certify(sv, NULL);
+        elapsed = slv_now() - start;
     }
 done:
     sv->elapsed = elapsed;

@@ -9,11 +9,29 @@
 
 #include "core/oracle.h"
 
+/* The certified bounds of a solve (ircg_info says what each bounds), and
+ * the last certificate.  Kept in checkpoints: a resumed solve goes on
+ * with them.  g_lower, g_upper and f_lower bound the problem, not the
+ * run, so they stay valid across a restart afresh. */
+typedef struct slv_bounds {
+    int64_t t;                 /* iteration of the last certificate; -1 none */
+    double g0;                 /* g(x_0), of the run's first certificate    */
+    double g_lower, g_upper, f_lower;
+    double gap_x, gap_z;       /* inner gaps at t                            */
+    double g_x, g_z, f_x, f_z; /* afresh at t                                */
+    int sharp;                 /* every sigma_1 by Kato-Temple so far        */
+    int64_t count;             /* certificates of this run, and their        */
+    double seconds;            /* time                                       */
+} slv_bounds;
+
 struct ircg_solver {
     const ircg_problem *pb;    /* borrowed */
     const slv_oracle_ops *ops;/* pb->ops or pb->prox_ops, by algorithm */
     ircg_algorithm algorithm;  /* fixed at creation: it chose ops and ws */
     ircg_settings set;         /* copy; x0 cleared after setup */
+    double varsigma;           /* the absolute varsigma in use (set.varsigma,
+                                  or the relative one resolved) */
+    slv_bounds bnd;
     void *ws;                  /* the oracle's workspace, owned */
     int64_t t;                 /* iterations done */
     double S;                  /* S_t of Remark 1 (IR-CG) */
@@ -65,6 +83,19 @@ double slv_step(const slv_oracle_ops *ops, void *ws, ircg_step_rule rule,
  * ops->slope (linesearch.c); also the number of slope evaluations. */
 double slv_line_search_1d(const slv_oracle_ops *ops, void *ws, double sigma,
                           double slope0, int *evaluations);
+
+/* certificate.c: the bounds at their start (no certificate yet). */
+void slv_bounds_init(slv_bounds *b);
+/* Whether iteration t (done) is one to certify: t = 0, a power of 2,
+ * max_iter, or a multiple of certify_every. */
+int slv_cert_due(const ircg_solver *sv, int64_t t);
+/* A certificate of the current x and z (oracle.h) folded into sv->bnd;
+ * *st is set to CONVERGED when it meets settings.stop.  Nothing when
+ * certify = 0 or the oracle has none. */
+ircg_error slv_certify(ircg_solver *sv, ircg_status *st);
+/* The bounds into an iteration's report and into the info. */
+void slv_bounds_report(const ircg_solver *sv, ircg_iter_info *it);
+void slv_bounds_info(const ircg_solver *sv, ircg_status st, ircg_info *info);
 
 /* A stopping rule that fires at `elapsed` seconds, or UNSOLVED. */
 ircg_status slv_solver_should_stop(const ircg_solver *sv, double elapsed);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rounding.h"
 #include "base/util.h"
 
 ircg_error slv_domain_validate(const ircg_domain *d, ircg_diag *diag)
@@ -99,9 +100,12 @@ static void lmo_l2(double r, const double *c, int64_t n, double *v)
     slv_ksum k = {0, 0};
     for (int64_t i = 0; i < n; i++)
         slv_ksum_add(&k, (c[i] / cmax) * (c[i] / cmax));
-    double scale = -r / (cmax * sqrt(slv_ksum_value(&k)));
+    /* -r (c / cmax) / ||c / cmax||: forming -r / (cmax ||c / cmax||) first
+     * overflowed for a subnormal cmax (a gradient that reached 0 but for
+     * its last bits gave infinite vertices) */
+    double scale = -r / sqrt(slv_ksum_value(&k));
     for (int64_t i = 0; i < n; i++)
-        v[i] = scale * c[i];
+        v[i] = scale * (c[i] / cmax);
 }
 
 static void lmo_l1(double r, const double *c, int64_t n, double *v)
@@ -291,4 +295,87 @@ void slv_domain_start(const ircg_domain *d, int64_t n, double *x)
         default: x[i] = 0.0; break;
         }
     }
+}
+
+/* ------------------------------------------- the certified gap (cert) -- */
+
+/* max_{v in X} <-c, v> = -min_{v in X} <c, v>, and what it may err by:
+ * its own rounding plus the most that |c* - c| <= e can add. */
+static double support(const ircg_domain *d, const double *c, const double *e, int64_t n,
+                      double *err)
+{
+    double r = d->radius, h = 0, eh = 0;
+    switch (d->kind) {
+    case IRCG_DOMAIN_L2_BALL: { /* r ||c||, and ||c*|| <= ||c|| + ||e|| */
+        double cmax = 0, emax = 0;
+        for (int64_t i = 0; i < n; i++) {
+            cmax = fmax(cmax, fabs(c[i]));
+            emax = fmax(emax, e ? e[i] : 0.0);
+        }
+        slv_ksum kc = {0, 0}, ke = {0, 0};
+        for (int64_t i = 0; i < n && cmax > 0; i++)
+            slv_ksum_add(&kc, (c[i] / cmax) * (c[i] / cmax));
+        for (int64_t i = 0; i < n && emax > 0; i++)
+            slv_ksum_add(&ke, (e[i] / emax) * (e[i] / emax));
+        h = r * cmax * sqrt(slv_ksum_value(&kc));
+        eh = slv_gamma(8) * h + slv_up(r * emax * sqrt(slv_ksum_value(&ke)), 4);
+        break;
+    }
+    case IRCG_DOMAIN_L1_BALL: { /* r max |c_i|, at most r max (|c_i| + e_i) */
+        double cm = 0, cem = 0;
+        for (int64_t i = 0; i < n; i++) {
+            cm = fmax(cm, fabs(c[i]));
+            cem = fmax(cem, fabs(c[i]) + (e ? e[i] : 0.0));
+        }
+        h = r * cm;
+        eh = slv_up(r * (cem - cm), 2) + slv_gamma(2) * r * cem;
+        break;
+    }
+    case IRCG_DOMAIN_SIMPLEX: { /* -r min c_i, at most -r min (c_i - e_i) */
+        double cm = c[0], cem = c[0] - (e ? e[0] : 0.0);
+        for (int64_t i = 1; i < n; i++) {
+            cm = fmin(cm, c[i]);
+            cem = fmin(cem, c[i] - (e ? e[i] : 0.0));
+        }
+        h = -r * cm;
+        eh = slv_up(r * (cm - cem), 2) + slv_gamma(2) * r * fabs(cem);
+        break;
+    }
+    case IRCG_DOMAIN_BOX: { /* sum max(-c_i l, -c_i u), each term at most e_i max(|l|, |u|) more */
+        slv_ksum k = {0, 0};
+        double mag = 0, em = 0, b = fmax(fabs(d->lower), fabs(d->upper));
+        for (int64_t i = 0; i < n; i++) {
+            double t = fmax(-c[i] * d->lower, -c[i] * d->upper);
+            slv_ksum_add(&k, t);
+            mag += fabs(t);
+            em += e ? e[i] : 0.0;
+        }
+        h = slv_ksum_value(&k);
+        eh = slv_gamma(4) * slv_up(mag, (int)fmin((double)n, 1e9)) + slv_up(em * b, (int)fmin((double)n, 1e9));
+        break;
+    }
+    default:
+        break;
+    }
+    *err = eh;
+    return h;
+}
+
+double slv_domain_fw_gap(const ircg_domain *d, const double *c, const double *e,
+                         const double *y, int64_t n, double *err)
+{
+    slv_ksum dot = {0, 0};
+    double mag = 0, ey = 0, eh;
+    int k = (int)fmin((double)n, 1e9);
+    for (int64_t i = 0; i < n; i++) {
+        slv_ksum_add(&dot, c[i] * y[i]);
+        mag += fabs(c[i] * y[i]);
+        ey += e ? e[i] * fabs(y[i]) : 0.0;
+    }
+    double h = support(d, c, e, n, &eh);
+    double gap = slv_ksum_value(&dot) + h;
+    /* the products round once each, Neumaier's sum adds 2u of the total
+     * and O(n u^2) of the magnitudes, the last addition u of the gap */
+    *err = slv_up(slv_gamma(3) * mag + ey, k) + eh + slv_gamma(1) * fabs(gap);
+    return gap;
 }

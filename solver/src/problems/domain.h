@@ -51,6 +51,14 @@ ircg_error slv_domain_project(const ircg_domain *d, const double *y, int64_t n,
  * an upper bound there), box (upper - lower) sqrt(n). */
 double slv_domain_diameter(const ircg_domain *d, int64_t n);
 
+/* The Frank-Wolfe gap <c, y> - min_{v in X} <c, v> at y for a gradient c
+ * known to within e (|c* - c| <= e elementwise; e NULL: c is exact), and
+ * in *err what it may err by: for every such c*, the gap of c* at y is at
+ * most the returned value plus *err, every rounding of this computation
+ * included (base/rounding.h).  d must be a vector domain. */
+double slv_domain_fw_gap(const ircg_domain *d, const double *c, const double *e,
+                         const double *y, int64_t n, double *err);
+
 /* The default start: 0 projected onto X (simplex: its center r/n 1). */
 void slv_domain_start(const ircg_domain *d, int64_t n, double *x);
 

@@ -37,7 +37,7 @@ static void count_projection(ircg_solver *sv, const slv_move *mv, ircg_iter_info
 static ircg_error irpg_iterate(ircg_solver *sv, ircg_iter_info *it, int *converged)
 {
     const ircg_settings *s = &sv->set;
-    double sigma = ircg_sigma(s->varsigma, s->p, sv->t);
+    double sigma = ircg_sigma(sv->varsigma, s->p, sv->t);
     double a = s->irpg_step, t0 = slv_now();
     slv_move mv;
     ircg_error err;

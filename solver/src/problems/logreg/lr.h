@@ -54,6 +54,10 @@ typedef struct lr_ws {
     double *ux, *uz, *uv;     /* m_v: A_v x, ..., VALIDATION only */
     double *w;                /* scratch, max(m, m_v) */
     double fx_d, d_d;         /* <grad f_norm(x), d>, ||d||^2 of the last LMO */
+    ls_cert_buf *cb;          /* certificates' scratch (ls.h), or NULL */
 } lr_ws;
+
+/* lr_cert.c: the oracle's certify op. */
+ircg_error lr_certify(void *ws, ircg_which which, double sigma, slv_cert *out);
 
 #endif /* IRCG_LR_H */

@@ -29,6 +29,7 @@ static void lr_destroy(void *p)
     double *arr[] = {w->x, w->z, w->v, w->g, w->mx, w->mz, w->mv, w->ux, w->uz, w->uv, w->w};
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++)
         free(arr[i]);
+    ls_cert_buf_free(w->cb);
     free(w);
 }
 
@@ -299,4 +300,5 @@ const slv_oracle_ops slv_lr_ops = {
     .save = lr_save,
     .restore = lr_restore,
     .restart = lr_restart,
+    .certify = lr_certify,
 };

@@ -55,6 +55,39 @@ ircg_error ls_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
                           const ircg_domain *domain, ircg_problem **out,
                           ircg_diag *diag);
 
+/* The scratch of the certificates (ls_cert.c), made on a workspace's first
+ * certificate: a product A y - b or A y with its error (r, er), weights
+ * (logistic regression: w, ew), the validation rows' residual (rv, erv),
+ * the gradients of g and f and their combination for Phi (gg/eg, gf/ef,
+ * c/ec), and the column lengths of a CSR A and A_v. */
+typedef struct ls_cert_buf {
+    double *r, *er, *w, *ew, *rv, *erv;
+    double *gg, *eg, *gf, *ef, *c, *ec;
+    int *colcnt, *vcolcnt;
+} ls_cert_buf;
+ls_cert_buf *ls_cert_buf_new(const ls_data *d);
+void ls_cert_buf_free(ls_cert_buf *b);
+/* y = A x - b (b NULL: A x), made row by row, and e with
+ * |y - (A x - b)| <= e elementwise for the exact product. */
+void ls_cert_apply(const ls_data *d, const double *x, const double *b, double *y,
+                   double *e);
+/* y = A' w for a w known to within ew (NULL: exact), and e with
+ * |y - A' w*| <= e for every |w* - w| <= ew; colcnt: the column lengths of
+ * a CSR A (ls_cert_buf), unused for a dense one. */
+void ls_cert_apply_t(const ls_data *d, const int *colcnt, const double *w,
+                     const double *ew, double *y, double *e);
+/* 1/2 ||r||^2 for r known to within er, and its error bound. */
+double ls_cert_half_sq(const double *r, const double *er, int64_t m, double *err);
+/* c = sigma gf + gg and its error from theirs. */
+void ls_cert_combine(double sigma, const double *gf, const double *ef, const double *gg,
+                     const double *eg, int64_t n, double *c, double *ec);
+/* out->gap_g and (sigma > 0) out->gap_phi at y from b's gradients of g
+ * (gg, eg) and f (gf, ef). */
+void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigma,
+                  slv_cert *out);
+/* The oracle's certify op of least squares. */
+ircg_error ls_certify(void *ws, ircg_which which, double sigma, slv_cert *out);
+
 /* The workspace (ls_oracle.c): x, z, the last vertex v and the pending
  * point of the projection methods, with their residuals A y - b and, for a
  * quadratic outer f, their products with Q, carried along so that a step
@@ -67,6 +100,7 @@ typedef struct ls_ws {
     double *qx, *qz, *qv;        /* outer vectors (ls_outer_len), or NULL */
     double *xp, *rp, *qp;        /* the pending point of grad_step (n, m, and
                                     ls_outer_len) */
+    ls_cert_buf *cb;             /* certificates' scratch, or NULL */
 } ls_ws;
 
 /* Length of the outer vector: n (QUADRATIC), m_v (VALIDATION), else 0. */

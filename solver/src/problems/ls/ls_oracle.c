@@ -37,6 +37,7 @@ static void ls_destroy(void *p)
     free(w->xp);
     free(w->rp);
     free(w->qp);
+    ls_cert_buf_free(w->cb);
     free(w);
 }
 
@@ -394,4 +395,5 @@ const slv_oracle_ops slv_ls_ops = {
     .save = ls_save,
     .restore = ls_restore,
     .restart = ls_restart,
+    .certify = ls_certify,
 };

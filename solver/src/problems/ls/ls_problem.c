@@ -259,6 +259,12 @@ ircg_error ls_problem_of(ls_data *d, ircg_problem_kind kind, const slv_oracle_op
     pb->ops = ops;
     pb->data = d;
     pb->free_data = ls_data_free;
+    if (!(L_f > 0) && d->outer == IRCG_OUTER_QUADRATIC && d->q) { /* f = q'x */
+        double s = 0;
+        for (int i = 0; i < d->n; i++)
+            s += d->q[i] * d->q[i];
+        pb->f_slope = sqrt(s);
+    }
     *out = pb;
     return IRCG_OK;
 }

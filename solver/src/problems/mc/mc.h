@@ -169,6 +169,9 @@ typedef struct mc_ws {
      * snapshot would repeat for the same answer (the data never change). */
     int whole_digest_known;
     uint64_t whole_digest;
+    /* The certificates' scratch and the anchor (mc_cert.c), made on the
+     * first certificate; never part of the state. */
+    struct mc_cert_buf *cert;
     /* State that a method's own oracle keeps with this workspace (CG-BiO's
      * cut: its pending vertex and scratch, baselines/cgbio/mc_cut.c), NULL
      * until first used; freed with the workspace through ext_free. */
@@ -234,6 +237,9 @@ const double *mc_x_residual(mc_ws *w);
  * ctcx = C'C x (p), in one pass over Omega. */
 void mc_gram_product(mc_ws *w, double sigma, const double *x, double *cx,
                      double *ctcx);
+/* The same for C = R of side s alone (the gradient of g there). */
+void mc_gram_product_r(mc_ws *w, const mc_side *s, const double *x, double *cx,
+                       double *ctcx);
 /* <R, X_Omega> of the current x (from the last pass's sums, or a pass). */
 double mc_rx_dot_x(mc_ws *w);
 /* Slot `slot` of the chunks' sums (w->dsum) added in chunk order. */
@@ -318,6 +324,25 @@ struct lmo_lanczos *mc_lanczos(mc_ws *w);
 /* mc_certify.c: the certificate of a single inner solution at x (x's side
  * must be the final iterate of g_opt's computation); p <= 16000. */
 ircg_error mc_certify_unique(void *ws, slv_unique *out);
+
+/* mc_cert.c: the certificates (oracle.h, slv_cert) and their scratch: the
+ * Lanczos process of the bounded singular values, its vectors, the
+ * bounded Gram product's, and the anchor of mc_anchor.c. */
+typedef struct mc_cert_buf {
+    struct lmo_gram *gram;
+    double *u, *v;          /* n, p: the Lanczos answer                    */
+    double *cx, *a, *e1;    /* n: C x, its low-rank part, row error bounds */
+    double *wv, *s1;        /* p: C'C x, the magnitudes of its sums        */
+    double sv2_m;           /* >= sigma_2(M_Omega); NaN: not made yet,
+                               INFINITY: too large to make               */
+    double anchor_seconds;
+} mc_cert_buf;
+void mc_cert_free(mc_cert_buf *b);
+ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out);
+/* theta <= lambda_1(M'M), by Lanczos and a bounded product (mc_anchor.c). */
+ircg_error mc_cert_ratings_theta(mc_ws *w, double *theta_lo);
+/* mc_anchor.c: sigma_2(M_Omega) <= this, made once (INFINITY: unknown). */
+double mc_anchor_sv2(mc_ws *w);
 
 /* mc_ops.c */
 ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,

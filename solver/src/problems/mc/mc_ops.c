@@ -19,6 +19,7 @@ static void mc_destroy(void *ws)
     mc_exec_free(&w->ex);
     lmo_lanczos_free(w->lz);
     lmo_gram_free(w->gram);
+    mc_cert_free(w->cert);
     if (w->ext_free)
         w->ext_free(w->ext);
     free(w->P);
@@ -292,4 +293,5 @@ const slv_oracle_ops slv_mc_ops = {
     .plan_lmo = mc_plan_lmo,
     .traffic = mc_traffic,
     .restart = mc_restart,
+    .certify = mc_certify,
 };

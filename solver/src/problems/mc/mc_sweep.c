@@ -365,6 +365,7 @@ static void reduce_groups(mc_exec *ex, double *rtc)
 
 typedef struct gctx {
     mc_ws *w;
+    const double *xo;    /* the side on Omega whose residual is R        */
     const double *x, *a; /* the vector and sigma grad f(X) x              */
     double *cx;
 } gctx;
@@ -378,7 +379,7 @@ MC_INLINE void gram_body(const gctx *k, int lo, int hi, double *buf, const int f
                          const int fc)
 {
     const mc_data *d = k->w->d;
-    const double *restrict xx = k->w->x.xo, *restrict x = k->x, *restrict a = k->a;
+    const double *restrict xx = k->xo, *restrict x = k->x, *restrict a = k->a;
     const int32_t *restrict col = d->col;
     const uint16_t *restrict c16 = d->col16;
     const int64_t *restrict rp = d->rowptr;
@@ -432,13 +433,25 @@ static void gram_group(void *vc, int g)
 
 void mc_gram_product(mc_ws *w, double sigma, const double *x, double *cx, double *ctcx)
 {
-    gctx k = {.w = w, .x = x, .a = w->pre_a, .cx = cx};
+    gctx k = {.w = w, .xo = w->x.xo, .x = x, .a = w->pre_a, .cx = cx};
 
     mc_gram_lowrank_in(w, sigma, x, w->pre_a);
     slv_pool_run(w->ex.pool, gram_group, &k, w->d->ngroup);
     mc_exec_count(&w->ex, mc_col_bytes(w->d) + (w->d->mf ? 12 : 16)); /* col, x, M */
     reduce_groups(&w->ex, ctcx);
     mc_gram_lowrank_out(w, sigma, cx, ctcx);
+}
+
+void mc_gram_product_r(mc_ws *w, const mc_side *s, const double *x, double *cx,
+                       double *ctcx)
+{
+    gctx k = {.w = w, .xo = s->xo, .x = x, .a = w->pre_a, .cx = cx};
+
+    mc_gram_lowrank_in(w, 0.0, x, w->pre_a); /* zeros */
+    slv_pool_run(w->ex.pool, gram_group, &k, w->d->ngroup);
+    mc_exec_count(&w->ex, mc_col_bytes(w->d) + (w->d->mf ? 12 : 16));
+    reduce_groups(&w->ex, ctcx);
+    mc_gram_lowrank_out(w, 0.0, cx, ctcx); /* a distributed problem's sum */
 }
 
 /* ------------------------------------------------------ the step pass -- */

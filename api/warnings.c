@@ -1,0 +1,42 @@
+/*
+ * warnings.c -- what a result's warnings say (ircg_warning), in words a
+ * user can act on, with the numbers that triggered them.  The result JSON,
+ * the CLI and the service all write these same sentences.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "result.h"
+
+int api_warning_message(char *buf, size_t n, const ircg_info *in, const ircg_stop *stop,
+                        ircg_warning w)
+{
+    double scale = in->g_x0 - in->g_upper;
+    switch (w) {
+    case IRCG_WARN_INNER_UNSOLVED:
+        if (stop && (stop->inner_gap > 0 || stop->inner_gap_rel > 0))
+            return snprintf(buf, n, "the inner problem is not solved to the tolerance asked: "
+                            "g(x) - min g <= %.3g (certified at iteration %lld), above "
+                            "stop.inner_gap %.3g / stop.inner_gap_rel %.3g of g(x0) - g_upper "
+                            "= %.3g; run longer", in->inner_gap_x,
+                            (long long)in->cert_iteration, stop->inner_gap,
+                            stop->inner_gap_rel, scale);
+        return snprintf(buf, n, "the inner problem is not solved: g(x) - min g <= %.3g "
+                        "(certified at iteration %lld) is above 1e-3 of g(x0) - g_upper = %.3g; "
+                        "run longer, or set stop.inner_gap_rel", in->inner_gap_x,
+                        (long long)in->cert_iteration, scale);
+    case IRCG_WARN_OUTER_UNSOLVED:
+        return snprintf(buf, n, "the outer tolerance was not reached: f(x) - f_lower = %.3g "
+                        "(f_lower = %.6g, certified at iteration %lld); run longer",
+                        in->outer_gap_x, in->f_lower, (long long)in->cert_iteration);
+    case IRCG_WARN_UNCERTIFIED:
+        return snprintf(buf, n, "no certificate: nothing bounds how far from optimal this "
+                        "result is (certify is false, or this method has no certificate "
+                        "on this problem)");
+    case IRCG_WARN_LOOSE:
+        return snprintf(buf, n, "a bound on the nuclear ball used the Frobenius norm (the "
+                        "ratings' spectrum allowed no sharper bound of sigma_1): the "
+                        "certificate holds but may be far from tight");
+    }
+    return snprintf(buf, n, "unknown warning %u", (unsigned)w);
+}

@@ -1,0 +1,80 @@
+/*
+ * lr_cert.c -- the certificate of logistic regression (oracle.h,
+ * slv_cert), on the bounded products of ls/ls_cert.c.
+ *
+ * The margins s = A y are made afresh with their error e.  The loss
+ * l(s) = log(1 + e^-s) is 1-Lipschitz and its derivative 1/4-Lipschitz,
+ * so |l(s*) - l(s)| <= e and |w(s*) - w(s)| <= e / 4 for the weights
+ * w = y l'(y s) of the gradient A'w.  lr_loss and lr_dloss are a log1p
+ * and an exp (and a sum or a division) of glibc's, whose errors are below
+ * one ulp each: the computed loss is within 4u of its value relative to
+ * itself, a weight within 4u of its magnitude; the bounds take 8u.
+ */
+#include <math.h>
+
+#include "base/rounding.h"
+#include "problems/logreg/lr.h"
+
+/* sum_k l(y_k s_k) for margins s known to within es, its error bound, and
+ * the weights w (with their errors ew) of its gradient A'w. */
+static double loss_and_weights(const double *lab, const double *s, const double *es,
+                               int64_t m, double *w, double *ew, double *err)
+{
+    slv_ksum k = {0, 0};
+    double lip = 0, mag = 0;
+    for (int64_t i = 0; i < m; i++) {
+        double l = lr_loss(lab[i] * s[i]);
+        slv_ksum_add(&k, l);
+        mag += l;
+        lip += es[i];
+        w[i] = lab[i] * lr_dloss(lab[i] * s[i]);
+        ew[i] = slv_up(0.25 * es[i] + slv_gamma(8) * fabs(w[i]), 2);
+    }
+    int mm = (int)(m < 1000000000 ? m : 1000000000);
+    *err = slv_up(lip + slv_gamma(10) * mag, mm);
+    return slv_ksum_value(&k);
+}
+
+/* f(y), its error, its gradient into b->gf (error b->ef); min_X f >= 0 for
+ * every outer objective of this family. */
+static double lr_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, double *f_err)
+{
+    if (d->outer == IRCG_OUTER_VALIDATION) {
+        ls_cert_apply(d->vset, y, NULL, b->rv, b->erv);
+        double f = loss_and_weights(d->vset->b, b->rv, b->erv, d->vset->m, b->w, b->ew, f_err);
+        ls_cert_apply_t(d->vset, b->vcolcnt, b->w, b->ew, b->gf, b->ef);
+        return f;
+    }
+    slv_ksum k = {0, 0};
+    for (int i = 0; i < d->n; i++) {
+        double t = d->outer == IRCG_OUTER_DIST_SQ ? y[i] - d->c[i] : y[i];
+        b->gf[i] = t;
+        b->ef[i] = d->outer == IRCG_OUTER_DIST_SQ ? slv_gamma(1) * fabs(t) : 0.0;
+        slv_ksum_add(&k, 0.5 * t * t);
+    }
+    double f = slv_ksum_value(&k);
+    *f_err = slv_gamma(8) * f;
+    return f;
+}
+
+ircg_error lr_certify(void *p, ircg_which which, double sigma, slv_cert *out)
+{
+    lr_ws *w = p;
+    const ls_data *d = w->d;
+    const double *y = which == IRCG_Z ? w->z : w->x;
+
+    if (!w->cb && !(w->cb = ls_cert_buf_new(d)))
+        return IRCG_ERR_NOMEM;
+    ls_cert_buf *b = w->cb;
+    *out = (slv_cert){.sharp = 1, .f_floor = 0};
+    /* f first: the validation loss uses the weight arrays as scratch too */
+    out->f = lr_cert_outer(d, b, y, &out->f_err);
+    ls_cert_apply(d, y, NULL, b->r, b->er);
+    out->g = loss_and_weights(d->b, b->r, b->er, d->m, b->w, b->ew, &out->g_err);
+    ls_cert_apply_t(d, b->colcnt, b->w, b->ew, b->gg, b->eg);
+    ls_cert_gaps(d, b, y, sigma, out);
+    out->matvecs = d->outer == IRCG_OUTER_VALIDATION ? 4 : 2;
+    if (!isfinite(out->g) || !isfinite(out->gap_g) || !isfinite(out->f))
+        return IRCG_ERR_NUMERICAL;
+    return IRCG_OK;
+}

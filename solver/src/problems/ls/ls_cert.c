@@ -1,0 +1,253 @@
+/*
+ * ls_cert.c -- the certificates of the vector families (oracle.h,
+ * slv_cert): products with A, A' and Q that carry a bound of their own
+ * error, and the least-squares certificate built on them (logistic
+ * regression's is in logreg/lr_cert.c, on the same products).
+ *
+ * Each product is made afresh from the point, row by row, with the sum of
+ * the magnitudes of its terms beside it: a dot product of k terms errs by
+ * at most gamma(k) times that sum (base/rounding.h), whatever the order
+ * of the additions.  A product applied to a vector that is itself known
+ * only to within e adds |A|'e.  None of it reads the workspace's running
+ * residuals, and none of it writes anything but the certificate's scratch.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rounding.h"
+#include "problems/domain.h"
+#include "problems/ls/ls.h"
+
+void ls_cert_buf_free(ls_cert_buf *b)
+{
+    if (!b)
+        return;
+    double *arr[] = {b->r, b->er, b->w, b->ew, b->rv, b->erv,
+                     b->gg, b->eg, b->gf, b->ef, b->c, b->ec};
+    for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++)
+        free(arr[i]);
+    free(b->colcnt);
+    free(b->vcolcnt);
+    free(b);
+}
+
+/* The number of entries of each column of a CSR matrix (n ints), so that
+ * a column's sum is bounded by its own length, not by m. */
+static int *column_counts(const ls_data *d)
+{
+    int *cnt = calloc((size_t)d->n, sizeof *cnt);
+    if (!cnt || d->A)
+        return cnt;
+    for (int64_t k = 0; k < d->rowptr[d->m]; k++)
+        cnt[d->colind[k]]++;
+    return cnt;
+}
+
+ls_cert_buf *ls_cert_buf_new(const ls_data *d)
+{
+    size_t n = (size_t)d->n, m = (size_t)d->m, mv = d->vset ? (size_t)d->vset->m : 1;
+    ls_cert_buf *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->r = malloc(m * sizeof(double));
+    b->er = malloc(m * sizeof(double));
+    b->w = malloc((m > mv ? m : mv) * sizeof(double));
+    b->ew = malloc((m > mv ? m : mv) * sizeof(double));
+    b->rv = malloc(mv * sizeof(double));
+    b->erv = malloc(mv * sizeof(double));
+    b->gg = malloc(n * sizeof(double));
+    b->eg = malloc(n * sizeof(double));
+    b->gf = malloc(n * sizeof(double));
+    b->ef = malloc(n * sizeof(double));
+    b->c = malloc(n * sizeof(double));
+    b->ec = malloc(n * sizeof(double));
+    b->colcnt = column_counts(d);
+    b->vcolcnt = d->vset ? column_counts(d->vset) : NULL;
+    if (!b->r || !b->er || !b->w || !b->ew || !b->rv || !b->erv || !b->gg || !b->eg ||
+        !b->gf || !b->ef || !b->c || !b->ec || !b->colcnt || (d->vset && !b->vcolcnt)) {
+        ls_cert_buf_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void ls_cert_apply(const ls_data *d, const double *x, const double *b, double *y, double *e)
+{
+    for (int i = 0; i < d->m; i++) {
+        double s = 0, a = 0;
+        int k = 0;
+        if (d->A) {
+            const double *row = d->A + (size_t)i * d->n;
+            for (int j = 0; j < d->n; j++) {
+                double t = row[j] * x[j];
+                s += t;
+                a += fabs(t);
+            }
+            k = d->n;
+        } else {
+            for (int64_t p = d->rowptr[i]; p < d->rowptr[i + 1]; p++) {
+                double t = d->val[p] * x[d->colind[p]];
+                s += t;
+                a += fabs(t);
+            }
+            k = (int)(d->rowptr[i + 1] - d->rowptr[i]);
+        }
+        if (b) {
+            s -= b[i];
+            a += fabs(b[i]);
+            k++;
+        }
+        y[i] = s;
+        e[i] = slv_up(slv_gamma(k) * a, k);
+    }
+}
+
+void ls_cert_apply_t(const ls_data *d, const int *colcnt, const double *w,
+                     const double *ew, double *y, double *e)
+{
+    /* y accumulates A'w, e the bound |A|'(gamma(column length) |w| + ew) */
+    memset(y, 0, (size_t)d->n * sizeof *y);
+    memset(e, 0, (size_t)d->n * sizeof *e);
+    for (int i = 0; i < d->m; i++) {
+        if (d->A) {
+            const double *row = d->A + (size_t)i * d->n;
+            for (int j = 0; j < d->n; j++) {
+                y[j] += row[j] * w[i];
+                e[j] += fabs(row[j]) * (slv_gamma(d->m) * fabs(w[i]) + (ew ? ew[i] : 0.0));
+            }
+        } else {
+            for (int64_t p = d->rowptr[i]; p < d->rowptr[i + 1]; p++) {
+                int j = d->colind[p];
+                y[j] += d->val[p] * w[i];
+                e[j] += fabs(d->val[p]) * (slv_gamma(colcnt[j]) * fabs(w[i]) + (ew ? ew[i] : 0.0));
+            }
+        }
+    }
+    for (int j = 0; j < d->n; j++)
+        e[j] = slv_up(e[j], d->A ? d->m + 3 : colcnt[j] + 3);
+}
+
+double ls_cert_half_sq(const double *r, const double *er, int64_t m, double *err)
+{
+    slv_ksum k = {0, 0};
+    double lin = 0, quad = 0;
+    for (int64_t i = 0; i < m; i++) {
+        slv_ksum_add(&k, 0.5 * r[i] * r[i]);
+        lin += fabs(r[i]) * er[i];
+        quad += 0.5 * er[i] * er[i];
+    }
+    double g = slv_ksum_value(&k);
+    /* |1/2 |r*|^2 - 1/2 |r|^2| <= sum |r| e + 1/2 sum e^2; each square
+     * rounds once, Neumaier's sum 2u of the total and O(m u^2) more */
+    *err = slv_up(lin + quad, (int)(m < 1000000000 ? m : 1000000000)) + slv_gamma(4) * g;
+    return g;
+}
+
+void ls_cert_combine(double sigma, const double *gf, const double *ef, const double *gg,
+                     const double *eg, int64_t n, double *c, double *ec)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double t = sigma * gf[i];
+        c[i] = t + gg[i];
+        ec[i] = slv_up(sigma * ef[i] + eg[i] + slv_gamma(2) * (fabs(t) + fabs(gg[i])), 3);
+    }
+}
+
+/* Q y + q for the quadratic outer objective, and its error. */
+static void quad_apply(const ls_data *d, const double *y, double *o, double *e)
+{
+    for (int i = 0; i < d->n; i++) {
+        const double *row = d->Q + (size_t)i * d->n;
+        double s = d->q ? d->q[i] : 0.0, a = fabs(s);
+        for (int j = 0; j < d->n; j++) {
+            double t = row[j] * y[j];
+            s += t;
+            a += fabs(t);
+        }
+        o[i] = s;
+        e[i] = slv_up(slv_gamma(d->n + 1) * a, d->n + 1);
+    }
+}
+
+/* f(y), its error and its gradient with the gradient's error (b->gf,
+ * b->ef), and min_X f >= *floor, for the outer objectives of least
+ * squares. */
+static double ls_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, double *f_err,
+                            double *floor)
+{
+    slv_ksum k = {0, 0};
+    double f, mag = 0, lin = 0;
+    *floor = 0; /* the squared norms and distances */
+    switch (d->outer) {
+    case IRCG_OUTER_VALIDATION:
+        ls_cert_apply(d->vset, y, d->vset->b, b->rv, b->erv);
+        f = ls_cert_half_sq(b->rv, b->erv, d->vset->m, f_err);
+        ls_cert_apply_t(d->vset, b->vcolcnt, b->rv, b->erv, b->gf, b->ef);
+        return f;
+    case IRCG_OUTER_QUADRATIC: {
+        /* gradient Q y + q; f = sum y_i (1/2 (Q y)_i + q_i) = sum y_i (gf_i - q_i / 2) */
+        quad_apply(d, y, b->gf, b->ef);
+        for (int i = 0; i < d->n; i++) {
+            double half_q = d->q ? 0.5 * d->q[i] : 0.0;
+            double t = y[i] * (0.5 * b->gf[i] + half_q);
+            slv_ksum_add(&k, t);
+            mag += fabs(t);
+            lin += 0.5 * fabs(y[i]) * b->ef[i];
+        }
+        f = slv_ksum_value(&k);
+        *f_err = slv_up(lin + slv_gamma(4) * mag, d->n);
+        double eg, gap = slv_domain_fw_gap(&d->dom, b->gf, b->ef, y, d->n, &eg);
+        /* min_X f >= f(y) - gap_f(y), and f >= 0 when q = 0 (Q is PSD) */
+        *floor = f - *f_err - fmax(gap + eg, 0.0);
+        if (!d->q)
+            *floor = fmax(*floor, 0.0);
+        return f;
+    }
+    default: /* 1/2 ||y||^2 or 1/2 ||y - c||^2: the gradient is y or y - c */
+        for (int i = 0; i < d->n; i++) {
+            double t = d->outer == IRCG_OUTER_DIST_SQ ? y[i] - d->c[i] : y[i];
+            b->gf[i] = t;
+            b->ef[i] = d->outer == IRCG_OUTER_DIST_SQ ? slv_gamma(1) * fabs(t) : 0.0;
+            slv_ksum_add(&k, 0.5 * t * t);
+        }
+        f = slv_ksum_value(&k);
+        *f_err = slv_gamma(8) * f;
+        return f;
+    }
+}
+
+/* The gaps of g and of Phi_sigma at y from the gradients in b (gg, eg;
+ * gf, ef); both never below 0, a gap's least value. */
+void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigma,
+                  slv_cert *out)
+{
+    double e;
+    out->gap_g = fmax(slv_domain_fw_gap(&d->dom, b->gg, b->eg, y, d->n, &e) + e, 0.0);
+    out->gap_phi = NAN;
+    if (sigma > 0) {
+        ls_cert_combine(sigma, b->gf, b->ef, b->gg, b->eg, d->n, b->c, b->ec);
+        out->gap_phi = fmax(slv_domain_fw_gap(&d->dom, b->c, b->ec, y, d->n, &e) + e, 0.0);
+    }
+}
+
+ircg_error ls_certify(void *p, ircg_which which, double sigma, slv_cert *out)
+{
+    ls_ws *w = p;
+    const ls_data *d = w->d;
+    const double *y = which == IRCG_Z ? w->z : w->x;
+
+    if (!w->cb && !(w->cb = ls_cert_buf_new(d)))
+        return IRCG_ERR_NOMEM;
+    ls_cert_buf *b = w->cb;
+    *out = (slv_cert){.sharp = 1};
+    ls_cert_apply(d, y, d->b, b->r, b->er);
+    out->g = ls_cert_half_sq(b->r, b->er, d->m, &out->g_err);
+    ls_cert_apply_t(d, b->colcnt, b->r, b->er, b->gg, b->eg);
+    out->f = ls_cert_outer(d, b, y, &out->f_err, &out->f_floor);
+    ls_cert_gaps(d, b, y, sigma, out);
+    out->matvecs = d->outer == IRCG_OUTER_VALIDATION ? 4 : 2;
+    if (!isfinite(out->g) || !isfinite(out->gap_g) || !isfinite(out->f))
+        return IRCG_ERR_NUMERICAL;
+    return IRCG_OK;
+}

@@ -1,0 +1,138 @@
+/*
+ * mc_anchor.c -- an upper bound of sigma_2(M_Omega), the second singular
+ * value of the ratings, for the Kato-Temple bounds of the certificates
+ * (mc_cert.c).  Made once per workspace, on the first certificate.
+ *
+ * With lambda_i the eigenvalues of B = M'M (M = M_Omega, p x p), the sum
+ * of lambda_i^2 is ||B||_F^2, and lambda_1 >= theta for any Rayleigh
+ * quotient theta, so
+ *     sigma_2(M)^4 = lambda_2^2 <= ||B||_F^2 - theta^2.
+ * That bound is useful when the top singular value of the ratings holds
+ * most of the fourth-power mass of the spectrum (MovieLens: sigma_1 near
+ * 1890 against sigma_2 near 670, and 0.95 of it).  ||B||_F^2 takes
+ * sum_i nnz_i^2 multiply-adds: B is made a block of 256 columns at a time
+ * from the rows (each sorted by column, so a row's entries in a block are
+ * contiguous), summed over the ranks of a distributed problem.  Each entry
+ * of B errs by at most gamma(n + ranks + 4) (|M|'|M|)_jk; with ratings of
+ * both signs that second Gram is made beside it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/comm.h"
+#include "base/rounding.h"
+#include "problems/mc/mc.h"
+
+#define ANCHOR_BLOCK 256
+/* Beyond these the anchor is not made (the bounds fall back to ||C||_F):
+ * multiply-adds of sum_i nnz_i^2, and doubles of a block. */
+#define ANCHOR_MAX_WORK 4e9
+#define ANCHOR_MAX_BLOCK_DOUBLES (1 << 24)
+
+/* The first entry of row i whose column is >= j (rows are sorted). */
+static int64_t lower_col(const mc_data *d, int i, int j)
+{
+    int64_t lo = d->rowptr[i], hi = d->rowptr[i + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (d->col[mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* T (p x nb, column c for column j0 + c) += the rows' products, and TA
+ * the same of |M| when signed (else NULL). */
+static void block_gram(const mc_data *d, int j0, int nb, double *T, double *TA)
+{
+    for (int i = 0; i < d->n; i++) {
+        int64_t a = lower_col(d, i, j0), end = d->rowptr[i + 1];
+        for (; a < end && d->col[a] < j0 + nb; a++) {
+            double mj = mc_rating(d, a);
+            double *t = T + (size_t)(d->col[a] - j0) * d->p;
+            for (int64_t b = d->rowptr[i]; b < end; b++)
+                t[d->col[b]] += mj * mc_rating(d, b);
+            if (TA) {
+                double *ta = TA + (size_t)(d->col[a] - j0) * d->p;
+                for (int64_t b = d->rowptr[i]; b < end; b++)
+                    ta[d->col[b]] += fabs(mj * mc_rating(d, b));
+            }
+        }
+    }
+}
+
+/* ||M'M||_F^2, an upper bound (NaN when it was not made). */
+static double gram_fro2(const mc_data *d)
+{
+    double work = 0;
+    int neg = 0;
+    for (int i = 0; i < d->n; i++) {
+        double c = (double)(d->rowptr[i + 1] - d->rowptr[i]);
+        work += c * c;
+    }
+    for (int64_t e = 0; e < d->nnz && !neg; e++)
+        neg = mc_rating(d, e) < 0;
+    double v[2] = {work, neg};
+    slv_comm_sum(d->comm, v, 2); /* every rank decides alike */
+    neg = v[1] > 0;
+    int nb = ANCHOR_MAX_BLOCK_DOUBLES / d->p;
+    nb = nb > ANCHOR_BLOCK ? ANCHOR_BLOCK : nb;
+    if (v[0] > ANCHOR_MAX_WORK || nb < 1)
+        return NAN;
+    size_t len = (size_t)d->p * (size_t)nb;
+    double *T = malloc(len * sizeof *T), *TA = neg ? malloc(len * sizeof *TA) : NULL;
+    /* a rank without the memory stops them all: the sums are collective */
+    if (slv_comm_sum1(d->comm, !T || (neg && !TA)) > 0) {
+        free(T);
+        free(TA);
+        return NAN;
+    }
+    slv_ksum ft = {0, 0}, fa = {0, 0};
+    for (int j0 = 0; j0 < d->p; j0 += nb) {
+        int w = d->p - j0 < nb ? d->p - j0 : nb;
+        size_t l = (size_t)d->p * (size_t)w;
+        memset(T, 0, l * sizeof *T);
+        if (TA)
+            memset(TA, 0, l * sizeof *TA);
+        block_gram(d, j0, w, T, TA);
+        slv_comm_sum(d->comm, T, (int64_t)l);
+        if (TA)
+            slv_comm_sum(d->comm, TA, (int64_t)l);
+        for (size_t k = 0; k < l; k++) {
+            slv_ksum_add(&ft, T[k] * T[k]);
+            if (TA)
+                slv_ksum_add(&fa, TA[k] * TA[k]);
+        }
+    }
+    free(T);
+    free(TA);
+    /* ||B||_F <= ||B^||_F + gamma ||(|M|'|M|)||_F, each sum of squares
+     * within 4u (Neumaier); unsigned ratings: |M|'|M| = B */
+    int ranks = d->comm ? d->comm->size : 1;
+    double g = slv_gamma(d->n_all + ranks + 4);
+    double nt = sqrt(slv_ksum_value(&ft)) * (1 + slv_gamma(4));
+    double na = neg ? sqrt(slv_ksum_value(&fa)) * (1 + slv_gamma(4)) : nt;
+    double nb2 = slv_up(nt + g * na, 4);
+    return slv_up(nb2 * nb2, 2);
+}
+
+double mc_anchor_sv2(mc_ws *w)
+{
+    mc_cert_buf *b = w->cert;
+    if (!b)
+        return INFINITY;
+    if (!isnan(b->sv2_m))
+        return b->sv2_m;
+    double t0 = slv_now(), theta = 0;
+    double f4 = gram_fro2(w->d);
+    b->sv2_m = INFINITY;
+    if (!isnan(f4) && mc_cert_ratings_theta(w, &theta) == IRCG_OK) {
+        double l2sq = fmax(0.0, f4 - theta * theta * (1 - slv_gamma(2)));
+        b->sv2_m = slv_up(sqrt(sqrt(l2sq)), 4);
+    }
+    b->anchor_seconds = slv_now() - t0;
+    return b->sv2_m;
+}

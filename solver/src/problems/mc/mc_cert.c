@@ -1,0 +1,371 @@
+/*
+ * mc_cert.c -- the certificate of matrix completion (oracle.h, slv_cert)
+ * at one side Y (x or z) of the workspace.
+ *
+ * On the nuclear ball of radius delta the Frank-Wolfe gap of a gradient C
+ * at Y is <C, Y> + delta sigma_1(C): an upper bound of it needs an upper
+ * bound of sigma_1(C), which a Lanczos process alone does not give (its
+ * Ritz value is a lower bound).  With lambda the eigenvalues of C'C, a
+ * unit vector x, theta = ||C x||^2 and rho = ||C'C x - theta x||, the
+ * Kato-Temple inequality gives
+ *     lambda_1 <= theta + rho^2 / (theta - a)
+ * whenever lambda_2 <= a < theta.  The bound a of the second eigenvalue
+ * comes from Weyl's inequality for singular values, sigma_2(C) <=
+ * sigma_2(-M_Omega) + ||C + M_Omega||_2, with sigma_2 of the ratings
+ * bounded once (mc_anchor.c) and C + M_Omega = sigma grad f(Y) + P_Omega Y
+ * bounded by sigma sqrt(2 f(Y)) + ||Y_Omega||.  When the spectrum does
+ * not allow it (theta <= a), sigma_1(C) <= ||C||_F, always true and loose
+ * (slv_cert.sharp = 0).  theta and rho are those of the Lanczos vector
+ * for the exact C: one more product, made here with the magnitudes of its
+ * terms beside it, bounds what its rounding can change.
+ *
+ * The iterate's values on Omega are the side's xo, which the steps update
+ * and a refresh recomputes from the factors every MC_REFRESH_EVERY steps;
+ * D bounds how far xo is from the factors' exact values (the refresh's
+ * rounding and the steps' since), and every quantity takes it into
+ * account.  f(Y) comes from the factors' Gram matrices, its error bounded
+ * by gamma(4k + 64) of the magnitudes of its terms.
+ */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/comm.h"
+#include "base/rounding.h"
+#include "lmo/gram.h"
+#include "problems/mc/mc.h"
+
+/* Lanczos tolerance of the certificates' singular pairs: theta + rho^2 /
+ * (theta - a) is then theta to within 1e-20 theta^2 / (theta - a). */
+#define CERT_LANCZOS_TOL 1e-10
+
+void mc_cert_free(mc_cert_buf *b)
+{
+    if (!b)
+        return;
+    lmo_gram_free(b->gram);
+    free(b->u);
+    free(b->v);
+    free(b->cx);
+    free(b->a);
+    free(b->e1);
+    free(b->wv);
+    free(b->s1);
+    free(b);
+}
+
+static mc_cert_buf *cert_buf(mc_ws *w)
+{
+    const mc_data *d = w->d;
+    mc_cert_buf *b = w->cert;
+    if (b)
+        return b;
+    b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->gram = lmo_gram_new(d->n, d->p, MC_LANCZOS_BASIS);
+    b->u = malloc((size_t)d->n * sizeof(double));
+    b->cx = malloc((size_t)d->n * sizeof(double));
+    b->a = malloc((size_t)d->n * sizeof(double));
+    b->e1 = malloc((size_t)d->n * sizeof(double));
+    b->v = malloc((size_t)d->p * sizeof(double));
+    b->wv = malloc((size_t)d->p * sizeof(double));
+    b->s1 = malloc((size_t)d->p * sizeof(double));
+    if (!b->gram || !b->u || !b->cx || !b->a || !b->e1 || !b->v || !b->wv || !b->s1) {
+        mc_cert_free(b);
+        return NULL;
+    }
+    if (d->comm)
+        lmo_gram_set_comm(b->gram, d->comm);
+    b->sv2_m = NAN; /* the anchor: not made yet */
+    w->cert = b;
+    return b;
+}
+
+/* sum_i x_i^2 over the rows of every rank (x local, n long). */
+static double norm2_rows(const mc_data *d, const double *x)
+{
+    slv_ksum k = {0, 0};
+    for (int i = 0; i < d->n; i++)
+        slv_ksum_add(&k, x[i] * x[i]);
+    return slv_comm_sum1(d->comm, slv_ksum_value(&k));
+}
+
+static double norm2_cols(const mc_data *d, const double *x)
+{
+    slv_ksum k = {0, 0};
+    for (int j = 0; j < d->p; j++)
+        slv_ksum_add(&k, x[j] * x[j]);
+    return slv_ksum_value(&k);
+}
+
+/* A bound of || |P| |K| |Q'| ||_F and of |a0| d0 sqrt(m0) for the side:
+ * the size of the factors' products, which bounds their rounding. */
+static double factor_size(const mc_ws *w, const mc_side *s)
+{
+    const mc_data *d = w->d;
+    int k = w->k, c = w->cap;
+    double tp = 0, tq = 0, kk = 0;
+    for (int i = 0; i < k; i++) {
+        tp += w->GP[i + (size_t)i * c]; /* ||P||_F^2 = trace P'P */
+        tq += w->GQ[i + (size_t)i * c];
+        for (int j = 0; j < k; j++)
+            kk += s->K[i + (size_t)j * c] * s->K[i + (size_t)j * c];
+    }
+    return slv_up(fabs(s->a) * w->d0 * sqrt((double)d->m0) + sqrt(tp * kk * tq), 8);
+}
+
+/* How far the side's xo may be from the factors' exact values on Omega,
+ * in the Frobenius norm: the refresh's rounding (a dot product of k + 1
+ * terms per entry) and the steps since, each of which rounds an entry's
+ * combination of at most three values of size at most ||xo|| + delta on
+ * Omega, with weights of sum at most 4 (the averaged iterate's). */
+static double xo_drift(const mc_ws *w, const mc_side *s, double xo_norm)
+{
+    double steps = (double)w->since_refresh + 1;
+    return slv_up(slv_gamma(w->cap + 8) * factor_size(w, s) +
+                      steps * slv_gamma(16) * 4.0 * (xo_norm + w->d->delta),
+                  8);
+}
+
+/* The fresh sums of one side over Omega: g = 1/2 sum r^2 and
+ * <R, Y_Omega> = sum r xo with r = xo - M, and ||xo||; their errors for
+ * the computed r and xo (the drift is added by the caller). */
+typedef struct side_sums {
+    double g, rdot, rdot_mag, xo2;
+} side_sums;
+
+static void fresh_sums(mc_ws *w, const mc_side *s, side_sums *out)
+{
+    const mc_data *d = w->d;
+    slv_ksum g = {0, 0}, rd = {0, 0}, xx = {0, 0};
+    double mag = 0;
+    for (int64_t e = 0; e < d->nnz; e++) {
+        double r = s->xo[e] - mc_rating(d, e);
+        slv_ksum_add(&g, 0.5 * r * r);
+        slv_ksum_add(&rd, r * s->xo[e]);
+        slv_ksum_add(&xx, s->xo[e] * s->xo[e]);
+        mag += fabs(r * s->xo[e]);
+    }
+    double v[4] = {slv_ksum_value(&g), slv_ksum_value(&rd), mag, slv_ksum_value(&xx)};
+    slv_comm_sum(d->comm, v, 4);
+    *out = (side_sums){v[0], v[1], v[2], v[3]};
+}
+
+/* cx = C x and wv = C'(cx) for C = sigma grad f(X) + R, R the residual of
+ * xo (NULL: of 0, so R = -M) and the low-rank part that of the x side
+ * (sigma > 0 only with xo = the x side's), made entry by entry with the
+ * magnitudes of the terms: *ec bounds ||cx - C x|| and *ew ||wv - C' cx||
+ * (for the computed cx), every rounding included; *cn is ||cx||. */
+static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double *x,
+                         double *cn, double *ec, double *ew)
+{
+    const mc_data *d = w->d;
+    mc_cert_buf *b = w->cert;
+    int K = d->p + d->n_all + 2 * w->cap + 16;
+    double xn = sqrt(norm2_cols(d, x)), lr = 0;
+
+    if (sigma > 0) {
+        mc_gram_lowrank_in(w, sigma, x, b->a);
+        lr = sigma * factor_size(w, &w->x); /* || |sigma grad f| || <= sigma |X| */
+    } else {
+        memset(b->a, 0, (size_t)d->n * sizeof *b->a);
+    }
+    memset(b->wv, 0, (size_t)d->p * sizeof *b->wv);
+    memset(b->s1, 0, (size_t)d->p * sizeof *b->s1);
+    for (int i = 0; i < d->n; i++) {
+        double s = b->a[i], mag = fabs(b->a[i]);
+        int64_t e0 = d->rowptr[i], e1 = d->rowptr[i + 1];
+        for (int64_t e = e0; e < e1; e++) {
+            double r = (xo ? xo[e] : 0.0) - mc_rating(d, e);
+            double t = r * x[d->col[e]];
+            s += t;
+            mag += fabs(t);
+        }
+        b->cx[i] = s;
+        b->e1[i] = slv_gamma((int)(e1 - e0) + 4) * mag; /* r's rounding too */
+        for (int64_t e = e0; e < e1; e++) {
+            double r = (xo ? xo[e] : 0.0) - mc_rating(d, e);
+            b->wv[d->col[e]] += r * s;
+            b->s1[d->col[e]] += fabs(r * s);
+        }
+    }
+    double cn2 = norm2_rows(d, b->cx), e12 = norm2_rows(d, b->e1);
+    slv_comm_sum(d->comm, b->s1, d->p);
+    mc_gram_lowrank_out(w, sigma, b->cx, b->wv); /* sums R'cx over ranks too */
+    /* the column sums add at most n_all terms per column, per rank and
+     * then over the ranks: gamma(n_all + 4) of their magnitudes */
+    double e2 = slv_gamma(d->n_all + 8) * sqrt(norm2_cols(d, b->s1));
+    *cn = sqrt(cn2);
+    *ec = slv_up(sqrt(e12) + slv_gamma(K) * lr * xn, 8);
+    *ew = slv_up(e2 + slv_gamma(K) * lr * *cn, 8);
+}
+
+/* An upper bound of sigma_1(C) from a unit-ish vector x of the Lanczos
+ * process: C = sigma grad f + R of xo (the caller's), nC >= ||C||_F,
+ * D the drift of xo (a perturbation of C of norm <= D), a2 >= lambda_2
+ * of the exact C'C (INFINITY: unknown).  *sharp = 1 when Kato-Temple
+ * gave it. */
+static double sv1_bound(mc_ws *w, const double *xo, double sigma, const double *x,
+                        double nC, double D, double a2, int *sharp)
+{
+    const mc_data *d = w->d;
+    mc_cert_buf *b = w->cert;
+    double cn, ec, ew;
+
+    *sharp = 0;
+    bounded_gram(w, xo, sigma, x, &cn, &ec, &ew);
+    double x2 = norm2_cols(d, x), xn = sqrt(x2);
+    if (!(xn > 0) || !isfinite(cn))
+        return nC;
+    double xn_lo = xn * (1 - slv_gamma(d->p + 4)), xn_hi = xn * (1 + slv_gamma(d->p + 4));
+    double ecd = ec + D * xn_hi;              /* ||cx - C x||, drift included */
+    double cn_hi = cn * (1 + slv_gamma(d->n_all + 4)) + ecd;
+    double cn_lo = fmax(0.0, cn * (1 - slv_gamma(d->n_all + 4)) - ecd);
+    double th = cn * cn / x2;                  /* the computed Rayleigh quotient */
+    double th_hi = slv_up(cn_hi * cn_hi / (xn_lo * xn_lo), 4);
+    double th_lo = cn_lo * cn_lo / (xn_hi * xn_hi) * (1 - slv_gamma(4));
+    /* ||wv - C'C x|| <= ew + ||C|| (||cx - C x||) + D ||cx||: the
+     * transposed product of the exact C at the computed cx */
+    double ewd = slv_up(ew + nC * ecd + D * cn_hi, 4);
+    slv_ksum k = {0, 0};
+    for (int j = 0; j < d->p; j++) {
+        double t = b->wv[j] - th * x[j];
+        slv_ksum_add(&k, t * t);
+    }
+    double res = sqrt(slv_ksum_value(&k)) * (1 + slv_gamma(d->p + 8));
+    double dth = fmax(th_hi - th, th - th_lo);
+    double rho = slv_up((res + ewd + dth * xn_hi) / xn_lo, 4);
+    double lam = INFINITY;
+    if (th_lo > a2) {
+        lam = slv_up(th_hi + rho * rho / (th_lo - a2), 4);
+        *sharp = 1;
+    }
+    double s1 = sqrt(lam) * (1 + slv_gamma(2));
+    if (!(s1 < nC)) {
+        *sharp = 0;
+        return nC;
+    }
+    return s1;
+}
+
+/* The Lanczos process's top right vector of C'C into b->v (C = sigma
+ * grad f(X) + R at the x side, or R at side s when sigma = 0), warm from
+ * the last LMO's v; its quality only decides how tight the bound is. */
+typedef struct cert_op {
+    mc_ws *w;
+    const mc_side *s;
+    double sigma;
+} cert_op;
+
+static void cert_gram_op(void *vc, const double *x, double *cx, double *ctcx)
+{
+    cert_op *c = vc;
+    if (c->sigma > 0)
+        mc_gram_product(c->w, c->sigma, x, cx, ctcx);
+    else
+        mc_gram_product_r(c->w, c->s, x, cx, ctcx);
+}
+
+static ircg_error top_vector(mc_ws *w, const mc_side *s, double sigma, int64_t *matvecs)
+{
+    mc_cert_buf *b = w->cert;
+    cert_op op = {w, s, sigma};
+    lmo_svd_out so = {.u = b->u, .v = b->v};
+    ircg_error err = lmo_gram_run(b->gram, cert_gram_op, &op, w->have_v ? w->v : NULL,
+                                  CERT_LANCZOS_TOL, w->lmo_max_mv, &so);
+    *matvecs += so.matvecs;
+    return err;
+}
+
+/* sigma_2 of C (an upper bound) by Weyl from the ratings' (mc_anchor.c):
+ * C + M_Omega = sigma grad f(Y) + P_Omega Y. */
+static double lambda2_bound(mc_ws *w, double sigma, double f, double xo_norm, double D)
+{
+    double sv2 = mc_anchor_sv2(w);
+    if (!isfinite(sv2))
+        return INFINITY;
+    double s2 = slv_up(sv2 + xo_norm + D + sigma * sqrt(2 * f), 4);
+    return slv_up(s2 * s2, 2);
+}
+
+ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+    const mc_side *s = which == IRCG_Z ? &w->z : &w->x;
+    side_sums ss;
+    ircg_error err;
+    int sharp_g = 1, sharp_phi = 1;
+
+    *out = (slv_cert){.gap_phi = NAN, .f_floor = 0.0};
+    if (!cert_buf(w))
+        return IRCG_ERR_NOMEM;
+    fresh_sums(w, s, &ss);
+    double xo_norm = sqrt(ss.xo2), rn = sqrt(2 * ss.g);
+    double D = xo_drift(w, s, xo_norm);
+    /* g and <R, Y_Omega> of the exact values, xo within D of them */
+    out->g = ss.g;
+    out->g_err = slv_up(slv_gamma(6) * ss.g + rn * D + 0.5 * D * D, 4);
+    double rdot_err = slv_up(slv_gamma(4) * ss.rdot_mag + D * (xo_norm + rn) + D * D, 4);
+    double fro2, cs2;
+    mc_side_norms(w, s, &fro2, &cs2);
+    out->f = mc_side_f(w, s);
+    out->f_err = slv_gamma(4 * w->k + 64) * (fro2 + cs2 / d->n_all) + DBL_TRUE_MIN;
+
+    /* the gap of g: <R, Y> + delta sigma_1(R) */
+    if ((err = top_vector(w, s, 0.0, &out->matvecs)) != IRCG_OK)
+        return err;
+    double nR = slv_up(rn + sqrt(2 * out->g_err) + D, 4); /* ||R||_F of the exact Y */
+    double s1 = sv1_bound(w, s->xo, 0.0, w->cert->v, nR, D, lambda2_bound(w, 0.0, 0, xo_norm, D),
+                          &sharp_g);
+    out->matvecs += 2;
+    double gap = ss.rdot + d->delta * s1;
+    out->gap_g = fmax(slv_up(gap + rdot_err, 2) + slv_gamma(2) * d->delta * s1, 0.0);
+
+    if (sigma > 0 && which == IRCG_X) {
+        /* Phi: <sigma grad f + R, Y> + delta sigma_1(C), <grad f(Y), Y> = 2 f(Y) */
+        if ((err = top_vector(w, s, sigma, &out->matvecs)) != IRCG_OK)
+            return err;
+        double nC = slv_up(sigma * sqrt(2 * (out->f + out->f_err)) + nR, 4);
+        double a2 = lambda2_bound(w, sigma, out->f + out->f_err, xo_norm, D);
+        double c1 = sv1_bound(w, s->xo, sigma, w->cert->v, nC, D, a2, &sharp_phi);
+        out->matvecs += 2;
+        double ph = sigma * 2 * out->f + ss.rdot + d->delta * c1;
+        double ph_err = 2 * sigma * out->f_err + rdot_err +
+                        slv_gamma(4) * (2 * sigma * out->f + fabs(ss.rdot) + d->delta * c1);
+        out->gap_phi = fmax(slv_up(ph + ph_err, 2), 0.0);
+    }
+    out->sharp = sharp_g && sharp_phi;
+    if (!isfinite(out->g) || !isfinite(out->gap_g) || !isfinite(out->f))
+        return IRCG_ERR_NUMERICAL;
+    return IRCG_OK;
+}
+
+/* The top Rayleigh quotient of M'M from below, for mc_anchor.c: Lanczos on
+ * -M (the residual at 0), then the bounded product. */
+ircg_error mc_cert_ratings_theta(mc_ws *w, double *theta_lo)
+{
+    mc_cert_buf *b = cert_buf(w);
+    if (!b)
+        return IRCG_ERR_NOMEM;
+    /* -M is the residual of a side that is 0 on Omega: a zero side */
+    mc_side zero = {0};
+    const mc_data *d = w->d;
+    double *z = slv_big_alloc((size_t)d->nnz * sizeof *z, 1);
+    if (!z)
+        return IRCG_ERR_NOMEM;
+    zero.xo = z;
+    int64_t mv = 0;
+    ircg_error err = top_vector(w, &zero, 0.0, &mv);
+    if (err == IRCG_OK) {
+        double cn, ec, ew;
+        bounded_gram(w, NULL, 0.0, b->v, &cn, &ec, &ew);
+        double xn = sqrt(norm2_cols(d, b->v)) * (1 + slv_gamma(d->p + 4));
+        double lo = fmax(0.0, cn * (1 - slv_gamma(d->n_all + 4)) - ec);
+        *theta_lo = xn > 0 ? lo * lo / (xn * xn) * (1 - slv_gamma(4)) : 0.0;
+    }
+    free(z);
+    return err;
+}
