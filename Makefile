@@ -12,8 +12,8 @@ CFLAGS  := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
            -D_DEFAULT_SOURCE $(DEFS) -pthread -fPIC -MMD -MP $(SAN) $(EXTRA_CFLAGS)
 LDFLAGS := -pthread $(SAN) $(EXTRA_LDFLAGS)
 
-# Each layer sees only what it may use (DESIGN.md; tests/tools/layers.py
-# checks the same rules on the sources):
+# Each layer sees only what it may use (docs/DESIGN.md, "Layers and
+# rooms"; tests/tools/layers.py checks the same rules on the sources):
 #   solver  its own headers                   storage  nothing of ours
 #   api     the solver's public header         server   api, storage, solver's public header
 #   clients the public headers they use       tests    everything
@@ -33,7 +33,7 @@ LIB_HTTP    := -lmicrohttpd -lgnutls -lz
 LIB_CURL    := -lcurl
 
 # Debian packages of the dependencies (`make deps` installs the missing ones).
-DEB_PKGS := build-essential pkg-config xz-utils libopenblas-dev liblapacke-dev \
+DEB_PKGS := build-essential pkg-config xz-utils bzip2 unzip curl libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
             libgnutls28-dev libcurl4-openssl-dev gnutls-bin zlib1g-dev python3 python3-venv \
             python3-wheel-whl libjs-chart.js openmpi-bin libopenmpi-dev libparpack2-dev
@@ -85,8 +85,15 @@ EXAMPLES_JSON := $(BUILD)/gen/examples.json
 GEN_ASSETS    := $(BUILD)/gen/assets.c
 ASSETS_OBJ    := $(BUILD)/obj/gen/assets.o
 
-DATA_DIR   ?= ../shared/data
-DATA_OUT   := $(BUILD)/data
+# The data sets (datasets/README.md): DATASETS of datasets/MANIFEST into
+# build/data, each from a local copy when DATA_DIR names one, else
+# downloaded (curl) and checked against its sums; DATA_BASE_URL serves them
+# from a mirror instead of their publishers.
+DATA_DIR      ?=
+DATASETS      ?= ml-100k ml-1m
+DATA_MANIFEST ?= datasets/MANIFEST
+DATA_BASE_URL ?=
+DATA_OUT      := $(BUILD)/data
 
 # `make lint` needs the two analyzers; `make loadtest` wrk, curl.
 LINT_PKGS := cppcheck clang-tidy
@@ -106,7 +113,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 .PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins \
         deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-storage bench-mpi paper tta tta-run \
-        study results run deps deps-core deps-test deps-paper data deps-node apt-install openapi-lint \
+        study results run deps deps-core deps-test deps-paper data data-local deps-node apt-install openapi-lint \
         screenshots install uninstall clean help \
         deps-unit unit-check deps-image image image-test
 # ircg-mpi (clients/mpi/) is the one program built with MPI (Open MPI's
@@ -136,7 +143,9 @@ help:
 	@echo "make screenshots  the dashboard in headless chromium, PNGs into docs/"
 	@echo "make deps-node    Redocly CLI (npm ci in tests/node)"
 	@echo "make openapi-lint Redocly CLI over api/openapi.json"
-	@echo "make bench   the MovieLens benchmark (needs $(DATA_DIR))"
+	@echo "make data    the data sets DATASETS=\"$(DATASETS)\" into $(DATA_OUT) (datasets/README.md):"
+	@echo "             from a local copy DATA_DIR=DIR, else downloaded and checked"
+	@echo "make bench   the MovieLens benchmark (its ratings: make data)"
 	@echo "make bench-mpi    ircg-mpi on 1, 2, 4 ranks: s/iteration, RSS per rank, comm vs compute (BENCH_MPI_ARGS=)"
 	@echo "make valgrind  the ircg CLI under valgrind memcheck on every example"
 	@echo "make loadtest  wrk on a real ircgd with jobs, SSE clients and submits; a burst of 500"
@@ -261,17 +270,20 @@ $(BENCH_BIN): $(call obj,$(BENCH_SRC))
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_JSON)
 
-# Decompressed copies of the shared MovieLens files (never committed).
+# The data files (never committed: datasets/fetch.sh).  `make data` takes
+# them from the local copy or downloads them, and fails saying why when it
+# can do neither; `data-local` never touches the network (the tests, which
+# skip what is missing, saying so).
+DATA_FETCH = datasets/fetch.sh --out $(DATA_OUT) --manifest $(DATA_MANIFEST) \
+             $(if $(DATA_DIR),--local $(DATA_DIR)) $(if $(DATA_BASE_URL),--base-url $(DATA_BASE_URL))
 data:
-	@mkdir -p $(DATA_OUT)
-	@if [ -f $(DATA_DIR)/ml-100k/u.data.xz ] && [ ! -f $(DATA_OUT)/u.data ]; then \
-	  xz -dc $(DATA_DIR)/ml-100k/u.data.xz > $(DATA_OUT)/u.data.tmp && mv $(DATA_OUT)/u.data.tmp $(DATA_OUT)/u.data; fi
-	@if [ -f $(DATA_DIR)/ml-1m-subset/ratings.dat.xz ] && [ ! -f $(DATA_OUT)/ratings.dat ]; then \
-	  xz -dc $(DATA_DIR)/ml-1m-subset/ratings.dat.xz > $(DATA_OUT)/ratings.dat.tmp && mv $(DATA_OUT)/ratings.dat.tmp $(DATA_OUT)/ratings.dat; fi
+	@$(DATA_FETCH) $(DATASETS)
+data-local:
+	@$(DATA_FETCH) --local-only $(DATASETS)
 
 # IRCG_BUILD_DIR lets the tests find the daemon, the CLI and build/data.
 # IRCG_SAN: the sanitizer flags, for what the tests compile themselves.
-test: all data
+test: all data-local
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) IRCG_SAN="$(SAN)" OPENBLAS_NUM_THREADS=1 ./$(RUN_TESTS) $(T)
 
 # The numerical suites again under several OpenBLAS kernel sets
@@ -279,7 +291,7 @@ test: all data
 NUMERIC_SUITES := cgbio. core. cut_ls. cut_mc. logreg. logreg_ref. ls. ls_domain. ls_leastnorm. \
                   ls_norm. ls_oracle. ls_overparam. ls_rates. ls_simplex. rates_qg. mc_dense. mc_lmo. mc_proj. mc_prox. mc_prox_dense. mc_sweep. \
                   mc_state. prox_ls. reference. selection. synth.
-test-kernels: all data
+test-kernels: all data-local
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) tests/tools/kernels.sh ./$(RUN_TESTS) $(NUMERIC_SUITES)
 
 # Fuzzing (tests/fuzz/README.md): one libFuzzer binary per target, built
@@ -427,7 +439,7 @@ tta: tta-run
 # The store and the data directory live in build/: specs may name the
 # MovieLens files that `make data` put there ("path": "ratings.dat").
 RUN_ARGS ?= --db $(BUILD)/ircg.db --data-dir $(DATA_OUT)
-run: deps-core all data
+run: deps-core all data-local
 	OPENBLAS_NUM_THREADS=1 ./$(IRCGD) $(RUN_ARGS)
 
 # Installs the Debian packages of $(1) that are missing.

@@ -2,12 +2,13 @@
  * http.c -- libmicrohttpd glue: the daemon, the request context, body
  * accumulation with limits, routing, replies and the request log.
  *
- * MHD runs one thread per connection (service.md 3.1), so handlers may
- * block (SSE) without stalling other clients.  For each request the access
- * handler is called (1) after the headers -- we allocate the context, match
- * the route and reject early (401/413/415/503) so a refused body is never
- * read --, (2) for each piece of the body, which we append up to the limit,
- * and (3) once more with no data, when we dispatch to the route handler.
+ * MHD runs one thread per connection (docs/DESIGN.md, "The daemon"), so
+ * handlers may block (SSE) without stalling other clients.  For each
+ * request the access handler is called (1) after the headers -- we
+ * allocate the context, match the route and reject early (401/413/415/503)
+ * so a refused body is never read --, (2) for each piece of the body, which
+ * we append up to the limit, and (3) once more with no data, when we
+ * dispatch to the route handler.
  */
 #include <arpa/inet.h>
 #include <math.h>

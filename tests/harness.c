@@ -69,12 +69,6 @@ void th_margin(const char *file, int line, double used)
         fprintf(stdout, "    margin %s:%d used %.3g of its tolerance\n", file, line, used);
 }
 
-const char *th_data_dir(void)
-{
-    const char *d = getenv("IRCG_DATA_DIR");
-    return d && *d ? d : "../shared/data";
-}
-
 static void rm_tmp(void)
 {
     if (g_tmp[0] && !getenv("IRCG_KEEP_TMP")) {

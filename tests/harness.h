@@ -25,9 +25,6 @@ int th_failed(void); /* has the running test failed so far */
  * again before another CPU's rounding crosses them. */
 void th_margin(const char *file, int line, double used);
 
-/* Folder of the shared data files (IRCG_DATA_DIR, default ../shared/data)
- * and of decompressed copies made by `make data` (build/data). */
-const char *th_data_dir(void);
 /* Path of a test temporary directory, created once per run; removed at exit
  * unless IRCG_KEEP_TMP is set. */
 const char *th_tmpdir(void);

@@ -387,8 +387,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (access(o.ratings, R_OK) != 0) {
-        fprintf(stderr, "bench: %s is missing (run `make data`; the MovieLens "
-                        "files come from ../shared/data)\n", o.ratings);
+        fprintf(stderr, "bench: %s is missing (run `make data`, which downloads "
+                        "it or takes a local copy: datasets/README.md)\n", o.ratings);
         return 2;
     }
     if (!mkdtemp(dir))

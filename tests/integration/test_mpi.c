@@ -117,7 +117,7 @@ TEST(mpi, agreement_movielens_100k)
 {
     char path[PATH_MAX], data[PATH_MAX + 64];
     if (!have("u.data", path, sizeof path))
-        SKIP("no u.data (make data needs ../shared/data)");
+        SKIP("no u.data: run make data (datasets/README.md)");
     snprintf(data, sizeof data, "{\"source\": \"file\", \"path\": \"%s\"}", path);
     agree(data, 50);
 }
@@ -126,7 +126,7 @@ TEST(mpi, agreement_movielens_1m)
 {
     char path[PATH_MAX], data[PATH_MAX + 64];
     if (!have("ratings.dat", path, sizeof path))
-        SKIP("no ratings.dat (make data needs ../shared/data)");
+        SKIP("no ratings.dat: run make data (datasets/README.md)");
     snprintf(data, sizeof data, "{\"source\": \"file\", \"path\": \"%s\"}", path);
     agree(data, 40);
 }
@@ -181,7 +181,7 @@ TEST(mpi, arpack_agreement_movielens_100k)
     char path[PATH_MAX], data[PATH_MAX + 64];
     static const reference refs[] = {{"arpack", 1e-10}, {"lanczos", 1e-9}};
     if (!have("u.data", path, sizeof path))
-        SKIP("no u.data (make data needs ../shared/data)");
+        SKIP("no u.data: run make data (datasets/README.md)");
     snprintf(data, sizeof data, "{\"source\": \"file\", \"path\": \"%s\"}", path);
     agree_with(data, 50, "arpack", "", refs, 2);
 }

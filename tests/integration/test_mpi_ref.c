@@ -131,7 +131,7 @@ TEST(mpi_ref, computed_reference_movielens_100k)
     snprintf(path, sizeof path, "%s/data/u.data",
              getenv("IRCG_BUILD_DIR") ? getenv("IRCG_BUILD_DIR") : ".");
     if (access(path, R_OK) != 0)
-        SKIP("no u.data (make data needs ../shared/data)");
+        SKIP("no u.data: run make data (datasets/README.md)");
     snprintf(data, sizeof data, "{\"source\": \"file\", \"path\": \"%s\"}", path);
     agree(data, 500);
 }

@@ -2,16 +2,16 @@
  * rates.c -- see rates.h.  The theorems' constants, in the paper's
  * notation (Section 5), with sigma_0 = vs:
  *
- *   thm:accelerated-quadratic-growth
+ *   the theorem under quadratic growth of g
  *     W = max{ g(x_0) - g*, w* },  w* the largest w with
  *         c0 + c1 sqrt(w) >= w,  c0 = 4 (L_f vs + L_g) D^2 + G_f^2 vs^2 / kappa,
  *         c1 = p 2^min{2p+2, 3} G_f vs / sqrt(kappa),
  *     so sqrt(w*) = (c1 + sqrt(c1^2 + 4 c0)) / 2;
  *     g_t <= W / (t+1)^min{2p,1},  f_t <= W / (2 vs (t+1)^min{p,1-p}).
- *   lem:fg-bounds-accelerated (tighter, and where kappa matters most)
+ *   the lemma bounding f and g (tighter, and where kappa matters most)
  *     f_t >= -G_f sqrt(g_t / kappa),  g_t <= 2 h_t + G_f^2 sigma_t^2 / kappa,
  *     h_t = sigma_t f_t + g_t.
- *   thm:accelerated-strongly-convex (closed loop or line search)
+ *   the theorem for strongly convex f and X (closed loop or line search)
  *     k = min{p + 2/3, p/3 + 1, 2 - p},
  *     M = alpha_X sqrt(alpha_f) / (8 sqrt2 (sigma_0 L_f + L_g)),
  *     H = the least h with, for t = 1..T - 1,
@@ -28,7 +28,8 @@
  *   3^k h_1 where the statement has vs 3^k h_1, which the induction's base
  *   case h_1 <= H / 3^k needs when vs < 1 (for vs >= 1 the two agree).
  *   The conditions (2), (3) for t < T are what the induction of
- *   lem:h-recursion uses up to T, so this H is valid on the horizon run.
+ *   the lemma on the recursion of h uses up to T, so this H is valid on the
+ *   horizon run.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
  * Everything the theorems need is computed here, independently of
  * libircg, from the instance's closed form: x*, g*, f*, the quadratic
  * growth constant kappa, G_f = ||grad f(x*)||, L_g = 2 lambda_max(A),
- * L_f = 1, D = 2, the constant W of thm:accelerated-quadratic-growth and
- * H of thm:accelerated-strongly-convex.  The solver only runs IR-CG (on
+ * L_f = 1, D = 2, the constant W of the theorem under quadratic growth of g and
+ * H of the theorem for strongly convex f and X.  The solver only runs IR-CG (on
  * the least-squares form 1/2 ||sqrt2 B x - sqrt2 B y||^2 = g + y'Ay with
  * B'B = A and A y = b) and reports g and f at every iteration.
  *
@@ -68,7 +68,7 @@ typedef struct rq_result {
 
 /* IR-CG with sigma_t = vs (t+1)^-p and the rule for T iterations, every
  * bound checked at every t >= 1: thm QG (when kappa > 0), its
- * lem:fg-bounds-accelerated, and with check_sc thm SC as well.  0 on
+ * the lemma bounding f and g, and with check_sc thm SC as well.  0 on
  * success, -1 when the solver could not run. */
 int rq_run(const rq_inst *in, double p, double vs, ircg_step_rule rule, int64_t T,
            int check_sc, rq_result *out);

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """layers.py [--root DIR] -- every #include "..." of the C sources against
-the layers of DESIGN.md and the rooms of solver/README.md.
+the layers and rooms of docs/DESIGN.md ("Layers and rooms"; the solver's
+rooms are also in solver/README.md).
 
 A quoted include is resolved the way the compiler would find it through any
 of the project's include directories (or beside the including file), and

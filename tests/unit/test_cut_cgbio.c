@@ -212,7 +212,7 @@ static double dense_cut(int n, int p, double delta, const double *C, const doubl
     mct_svd(n, p, C, s, NULL, NULL);
     double sc = s[0];
     mct_svd(n, p, A, s, NULL, NULL);
-    hi = 2 * delta * sc / (b + delta * s[0]); /* Remark "optimal-dual"'s bound */
+    hi = 2 * delta * sc / (b + delta * s[0]); /* the bound of Remark 3 (optimal dual) */
     for (;;) {
         for (size_t e = 0; e < np; e++)
             P[e] = C[e] + hi * A[e];

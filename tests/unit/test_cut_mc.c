@@ -7,7 +7,7 @@
  * Under Slater's condition the optimal value is the dual value
  * max_{l >= 0} -delta sigma_max(C + l A) - l b (strong duality), found here
  * by golden section on dense SVDs.  Without it the feasible set is the face
- * argmin <A, .> of Lemma "argminNB", and the optimum over it is computed from the
+ * argmin <A, .> of Lemma A.2, and the optimum over it is computed from the
  * top right singular subspace of A.  V itself is read back by a step of
  * length 1 (x <- V) and checked for feasibility by a dense SVD.
  *
@@ -372,7 +372,7 @@ TEST(cut_mc, double_top_of_C_with_lambda_zero)
 /*
  * Slater fails: b = -delta sigma_max(A) exactly.  A = U diag(2, 2, 1, 0.5) W'
  * has a double top value, so the feasible set is the 2-dimensional face of
- * Lemma "argminNB", {-(delta/2) A r r' : r in span(w1, w2), |r| = 1} and its hull,
+ * Lemma A.2, {-(delta/2) A r r' : r in span(w1, w2), |r| = 1} and its hull,
  * over which <C, V> is minimized at -(delta/2) lambda_max(R' sym(C'A) R).
  */
 TEST(cut_mc, slater_fails_on_a_double_face)

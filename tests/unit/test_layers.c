@@ -1,6 +1,6 @@
 /*
- * test_layers.c -- the layers of DESIGN.md and the rooms of
- * solver/README.md, checked on the sources by tests/tools/layers.py: no
+ * test_layers.c -- the layers and rooms of docs/DESIGN.md (the solver's
+ * also in solver/README.md), checked on the sources by tests/tools/layers.py: no
  * file includes across a forbidden boundary.  The checker is also run on a
  * small tree written here with two violations, so that it is known to find
  * them.

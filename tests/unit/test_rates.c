@@ -8,17 +8,18 @@
  *                     / ((min{1, 2(1-p)} / min{1+2p, 2}) (t+1)^p)
  *
  * and the inequalities its proof chains together, each with its explicit
- * constants (see bound_ctx): the per-step ineq2 of lemma:recursive-rule,
- * eq:weighted-sum (as stated and in the proof's sharper form),
- * eq:weighted-sum-f, the averaging step and eq:bound-fz with S_t,
- * lemma:lastiterate and lemma:twoupperbounds.  The theorem alone is loose
+ * constants (see bound_ctx), numbered as in the paper: the per-step second
+ * inequality of Lemma 2.1, Corollary 2.2's weighted sum (as stated and in
+ * the proof's sharper form), its weighted sum of f(x_i), the averaging
+ * step and its bound on f(z_t) with S_t, Lemma 2.4 (the last iterate) and
+ * Lemma 2.6 (two upper bounds).  The theorem alone is loose
  * (largest g-gap / bound 0.07, f 0.002), so it passes when z_t is replaced
  * by x_t or sigma_t is held constant; the intermediate steps do not: ineq2
- * reaches 0.99 of its bound, the weighted sum 0.47, lemma:lastiterate 0.27,
+ * reaches 0.99 of its bound, the weighted sum 0.47, Lemma 2.4 (last iterate) 0.27,
  * and the averaging step is an equality up to convexity (z_t := x_t breaks
  * it wherever f(x_t) grows, as it does from x_0 = 0 on the least-norm and
  * box instances; constant sigma breaks ineq2, the weighted sums and
- * lemma:lastiterate as well).
+ * Lemma 2.4 (last iterate) as well).
  *
  * All checked at every iteration through the callback, on instances whose
  * f_opt, g_opt and min_X f are known in closed form (derived in comments and
@@ -197,30 +198,33 @@ static int make_box(rinst *R)
 /* The intermediate inequalities of the proof, with the test's own
  * sigma_t = vs (t+1)^-p, weights w_i = (i+1) i (sigma_{i-1} - sigma_i) and
  * S_t = (t+1) t sigma_t + sum_{i<=t} w_i (eq. S):
- *  R    per step (ineq2 of lemma:recursive-rule), h_t = Phi_t(x_t) - Phi_t(x*):
+ *  R    per step (Lemma 2.1's second inequality), h_t = Phi_t(x_t) - Phi_t(x*):
  *       Phi_t(x_{t+1}) - Phi_t(x*) <= (1 - 2/(t+2)) h_t
  *                                     + 2 (L_f sigma_t + L_g) D^2 / (t+2)^2
- *  WS   eq:weighted-sum in the proof's sharper form
+ *  WS   Corollary 2.2's weighted sum in the proof's sharper form
  *       (t+1) t h_t + SF_t <= sum_{i<=t} 2 (L_f sigma_{i-1} + L_g) D^2 i/(i+1)
  *       with SF_t = sum_{i<=t} w_i (f(x_i) - f_opt), and as stated
  *       (right side 2 (L_f sigma_0 + L_g) D^2 t)
- *  WSF  eq:weighted-sum-f: (t+1) t sigma_t (f(x_t) - f_opt) + SF_t <= idem
- *  JF   the convexity step to eq:bound-fz: z_t is the w-average of the x_i,
+ *  WSF  Corollary 2.2's weighted sum of f(x_i):
+ *       (t+1) t sigma_t (f(x_t) - f_opt) + SF_t <= idem
+ *  JF   the convexity step to Corollary 2.2's bound on f(z_t): z_t is the
+ *       w-average of the x_i,
  *       S_t (f(z_t) - f_opt) <= (t+1) t sigma_t (f(x_t) - f_opt) + SF_t
- *  FZ   eq:bound-fz: f(z_t) - f_opt <= 2 (L_f sigma_0 + L_g) D^2 t / S_t,
- *       and lemma:twoupperbounds: <= 2 (L_f sigma_0 + L_g) D^2/((t+1) sigma_t)
- *  GX   lemma:lastiterate with its constant at t,
+ *  FZ   Corollary 2.2's bound on f(z_t):
+ *       f(z_t) - f_opt <= 2 (L_f sigma_0 + L_g) D^2 t / S_t,
+ *       and Lemma 2.6 (two upper bounds): <= 2 (L_f sigma_0 + L_g) D^2/((t+1) sigma_t)
+ *  GX   Lemma 2.4 (last iterate) with its constant at t,
  *       g(x_t) - g_opt <= C_t sigma_t, C_t = 2 (L_f sigma_0 + L_g) D^2 /
  *       ((t+1) sigma_t) + F (1 + W_t / ((t+1) t sigma_t)), F = f_opt - min f
  *  JG   S_t (g(z_t) - g_opt) <= (t+1) t sigma_t (g(x_t) - g_opt) + SG_t
- *  GZ   lemma:twoupperbounds: g(z_t) - g_opt <= C (1 + V_t) sigma_t with
+ *  GZ   Lemma 2.6 (two upper bounds): g(z_t) - g_opt <= C (1 + V_t) sigma_t with
  *       C = max_{i<=t} C_i and V_t = sum w_i sigma_i / ((t+1) t sigma_t^2).
  * ratio[] keeps max lhs / rhs of each (1 = tight). */
 enum { CK_R, CK_WS, CK_WS0, CK_WSF, CK_JF, CK_FZ, CK_FZ2, CK_GX, CK_JG, CK_GZ,
        CK_THF, CK_THG, CK_N };
 static const char *const CK_NAME[CK_N] = {
-    "ineq2", "weighted-sum (proof)", "eq:weighted-sum", "eq:weighted-sum-f",
-    "Jensen f(z)", "eq:bound-fz", "twoupperbounds f", "lastiterate g(x)",
+    "ineq2", "weighted-sum (proof)", "weighted sum (Cor 2.2)", "f sum (Cor 2.2)",
+    "Jensen f(z)", "f(z) bound (Cor 2.2)", "twoupperbounds f", "lastiterate g(x)",
     "Jensen g(z)", "twoupperbounds g", "theorem f", "theorem g"};
 
 typedef struct bound_ctx {

@@ -4,17 +4,17 @@
  * bound at every iteration; constants and misprints are documented
  * there):
  *
- *  - quadratic growth (thm:accelerated-quadratic-growth): with kappa =
+ *  - quadratic growth (the paper's theorem under quadratic growth of g): with kappa =
  *    lambda_min(A) (checked here against LAPACK's eigenvalues of A), for
  *    p in {1/3, 1/2, 2/3} and every step rule, g_t <= W/(t+1)^min{2p,1}
  *    and f_t <= W/(2 vs (t+1)^min{p,1-p}) at every t <= T, and the two
- *    inequalities of lem:fg-bounds-accelerated, whose lower bound
+ *    inequalities of the lemma bounding f and g, whose lower bound
  *    f_t >= -G_f sqrt(g_t / kappa) is nearly tight here (lhs/rhs about
  *    0.69): a kappa twice too large would break it.  The fitted slope of
  *    g_t over t in [T/20, T] is at least min{2p,1} - 0.1, and that of |f_t|
  *    at least min{p,1-p} - 0.1 (|f_t| <= max of the theorem's f bound and
  *    the lemma's G_f sqrt(g_t / kappa)).
- *  - strong convexity of f and X (thm:accelerated-strongly-convex): the
+ *  - strong convexity of f and X (the paper's theorem for strongly convex f and X): the
  *    same instance satisfies it (f = 1/2||x - c||^2, alpha_f = 1; the unit
  *    ball, alpha_X = 1); with the closed loop and the line search,
  *    f_t <= H / (vs (t+2)^min{2/3, 1-2p/3, 2-2p}) at every t.
@@ -71,7 +71,7 @@ TEST(rates_qg, quadratic_growth_bounds_and_slopes)
             CHECK(r.slope_f >= r.f_rate - 0.1);
             /* the lemma's kappa-dependent bound is nearly attained */
             CHECK(r.ratio_lemma_f >= 0.5 && r.ratio_lemma_f <= 1);
-            if (rule > 0) { /* thm:accelerated-strongly-convex */
+            if (rule > 0) { /* the paper's theorem for strongly convex f and X */
                 CHECK(isfinite(r.H) && r.H > 0);
                 CHECK_INT(r.bad_f_sc, 0);
             }

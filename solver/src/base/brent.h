@@ -2,7 +2,7 @@
  * brent.h -- Brent's minimizer of a scalar function on a bounded interval
  * (golden section with safeguarded parabolic steps; Brent 1973, Chapter 5,
  * the method of scipy.optimize.minimize_scalar(method="bounded") that the
- * paper uses for the multiplier of CG-BiO's cut, Remark "optimal-dual").
+ * paper uses for the multiplier of CG-BiO's cut, its Remark 3).
  *
  * Like scipy's version it never evaluates the end points.  For a unimodal f
  * it stops when the minimizer is bracketed to within 2 tol, with

@@ -1,6 +1,6 @@
 /* reference.h -- the inner optimum x* as the solvers use it: g(x*) and the
  * residual r(x*), so g(x) - g(x*) is a termwise sum, not a difference of two
- * numbers near 7e6 (notes/algorithms.md section 1). */
+ * numbers near 7e6 (docs/DESIGN.md, "Tracing g - g_opt"). */
 #ifndef IRCG_REFERENCE_H
 #define IRCG_REFERENCE_H
 

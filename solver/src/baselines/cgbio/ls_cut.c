@@ -163,7 +163,7 @@ static ircg_error polytope_cut(const cut_ctx *k, const ircg_domain *dom,
     double slo = s0, shi, lo = 0, hi;
 
     memcpy(vlo, v, (size_t)n * sizeof *v);
-    /* the bound of Remark "optimal-dual" for any X: l* <= (max_X <c,.> - min_X <c,.>)
+    /* the bound of Remark 3 (optimal dual) for any X: l* <= (max_X <c,.> - min_X <c,.>)
      * / margin; twice it lies strictly on the feasible side */
     for (int64_t i = 0; i < n; i++)
         q[i] = -k->c[i];

@@ -1,6 +1,6 @@
 /*
  * mc_cut.c -- CG-BiO's oracle on matrix completion: the paper's SNB-LO
- * with NB-BLO (appendix, subsec:SNNB) on the implicit operators
+ * with NB-BLO (the paper's Appendix A.2) on the implicit operators
  * C = grad f(X) and A = grad g(X) (mc_lmo.c), never forming an n x p
  * matrix:
  *
@@ -8,14 +8,14 @@
  *
  * 1. V0 = -delta u v' from the top pair of C.  If V0 meets the cut it is
  *    optimal (lambda* = 0) and nothing else is needed.
- * 2. sigma_max(A) and Slater's condition (Lemma "Slater"): b + delta
+ * 2. sigma_max(A) and Slater's condition (the paper's Lemma A.1): b + delta
  *    sigma_max(A) is the Frank-Wolfe gap of g at X plus slack; within
  *    TAU_SLATER of zero, relative to the size of its terms, it counts as
  *    zero.  Slater fails (or the cut set is empty, slack < 0): V =
  *    NB-BLO(A, C), which minimizes <A, V> and then <C, V> (oracle.h).
  * 3. Slater holds: lambda* = argmin over [0, 2 delta sigma_max(C) / (b +
  *    delta sigma_max(A))] of h(l) = delta sigma_max(C + l A) + b l by
- *    bounded Brent (Remark "optimal-dual"), each evaluation a Lanczos
+ *    bounded Brent (the paper's Remark 3), each evaluation a Lanczos
  *    warm started at the best point's singular vector.
  * 4. Brent locates lambda* to sqrt(eps) only (h is flat or kinked there),
  *    so V is recovered exactly on a small subspace: R = the top singular

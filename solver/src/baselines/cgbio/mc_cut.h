@@ -1,6 +1,6 @@
 /*
  * mc_cut.h -- internals of CG-BiO's oracle on the nuclear ball (the paper's
- * SNB-LO and NB-BLO, appendix subsec:SNNB), shared by mc_cut.c (the oracle on the
+ * SNB-LO and NB-BLO, the paper's Appendix A.2), shared by mc_cut.c (the oracle on the
  * implicit operators), mc_cut_space.c (singular subspaces by deflated
  * Lanczos) and mc_nbblo.c (the problem restricted to a small subspace).
  *
@@ -29,7 +29,7 @@
  *   purpose: an extra vector only enlarges the restricted problem.
  * - MC_CUT_TAU_FACE: in the restricted problem at the refined multiplier,
  *   singular values within this of the top one form the optimal face of
- *   Lemma "argminNB".  The Grams give them to about 1e-15 relative. */
+ *   Lemma A.2.  The Grams give them to about 1e-15 relative. */
 #define MC_CUT_TAU_SPACE 1e-4
 #define MC_CUT_TAU_FACE 1e-9
 

@@ -1,11 +1,11 @@
 /*
- * mc_nbblo.c -- SNB-LO and NB-BLO (the algorithms of the paper's appendix subsec:SNNB) on
+ * mc_nbblo.c -- SNB-LO and NB-BLO (the algorithms of the paper's Appendix A.2) on
  * span R, from the k x k Grams of C R and A R (see mc_cut.h).  Everything
  * here is dense k x k work, k <= 6, so the multiplier can be refined to the
  * last bit instead of the sqrt(eps) that Brent's search on the implicit
  * operator reaches.
  *
- * For unit y in R^k and P = ps C + pt A, the vertex of Lemma "argminNB" is
+ * For unit y in R^k and P = ps C + pt A, the vertex of Lemma A.2 is
  * V(y) = -delta u (R y)' with u = P R y / ||P R y||, and for Q = qs C + qt A
  *   <Q, V(y)> = -delta y' (QR)'(PR) y / sqrt(y' (PR)'(PR) y).
  *
@@ -104,7 +104,7 @@ static ircg_error top_of(const nb_red *r, double ps, double pt, double *y,
 }
 
 /* NB-BLO(P, Q) on span R: E = the top eigenvectors of (PR)'(PR) whose
- * square roots lie within MC_CUT_TAU_FACE of sigma_max (the E_1 of Lemma "argminNB"),
+ * square roots lie within MC_CUT_TAU_FACE of sigma_max (the E_1 of Lemma A.2),
  * S = E' sym((QR)'(PR)) E; yt (top eigenvector of S, mapped back) gives the
  * face's minimizer of <Q, V>, yb (bottom) its maximizer.  *sigma = 0 says
  * P R = 0, and then yt and yb are not set. */
