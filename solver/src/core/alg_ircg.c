@@ -19,6 +19,10 @@
 
 #include "core/solver_internal.h"
 
+/* The rounding floor of a computed gap, in ulps of its terms' magnitude
+ * (reference/reference.c uses the same). */
+#define GAP_FLOOR_ULPS 8.0
+
 double slv_step_size(ircg_step_rule rule, int64_t t, double sigma,
                       const slv_dir *d, double L_f, double L_g)
 {
@@ -63,10 +67,14 @@ static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *conver
         *converged = 1;
         return IRCG_OK;
     }
-    /* on g alone (varsigma = 0) a computed Frank-Wolfe gap of 0 or less is
-     * an inner solution to working precision: the answer, not a step to
-     * take (the certificate at the end says how exact) */
-    if (sigma == 0 && !(it->gap > 0)) {
+    /* On g alone (varsigma = 0) a Frank-Wolfe gap within 8 ulps of its
+     * terms' magnitude (g_opt's floor) or of g(x_0) is an inner solution
+     * to working precision: the answer, not a step to take.  The line
+     * search reached g = 0 on a least-norm problem and then took steps of
+     * 1e-310 on gaps of 1e-307 (the certificate at the end says how exact
+     * the answer is). */
+    double floor = GAP_FLOOR_ULPS * DBL_EPSILON * fmax(dir.gphi_scale, sv->bnd.g0);
+    if (sigma == 0 && !(it->gap > floor)) {
         *converged = 1;
         return IRCG_OK;
     }

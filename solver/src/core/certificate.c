@@ -16,6 +16,7 @@
  * The arithmetic here rounds too: each combination gives away
  * gamma(4) of its terms' magnitudes.
  */
+#include <float.h>
 #include <math.h>
 
 #include "base/rounding.h"
@@ -80,6 +81,17 @@ static void fold(slv_bounds *b, const slv_cert *cx, const slv_cert *cz, int have
     b->sharp &= cx->sharp && (!have_z || cz->sharp);
 }
 
+/* x is optimal to working precision: its certified inner gap within 8
+ * ulps of g(x_0) - g_upper and, unless the solve is on g alone, its outer
+ * gap within 8 ulps of f.  An exact answer ends the solve as converged. */
+static int exact(const ircg_solver *sv)
+{
+    const slv_bounds *b = &sv->bnd;
+    double ug = 8 * DBL_EPSILON * fmax(b->g0 - b->g_upper, 0.0);
+    double uf = 8 * DBL_EPSILON * fmax(fabs(b->f_x), fabs(b->f_lower));
+    return b->gap_x <= ug && (sv->varsigma == 0 || b->f_x - b->f_lower <= uf);
+}
+
 /* Every tolerance of settings.stop that is given holds for x. */
 static int stop_met(const ircg_solver *sv)
 {
@@ -126,7 +138,7 @@ ircg_error slv_certify(ircg_solver *sv, ircg_status *st)
     sv->bnd.count++;
     sv->bnd.seconds += slv_now() - t0;
     sv->lmo_matvecs += cx.matvecs + (sv->algorithm == IRCG_ALG_IRCG ? cz.matvecs : 0);
-    if (st && stop_met(sv))
+    if (st && (stop_met(sv) || exact(sv)))
         *st = IRCG_STATUS_CONVERGED;
     return IRCG_OK;
 }

@@ -100,10 +100,16 @@ static void lmo_l2(double r, const double *c, int64_t n, double *v)
     slv_ksum k = {0, 0};
     for (int64_t i = 0; i < n; i++)
         slv_ksum_add(&k, (c[i] / cmax) * (c[i] / cmax));
-    /* -r (c / cmax) / ||c / cmax||: forming -r / (cmax ||c / cmax||) first
-     * overflowed for a subnormal cmax (a gradient that reached 0 but for
-     * its last bits gave infinite vertices) */
-    double scale = -r / sqrt(slv_ksum_value(&k));
+    double scale = -r / (cmax * sqrt(slv_ksum_value(&k)));
+    if (isfinite(scale)) {
+        for (int64_t i = 0; i < n; i++)
+            v[i] = scale * c[i];
+        return;
+    }
+    /* a subnormal cmax (a gradient that reached 0 but for its last bits):
+     * -r / (cmax ||c / cmax||) overflowed into infinite vertices, so scale
+     * c first.  Only then, so that every other vertex keeps its bits. */
+    scale = -r / sqrt(slv_ksum_value(&k));
     for (int64_t i = 0; i < n; i++)
         v[i] = scale * (c[i] / cmax);
 }
