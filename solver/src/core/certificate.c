@@ -52,14 +52,23 @@ static double inner_gap(double g, double g_err, double g_lower)
     return fmax(0.0, slv_up(g + g_err - g_lower, 3));
 }
 
-/* The outer bound from x's certificate at sigma. */
-static double f_bound(const slv_cert *c, double sigma, double g_upper)
+/* The outer bound from x's certificate with the gap of Phi at sigma. */
+static double f_bound_at(const slv_cert *c, double sigma, double gap_phi, double g_upper)
 {
-    if (!(sigma > 0) || !isfinite(c->gap_phi) || !isfinite(g_upper))
+    if (!(sigma > 0) || !isfinite(gap_phi) || !isfinite(g_upper))
         return -INFINITY;
-    double q = minus2(c->g - c->g_err, g_upper, c->gap_phi) / sigma;
+    double q = minus2(c->g - c->g_err, g_upper, gap_phi) / sigma;
     q -= slv_gamma(2) * fabs(q);
     return minus2(c->f, c->f_err, -q);
+}
+
+/* The best of the outer bounds the certificate allows. */
+static double f_bound(const slv_cert *c, double sigma, double g_upper)
+{
+    double f = f_bound_at(c, sigma, c->gap_phi, g_upper);
+    for (int k = 0; k < c->nphi; k++)
+        f = fmax(f, f_bound_at(c, c->phi_sigma[k], c->phi_gap[k], g_upper));
+    return f;
 }
 
 static void fold(slv_bounds *b, const slv_cert *cx, const slv_cert *cz, int have_z,

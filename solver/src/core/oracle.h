@@ -113,11 +113,18 @@ typedef struct slv_unique {
  * value of the gradient is bounded above by the Kato-Temple inequality
  * when the spectrum allows it, else by the Frobenius norm
  * (problems/mc/mc_cert.c). */
+#define SLV_CERT_NPHI 8
 typedef struct slv_cert {
     double g, g_err;
     double f, f_err;
     double gap_g;
     double gap_phi;  /* NaN when sigma = 0                                 */
+    /* The gap of Phi at other sigma too, where the oracle has them for
+     * little more (vector domains: sigma 4^k, k = -4..4 but 0, from the
+     * same gradients; nothing on the nuclear ball, where each is a
+     * Lanczos process): each gives its own lower bound of f*. */
+    int nphi;
+    double phi_sigma[SLV_CERT_NPHI], phi_gap[SLV_CERT_NPHI];
     double f_floor;  /* -INFINITY when nothing better is known             */
     int64_t matvecs; /* operator applications spent                       */
     int sharp;       /* nuclear ball: 1 when every sigma_1 was bounded by

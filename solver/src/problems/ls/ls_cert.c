@@ -225,9 +225,19 @@ void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigm
     double e;
     out->gap_g = fmax(slv_domain_fw_gap(&d->dom, b->gg, b->eg, y, d->n, &e) + e, 0.0);
     out->gap_phi = NAN;
-    if (sigma > 0) {
-        ls_cert_combine(sigma, b->gf, b->ef, b->gg, b->eg, d->n, b->c, b->ec);
-        out->gap_phi = fmax(slv_domain_fw_gap(&d->dom, b->c, b->ec, y, d->n, &e) + e, 0.0);
+    out->nphi = 0;
+    if (!(sigma > 0))
+        return;
+    ls_cert_combine(sigma, b->gf, b->ef, b->gg, b->eg, d->n, b->c, b->ec);
+    out->gap_phi = fmax(slv_domain_fw_gap(&d->dom, b->c, b->ec, y, d->n, &e) + e, 0.0);
+    for (int k = -4; k <= 4; k++) { /* O(n) each: the best f bound of several */
+        double s = ldexp(sigma, 2 * k);
+        if (k == 0)
+            continue;
+        ls_cert_combine(s, b->gf, b->ef, b->gg, b->eg, d->n, b->c, b->ec);
+        out->phi_sigma[out->nphi] = s;
+        out->phi_gap[out->nphi++] =
+            fmax(slv_domain_fw_gap(&d->dom, b->c, b->ec, y, d->n, &e) + e, 0.0);
     }
 }
 
