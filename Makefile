@@ -113,7 +113,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 .PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins \
         deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-storage bench-mpi paper tta tta-run \
-        study results run deps deps-core deps-test deps-paper data data-local deps-node apt-install openapi-lint \
+        study study-scale results run deps deps-core deps-test deps-paper data data-local deps-node apt-install openapi-lint \
         screenshots install uninstall clean help \
         deps-unit unit-check deps-image image image-test
 # ircg-mpi (clients/mpi/) is the one program built with MPI (Open MPI's
@@ -154,7 +154,9 @@ help:
 	@echo "make bench-storage  only the last two: the 1M-row trace download and the 1,000 jobs' file"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s,"
 	@echo "             the time to accuracy (TTA_BUDGET=600 s), then make study and make results"
-	@echo "make study   the rates of Section 5, the selection instance, over-parameterized regression"
+	@echo "make study   the rates of Section 5, the selection instance, over-parameterized regression,"
+	@echo "             the instances in other units (study-scale)"
+	@echo "make study-scale  the scale-free varsigma: six examples and the paper's instance at 5 scales"
 	@echo "make results tests/paper/RESULTS.md (from RESULTS.in.md) from the last paper, tta and study runs"
 	@echo "make tta     time to g - g_opt <= 1e-4, 1e-6 per method on ML-1M (TTA_BUDGET=600 s each),"
 	@echo "             then only the time-to-accuracy section of tests/paper/RESULTS.md (results.py)"
@@ -410,11 +412,20 @@ paper: all data deps-paper
 	$(MAKE) tta-run study results
 
 # The measurements beyond the paper's experiment (tests/study): the rate
-# table of Section 5, the selection instance, over-parameterized regression.
+# table of Section 5, the selection instance, over-parameterized regression,
+# the instances in other units (study-scale, with the paper's instance
+# when the MovieLens 1M ratings are in build/data).
+STUDY_ENV = OPENBLAS_NUM_THREADS=1 $(if $(wildcard $(DATA_OUT)/ratings.dat),STUDY_RATINGS=$(DATA_OUT)/ratings.dat)
 study: all
-	OPENBLAS_NUM_THREADS=1 ./$(STUDY_BIN) all --out $(STUDY_OUT)
+	$(STUDY_ENV) ./$(STUDY_BIN) all --out $(STUDY_OUT)
 	@if command -v gnuplot >/dev/null; then cd $(STUDY_OUT) && gnuplot overparam.gp; \
 	else echo "gnuplot is not installed (make deps-paper): $(STUDY_OUT)/overparam.gp not run"; fi
+
+# Only the instances in other units: the scale-free varsigma against the
+# absolute one of before and a grid (tests/study/scale_study.c); `make
+# test` runs its short version (test_scale_study.c).
+study-scale: all data
+	$(STUDY_ENV) ./$(STUDY_BIN) scale --out $(STUDY_OUT)
 
 # tests/paper/RESULTS.md (from its template RESULTS.in.md) and its copies
 # of the outputs, from the last runs.

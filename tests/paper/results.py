@@ -341,7 +341,7 @@ def main():
         blocks[f"table1-{ds}"] = read(os.path.join(run_dir, "table1.md"))
         blocks[f"agreement-{ds}"] = agreement(ds, s, methods, run_dir)
     study_values(values, a.study)
-    for name in ("rates", "selection", "overparam"):
+    for name in ("rates", "selection", "overparam", "scale"):
         blocks[name] = read(os.path.join(a.study, name + ".md"))
     template = read(os.path.join(a.into, "RESULTS.in.md"))
     if a.check:  # the template's prose, before any value is in it

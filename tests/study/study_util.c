@@ -12,6 +12,7 @@ const study_entry study_entries[] = {
     {"rates", study_rates},
     {"selection", study_selection},
     {"overparam", study_overparam},
+    {"scale", study_scale},
     {NULL, NULL},
 };
 

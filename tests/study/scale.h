@@ -1,0 +1,67 @@
+/*
+ * scale.h -- instances in other units: the study of the scale-free varsigma
+ * (`study scale`, scale_study.c) and its short version in `make test`
+ * (tests/unit/test_scale_study.c).
+ *
+ * Each instance is built at a scale c of g (its data times sqrt(c): A and
+ * b, or the ratings and delta, which for matrix completion scales f by c
+ * too) and has a known f*, said how it was found.  A run records the first
+ * certified iteration at which both tolerances of the study hold:
+ *   the certified inner gap g(x_t) - g* <= 1e-6 (g(x_0) - g_upper), and
+ *   |f(x_t) - f*| <= 1e-3 |f*|,
+ * with its time.
+ */
+#ifndef IRCG_STUDY_SCALE_H
+#define IRCG_STUDY_SCALE_H
+
+#include <stdint.h>
+
+#include "ircg.h"
+
+typedef enum sc_kind {
+    SC_LEAST_NORM,  /* ircg example least-norm: l2 ball, 1/2 ||x||^2       */
+    SC_OVERPARAM,   /* ... overparam-regression (small): l1 ball, validation */
+    SC_LOGISTIC,    /* ... logistic (small): l1 ball, validation loss      */
+    SC_PORTFOLIO,   /* the simplex among exact fits, the variance of other
+                       returns outside (f varies on the inner solutions)  */
+    SC_MC_SYNTH,    /* ... synthetic-movielens (small)                     */
+    SC_MC_PAPER,    /* the paper's instance: MovieLens 1M ratings, delta 5 */
+    SC_NKIND
+} sc_kind;
+
+typedef struct sc_inst {
+    sc_kind kind;
+    const char *name, *fstar_from; /* how f* was found                      */
+    double fstar;
+    ircg_problem *pb;
+    /* the data, kept to rebuild at other scales */
+    int m, n, mv;
+    double *A, *b, *Av, *bv, *Q;
+    ircg_domain dom;
+    ircg_ratings *R;
+    double delta;
+} sc_inst;
+
+/* The instance at scale 1 with its f* (ratings: the MovieLens 1M file for
+ * SC_MC_PAPER, NULL otherwise).  0 on success, -1 (with a message to
+ * stderr) when it cannot be made. */
+int sc_make(sc_inst *s, sc_kind kind, const char *ratings);
+void sc_free(sc_inst *s);
+/* The problem at scale c of g (owned by the caller). */
+ircg_problem *sc_problem(const sc_inst *s, double c);
+
+typedef struct sc_run {
+    int64_t iterations; /* of the first certified iteration meeting both, or -1 */
+    double seconds;     /* solve time up to it                               */
+    double varsigma;    /* the absolute varsigma used                        */
+    double inner_rel, outer_rel; /* at the end of the run                    */
+    int64_t ran;        /* iterations run                                    */
+} sc_run;
+
+/* IR-CG on the instance at scale c: varsigma absolute (NaN: the relative
+ * default), the step rule, at most max_iter iterations, certificates every
+ * 16.  0 on success. */
+int sc_solve(const sc_inst *s, double c, double varsigma, ircg_step_rule rule,
+             int64_t max_iter, sc_run *out);
+
+#endif /* IRCG_STUDY_SCALE_H */

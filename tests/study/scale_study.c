@@ -1,0 +1,137 @@
+/*
+ * scale_study.c -- `study scale`: the instances of scale.h in other units,
+ * g scaled by c in {1e-4, 1e-2, 1, 1e2, 1e4} (its data by sqrt(c)), each
+ * solved with the absolute varsigma 0.05 of the version before and with
+ * the relative default (varsigma_rel 0.05 L_g / L_f), and at c = 1 a grid
+ * of 7 absolute varsigma (the default's times 10^-3 .. 10^3); the open
+ * loop and the exact line search.  Reported: iterations and seconds to
+ * the certified inner gap <= 1e-6 (g(x_0) - g_upper) with |f - f*| <=
+ * 1e-3 |f*|, or "not in N" with how far the run ended.  STUDY_SCALE_SHORT
+ * in the environment runs the small instances and fewer iterations.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/scale.h"
+#include "study/study.h"
+
+static const double SCALES[] = {1e-4, 1e-2, 1, 1e2, 1e4};
+#define NSCALE 5
+#define NGRID 7
+
+static void cell(study_doc *doc, const sc_run *r)
+{
+    if (r->iterations >= 0)
+        study_printf(doc, " %lld (%.3g s) |", (long long)r->iterations, r->seconds);
+    else
+        study_printf(doc, " not in %lld (%.0e, %.0e) |", (long long)r->ran, r->inner_rel,
+                     r->outer_rel);
+}
+
+static cJSON *run_json(const sc_run *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "varsigma", r->varsigma);
+    if (r->iterations >= 0) {
+        cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
+        cJSON_AddNumberToObject(o, "seconds", r->seconds);
+    } else {
+        cJSON_AddNullToObject(o, "iterations");
+    }
+    cJSON_AddNumberToObject(o, "ran", (double)r->ran);
+    cJSON_AddNumberToObject(o, "inner_gap_rel_end", r->inner_rel);
+    cJSON_AddNumberToObject(o, "outer_rel_end", r->outer_rel);
+    return o;
+}
+
+/* One instance, one step rule: the scales, then the grid. */
+static int study_one(const sc_inst *s, ircg_step_rule rule, int64_t T, cJSON *arr,
+                     study_doc *doc, study_doc *grid)
+{
+    sc_run abs[NSCALE], rel[NSCALE], g[NGRID];
+    const char *rn = rule == IRCG_STEP_OPEN_LOOP ? "open loop" : "line search";
+    for (int k = 0; k < NSCALE; k++)
+        if (sc_solve(s, SCALES[k], 0.05, rule, T, &abs[k]) != 0 ||
+            sc_solve(s, SCALES[k], NAN, rule, T, &rel[k]) != 0)
+            return -1;
+    double def = rel[2].varsigma;
+    int best = -1;
+    for (int k = 0; k < NGRID; k++) {
+        if (sc_solve(s, 1, def * pow(10, k - 3), rule, T, &g[k]) != 0)
+            return -1;
+        if (g[k].iterations >= 0 && (best < 0 || g[k].seconds < g[best].seconds))
+            best = k;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "instance", s->name);
+    cJSON_AddStringToObject(o, "step_rule", rn);
+    cJSON_AddNumberToObject(o, "f_star", s->fstar);
+    cJSON_AddStringToObject(o, "f_star_from", s->fstar_from);
+    cJSON_AddNumberToObject(o, "max_iter", (double)T);
+    cJSON *sa = cJSON_AddArrayToObject(o, "absolute_0.05"), *sr = cJSON_AddArrayToObject(o, "default");
+    cJSON *gr = cJSON_AddArrayToObject(o, "grid");
+    for (int k = 0; k < NSCALE; k++) {
+        cJSON *a = run_json(&abs[k]), *r = run_json(&rel[k]);
+        cJSON_AddNumberToObject(a, "scale", SCALES[k]);
+        cJSON_AddNumberToObject(r, "scale", SCALES[k]);
+        cJSON_AddItemToArray(sa, a);
+        cJSON_AddItemToArray(sr, r);
+    }
+    for (int k = 0; k < NGRID; k++)
+        cJSON_AddItemToArray(gr, run_json(&g[k]));
+    int within = best >= 0 && rel[2].iterations >= 0 && rel[2].seconds <= 2 * g[best].seconds;
+    cJSON_AddBoolToObject(o, "default_within_2x_of_best", within);
+    cJSON_AddItemToArray(arr, o);
+    study_printf(doc, "| %s | %s | varsigma 0.05 |", s->name, rn);
+    for (int k = 0; k < NSCALE; k++)
+        cell(doc, &abs[k]);
+    study_printf(doc, "\n| | | default (%.3g at c = 1) |", def);
+    for (int k = 0; k < NSCALE; k++)
+        cell(doc, &rel[k]);
+    study_printf(doc, "\n");
+    study_printf(grid, "| %s | %s | %.3g |", s->name, rn, def);
+    for (int k = 0; k < NGRID; k++)
+        cell(grid, &g[k]);
+    study_printf(grid, " %s |\n", best < 0 ? "none reached both" :
+                 within ? "yes" : "no");
+    return 0;
+}
+
+int study_scale(cJSON *out, study_doc *doc, const char *dir)
+{
+    (void)dir;
+    int shrt = getenv("STUDY_SCALE_SHORT") != NULL;
+    const char *ratings = getenv("STUDY_RATINGS"); /* the MovieLens 1M file, optional */
+    study_doc grid = {0};
+    cJSON *arr = cJSON_AddArrayToObject(out, "runs");
+    cJSON_AddStringToObject(out, "inner_target", "certified g(x) - g* <= 1e-6 (g(x0) - g_upper)");
+    cJSON_AddStringToObject(out, "outer_target", "|f(x) - f*| <= 1e-3 |f*|");
+    study_printf(doc, "| instance | steps | varsigma | c = 1e-4 | 1e-2 | 1 | 1e2 | 1e4 |\n"
+                      "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
+    study_printf(&grid, "| instance | steps | default | x 1e-3 | x 1e-2 | x 1e-1 | x 1 | "
+                        "x 10 | x 1e2 | x 1e3 | default within 2x of the best |\n"
+                        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+                        "--- |\n");
+    int rc = 0;
+    for (int k = 0; k < SC_NKIND && rc == 0; k++) {
+        sc_inst s;
+        if (k == SC_MC_PAPER && (shrt || !ratings)) {
+            study_printf(doc, "| paper-movielens | | | not run: %s | | | | |\n",
+                         shrt ? "short version" : "no STUDY_RATINGS file");
+            continue;
+        }
+        if (sc_make(&s, (sc_kind)k, ratings) != 0)
+            return -1;
+        int64_t T = s.R ? (shrt ? 300 : 3000) : (shrt ? 2000 : 20000);
+        printf("  %s (f* %.10g, %s)\n", s.name, s.fstar, s.fstar_from);
+        for (int r = 0; r < 3 && rc == 0; r += 2)
+            rc = study_one(&s, (ircg_step_rule)r, T, arr, doc, &grid);
+        sc_free(&s);
+    }
+    study_printf(doc, "\nThe absolute varsigma 0.05 of the version before, and the relative "
+                      "default, at c = 1:\n\n%s", grid.text ? grid.text : "");
+    study_doc_free(&grid);
+    return rc;
+}
