@@ -44,11 +44,14 @@ static void add_links(cJSON *o, const char *id)
     }
 }
 
-/* The members of the result worth showing in the job resource. */
+/* The members of the result worth showing in the job resource, and the
+ * result's warnings as the job's own (a result that is not what it seems
+ * says so where the job is looked at). */
 static void add_result_summary(cJSON *o, const char *result_json)
 {
     static const char *const keep[] = {"status", "error", "iterations",
-        "solve_seconds", "g_x", "f_x", "g_z", "f_z", "gap", "g_opt", "rank"};
+        "solve_seconds", "g_x", "f_x", "g_z", "f_z", "gap", "g_opt", "rank",
+        "varsigma", "certificate", "warnings"};
     cJSON *res = cJSON_Parse(result_json);
     cJSON *sum = res ? cJSON_AddObjectToObject(o, "result") : NULL;
     for (size_t i = 0; sum && i < sizeof keep / sizeof keep[0]; i++) {
@@ -56,6 +59,9 @@ static void add_result_summary(cJSON *o, const char *result_json)
         if (v)
             cJSON_AddItemToObject(sum, keep[i], cJSON_Duplicate(v, 1));
     }
+    cJSON *w = cJSON_GetObjectItemCaseSensitive(res, "warnings");
+    if (cJSON_IsArray(w))
+        cJSON_AddItemToObject(o, "warnings", cJSON_Duplicate(w, 1));
     cJSON_Delete(res);
 }
 

@@ -41,6 +41,38 @@ void ircg_client_job_clear(ircg_client_job *j)
         free(j->json);
         memset(j, 0, sizeof *j);
         j->elapsed = j->g_x = j->f_x = j->g_z = j->f_z = j->gap = j->time_limit = NAN;
+        j->inner_gap = j->outer_gap = j->f_lower = NAN;
+        j->cert_iteration = -1;
+    }
+}
+
+/* The result's certificate (NaN and -1 without one). */
+static void certificate_from_json(const cJSON *c, ircg_client_job *j)
+{
+    j->inner_gap = j->outer_gap = j->f_lower = NAN;
+    j->cert_iteration = -1;
+    if (!cJSON_IsObject(c))
+        return;
+    j->inner_gap = cl_json_num(c, "inner_gap_x");
+    j->outer_gap = cl_json_num(c, "outer_gap_x");
+    j->f_lower = cl_json_num(c, "f_lower");
+    j->cert_iteration = cl_json_int(c, "iteration");
+}
+
+/* The codes, comma-separated, and the first message. */
+static void warnings_from_json(const cJSON *w, ircg_client_job *j)
+{
+    size_t n = 0;
+    j->warning_codes[0] = j->warning[0] = '\0';
+    for (const cJSON *e = cJSON_IsArray(w) ? w->child : NULL; e; e = e->next) {
+        const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
+        if (!cJSON_IsString(code))
+            continue;
+        int k = snprintf(j->warning_codes + n, sizeof j->warning_codes - n, "%s%s",
+                         n ? "," : "", code->valuestring);
+        n = k > 0 && n + (size_t)k < sizeof j->warning_codes ? n + (size_t)k : n;
+        if (!j->warning[0])
+            cl_json_str(e, "message", j->warning, sizeof j->warning);
     }
 }
 
@@ -74,6 +106,8 @@ void cl_job_from_json(const cJSON *o, ircg_client_job *j)
     cl_json_str(res, "status", j->result_status, sizeof j->result_status);
     cl_json_str(e, "title", j->error_title, sizeof j->error_title);
     cl_json_str(e, "detail", j->error_detail, sizeof j->error_detail);
+    certificate_from_json(cJSON_GetObjectItemCaseSensitive(res, "certificate"), j);
+    warnings_from_json(cJSON_GetObjectItemCaseSensitive(o, "warnings"), j);
 }
 
 /* Parses r into *job (taking the body as job->json); job may be NULL. */

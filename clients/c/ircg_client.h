@@ -160,6 +160,15 @@ typedef struct ircg_client_job {
     char result_status[32];
     char error_title[128];
     char error_detail[512];
+    /* when finished with a certificate (NaN, -1 without): the certified
+     * g(x) - g* <= inner_gap, f(x) - f* <= outer_gap, f* >= f_lower, made
+     * at cert_iteration; and the result's warnings (api/SPEC.md): their
+     * codes ("inner_unsolved,loose", "" when none) and the first one's
+     * message */
+    double inner_gap, outer_gap, f_lower;
+    int64_t cert_iteration;
+    char warning_codes[96];
+    char warning[512];
     /* the answer as received, owned (a dry run: {"valid":true,"spec":...}) */
     char *json;
     /* submit only: 1 when an Idempotency-Key replayed an existing job */

@@ -112,7 +112,12 @@ void remote_job_line(FILE *f, const ircg_client_job *j)
             num(fx, j->f_x, 6), num(gap, j->gap, 3));
     if (j->error_title[0])
         fprintf(f, "; %s: %s", j->error_title, j->error_detail);
+    if (j->cert_iteration >= 0)
+        fprintf(f, "; certified: g(x) - min g <= %s, f(x) - f* <= %s", num(g, j->inner_gap, 3),
+                num(fx, j->outer_gap, 3));
     fputc('\n', f);
+    if (j->warning_codes[0]) /* stderr: what the result is not */
+        fprintf(stderr, "ircg: warning (%s): %s\n", j->warning_codes, j->warning);
 }
 
 void remote_put_json(const char *prefix, const char *json, const char *suffix)

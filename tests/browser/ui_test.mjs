@@ -44,6 +44,14 @@ async function main(b) {
   const n0 = Number(await b.waitFor('Number(document.querySelector(".convergence").dataset.points) > 0 && document.querySelector(".convergence").dataset.points', 20000, 'the first points'));
   const n1 = Number(await b.waitFor(`Number(document.querySelector(".convergence").dataset.points) > ${n0} && document.querySelector(".job-head").dataset.state === "running" && document.querySelector(".convergence").dataset.points`, 20000, 'more points while running'));
   step(`the plot went from ${n0} to ${n1} points while the job ran`);
+  await b.waitFor('Number(document.querySelector(\'.plot[data-metric="inner_gap_x,inner_gap_z"]\')?.dataset.points) > 0', 20000, 'the certified inner gap plotted');
+  step('the certified inner gap is plotted');
+
+  // a job stopped long before its inner problem is solved: its page says so
+  const warned = await b.eval(`fetch('/v1/jobs', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({problem: {type: 'least_squares', data: {source: 'synthetic', m: 30, n: 80, seed: 1}, domain: {type: 'l2_ball', radius: 10}}, algorithm: {max_iter: 3}})}).then((r) => r.json()).then((j) => j.id)`);
+  await b.goto(`${base}/ui/#/jobs/${warned}`);
+  await b.waitFor('document.querySelector("#job-warnings")?.textContent.includes("inner_unsolved")', 20000, 'the warning badge');
+  step(`${warned} ended with its inner problem unsolved: the badge says so`);
 
   const second = await submitFromForm(b, 60);
   // running: no state change will redraw the button under the click

@@ -96,6 +96,8 @@ def _wait_and_print(c: Client, id: str, poll: bool, timeout: float) -> int:
     job = c.wait(id, timeout=timeout, mode="poll" if poll else "events",
                  on_event=_progress_line)
     _print_json(job)
+    for w in Client.warnings(job):  # on stderr; the exit status is the job's
+        sys.stderr.write("ircg_client: warning (%s): %s\n" % (w["code"], w["message"]))
     return 0 if job.get("state") == "succeeded" else 4
 
 

@@ -321,6 +321,21 @@ class Client:
         """GET /v1/jobs/{id}/result; 409 (retry_after set) until finished."""
         return self._call("GET", "/v1/jobs/%s/result" % _quote(id)).json()
 
+    def certificate(self, id: str) -> Optional[Dict[str, Any]]:
+        """How far from optimal a finished job's result is (api/SPEC.md,
+        Results): {"iteration", "inner_gap_x", "outer_gap_x", "g_lower",
+        "g_upper", "f_lower", ...}, certified: g(x) - g* <= inner_gap_x and
+        f(x) - f* <= outer_gap_x; None when the result has none."""
+        return self.result(id).get("certificate")
+
+    @staticmethod
+    def warnings(doc: Dict[str, Any]) -> List[Dict[str, str]]:
+        """The warnings of a result or a job resource: [{"code", "message"}]
+        (inner_unsolved, outer_unsolved, uncertified, loose), [] when the
+        result is what it seems."""
+        w = doc.get("warnings")
+        return list(w) if isinstance(w, list) else []
+
     def snapshots(self, id: str) -> List[Dict[str, Any]]:
         """GET /v1/jobs/{id}/snapshots: [{"iteration", "kind", "bytes", ...}]."""
         return self._call("GET", "/v1/jobs/%s/snapshots" % _quote(id)).json()["snapshots"]

@@ -1,14 +1,16 @@
-// convergence.js -- the job page's plots: g(x_t), f(x_t), g(x_t) − g_opt
-// (when a reference exists), the step size and sigma_t, against iteration
-// or wall time, on log or linear scales.  Rows come from the trace and
-// then from the live progress events.
+// convergence.js -- the job page's plots: the certified inner gap (an
+// upper bound of g(x_t) − g*), f(x_t) − f_lower (an upper bound of
+// f(x_t) − f*), g(x_t) − g_opt (when a reference exists), the step size and
+// sigma_t, against iteration or wall time, on log or linear scales.  Rows
+// come from the trace and from the live progress events, merged by
+// iteration (an event's row gains the trace's bounds when they arrive).
 
 import { h } from './dom.js';
 import { METRICS, X_AXES, createPlot, pointCount, points, render } from './plots.js';
 
 const PANELS = [
-  { title: METRICS.g_x, keys: ['g_x'] },
-  { title: METRICS.f_x, keys: ['f_x'] },
+  { title: 'certified inner gap', keys: ['inner_gap_x', 'inner_gap_z'] },
+  { title: METRICS.outer_gap_x, keys: ['outer_gap_x'] },
   { title: METRICS.g_gap_x, keys: ['g_gap_x'], optional: true },
   { title: 'step size α_t and σ_t', keys: ['alpha', 'sigma'] },
 ];
@@ -25,7 +27,9 @@ export function axisControls(opts, onChange) {
 export class Convergence {
   constructor() {
     this.rows = [];
+    this.byT = new Map();
     this.last = 0; // the last iteration held
+    this.lastTrace = 0; // the last iteration the trace gave
     this.opts = { xKey: 't', logX: false, logY: true };
     this.charts = [];
     this.grid = h('div', { class: 'plots' });
@@ -45,17 +49,27 @@ export class Convergence {
     this.draw();
   }
 
-  // Rows in iteration order; those already held are skipped.
-  add(rows) {
-    let added = 0;
+  // Rows in iteration order: a new iteration is appended, one already
+  // held (a progress event's) takes the members the new row brings.
+  add(rows, fromTrace = false) {
+    let changed = 0;
     for (const r of rows) {
       const t = r.t ?? r.iteration;
-      if (typeof t !== 'number' || t <= this.last) continue;
-      this.rows.push({ ...r, t });
-      this.last = t;
-      added++;
+      if (typeof t !== 'number') continue;
+      const row = { ...r, t };
+      if (typeof row.f_x === 'number' && typeof row.f_lower === 'number')
+        row.outer_gap_x = row.f_x - row.f_lower;
+      const held = this.byT.get(t);
+      if (held) Object.assign(held, row);
+      else if (t > this.last) {
+        this.rows.push(row);
+        this.byT.set(t, row);
+        this.last = t;
+      } else continue;
+      if (fromTrace && t > this.lastTrace) this.lastTrace = t;
+      changed++;
     }
-    if (added) this.draw();
+    if (changed) this.draw();
   }
 
   draw() {
@@ -65,6 +79,7 @@ export class Convergence {
         points: points(this.rows, k, this.opts.xKey, this.opts) }));
       const empty = series.every((s) => !s.points.length);
       c.box.hidden = Boolean(c.panel.optional && empty);
+      c.box.dataset.points = String(series.reduce((n, s) => n + s.points.length, 0));
       render(c.chart, series, { ...this.opts, xLabel: X_AXES[this.opts.xKey] });
     }
     this.el.dataset.points = String(this.charts.reduce((n, c) => n + pointCount(c.chart), 0));

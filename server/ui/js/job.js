@@ -20,8 +20,19 @@ function facts(j) {
     ['created', `${j.created_at} (${age(j.created_at)} ago)`], ['finished', j.finished_at || '–'],
   ];
   if (r.status) rows.push(['outcome', r.status], ['g_opt', num(r.g_opt)]);
+  const c = r.certificate;
+  if (c) rows.push(['certified (iteration ' + c.iteration + ')',
+    `g(x) − g* ≤ ${num(c.inner_gap_x)}, f(x) − f* ≤ ${num(c.outer_gap_x)}, f* ≥ ${num(c.f_lower)}`]);
   if (j.error) rows.push(['error', `${j.error.title}: ${j.error.detail || ''}`]);
   return h('dl', { class: 'facts', id: 'job-facts' }, rows.map(([k, v]) => [h('dt', k), h('dd', v)]));
+}
+
+// A result that is not what it seems says so at the top of its page.
+function warnings(j) {
+  const w = j.warnings || [];
+  if (!w.length) return '';
+  return h('div', { class: 'warnings', id: 'job-warnings', role: 'alert' },
+    w.map((x) => h('p', h('span', { class: 'badge warn' }, x.code), ' ', x.message)));
 }
 
 function pretty(text) {
@@ -45,6 +56,7 @@ export function mount(view, params) {
   let job = null;
   let stop = null;
   let stopped = false;
+  let tail = 0;
 
   replace(view, head, errors, conv.el,
     h('div', { class: 'columns' },
@@ -68,7 +80,7 @@ export function mount(view, params) {
   function showJob(j) {
     job = j;
     replace(head, h('h1', 'Job ', h('span', { class: 'mono' }, j.id), ' ', stateBadge(j.state)),
-      buttons(), facts(j));
+      warnings(j), buttons(), facts(j));
     head.dataset.state = j.state;
   }
 
@@ -85,9 +97,16 @@ export function mount(view, params) {
     try { await request('DELETE', base); location.hash = '#/jobs'; } catch (err) { fail(err); }
   }
 
+  // The trace's rows after the last it gave: the certified bounds of the
+  // iterations the progress events already showed.
+  async function traceTail() {
+    conv.add(await traceRows(id, conv.lastTrace).catch(() => []), true);
+  }
+
   async function finished() {
+    clearInterval(tail);
     await refresh();
-    conv.add(await traceRows(id, conv.last).catch(() => []));
+    await traceTail();
     try {
       const text = await (await request('GET', `${base}/result`)).text();
       replace(resultPre, pretty(text), ' ');
@@ -121,13 +140,14 @@ export function mount(view, params) {
       getJSON(`${base}/spec`).then((s) => replace(specPre, pretty(JSON.stringify(s)))).catch(fail);
       await conv.init().catch(() => replace(conv.el, h('p', { class: 'error' },
         'Charts unavailable: Chart.js was not found (install Debian\'s libjs-chart.js).')));
-      conv.add(await traceRows(id));
+      conv.add(await traceRows(id), true);
       if (stopped) return;
       if (TERMINAL.has(job.state)) { finished(); return; }
       loadSnapshots();
+      tail = setInterval(() => { if (!stopped) traceTail(); }, 3000);
       stop = followEvents(id, onEvent, { onEnd: finished, onError: fail });
     } catch (err) { fail(err); }
   })();
 
-  return () => { stopped = true; stop?.(); conv.destroy(); };
+  return () => { stopped = true; clearInterval(tail); stop?.(); conv.destroy(); };
 }

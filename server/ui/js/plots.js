@@ -16,6 +16,9 @@ export function loadChart() {
 
 // What a trace row (or a progress event) offers to plot.
 export const METRICS = {
+  inner_gap_x: 'certified g(x_t) − g*',
+  inner_gap_z: 'certified g(z_t) − g*',
+  outer_gap_x: 'f(x_t) − f_lower (≥ f(x_t) − f*)',
   g_x: 'g(x_t)',
   f_x: 'f(x_t)',
   g_gap_x: 'g(x_t) − g_opt',
