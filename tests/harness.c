@@ -75,6 +75,24 @@ const char *th_data_dir(void)
     return d && *d ? d : "../shared/data";
 }
 
+int th_movielens(const char *name, char *path, size_t cap)
+{
+    const char *b = getenv("IRCG_BUILD_DIR");
+    const char *shared = strcmp(name, "u.data") == 0 ? "ml-100k/u.data.xz"
+                                                      : "ml-1m-subset/ratings.dat.xz";
+    char src[1024];
+    struct stat st;
+    snprintf(path, cap, "%s/data/%s", b && *b ? b : "build", name);
+    if (stat(path, &st) == 0)
+        return 1;
+    snprintf(src, sizeof src, "%s/%s", th_data_dir(), shared);
+    if (stat(src, &st) != 0)
+        return 0;
+    th_fail(__FILE__, __LINE__, "%s is here but %s is not: run make data (the "
+            "MovieLens tests must run where the data is)", src, path);
+    return -1;
+}
+
 static void rm_tmp(void)
 {
     if (g_tmp[0] && !getenv("IRCG_KEEP_TMP")) {
