@@ -44,6 +44,19 @@ TEST(paper_results, the_template_is_sound)
     CHECK_INT(rc, 0);
 }
 
+/* The page as committed: no number typed by hand in its prose either
+ * (an edit of RESULTS.md instead of its template would put one there). */
+TEST(paper_results, the_page_has_no_number_typed_by_hand)
+{
+    char out[8192];
+    if (!have_checker())
+        SKIP("python3 or " TEMPLATE " is missing (run from the repository root)");
+    int rc = check_template("tests/paper/RESULTS.md", out, sizeof out);
+    if (rc != 0)
+        printf("%s", out);
+    CHECK_INT(rc, 0);
+}
+
 TEST(paper_results, defects_of_a_template_are_found)
 {
     char path[512], out[8192];
