@@ -291,8 +291,8 @@ test: all data-local
 # The numerical suites again under several OpenBLAS kernel sets
 # (tests/tools/kernels.sh): a tolerance must hold on any CPU's kernels.
 NUMERIC_SUITES := cgbio. core. cut_ls. cut_mc. logreg. logreg_ref. ls. ls_domain. ls_leastnorm. \
-                  ls_norm. ls_oracle. ls_overparam. ls_rates. ls_simplex. rates_qg. mc_dense. mc_lmo. mc_proj. mc_prox. mc_prox_dense. mc_sweep. \
-                  mc_state. prox_ls. reference. selection. synth.
+                  ls_norm. ls_oracle. ls_overparam. ls_rates. ls_simplex. portfolio. rates_qg. mc_dense. mc_lmo. mc_proj. mc_prox. mc_prox_dense. mc_sweep. \
+                  mc_state. prox_ls. reference. restore. selection. synth. scale. bounds. stop. golden.
 test-kernels: all data-local
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) tests/tools/kernels.sh ./$(RUN_TESTS) $(NUMERIC_SUITES)
 

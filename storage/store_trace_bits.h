@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#define STC_UNKNOWN UINT64_C(0x7ff8000000000000) /* the quiet NaN */
+/* The quiet NaN that version-1 chunks, and version-2 chunks written before
+ * NaN payloads were kept, hold for every NaN. */
+#define STC_UNKNOWN UINT64_C(0x7ff8000000000000)
 
 typedef struct stc_wbuf {
     unsigned char *p; /* room for what the caller writes: no checks */
@@ -50,11 +52,24 @@ static inline uint64_t stc_get_varint(stc_rbuf *r)
 static inline uint64_t stc_zigzag(uint64_t u) { return (u << 1) ^ (0 - (u >> 63)); }
 static inline uint64_t stc_unzigzag(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
 
+/* The bits of a computed prediction: any NaN as STC_UNKNOWN, so that the
+ * encoder and a decoder on another machine (whose arithmetic may make
+ * another NaN) agree.  The predictions of the methods only ever add tame
+ * values; this is the guard should one not. */
 static inline uint64_t stc_bits_of(double x)
 {
     uint64_t u;
     if (isnan(x))
         return STC_UNKNOWN;
+    memcpy(&u, &x, 8);
+    return u;
+}
+
+/* The bits of a stored value, all 64 of them: a NaN keeps its sign and
+ * payload. */
+static inline uint64_t stc_raw_bits(double x)
+{
+    uint64_t u;
     memcpy(&u, &x, 8);
     return u;
 }

@@ -89,7 +89,7 @@ static void encode_body(const store_trace_row *rows, size_t n, stc_wbuf *w, uint
     mark[1] = w->len;
     for (int c = 0; c < NDBL; c++) {
         for (size_t i = 0; i < n; i++)
-            col[i] = stc_bits_of(*dbl_col((store_trace_row *)&rows[i], c));
+            col[i] = stc_raw_bits(*dbl_col((store_trace_row *)&rows[i], c));
         stc_put_doubles(w, col, n, dbl_class(c) == STC_SEC_TIMING);
         mark[2 + c] = w->len;
     }
@@ -201,7 +201,7 @@ static int decode_body(stc_rbuf *r, int version, store_trace_row *rows, size_t *
         else
             stc_get_doubles(r, col, m);
         for (size_t i = 0; i < m && !r->bad; i++)
-            *dbl_col(&rows[i], c) = col[i] == STC_UNKNOWN ? NAN : stc_double_of(col[i]);
+            *dbl_col(&rows[i], c) = stc_double_of(col[i]); /* a NaN's payload too */
     }
     if (r->bad || r->pos != r->len)
         return -1;

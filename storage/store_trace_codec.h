@@ -4,8 +4,9 @@
  *
  * A chunk is at most STC_CHUNK_ROWS rows of one job in ascending
  * iteration order, encoded losslessly: every double's 64 bits come back
- * (-0.0, infinities, subnormals included), any NaN as the one quiet NaN
- * that stands for "unknown".
+ * (-0.0, infinities, subnormals, and a NaN's sign and payload included;
+ * chunks written before payloads were kept hold every NaN as the quiet
+ * NaN 0x7ff8000000000000, and version 1 does).
  *
  *   u8      version: 3 (written), 2 and 1 (still read; 1's doubles by
  *           store_trace_codec_v1.c)

@@ -69,6 +69,34 @@ void th_margin(const char *file, int line, double used)
         fprintf(stdout, "    margin %s:%d used %.3g of its tolerance\n", file, line, used);
 }
 
+/* The local copy of the data sets `make data` reads (IRCG_DATA_DIR, set
+ * from the Makefile's DATA_DIR; none when empty). */
+static const char *local_copy(void)
+{
+    const char *d = getenv("IRCG_DATA_DIR");
+    return d && *d ? d : NULL;
+}
+
+int th_movielens(const char *name, char *path, size_t cap)
+{
+    const char *b = getenv("IRCG_BUILD_DIR"), *local = local_copy();
+    const char *copy = strcmp(name, "u.data") == 0 ? "ml-100k/u.data.xz"
+                                                   : "ml-1m-subset/ratings.dat.xz";
+    char src[1024];
+    struct stat st;
+    snprintf(path, cap, "%s/data/%s", b && *b ? b : "build", name);
+    if (stat(path, &st) == 0)
+        return 1;
+    if (!local)
+        return 0;
+    snprintf(src, sizeof src, "%s/%s", local, copy);
+    if (stat(src, &st) != 0)
+        return 0;
+    th_fail(__FILE__, __LINE__, "%s is here but %s is not: run make data (the "
+            "MovieLens tests must run where the data is)", src, path);
+    return -1;
+}
+
 static void rm_tmp(void)
 {
     if (g_tmp[0] && !getenv("IRCG_KEEP_TMP")) {

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef void (*th_fn)(void);
 
@@ -24,6 +25,16 @@ int th_failed(void); /* has the running test failed so far */
  * tolerances near their edge on this CPU's kernels can be found and derived
  * again before another CPU's rounding crosses them. */
 void th_margin(const char *file, int line, double used);
+
+/* The MovieLens copy `name` ("u.data" or "ratings.dat") that `make data`
+ * puts into IRCG_BUILD_DIR/data, its path into path.  1 when it is there.
+ * 0 when no local copy it is made from is given either (IRCG_DATA_DIR, the
+ * Makefile's DATA_DIR): a machine without the data, which its licence
+ * keeps out of the repository -- the caller skips (NEED_MOVIELENS), as
+ * tests/skips.allowed allows only there.  -1 after a failure of the
+ * running test when the local copy is there but was not put in place: the
+ * data is on this machine, so the test must run. */
+int th_movielens(const char *name, char *path, size_t cap);
 
 /* Path of a test temporary directory, created once per run; removed at exit
  * unless IRCG_KEEP_TMP is set. */
@@ -99,6 +110,35 @@ int th_run_python(const char *script, const char *args, char *out, size_t cap);
             th_fail(__FILE__, __LINE__, "CHECK_STR(%s, %s): \"%s\" vs \"%s\"",\
                     #a, #b, th_a_ ? th_a_ : "(null)",                       \
                     th_b_ ? th_b_ : "(null)");                              \
+    } while (0)
+
+/* measured <= tol, the two printed side by side whatever the outcome
+ * ("    what: measured 3.1e-05, tolerance 1e-04"): for tolerances that
+ * are a measurement plus headroom rather than a derived bound, so the
+ * output shows how much of it the CPU's rounding and the method use. */
+#define CHECK_MEASURED(what, measured, tol)                                 \
+    do {                                                                    \
+        double th_m_ = (measured), th_t_ = (tol);                           \
+        printf("    %s: measured %.3g, tolerance %.3g\n", (what), th_m_,    \
+               th_t_);                                                      \
+        if (!(th_m_ <= th_t_))                                              \
+            th_fail(__FILE__, __LINE__, "%s: %.17g > %.17g", (what), th_m_,  \
+                    th_t_);                                                 \
+        else                                                                \
+            th_margin(__FILE__, __LINE__, th_t_ > 0 ? th_m_ / th_t_ : 0);   \
+    } while (0)
+
+/* path (a char array) := the MovieLens copy `name`, or skip the test when
+ * the data is not on this machine, or fail it when it is but was not
+ * decompressed (th_movielens). */
+#define NEED_MOVIELENS(name, path)                                          \
+    do {                                                                    \
+        int th_ml_ = th_movielens((name), (path), sizeof(path));            \
+        if (th_ml_ == 0)                                                    \
+            SKIP("MovieLens %s absent: no local copy (its licence keeps "   \
+                 "it out of the repository; make data fetches it)", (name)); \
+        if (th_ml_ < 0)                                                     \
+            return;                                                         \
     } while (0)
 
 #define SKIP(...)                                                           \

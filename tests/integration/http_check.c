@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,220 @@ void hc_check_same_numbers(const hu_daemon *d, const char *id, const char *spec)
     }
     ircg_iterate_free(z);
     cJSON_Delete(res);
+}
+
+/* ---------------------------------------------------- to the bit -- */
+
+/* A new member of the row must be compared below too. */
+_Static_assert(sizeof(store_trace_row) == 176, "compare the new member in hc_same_row_bits");
+
+int hc_same_row_bits(const store_trace_row *a, const store_trace_row *b, char *why,
+                     size_t n)
+{
+    static const char *const names[] = {"sigma", "alpha", "g_x", "f_x", "g_z", "f_z",
+                                        "gap", "g_gap_x", "g_gap_z", "top_sv", "lambda",
+                                        "inner_gap_x", "inner_gap_z", "g_lower", "f_lower"};
+    const double da[] = {a->sigma, a->alpha, a->g_x, a->f_x, a->g_z, a->f_z,
+                         a->gap, a->g_gap_x, a->g_gap_z, a->top_sv, a->lambda,
+                         a->inner_gap_x, a->inner_gap_z, a->g_lower, a->f_lower};
+    const double db[] = {b->sigma, b->alpha, b->g_x, b->f_x, b->g_z, b->f_z,
+                         b->gap, b->g_gap_x, b->g_gap_z, b->top_sv, b->lambda,
+                         b->inner_gap_x, b->inner_gap_z, b->g_lower, b->f_lower};
+    const long long ia[] = {a->iteration, a->lmo_matvecs, a->rank, a->lmo_converged,
+                            a->backtracks, a->proj_full, a->certified};
+    const long long ib[] = {b->iteration, b->lmo_matvecs, b->rank, b->lmo_converged,
+                            b->backtracks, b->proj_full, b->certified};
+    static const char *const inames[] = {"iteration", "lmo_matvecs", "rank",
+                                         "lmo_converged", "backtracks", "proj_full",
+                                         "certified"};
+    for (size_t k = 0; k < sizeof ia / sizeof ia[0]; k++)
+        if (ia[k] != ib[k]) {
+            snprintf(why, n, "iteration %lld: %s %lld vs %lld", (long long)a->iteration,
+                     inames[k], ia[k], ib[k]);
+            return 0;
+        }
+    for (size_t k = 0; k < sizeof da / sizeof da[0]; k++) {
+        uint64_t x, y;
+        memcpy(&x, &da[k], 8);
+        memcpy(&y, &db[k], 8);
+        if (x != y) {
+            snprintf(why, n, "iteration %lld: %s %.17g (0x%016llx) vs %.17g (0x%016llx)",
+                     (long long)a->iteration, names[k], da[k], (unsigned long long)x, db[k],
+                     (unsigned long long)y);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+store_trace_row *hc_stored_trace(const char *db, const char *id, size_t *n)
+{
+    store *st = NULL;
+    store_trace_row *rows = NULL, *page = NULL;
+    size_t got = 0;
+    char err[STORE_ERRMAX];
+    int ok = store_open(db, &st, err) == STORE_OK;
+    *n = 0;
+    /* pages of the most store_trace_read gives */
+    for (int64_t after = 0; ok; after = rows[*n - 1].iteration) {
+        ok = store_trace_read(st, id, after, 100000, &page, &got) == STORE_OK;
+        if (!ok || got == 0)
+            break;
+        store_trace_row *r = realloc(rows, (*n + got) * sizeof *r);
+        ok = r != NULL;
+        if (ok) {
+            rows = r;
+            memcpy(rows + *n, page, got * sizeof *page);
+            *n += got;
+        }
+        free(page);
+        page = NULL;
+    }
+    free(page);
+    store_close(st);
+    if (!ok || *n == 0) {
+        free(rows);
+        *n = 0;
+        return NULL;
+    }
+    return rows;
+}
+
+typedef struct rowbuf {
+    store_trace_row *r;
+    size_t n, cap;
+    int failed;
+} rowbuf;
+
+/* The row the daemon stores of an iteration (server/job_output.c). */
+static int keep_row(void *user, const ircg_iter_info *it)
+{
+    rowbuf *b = user;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 1024;
+        store_trace_row *r = realloc(b->r, cap * sizeof *r);
+        if (!r) {
+            b->failed = 1;
+            return 1;
+        }
+        b->r = r;
+        b->cap = cap;
+    }
+    b->r[b->n++] = (store_trace_row){
+        .iteration = it->t, .elapsed = it->elapsed, .sigma = it->sigma,
+        .alpha = it->alpha, .g_x = it->g_x, .f_x = it->f_x, .g_z = it->g_z,
+        .f_z = it->f_z, .gap = it->gap, .g_gap_x = it->g_gap_x,
+        .g_gap_z = it->g_gap_z, .lmo_seconds = it->lmo_seconds,
+        .lmo_matvecs = it->lmo_matvecs, .top_sv = it->top_sv, .rank = it->rank,
+        .lmo_converged = it->lmo_converged, .backtracks = it->backtracks,
+        .proj_full = it->proj_full, .lambda = it->lambda,
+    };
+    return 0;
+}
+
+void hc_check_same_run(const char *db, const char *id, const char *spec, int64_t iters,
+                       const cJSON *result, long long *rows)
+{
+    api_spec *s = NULL;
+    ircg_solver *sv = NULL;
+    ircg_settings set;
+    ircg_info info;
+    ircg_iterate *z = NULL;
+    rowbuf b = {0};
+    size_t n = 0;
+    char why[320] = "no stored trace";
+    int ok = api_spec_parse(spec, strlen(spec), NULL, &s, NULL) == 0 && s;
+    if (ok) {
+        api_spec_settings(s, &set);
+        if (iters > 0)
+            set.max_iter = iters;
+        set.callback = keep_row;
+        set.callback_data = &b;
+        ok = ircg_solver_new(api_spec_problem(s), &set, &sv, NULL) == IRCG_OK &&
+             ircg_solve(sv, &info) == IRCG_OK && !b.failed &&
+             ircg_solver_iterate(sv, IRCG_Z, 0, &z) == IRCG_OK;
+    }
+    store_trace_row *got = ok ? hc_stored_trace(db, id, &n) : NULL;
+    if (!ok || !got) {
+        th_fail(__FILE__, __LINE__, "job %s: no run or no stored trace to compare", id);
+    } else {
+        CHECK_INT(n, b.n);
+        size_t i = 0;
+        while (i < n && i < b.n && hc_same_row_bits(&b.r[i], &got[i], why, sizeof why))
+            i++;
+        if (i < n && i < b.n)
+            th_fail(__FILE__, __LINE__, "job %s differs from the uninterrupted run at row "
+                    "%zu: %s", id, i + 1, why);
+        *rows += (long long)i;
+    }
+    if (ok && result) {
+        CHECK_INT(num(result, "iterations"), info.iterations);
+        CHECK(num(result, "g_x") == info.g_x);
+        CHECK(num(result, "f_x") == info.f_x);
+        CHECK(num(result, "g_z") == info.g_z);
+        CHECK(num(result, "f_z") == info.f_z);
+        CHECK(same_iterate(cJSON_GetObjectItemCaseSensitive(result, "z"), z));
+    }
+    free(got);
+    free(b.r);
+    ircg_iterate_free(z);
+    ircg_solver_free(sv);
+    api_spec_free(s);
+}
+
+/* The path `at` and what differs, into why; 0. */
+static int differ(char *why, size_t n, const char *at, const char *what)
+{
+    snprintf(why, n, "%s: %s", at[0] ? at : "(root)", what);
+    return 0;
+}
+
+static int json_same_at(const cJSON *a, const cJSON *b, const char *const *skip, char *at,
+                        char *why, size_t n)
+{
+    size_t len = strlen(at);
+    if ((a->type & 0xff) != (b->type & 0xff))
+        return differ(why, n, at, "types differ");
+    if (cJSON_IsNumber(a)) {
+        if (memcmp(&a->valuedouble, &b->valuedouble, sizeof(double)) != 0) {
+            char v[120];
+            snprintf(v, sizeof v, "%.17g vs %.17g", a->valuedouble, b->valuedouble);
+            return differ(why, n, at, v);
+        }
+        return 1;
+    }
+    if (cJSON_IsString(a))
+        return strcmp(a->valuestring, b->valuestring) == 0 ? 1 : differ(why, n, at, "strings differ");
+    if (!cJSON_IsArray(a) && !cJSON_IsObject(a))
+        return 1; /* null, true, false: the type said it */
+    const cJSON *x = a->child, *y = b->child;
+    for (int i = 0; x && y; x = x->next, y = y->next, i++) {
+        int skipped = 0;
+        for (const char *const *s = skip; cJSON_IsObject(a) && s && *s; s++)
+            skipped |= strcmp(x->string, *s) == 0;
+        if (cJSON_IsObject(a) && strcmp(x->string, y->string) != 0)
+            return differ(why, n, at, "members differ");
+        if (skipped)
+            continue;
+        if (cJSON_IsObject(a))
+            snprintf(at + len, 512 - len, "/%s", x->string);
+        else
+            snprintf(at + len, 512 - len, "/%d", i);
+        int same = json_same_at(x, y, NULL, at, why, n);
+        at[len] = '\0';
+        if (!same)
+            return 0;
+    }
+    return x || y ? differ(why, n, at, "lengths differ") : 1;
+}
+
+int hc_json_same(const cJSON *a, const cJSON *b, const char *const *skip, char *why,
+                 size_t n)
+{
+    char at[512] = "";
+    if (!a || !b)
+        return differ(why, n, at, "missing");
+    return json_same_at(a, b, skip, at, why, n);
 }
 
 void hc_check_trace_complete(const hu_daemon *d, const char *id, int n)

@@ -17,6 +17,35 @@
  * for least squares; a0, w, P and Q for matrix completion). */
 void hc_check_same_numbers(const hu_daemon *d, const char *id, const char *spec);
 
+/* The rows of job `id` in the store `db` (opened directly: the daemon
+ * stopped or killed), malloc'ed, *n of them; NULL when none or on error. */
+store_trace_row *hc_stored_trace(const char *db, const char *id, size_t *n);
+
+/* Rows a and b are the same to the bit -- every double's 64 bits, a NaN's
+ * sign and payload included, and every integer -- but for the clock's
+ * columns (elapsed, lmo_seconds).  1 if so; else 0 with the first
+ * difference described in why. */
+int hc_same_row_bits(const store_trace_row *a, const store_trace_row *b, char *why,
+                     size_t n);
+
+/* The uninterrupted run of `spec` in this process (max_iter replaced by
+ * `iters` when > 0: the prefix of a job cancelled after that many) against
+ * job `id` as the daemon left it: every trace row in the store `db`, to
+ * the bit (hc_same_row_bits; every iteration must be traced), and, when
+ * `result` is given (the job's GET .../result), the result as
+ * hc_check_same_numbers compares it.  The rows compared are added to
+ * *rows. */
+void hc_check_same_run(const char *db, const char *id, const char *spec, int64_t iters,
+                       const cJSON *result, long long *rows);
+
+/* a and b (JSON documents) are the same: the same members in the same
+ * order, strings and literals equal, every number the same double to the
+ * bit; members of the top-level object named in `skip` (NULL-terminated,
+ * or NULL) are not compared.  1 if so; else 0 with the path of the first
+ * difference in why. */
+int hc_json_same(const cJSON *a, const cJSON *b, const char *const *skip, char *why,
+                 size_t n);
+
 /* The trace of job `id` holds iterations 1..n, each exactly once, in
  * order (the job must record every iteration). */
 void hc_check_trace_complete(const hu_daemon *d, const char *id, int n);

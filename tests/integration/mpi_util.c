@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../harness.h"
 #include "../unit/test_cli_util.h"
 #include "mpi_util.h"
 
@@ -28,6 +29,23 @@ const char *mu_mpirun(void)
         if (access(where[i], X_OK) == 0)
             return where[i];
     return NULL;
+}
+
+int mu_need_mpi(void)
+{
+    const char *cli = tcli_path(), *mpi = mu_mpi_bin();
+    if (!mu_mpirun()) {
+        th_skip("no mpirun (Open MPI is not installed; make deps installs openmpi-bin)");
+        return 0;
+    }
+    if (!cli || !mpi) {
+        th_fail(__FILE__, __LINE__, "mpirun is installed but %s is missing (IRCG_BUILD_DIR "
+                "%s; ircg-mpi is built when mpicc is found: make deps installs "
+                "libopenmpi-dev)", !cli ? "the ircg CLI" : "build/bin/ircg-mpi",
+                getenv("IRCG_BUILD_DIR") ? getenv("IRCG_BUILD_DIR") : "unset");
+        return -1;
+    }
+    return 1;
 }
 
 void mu_quiet_mpi_leaks(int on)
@@ -65,6 +83,28 @@ int mu_run_mpi(int n, const char *spec, const char *trace, const char *result, c
     args[a] = NULL;
     mu_quiet_mpi_leaks(1);
     int rc = tcli_run_err(args, NULL, err, errn);
+    mu_quiet_mpi_leaks(0);
+    return rc;
+}
+
+int mu_run_mpi_args(int n, char *const args[], char *err, size_t errn)
+{
+    char np[16];
+    char *argv[32];
+    int a = 0;
+    snprintf(np, sizeof np, "%d", n);
+    argv[a++] = (char *)mu_mpirun();
+    argv[a++] = "-np";
+    argv[a++] = np;
+    if (geteuid() == 0)
+        argv[a++] = "--allow-run-as-root";
+    argv[a++] = "--oversubscribe";
+    argv[a++] = (char *)mu_mpi_bin();
+    for (int i = 0; args[i] && a < 31; i++)
+        argv[a++] = args[i];
+    argv[a] = NULL;
+    mu_quiet_mpi_leaks(1);
+    int rc = tcli_run_err(argv, NULL, err, errn);
     mu_quiet_mpi_leaks(0);
     return rc;
 }

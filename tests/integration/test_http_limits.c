@@ -1,8 +1,9 @@
 /*
  * test_http_limits.c -- the daemon's limits against clients that would
  * hold it: slow senders (slowloris, a body trickled in), idle event
- * streams, per-token request rates, and a burst of 500 concurrent
- * submissions of which none may be lost.
+ * streams, per-token request rates (and the counter of refusals), and a
+ * burst of 500 concurrent submissions of which none may be lost: every
+ * accepted one is stored once and runs to its end.
  */
 #include <curl/curl.h>
 #include <poll.h>
@@ -40,6 +41,22 @@ static long long metric(const hu_daemon *d, const char *name)
     long long v = -1;
     snprintf(line, sizeof line, "\n%s ", name);
     if (hu_get(d, "/metrics", &r) == 200 && strstr(r.body, line))
+        v = atoll(strstr(r.body, line) + strlen(line));
+    hu_resp_free(&r);
+    return v;
+}
+
+/* A metric's value read with a bearer token; -1 when absent. */
+static long long metric_as(const hu_daemon *d, const char *token, const char *name)
+{
+    hu_resp r;
+    char line[160], h[128];
+    long long v = -1;
+    snprintf(h, sizeof h, "Authorization: Bearer %s", token);
+    const char *hdr[] = {h, NULL};
+    snprintf(line, sizeof line, "\n%s ", name);
+    hu_req(d, "GET", "/metrics", NULL, NULL, 0, hdr, &r);
+    if (r.status == 200 && r.body && strstr(r.body, line))
         v = atoll(strstr(r.body, line) + strlen(line));
     hu_resp_free(&r);
     return v;
@@ -158,7 +175,13 @@ TEST(http_limits, per_token_rates)
     hu_sleep_ms(1100);
     CHECK_INT(get_as(&d, "token-a-0123456789", &r), 200);
     hu_resp_free(&r);
-    CHECK(metric(&d, "ircgd_http_rate_limited_total") < 0); /* /metrics needs a token */
+    /* the counter of refusals, read with a token of its own (/metrics
+     * needs one): every 429 above, and nothing else */
+    CHECK(metric(&d, "ircgd_http_rate_limited_total") < 0); /* without a token: 401 */
+    long long counted = metric_as(&d, "token-b-0123456789", "ircgd_http_rate_limited_total");
+    printf("    %d of 8 quick requests limited; ircgd_http_rate_limited_total %lld\n", limited,
+           counted);
+    CHECK_INT(counted, limited);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }
 
@@ -168,13 +191,28 @@ typedef struct burst {
     CURL *h;
     struct curl_slist *hdr;
     long status;
+    char body[512]; /* the answer's head, where the id is */
+    size_t len;
+    char id[64];    /* the accepted job */
 } burst;
 
-static size_t discard(char *p, size_t sz, size_t n, void *u)
+static size_t keep_head(char *p, size_t sz, size_t n, void *u)
 {
-    (void)p;
-    (void)u;
+    burst *b = u;
+    size_t k = sz * n < sizeof b->body - 1 - b->len ? sz * n : sizeof b->body - 1 - b->len;
+    memcpy(b->body + b->len, p, k);
+    b->len += k;
+    b->body[b->len] = '\0';
     return sz * n;
+}
+
+/* The "id" of a 202's body into b->id. */
+static void read_id(burst *b)
+{
+    const char *at = strstr(b->body, "\"id\":\"");
+    b->id[0] = '\0';
+    if (at)
+        sscanf(at + 6, "%63[^\"]", b->id);
 }
 
 /* Sends every submission of b not yet answered 202, all at once; returns
@@ -191,13 +229,16 @@ static int burst_round(burst *b, const char *url, const char *spec)
         if (b[i].status == 202)
             continue;
         b[i].h = curl_easy_init();
+        b[i].len = 0;
+        b[i].body[0] = '\0';
         snprintf(key, sizeof key, "Idempotency-Key: burst-%d", i);
         b[i].hdr = curl_slist_append(curl_slist_append(NULL, key),
                                      "Content-Type: application/json");
         curl_easy_setopt(b[i].h, CURLOPT_URL, url);
         curl_easy_setopt(b[i].h, CURLOPT_HTTPHEADER, b[i].hdr);
         curl_easy_setopt(b[i].h, CURLOPT_POSTFIELDS, spec);
-        curl_easy_setopt(b[i].h, CURLOPT_WRITEFUNCTION, discard);
+        curl_easy_setopt(b[i].h, CURLOPT_WRITEFUNCTION, keep_head);
+        curl_easy_setopt(b[i].h, CURLOPT_WRITEDATA, &b[i]);
         curl_easy_setopt(b[i].h, CURLOPT_TIMEOUT, 120L);
         curl_easy_setopt(b[i].h, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(b[i].h, CURLOPT_FORBID_REUSE, 1L);
@@ -213,6 +254,8 @@ static int burst_round(burst *b, const char *url, const char *spec)
             continue;
         curl_easy_getinfo(b[i].h, CURLINFO_RESPONSE_CODE, &b[i].status);
         accepted += b[i].status == 202;
+        if (b[i].status == 202)
+            read_id(&b[i]);
         curl_multi_remove_handle(m, b[i].h);
         curl_easy_cleanup(b[i].h);
         curl_slist_free_all(b[i].hdr);
@@ -225,8 +268,8 @@ static int burst_round(burst *b, const char *url, const char *spec)
 /* 500 submissions at once, each with its own Idempotency-Key.  A busy
  * store may answer some 503 with Retry-After (seen on a slow overlay file
  * system): such a client sends again with the same key, as a client should.
- * Every one ends accepted, and exactly 500 jobs are stored -- none lost,
- * none doubled. */
+ * Every one ends accepted, exactly 500 jobs are stored -- none lost,
+ * none doubled -- and every accepted job runs to its end (succeeded). */
 TEST(http_limits, burst_of_500_submits_loses_none)
 {
     static burst b[BURST];
@@ -259,6 +302,18 @@ counted:
     CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "jobs")), BURST);
     cJSON_Delete(o);
     hu_resp_free(&r);
+    int finished = 0, distinct = 1;
+    for (int i = 0; i < BURST; i++) {
+        char state[16] = "";
+        CHECK(b[i].id[0] != '\0');
+        for (int k = 0; k < i && distinct; k++)
+            distinct = strcmp(b[i].id, b[k].id) != 0;
+        if (b[i].id[0] && hu_wait_terminal(&d, b[i].id, 120, state) == 0)
+            finished += strcmp(state, "succeeded") == 0;
+    }
+    CHECK(distinct);
+    printf("    %d of the %d accepted jobs succeeded\n", finished, accepted);
+    CHECK_INT(finished, BURST);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
     free(spec);
 }

@@ -9,7 +9,8 @@
  * process's, for the whole instance (its |Omega| and data digest): a
  * single-process job that starts from it ("schedule": "continue") goes on
  * as the single-process run did, g and f to 1e-10 at every iteration.
- * Skipped with a message without python3 or MPI.
+ * Skipped with a message without python3 or mpirun; failed when mpirun
+ * is installed but ircg-mpi was not built.
  */
 #include <math.h>
 #include <signal.h>

@@ -82,11 +82,8 @@ static int read_gaps(const char *path, double *g, double *gg)
 
 static void agree(const char *data, double delta)
 {
+    MU_NEED_MPI();
     const char *bin = tcli_path();
-    if (!bin || !mu_mpi_bin())
-        SKIP("no ircg or ircg-mpi binary (IRCG_BUILD_DIR unset, or built without mpicc)");
-    if (!mu_mpirun())
-        SKIP("no mpirun (make deps installs openmpi-bin)");
     static double g1[ITERS + 1], gg1[ITERS + 1], gn[ITERS + 1], ggn[ITERS + 1];
     char text[1024], err[8192];
     char *spec = tcli_tmp("mpiref.json"), *t1 = tcli_tmp("mpiref_one.csv");
@@ -128,10 +125,7 @@ static void agree(const char *data, double delta)
 TEST(mpi_ref, computed_reference_movielens_100k)
 {
     char path[PATH_MAX], data[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/data/u.data",
-             getenv("IRCG_BUILD_DIR") ? getenv("IRCG_BUILD_DIR") : ".");
-    if (access(path, R_OK) != 0)
-        SKIP("no u.data: run make data (datasets/README.md)");
+    NEED_MOVIELENS("u.data", path);
     snprintf(data, sizeof data, "{\"source\": \"file\", \"path\": \"%s\"}", path);
     agree(data, 500);
 }

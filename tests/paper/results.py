@@ -26,7 +26,23 @@ markers, code and links: every number of RESULTS.md comes from a run.
 (no digit typed in its prose, markers well formed, one time-to-accuracy
 section): `make test` runs it on RESULTS.in.md, so a template that a
 two-hour `make paper` would refuse at its end is refused at once.
+
+The page belongs to the code that made it.  `--manifest` prints that
+code as {path: git blob id} -- every .c and .h of solver/ and
+tests/study/ and the paper runner (clients/cli/cmd_paper.c,
+clients/cli/paper*) -- and provenance.sh records it in each run's
+provenance.json ("code").  `--check-code DIR` compares the manifests of
+DIR/provenance.json and DIR/tta-ml-1m/provenance.json with the files as
+they are now and fails, naming every file added, removed or changed:
+`make test` runs it on tests/paper, so a change to the solver or the
+runner fails the suite until the page is made again.  The ids are of the
+files' bytes (git's blob hash, computed here: no git needed), so the check
+cannot drift -- a comparison of figures within a noise could -- and it
+sees uncommitted changes too.  A provenance.json without "code" (made
+before it was recorded) is read through git at its commit.
 """
+import hashlib
+import subprocess
 import argparse
 import json
 import os
@@ -308,6 +324,81 @@ def template_errors(text):
     return errors
 
 
+CODE_DIRS = ["solver", "tests/study"]
+CODE_CLI = "clients/cli"
+
+
+def is_code(path):
+    """Whether a path (relative, '/'-separated) is part of what makes the
+    page's numbers: the solver, the studies, the paper runner."""
+    if not path.endswith((".c", ".h")):
+        return False
+    if any(path.startswith(d + "/") for d in CODE_DIRS):
+        return True
+    head, name = os.path.split(path)
+    return head == CODE_CLI and (name.startswith("paper") or name.startswith("cmd_paper"))
+
+
+def blob_id(data):
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def manifest(root):
+    """{path: blob id} of the code as the files under root hold it now."""
+    out = {}
+    for top in CODE_DIRS + [CODE_CLI]:
+        for d, _, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                rel = os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/")
+                if is_code(rel):
+                    with open(os.path.join(root, rel), "rb") as fh:
+                        out[rel] = blob_id(fh.read())
+    return dict(sorted(out.items()))
+
+
+def manifest_at(root, commit):
+    """{path: blob id} of the code at a commit, through git; None if git
+    cannot tell."""
+    try:
+        r = subprocess.run(["git", "-C", root, "ls-tree", "-r", commit, "--"] + CODE_DIRS +
+                           [CODE_CLI], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    out = {}
+    for line in r.stdout.splitlines():
+        meta, path = line.split("\t", 1)
+        if is_code(path):
+            out[path] = meta.split()[2]
+    return out
+
+
+def check_code(root, into):
+    """0 when every run of the page was made by the code there is now."""
+    bad = 0
+    now = manifest(root)
+    for sub in ("", TTA_DIR):
+        path = os.path.join(into, sub, "provenance.json")
+        if not os.path.exists(path):
+            continue
+        prov = load(path)
+        then = prov.get("code") or manifest_at(root, prov.get("commit", ""))
+        if then is None:
+            print(f"results.py: {path}: no code manifest, and git cannot read commit "
+                  f"{prov.get('commit')}", file=sys.stderr)
+            bad += 1
+            continue
+        changed = sorted(p for p in set(now) | set(then) if now.get(p) != then.get(p))
+        if changed:
+            bad += 1
+            print(f"results.py: {path}: made by commit {prov.get('commit', '?')[:12]}; since "
+                  f"then {len(changed)} file(s) of the solver or the paper runner changed -- "
+                  f"run make paper again (make tta for {TTA_DIR}):", file=sys.stderr)
+            for p in changed:
+                what = "added" if p not in then else "removed" if p not in now else "changed"
+                print(f"  {what}: {p}", file=sys.stderr)
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--paper", default="build/paper")
@@ -316,7 +407,15 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--only", choices=["tta"])
     ap.add_argument("--check-template", metavar="FILE")
+    ap.add_argument("--manifest", action="store_true")
+    ap.add_argument("--check-code", metavar="DIR")
     a = ap.parse_args()
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    if a.manifest:
+        print(json.dumps(manifest(root), indent=1))
+        return
+    if a.check_code:
+        sys.exit(check_code(root, a.check_code))
     if a.check_template:
         errors = template_errors(read(a.check_template))
         for e in errors:

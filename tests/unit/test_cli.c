@@ -230,8 +230,7 @@ TEST(spec_cli, paper_movielens_end_to_end)
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(rf, "compute")));
     CHECK(cJSON_GetObjectItem(rf, "tol")->valuedouble == 1e-9);
     cJSON_Delete(d);
-    if (access(ratings, R_OK) != 0)
-        SKIP("no %s (the MovieLens data is absent; `make data` creates it)", ratings);
+    NEED_MOVIELENS("ratings.dat", ratings);
     REQUIRE(tcli_run((char *[]){(char *)bin, "example", "paper-movielens", "--ratings", ratings,
                                 "--max-iter", "3", NULL}, spec) == 0);
     CHECK_INT(tcli_run((char *[]){(char *)bin, "solve", spec, "--result", res, "--trace", tr,

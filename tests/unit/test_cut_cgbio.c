@@ -144,9 +144,9 @@ TEST(cgbio, least_norm_least_squares_l2_ball)
     CHECK_INT(tr2.seen, 20000);
     CHECK_INT(tr1.bad_g + tr2.bad_g, 0);
     CHECK_INT(tr1.bad_f + tr2.bad_f, 0);
-    CHECK(g2 <= g1 / 5);
-    CHECK(d2 <= pow(10, -0.35) * d1);
-    CHECK(d2 <= 0.15);
+    CHECK_MEASURED("g(x_K) at K = 2e4 / at K = 2000", g2 / g1, 1.0 / 5);
+    CHECK_MEASURED("distance to x+ at K = 2e4 / at K = 2000", d2 / d1, pow(10, -0.35));
+    CHECK_MEASURED("||x_K - x+|| / ||x+|| at K = 2e4", d2, 0.15);
     /* the reported gap is the outer gap over the cut set */
     CHECK(isfinite(i2.gap));
 }

@@ -159,8 +159,9 @@ TEST(ls_simplex, minimum_variance_among_the_exact_fits)
         /* measured after 10^5 steps: g(z) <= 4.7e-6 g(x_0), |f(z) - f*| <=
          * 0.029 of the spread of f over X_opt (a method that ignored f could
          * end anywhere in it) */
-        CHECK(in.g_z <= 5e-5 * g0);
-        CHECK(fabs(in.f_z - f_star) <= 0.1 * (f_max - f_star));
+        CHECK_MEASURED("g(z) / g(x_0)", in.g_z / g0, 5e-5);
+        CHECK_MEASURED("|f(z) - f*| / spread of f over X_opt",
+                       fabs(in.f_z - f_star) / (f_max - f_star), 0.1);
     }
     ircg_problem_free(pb);
 }

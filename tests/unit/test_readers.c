@@ -411,24 +411,12 @@ TEST(readers, file_round_trip_and_io_errors)
     CHECK_INT(d.line, 0);
 }
 
-/* build/data/<name>, or $IRCG_BUILD_DIR/data/<name>; 0 if absent. */
-static int data_file(const char *name, char *path, size_t n)
-{
-    const char *b = getenv("IRCG_BUILD_DIR");
-    snprintf(path, n, "%s/data/%s", b && *b ? b : "build", name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    fclose(f);
-    return 1;
-}
 
 static void check_movielens(const char *name, int rows, int cols, int64_t nnz,
                             const int64_t hist[5])
 {
     char path[1024];
-    if (!data_file(name, path, sizeof path))
-        SKIP("%s absent; run make data", path);
+    NEED_MOVIELENS(name, path);
     ircg_ratings *r = NULL;
     ircg_diag d = {0};
     CHECK_INT(ircg_ratings_read_file(path, NULL, &r, &d), IRCG_OK);
@@ -465,7 +453,7 @@ TEST(readers, movielens_1m)
     static const int64_t full[5] = {56174, 107557, 261197, 348971, 226310};
     char path[1024];
     struct stat st;
-    if (data_file("ratings.dat", path, sizeof path) && stat(path, &st) == 0 &&
+    if (th_movielens("ratings.dat", path, sizeof path) > 0 && stat(path, &st) == 0 &&
         st.st_size != 16498945) /* not the subset's bytes */
         check_movielens("ratings.dat", 6040, 3952, 1000209, full);
     else

@@ -1,8 +1,9 @@
 /*
  * test_trace_codec.c -- the compressed chunks of traces
  * (storage/store_trace_codec.c): every bit of every value comes back
- * (random doubles, -0.0, infinities, subnormals, unknown NaNs, extreme
- * integers, jumps in the iterations), smooth columns compress, and damaged
+ * (random doubles, -0.0, infinities, subnormals, NaNs with any sign and
+ * payload -- quiet, signalling, the x86 default -- extreme integers, jumps
+ * in the iterations), smooth columns compress, and damaged
  * bytes are refused, never read past.
  */
 #include <math.h>
@@ -30,14 +31,26 @@ static double any_double(uint64_t *s)
     double x;
     if (u % 5 == 0)
         return special[(u >> 8) % 7];
+    if (u % 5 == 1) /* a NaN: any sign, quiet or signalling, any payload */
+        u |= UINT64_C(0x7ff0000000000001);
     memcpy(&x, &u, 8);
-    return isnan(x) ? 1.5 : x;
+    return x;
 }
 
-static int same_bits(double a, double b)
+/* A NaN of each kind the solver or the hardware make: the quiet NaN of
+ * C's NAN, x86's default NaN (0/0: the sign set), a signalling one. */
+static double nan_of(uint64_t *s)
 {
-    return (isnan(a) && isnan(b)) || memcmp(&a, &b, 8) == 0;
+    static const uint64_t bits[3] = {UINT64_C(0x7ff8000000000000),
+                                     UINT64_C(0xfff8000000000000),
+                                     UINT64_C(0x7ff0000000000bad)};
+    double x;
+    memcpy(&x, &bits[rnd(s) % 3], 8);
+    return x;
 }
+
+/* Every bit, a NaN's included: "lossless to the bit" (README). */
+static int same_bits(double a, double b) { return memcmp(&a, &b, 8) == 0; }
 
 static int same_row(const store_trace_row *a, const store_trace_row *b)
 {
@@ -69,7 +82,7 @@ TEST(trace_codec, every_bit_comes_back)
                            &r->top_sv, &r->lambda};
             r->iteration = it;
             for (int k = 0; k < 13; k++)
-                *d[k] = rnd(&s) % 9 == 0 ? NAN : any_double(&s);
+                *d[k] = rnd(&s) % 9 == 0 ? nan_of(&s) : any_double(&s);
             r->lmo_matvecs = rnd(&s) % 4 ? (int64_t)(rnd(&s) % 1000) : (int64_t)rnd(&s);
             r->rank = (int)(rnd(&s) % 3 ? rnd(&s) % 50 : rnd(&s));
             r->lmo_converged = (int)(rnd(&s) % 3) - 1;

@@ -75,10 +75,8 @@ static double adversarial(int kind, size_t i, uint64_t *s, double *acc)
     }
 }
 
-static int same_bits(double a, double b)
-{
-    return (isnan(a) && isnan(b)) || memcmp(&a, &b, 8) == 0;
-}
+/* Every bit, a NaN's sign and payload included. */
+static int same_bits(double a, double b) { return memcmp(&a, &b, 8) == 0; }
 
 static int same_rows(const store_trace_row *a, const store_trace_row *b, size_t n)
 {
@@ -212,6 +210,10 @@ static void v1_rows(store_trace_row *r, size_t n)
                                  .top_sv = t, .rank = (int)i - 3,
                                  .lmo_converged = (int)(i % 3) - 1, .backtracks = (int)i,
                                  .proj_full = -1, .lambda = i % 2 ? NAN : -t};
+        /* version 1 kept every NaN as the quiet NaN (-NAN included) */
+        for (int c = 0; c < NDBL; c++)
+            if (isnan(*col(&r[i], c)))
+                *col(&r[i], c) = from_bits(UINT64_C(0x7ff8000000000000));
     }
 }
 

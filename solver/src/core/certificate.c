@@ -37,7 +37,7 @@ static int is_pow2(int64_t t)
 int slv_cert_due(const ircg_solver *sv, int64_t t)
 {
     int64_t k = sv->set.certify_every;
-    return t == 0 || is_pow2(t) || t == sv->set.max_iter || (k > 0 && t % k == 0);
+    return t == 0 || is_pow2(t) || (k > 0 && t % k == 0);
 }
 
 /* a - b - c, rounded down */
@@ -119,14 +119,12 @@ static int stop_met(const ircg_solver *sv)
     return any && ok;
 }
 
-ircg_error slv_certify(ircg_solver *sv, ircg_status *st)
+/* A certificate of x and z folded into b. */
+static ircg_error certify_into(ircg_solver *sv, slv_bounds *b)
 {
     slv_cert cx, cz;
     ircg_error err;
     double t0 = slv_now();
-
-    if (!sv->set.certify || !sv->ops->certify)
-        return IRCG_OK;
     /* sigma of the next iteration: the one x_t is about to be regularized
      * with; any sigma > 0 gives a valid bound */
     double sigma = ircg_sigma(sv->varsigma, sv->set.p, sv->t);
@@ -139,17 +137,32 @@ ircg_error slv_certify(ircg_solver *sv, ircg_status *st)
         return err;
     if (sv->algorithm == IRCG_ALG_IRPG || sv->algorithm == IRCG_ALG_CGBIO)
         cz = cx, have_z = 1;
-    if (isnan(sv->bnd.g0)) /* the run's first certificate: of x_0, unless the
-                              state came from a version without bounds */
-        sv->bnd.g0 = cx.g;
-    fold(&sv->bnd, &cx, &cz, have_z, sigma);
-    sv->bnd.t = sv->t;
-    sv->bnd.count++;
-    sv->bnd.seconds += slv_now() - t0;
-    sv->lmo_matvecs += cx.matvecs + (sv->algorithm == IRCG_ALG_IRCG ? cz.matvecs : 0);
-    if (st && (stop_met(sv) || exact(sv)))
-        *st = IRCG_STATUS_CONVERGED;
+    if (isnan(b->g0)) /* the run's first certificate: of x_0, unless the
+                         state came from a version without bounds */
+        b->g0 = cx.g;
+    fold(b, &cx, &cz, have_z, sigma);
+    b->t = sv->t;
+    b->count++;
+    b->seconds += slv_now() - t0;
     return IRCG_OK;
+}
+
+ircg_error slv_certify(ircg_solver *sv, ircg_status *st)
+{
+    if (!sv->set.certify || !sv->ops->certify)
+        return IRCG_OK;
+    ircg_error err = certify_into(sv, &sv->bnd);
+    if (err == IRCG_OK && st && (stop_met(sv) || exact(sv)))
+        *st = IRCG_STATUS_CONVERGED;
+    return err;
+}
+
+ircg_error slv_certify_final(ircg_solver *sv)
+{
+    sv->final = sv->bnd;
+    if (!sv->set.certify || !sv->ops->certify || sv->bnd.t == sv->t)
+        return IRCG_OK;
+    return certify_into(sv, &sv->final);
 }
 
 void slv_bounds_report(const ircg_solver *sv, ircg_iter_info *it)
@@ -172,10 +185,16 @@ void slv_bounds_report(const ircg_solver *sv, ircg_iter_info *it)
     it->inner_gap_z = isfinite(b->gap_z) ? inner_gap(sv->vals.g_z, 0.0, b->g_lower) : NAN;
 }
 
+/* The bounds of the last iterate: the final certificate's when made. */
+static const slv_bounds *last_bounds(const ircg_solver *sv)
+{
+    return sv->final.t == sv->t && sv->final.count >= sv->bnd.count ? &sv->final : &sv->bnd;
+}
+
 static unsigned warnings(const ircg_solver *sv)
 {
     const ircg_stop *s = &sv->set.stop;
-    const slv_bounds *b = &sv->bnd;
+    const slv_bounds *b = last_bounds(sv);
     unsigned w = 0;
     if (b->t < 0)
         return IRCG_WARN_UNCERTIFIED;
@@ -201,7 +220,7 @@ static unsigned warnings(const ircg_solver *sv)
 
 void slv_bounds_info(const ircg_solver *sv, ircg_status st, ircg_info *info)
 {
-    const slv_bounds *b = &sv->bnd;
+    const slv_bounds *b = last_bounds(sv);
     (void)st;
     info->varsigma = sv->varsigma;
     info->cert_iteration = b->t;

@@ -323,6 +323,7 @@ ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
     tmp.ws = sv->ws;
     tmp.setup_seconds = sv->setup_seconds;
     *sv = tmp;
+    sv->final = sv->bnd;
     if (mode != IRCG_RESTORE_RESUME &&
         (err = start_new_run(sv, mode, fresh_varsigma)) != IRCG_OK)
         return slv_fail(diag, err, "", "out of memory");

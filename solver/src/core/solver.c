@@ -110,6 +110,7 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
     sv->last_sigma = NAN;
     sv->varsigma = isnan(s->varsigma) ? s->varsigma_rel * ircg_varsigma_scale(pb) : s->varsigma;
     slv_bounds_init(&sv->bnd);
+    sv->final = sv->bnd;
     slv_solver_refresh_values(sv);
     sv->setup_seconds = slv_now() - t0;
     *out = sv;
@@ -273,8 +274,8 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
         }
     }
     /* the result's certificate is of the final iterate */
-    if (err == IRCG_OK && sv->bnd.t != sv->t) {
-        err = slv_certify(sv, NULL);
+    if (err == IRCG_OK) {
+        err = slv_certify_final(sv);
         elapsed = slv_now() - start;
     }
 done:

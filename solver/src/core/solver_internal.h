@@ -31,7 +31,13 @@ struct ircg_solver {
     ircg_settings set;         /* copy; x0 cleared after setup */
     double varsigma;           /* the absolute varsigma in use (set.varsigma,
                                   or the relative one resolved) */
-    slv_bounds bnd;
+    slv_bounds bnd;            /* folded at the certificates' cadence only,
+                                  so that a run stopped and continued
+                                  carries the bounds an uninterrupted one
+                                  would */
+    slv_bounds final;          /* bnd and a certificate of the last iterate
+                                  off the cadence (final.t = t), for the
+                                  info; never folded into bnd */
     void *ws;                  /* the oracle's workspace, owned */
     int64_t t;                 /* iterations done */
     double S;                  /* S_t of Remark 1 (IR-CG) */
@@ -86,13 +92,16 @@ double slv_line_search_1d(const slv_oracle_ops *ops, void *ws, double sigma,
 
 /* certificate.c: the bounds at their start (no certificate yet). */
 void slv_bounds_init(slv_bounds *b);
-/* Whether iteration t (done) is one to certify: t = 0, a power of 2,
- * max_iter, or a multiple of certify_every. */
+/* Whether iteration t (done) is one to certify: t = 0, a power of 2, or a
+ * multiple of certify_every (what the run's length does not change). */
 int slv_cert_due(const ircg_solver *sv, int64_t t);
 /* A certificate of the current x and z (oracle.h) folded into sv->bnd;
- * *st is set to CONVERGED when it meets settings.stop.  Nothing when
- * certify = 0 or the oracle has none. */
+ * *st is set to CONVERGED when it meets settings.stop or proves x exact.
+ * Nothing when certify = 0 or the oracle has none. */
 ircg_error slv_certify(ircg_solver *sv, ircg_status *st);
+/* The last iterate's certificate for the info when the cadence did not
+ * make one: into sv->final, sv->bnd untouched. */
+ircg_error slv_certify_final(ircg_solver *sv);
 /* The bounds into an iteration's report and into the info. */
 void slv_bounds_report(const ircg_solver *sv, ircg_iter_info *it);
 void slv_bounds_info(const ircg_solver *sv, ircg_status st, ircg_info *info);
