@@ -189,7 +189,9 @@ static int keep_row(void *user, const ircg_iter_info *it)
         .g_gap_z = it->g_gap_z, .lmo_seconds = it->lmo_seconds,
         .lmo_matvecs = it->lmo_matvecs, .top_sv = it->top_sv, .rank = it->rank,
         .lmo_converged = it->lmo_converged, .backtracks = it->backtracks,
-        .proj_full = it->proj_full, .lambda = it->lambda,
+        .proj_full = it->proj_full, .lambda = it->lambda, .certified = it->certified,
+        .inner_gap_x = it->inner_gap_x, .inner_gap_z = it->inner_gap_z,
+        .g_lower = it->g_lower, .f_lower = it->f_lower,
     };
     return 0;
 }
@@ -272,17 +274,20 @@ static int json_same_at(const cJSON *a, const cJSON *b, const char *const *skip,
     const cJSON *x = a->child, *y = b->child;
     for (int i = 0; x && y; x = x->next, y = y->next, i++) {
         int skipped = 0;
-        for (const char *const *s = skip; cJSON_IsObject(a) && s && *s; s++)
-            skipped |= strcmp(x->string, *s) == 0;
         if (cJSON_IsObject(a) && strcmp(x->string, y->string) != 0)
             return differ(why, n, at, "members differ");
-        if (skipped)
-            continue;
         if (cJSON_IsObject(a))
             snprintf(at + len, 512 - len, "/%s", x->string);
         else
             snprintf(at + len, 512 - len, "/%d", i);
-        int same = json_same_at(x, y, NULL, at, why, n);
+        /* a skipped member: its name at the top, or its path below */
+        for (const char *const *s = skip; cJSON_IsObject(a) && s && *s; s++)
+            skipped |= strcmp(len == 0 ? x->string : at + 1, *s) == 0;
+        if (skipped) {
+            at[len] = '\0';
+            continue;
+        }
+        int same = json_same_at(x, y, skip, at, why, n);
         at[len] = '\0';
         if (!same)
             return 0;
