@@ -12,6 +12,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
+#include "server.h"
 #include "spec.h"
 
 /* The uninterrupted run, in process: same spec, same library. */
@@ -182,17 +183,7 @@ static int keep_row(void *user, const ircg_iter_info *it)
         b->r = r;
         b->cap = cap;
     }
-    b->r[b->n++] = (store_trace_row){
-        .iteration = it->t, .elapsed = it->elapsed, .sigma = it->sigma,
-        .alpha = it->alpha, .g_x = it->g_x, .f_x = it->f_x, .g_z = it->g_z,
-        .f_z = it->f_z, .gap = it->gap, .g_gap_x = it->g_gap_x,
-        .g_gap_z = it->g_gap_z, .lmo_seconds = it->lmo_seconds,
-        .lmo_matvecs = it->lmo_matvecs, .top_sv = it->top_sv, .rank = it->rank,
-        .lmo_converged = it->lmo_converged, .backtracks = it->backtracks,
-        .proj_full = it->proj_full, .lambda = it->lambda, .certified = it->certified,
-        .inner_gap_x = it->inner_gap_x, .inner_gap_z = it->inner_gap_z,
-        .g_lower = it->g_lower, .f_lower = it->f_lower,
-    };
+    b->r[b->n++] = srv_trace_row(it); /* as the daemon keeps it */
     return 0;
 }
 
