@@ -37,7 +37,10 @@ static int pinv_solve(const double *A, const double *b, int m, int n, double *x)
 
 /* The validation least squares on {A x = b}: x = A^+ b + N z, N the null
  * space of A (rows m..n-1 of V' of A's full SVD), z the least squares of
- * A_v N z = b_v - A_v A^+ b; f* = 1/2 ||A_v x - b_v||^2. */
+ * A_v N z = b_v - A_v A^+ b; f* = 1/2 ||A_v x - b_v||^2, the same for
+ * every least-squares z.  Singular values below 1e-12 of the largest count
+ * as zero: the columns of the breast-cancer instance span 31 dimensions
+ * only, and dividing by the rounding of the others made x* 1e16 long. */
 static int overparam_fstar(const sc_inst *s, double *x, double *fstar)
 {
     int m = s->m, n = s->n, mv = s->mv, k = n - m;
@@ -65,7 +68,7 @@ static int overparam_fstar(const sc_inst *s, double *x, double *fstar)
         }
     }
     if (ok)
-        ok = LAPACKE_dgelsd(LAPACK_ROW_MAJOR, mv, k, 1, B, k, r, 1, sv, -1.0, &rank) == 0;
+        ok = LAPACKE_dgelsd(LAPACK_ROW_MAJOR, mv, k, 1, B, k, r, 1, sv, 1e-12, &rank) == 0;
     for (int c = 0; ok && c < k; c++)
         for (int j = 0; j < n; j++)
             x[j] += r[c] * Vt[(size_t)(m + c) * n + j];
