@@ -20,6 +20,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
+#include "../test_cert.h"
 #include "../test_num.h"
 
 enum { M = 60, N = 8, K = 4 };
@@ -252,6 +253,9 @@ TEST(logreg_ref, duplicated_features_select_the_least_norm_solution)
             CHECK_MEASURED("IR-CG |f(z) - f*| / f*", fabs(info.f_z - f_star) / f_star, 0.1);
         else
             CHECK(fabs(info.f_z - 2 * f_star) <= 1e-6 * f_star);
+        /* g* and f* from Newton's method to its own rounding (the check of
+         * g_opt above holds it to 1e-12) */
+        check_cert_brackets(rule < 3 ? "IR-CG" : "CG on g", &info, g_star, f_star, 1e-10);
         ircg_solver_free(sv);
     }
     ircg_reference_free(ref);

@@ -14,6 +14,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
+#include "../test_cert.h"
 #include "study/overparam.h"
 
 enum { M = 10, N = 30, MV = 40 };
@@ -58,6 +59,7 @@ TEST(ls_overparam, validation_loss_selects_the_closed_form_solution)
              * rules on the l2 ball.  A method that ignored f would stop
              * anywhere in X_opt, e.g. at A^+ b (spread above f*). */
             CHECK_MEASURED("IR-CG g(z_T)", in.g_z, 2e-2);
+            check_cert_brackets("IR-CG", &in, 0, P.f_opt, 1e-10);
             CHECK_MEASURED("IR-CG |f(z_T) - f*| / spread", fabs(in.f_z - P.f_opt) / spread, 0.1);
             if (k == 0 && rule > 0)
                 CHECK_MEASURED("IR-CG |f(z_T) - f*| / f*", fabs(in.f_z - P.f_opt) / P.f_opt,
@@ -71,6 +73,7 @@ TEST(ls_overparam, validation_loss_selects_the_closed_form_solution)
         printf("    %s ball, CG-BiO: g(x_T) %.3g, f(x_T) - f* %.3g\n", k ? "l1" : "l2",
                in.g_x, in.f_x - P.f_opt);
         CHECK_MEASURED("CG-BiO g(x_T)", in.g_x, 0.3);
+        check_cert_brackets("CG-BiO", &in, 0, P.f_opt, 1e-10);
         CHECK_MEASURED("CG-BiO |f(x_T) - f*| / spread", fabs(in.f_x - P.f_opt) / spread, 0.01);
         /* IR-PG (projections, the same sigma_t): measured g 1.1e-4,
          * f - f* = -0.01 after 2000 steps on both balls */
@@ -79,6 +82,7 @@ TEST(ls_overparam, validation_loss_selects_the_closed_form_solution)
         printf("    %s ball, IR-PG: g(x_T) %.3g, f(x_T) - f* %.3g\n", k ? "l1" : "l2",
                in.g_x, in.f_x - P.f_opt);
         CHECK_MEASURED("IR-PG g(x_T)", in.g_x, 2e-2);
+        check_cert_brackets("IR-PG", &in, 0, P.f_opt, 1e-10);
         CHECK_MEASURED("IR-PG |f(x_T) - f*| / spread", fabs(in.f_x - P.f_opt) / spread, 0.1);
         op_free(&P);
     }

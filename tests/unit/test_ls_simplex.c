@@ -21,6 +21,7 @@
 
 #include "../harness.h"
 #include "ircg.h"
+#include "../test_cert.h"
 #include "../test_num.h"
 
 enum { M = 3, N = 7, K = M + 1 };
@@ -162,6 +163,9 @@ TEST(ls_simplex, minimum_variance_among_the_exact_fits)
         CHECK_MEASURED("g(z) / g(x_0)", in.g_z / g0, 5e-5);
         CHECK_MEASURED("|f(z) - f*| / spread of f over X_opt",
                        fabs(in.f_z - f_star) / (f_max - f_star), 0.1);
+        /* g* = 0 exactly (b = A x_b); f* from the KKT solve, whose residual
+         * brute_force holds to 1e-12 */
+        check_cert_brackets("IR-CG", &in, 0, f_star, 1e-10);
     }
     ircg_problem_free(pb);
 }
