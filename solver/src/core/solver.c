@@ -277,5 +277,8 @@ void ircg_iterate_free(ircg_iterate *it)
     free(it->w);
     free(it->P);
     free(it->Q);
+    free(it->row_ids);
+    free(it->col_ids);
+    free(it->P_other);
     free(it);
 }

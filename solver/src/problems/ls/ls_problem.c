@@ -253,6 +253,7 @@ ircg_error ls_problem_of(ls_data *d, ircg_problem_kind kind, const slv_oracle_op
     }
     pb->info = (ircg_problem_info){
         .kind = kind, .n_rows = d->m, .n_cols = d->n, .dim = d->n, .n_observed = d->m,
+        .held_rows = d->m, .held_cols = d->n,
         .domain = d->dom, .outer = d->outer, .L_f = L_f, .L_g = L_g,
         .diameter = slv_domain_diameter(&d->dom, d->n),
     };
