@@ -229,11 +229,13 @@ ircg_error ls_data_new(const ircg_ls_data *data, const ircg_outer *outer,
     if (!(d = copy_data(data, outer, domain)))
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     if ((err = ls_norm2_sq(d, L_g)) != IRCG_OK) {
-        slv_fail(diag, err, "/A", "computing ||A||_2 failed");
+        err == IRCG_ERR_STOPPED ? slv_stopped(diag, "/A")
+                                : slv_fail(diag, err, "/A", "computing ||A||_2 failed");
         goto fail;
     }
     if (d->vset && (err = ls_norm2_sq(d->vset, L_f)) != IRCG_OK) {
-        slv_fail(diag, err, "/outer/val", "computing ||A_v||_2 failed");
+        err == IRCG_ERR_STOPPED ? slv_stopped(diag, "/outer/val")
+                                : slv_fail(diag, err, "/outer/val", "computing ||A_v||_2 failed");
         goto fail;
     }
     *out = d;
