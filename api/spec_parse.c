@@ -199,9 +199,10 @@ static void parse_root(sp_ctx *c, const cJSON *root, api_spec *s)
     sp_parse_execution(c, sp_get(root, "execution"), s);
     sp_check_execution(c, s, problem_ok, alg_ok);
     /* what the job will hold, before anything is loaded: over the budget,
-     * nothing is built */
+     * nothing is built (a distributed job's memory is its ranks', on the
+     * launcher's hosts: not held to this process's budget) */
     int e1 = c->nerr;
-    if (problem_ok && sp_estimate(s, c->opt, &s->est))
+    if (problem_ok && sp_estimate(s, c->opt, &s->est) && !s->ranks && !c->opt->distributed)
         sp_check_budget(c, &s->est, "");
     if (!c->opt->build || !s->typed || c->nerr > e1)
         return;
