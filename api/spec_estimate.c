@@ -322,10 +322,17 @@ static void mc_terms(est *e, const api_spec *s, const mc_size *z, double parse)
     add(e, PH_PARSE, PH_PARSE, "", parse);
     if (mc->source == SP_SRC_INLINE) /* kept for the normalized echo */
         add(e, PH_PARSE, PH_OUTPUT, z->dN, 16 * N);
-    else if (mc->source == SP_SRC_SYNTHETIC && synth_by_rows_spec(&mc->synth))
-        add(e, PH_DATA, PH_DATA, z->dN, 16 * N + 16 * z->rows + 8 * 10 * (z->rows + z->cols));
-    else if (mc->source == SP_SRC_SYNTHETIC) /* R and the cell set (2N slots, a power of 2) */
+    else if (mc->source == SP_SRC_SYNTHETIC && synth_by_rows_spec(&mc->synth)) {
+        /* R, the rows' layout, and the factors: U's rows, all of V */
+        add(e, PH_DATA, PH_DATA, z->dN, 16 * N + 16 * z->rows);
+        add(e, PH_DATA, PH_DATA, DP "/rank", 8.0 * mc->synth.rank * (z->rows + z->cols));
+    } else if (mc->source == SP_SRC_SYNTHETIC) {
+        /* R and the cell set (2N slots, a power of 2); the factors' rows
+         * of the rows and columns rated (synth.c) */
         add(e, PH_DATA, PH_DATA, z->dN, 16 * N + 8 * exp2(ceil(log2(2 * N + 1))));
+        add(e, PH_DATA, PH_DATA, DP "/rank",
+            8.0 * mc->synth.rank * (fmin(z->rows, N) + fmin(z->cols, N)));
+    }
     else /* a reader's arrays and the duplicate check's sort */
         add(e, PH_DATA, PH_DATA, z->dN, 32 * N);
     if (mc->source != SP_SRC_INLINE) /* R until the problem is built */

@@ -25,6 +25,7 @@ static void defaults(srv_config *c)
     c->max_body = INT64_C(64) << 20;
     c->max_queued = 1000;
     c->max_elements = 50000000; /* 400 MB of doubles */
+    c->max_trace_rows = 10000000; /* ~150 MB of compressed rows */
     c->max_attempts = 3;
     c->snapshot_keep = 3;
     c->snapshot_keep_finished = 1;
@@ -111,6 +112,9 @@ void srv_config_usage(void)
            "                       budget.  B may end in K, M, G or T (powers of 1024)\n"
            "                       [IRCGD_MAX_JOB_MEMORY, default: 80%% of the memory\n"
            "                       (or the cgroup's limit) over workers + 2]\n"
+           "  --max-trace-rows N   trace rows a job keeps: past iteration N x trace_every\n"
+           "                       only its last row is added [IRCGD_MAX_TRACE_ROWS,\n"
+           "                       default 10000000]\n"
            "  --checkpoint-every S save a running job's solver state every S seconds of\n"
            "                       solving, so a crash loses at most that much work;\n"
            "                       0 = only the snapshots a spec asks for\n"
@@ -263,6 +267,7 @@ static int apply(srv_config *c, const char *name, const char *v)
         {"snapshot-keep", 0, 1000000, NULL, &c->snapshot_keep},
         {"snapshot-keep-finished", 0, 1000000, NULL, &c->snapshot_keep_finished},
         {"max-elements", 1, INT64_C(1) << 40, &c->max_elements, NULL},
+        {"max-trace-rows", 1, INT64_C(1) << 50, &c->max_trace_rows, NULL},
         {"conn-limit", 1, 65536, NULL, &c->conn_limit},
         {"per-ip-limit", 0, 65536, NULL, &c->per_ip_limit},
         {"conn-timeout", 1, 86400, NULL, &c->conn_timeout},
@@ -290,6 +295,7 @@ static int load_env(srv_config *c, char *err, size_t errlen)
         {"IRCGD_MAX_QUEUED", "max-queued"}, {"IRCGD_MAX_ATTEMPTS", "max-attempts"},
         {"IRCGD_SNAPSHOT_KEEP", "snapshot-keep"}, {"IRCGD_MAX_ELEMENTS", "max-elements"},
         {"IRCGD_MAX_JOB_MEMORY", "max-job-memory"},
+        {"IRCGD_MAX_TRACE_ROWS", "max-trace-rows"},
         {"IRCGD_HEARTBEAT_EVERY", "heartbeat-every"},
         {"IRCGD_CHECKPOINT_EVERY", "checkpoint-every"},
         {"IRCGD_CONN_LIMIT", "conn-limit"}, {"IRCGD_PER_IP_LIMIT", "per-ip-limit"},

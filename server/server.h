@@ -74,6 +74,7 @@ typedef struct srv_config {
     int64_t max_body;
     int64_t max_queued;   /* 0 = unlimited                                 */
     int64_t max_elements; /* cap on synthetic/inline data (api_parse_options) */
+    int64_t max_trace_rows; /* trace rows a job keeps (job_output.c)       */
     int64_t max_job_memory; /* bytes a job may hold by its estimate
                                (api_parse_options.max_memory); the
                                requests' bodies and JSON trees share one

@@ -333,6 +333,8 @@ static int fill_values(const ircg_synth_ratings_spec *s, ircg_ratings *R)
          side_draw(s, R->col, R->nnz, s->n_cols, (int64_t)s->n_rows * r, &v) == 0;
     slv_rng_seed(&gn, s->seed, ST_NOISE);
     for (int64_t t = 0; ok && t < R->nnz; t++) {
+        if ((t & 4095) == 4095 && slv_stop_due()) /* a rating costs `rank` products */
+            ok = 0;
         double z = s->noise > 0 ? slv_rng_normal(&gn) : 0.0;
         const double *ur = u.F + (size_t)index_of(u.ids, u.count, R->row[t]) * r;
         const double *vr = v.F + (size_t)index_of(v.ids, v.count, R->col[t]) * r;
