@@ -336,11 +336,11 @@ int jr_on_iteration(void *user, const ircg_iter_info *it)
         return 1; /* write nothing more; the cancel flag is raised too */
     c->last = *it;
     c->iters_unreported++;
-    /* A trace keeps --max-trace-rows rows, then only its last (at the end):
-     * a job of 10^9 iterations traced at each would fill the store's disk
-     * at ~15 bytes a row.  Counted by iteration, so a resumed run keeps
-     * the same rows. */
-    int keep = it->t / c->out.trace_every < srv.cfg.max_trace_rows;
+    /* A trace keeps its rows up to iteration --max-trace-rows x
+     * trace_every, then only its last (at the end): a job of 10^9
+     * iterations traced at each would fill the store's disk at ~15 bytes a
+     * row.  Counted by iteration, so a resumed run keeps the same rows. */
+    int keep = it->t / c->out.trace_every <= srv.cfg.max_trace_rows;
     if ((it->t == 1 || it->t % c->out.trace_every == 0) && keep)
         record(c, it);
     else if (!keep && !c->trace_capped) {

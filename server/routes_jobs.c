@@ -249,7 +249,9 @@ void srv_route_jobs_submit(srv_req *r)
 
     if (dry < 0)
         return;
-    if (!srv_reqmem_take(r, parse)) {
+    /* beyond one job's budget it is the spec's fault (the api says so, 422,
+     * before parsing); within it, the others in flight may leave no room */
+    if (parse <= srv.cfg.max_job_memory && !srv_reqmem_take(r, parse)) {
         srv_reqmem_refuse(r, parse);
         return;
     }
