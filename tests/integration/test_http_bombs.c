@@ -37,12 +37,16 @@ static double peak_rss(const hu_daemon *d)
     return kb < 0 ? -1 : kb * 1024;
 }
 
+/* Under a sanitizer the RSS holds its shadow memory and quarantine too:
+ * printed, not checked. */
 static void check_rss(const hu_daemon *d, double budget, int workers)
 {
     double rss = peak_rss(d), bound = DAEMON_BASE + (workers + 2) * budget;
-    printf("    daemon peak RSS %.1f MB (bound %.1f MB: %.0f MB + %d x %.0f MB)\n",
-           rss / MB, bound / MB, DAEMON_BASE / MB, workers + 2, budget / MB);
-    CHECK(rss > 0 && rss <= bound);
+    const char *san = getenv("IRCG_SAN");
+    printf("    daemon peak RSS %.1f MB (bound %.1f MB: %.0f MB + %d x %.0f MB)%s\n",
+           rss / MB, bound / MB, DAEMON_BASE / MB, workers + 2, budget / MB,
+           san && *san ? ", not checked under a sanitizer" : "");
+    CHECK(rss > 0 && (rss <= bound || (san && *san)));
 }
 
 /* The pointers of a problem document's errors, space separated. */
