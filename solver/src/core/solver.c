@@ -174,7 +174,7 @@ ircg_status slv_solver_should_stop(const ircg_solver *sv, double elapsed)
         return IRCG_STATUS_MAX_ITER; /* the same on every rank */
     /* the thread's stops outside ircg_solve's own frame: its time limit
      * is read off `elapsed` below, so the status and solve_seconds agree */
-    int due = sv->own_stop ? slv_stop_due_at(sv->own_stop->outer) : slv_stop_due();
+    int due = sv->outer_stop ? slv_stop_due_at(sv->outer_stop) : slv_stop_due();
     int cancel = due == SLV_STOP_CANCEL ||
                  (sv->set.cancel && __atomic_load_n(sv->set.cancel, __ATOMIC_RELAXED));
     int late = due == SLV_STOP_DEADLINE ||
@@ -243,9 +243,9 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
     slv_stop_frame own; /* the settings' cancel and time limit, for the
                            oracles that poll inside an iteration */
 
+    sv->outer_stop = slv_stop_current();
     slv_stop_push(&own, sv->set.cancel,
                   sv->set.time_limit > 0 ? start + sv->set.time_limit : 0);
-    sv->own_stop = &own;
     if ((err = check_live_settings(sv)) != IRCG_OK)
         goto done;
     if (sv->ops->set_reference) /* the settings may name another one now */
@@ -285,7 +285,7 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
     }
 done:
     slv_stop_pop(&own);
-    sv->own_stop = NULL;
+    sv->outer_stop = NULL;
     sv->elapsed = elapsed;
     if (info)
         fill_info(sv, err == IRCG_OK ? st : IRCG_STATUS_UNSOLVED, elapsed, info);

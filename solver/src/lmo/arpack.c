@@ -103,10 +103,12 @@ static a_int iterate(arp *a, int n, lmo_op_fn op, void *ctx, double tol, double 
                  a->iparam, a->ipntr, a->workd, a->workl, a->lworkl, &info);
         if (ido != -1 && ido != 1)
             return info;
+        /* The caller frees a's arrays after this loop (arp_free); the
+         * analyzer loses them in the loop through the opaque op and the
+         * stop's poll. */
+        /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
         if ((*stopped = slv_stop_due() != SLV_GO))
             return info;
-        /* The caller frees a's arrays after this loop (arp_free); the
-         * analyzer loses them in the loop through the opaque op. */
         /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
         op(ctx, 0, a->workd + a->ipntr[0] - 1, tn);
         op(ctx, 1, tn, a->workd + a->ipntr[1] - 1);

@@ -328,17 +328,15 @@ static ircg_error fill_csr(mc_data *d, const ircg_ratings *R, const mc_map *rm,
 static ircg_error build_csr(mc_data *d, const ircg_ratings *R, ircg_diag *diag)
 {
     int64_t *next = calloc((size_t)d->n + 1, sizeof *next);
-    mc_map rm, cm;
+    mc_map rm = {0}, cm = {0}; /* map_init leaves table NULL on failure */
     ircg_error err;
 
     if (!next || map_init(&rm, d->row_id, d->n_real, d->n_all, d->m0, R->nnz) != 0 ||
-        map_init(&cm, d->col_id, d->p, d->p_all, d->m0, R->nnz) != 0) {
+        map_init(&cm, d->col_id, d->p, d->p_all, d->m0, R->nnz) != 0)
         err = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
-        rm.table = NULL; /* map_init leaves it NULL on failure */
-    } else {
+    else
         err = fill_csr(d, R, &rm, &cm, next, diag);
-        free(cm.table);
-    }
+    free(cm.table);
     free(rm.table);
     free(next);
     assert(err != IRCG_OK || csr_ordered(d));

@@ -123,7 +123,7 @@ ircg_error mc_given_held(const mc_data *d, const double *x0, double **held,
         double *out = *held + (size_t)j * d->n;
         for (int i = 0; i < d->n_real; i++)
             out[i] = col[d->row_id ? d->row_id[i] : i];
-        if (d->agg_w > 0) { /* the shared row, scaled: its first copy */
+        if (d->agg_w > 0 && d->row_id) { /* the shared row, scaled: its first copy */
             int64_t r = 0;
             while (r < d->n_real && d->row_id[r] == r)
                 r++;
