@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""rng_jump.py -- the jump table of solver/src/base/rng_jump.c.
+"""rng_jump.py -- the polynomial of solver/src/base/rng_jump.c.
 
 xoshiro256's state moves by a linear map T over GF(2)^256.  Its
 characteristic polynomial p(x) (degree 256) is found by Berlekamp-Massey
@@ -75,9 +75,9 @@ def main():
         cur = mulmod(cur, cur, p, deg)
     vigna = [0x180ec6d33cfd0aba, 0xd5a61266f0c9392c, 0xa9582618e03fc9aa, 0x39abdc4529b1661c]
     assert table[128] == sum(w << (64 * k) for k, w in enumerate(vigna))
-    for r in table[:64]:
-        words = [(r >> (64 * k)) & M64 for k in range(4)]
-        print("    {" + ", ".join("0x%016xULL" % w for w in words) + "},")
+    words = [(p >> (64 * k)) & M64 for k in range(4)]
+    print("static const uint64_t P_LOW[4] = {" +
+          ", ".join("0x%016xULL" % w for w in words) + "};")
 
 
 if __name__ == "__main__":

@@ -2,80 +2,68 @@
  * rng_jump.c -- slv_rng_skip: xoshiro256's state k steps ahead in
  * O(log k) work.  The state moves by a linear map T over GF(2)^256, so
  * T^k = r(T) with r(x) = x^k mod p(x), p the map's characteristic
- * polynomial; the state after k steps is sum_i r_i T^i s, made with 256
- * steps of the generator (Vigna's jump() with r for its constant).  The
- * table holds r for k = 2^0 .. 2^63; tests/tools/rng_jump.py made it (and
- * checks that its x^(2^128) is Vigna's published JUMP), and the unit test
- * rng.skip_is_stepping checks each entry against the one before.
+ * polynomial (degree 256); the state after k steps is sum_i r_i T^i s,
+ * made with 256 steps of the generator (Vigna's jump() with r for its
+ * constant).  tests/tools/rng_jump.py finds p by Berlekamp-Massey on the
+ * generator's output and checks that x^(2^128) mod p is Vigna's
+ * published JUMP constant.
+ *
+ * A jump by k applies one polynomial per nonzero byte of k: the table
+ * holds x^(d 256^j) mod p for every byte d and position j, made once (a
+ * few milliseconds) by products mod p.  A skip of 10^9 steps is four
+ * applications, about a thousand steps of the generator.
  */
+#include <pthread.h>
+
 #include "base/rng.h"
 
-static const uint64_t jump_pow2[64][4] = {
-    {0x0000000000000002ULL, 0x0000000000000000ULL, 0x0000000000000000ULL, 0x0000000000000000ULL},
-    {0x0000000000000004ULL, 0x0000000000000000ULL, 0x0000000000000000ULL, 0x0000000000000000ULL},
-    {0x0000000000000010ULL, 0x0000000000000000ULL, 0x0000000000000000ULL, 0x0000000000000000ULL},
-    {0x0000000000000100ULL, 0x0000000000000000ULL, 0x0000000000000000ULL, 0x0000000000000000ULL},
-    {0x0000000000010000ULL, 0x0000000000000000ULL, 0x0000000000000000ULL, 0x0000000000000000ULL},
-    {0x0000000100000000ULL, 0x0000000000000000ULL, 0x0000000000000000ULL, 0x0000000000000000ULL},
-    {0x0000000000000000ULL, 0x0000000000000001ULL, 0x0000000000000000ULL, 0x0000000000000000ULL},
-    {0x0000000000000000ULL, 0x0000000000000000ULL, 0x0000000000000001ULL, 0x0000000000000000ULL},
-    {0x9d116f2bb0f0f001ULL, 0x0280002bcefd1a5eULL, 0x04b4edcf26259f85ULL, 0x0003c03c3f3ecb19ULL},
-    {0xc7327d130e34b489ULL, 0x81f675e7a4ef7d84ULL, 0x6dd49b656055c9daULL, 0xbe7976372e930435ULL},
-    {0x060106bbbe4ff028ULL, 0x1be1d76854ddda93ULL, 0x8456faeb6230d984ULL, 0x65507439cf43f0e2ULL},
-    {0x876c2301125a85c0ULL, 0x15fe822628b16f04ULL, 0x3c8ca36ec9a74fa7ULL, 0x51edef31819e01ffULL},
-    {0xd7f4e8da7e228b85ULL, 0xd638d47ec5bcf595ULL, 0xaa6eb691cbf9ce10ULL, 0x0f41cce3698fad39ULL},
-    {0x669da12373880674ULL, 0xb1df898a4a6f1548ULL, 0x32104b94fe2534d3ULL, 0xda66e09e52b341d1ULL},
-    {0x4f20eb915e780231ULL, 0x3886af219b885248ULL, 0x023ecbee3f717fceULL, 0x3cec2c375bef249cULL},
-    {0x449b3ae793888c8cULL, 0xc3ce2f061f077568ULL, 0xa69393ac0d837e54ULL, 0x1a9dcf944ae47603ULL},
-    {0x7e89ac5ca2fbf2c7ULL, 0x92ae7ca370c0bf6bULL, 0xef43beaa06f02fb8ULL, 0xd87f8ce230817a21ULL},
-    {0x6c4adbe18e29df8aULL, 0x54adade3697d477fULL, 0xf0c168649cdba61fULL, 0xbd53027696368bbbULL},
-    {0x1a673fecf40e36b8ULL, 0xf2c602feb5ed002bULL, 0x1ea49b5067452594ULL, 0xf78a97c0d882cd37ULL},
-    {0xef4606da56224c47ULL, 0x770323eab8d437bdULL, 0x590923d02ec52531ULL, 0x1639a36e0968e3c5ULL},
-    {0x31d9d05c5d95f3cdULL, 0x7cde241817a3ce0fULL, 0x2f679f694a74c76aULL, 0x8b3919a9d298a415ULL},
-    {0x6b6622ae9590047aULL, 0xeace6d3840b79fefULL, 0xd9b36372fd70ec83ULL, 0x624eb7b63c322e71ULL},
-    {0x1b91fd9ba98d9e23ULL, 0xeb2c7e29d3c33d2eULL, 0xcebbfd2ef4e9aff4ULL, 0x2bac5517c9469796ULL},
-    {0x01f356e6083fe109ULL, 0xba0ffb6562a3a28aULL, 0x657a6b736317866bULL, 0xfb678bd3e5dac186ULL},
-    {0xc5461100f197a7e8ULL, 0xe46916a1426b676dULL, 0xf3469dbb4fe25d26ULL, 0xf5c010059e83bc3fULL},
-    {0x22dc028cb8c259dcULL, 0x3eec4eb6495ce5aaULL, 0x5de3e273dc7b84dcULL, 0xe677849e207f6afdULL},
-    {0x832d418900fd3b0fULL, 0x114e10c3b7c36788ULL, 0xdf2332a778d9c8dcULL, 0x0d19a1bdceb7522cULL},
-    {0xe2d0c9c10e8d7157ULL, 0x8b3ed7c37e947e38ULL, 0x98273f4d18ad073eULL, 0xf38f7e750d5f4f2aULL},
-    {0xe7109518f3510d70ULL, 0x34f30137eadb90b9ULL, 0x6d48dd206d56754dULL, 0xafa9e3fe5fea15c3ULL},
-    {0x8ee774f507ec9f39ULL, 0xd7c26ebd51ecf6c4ULL, 0xc76a456d998ddc4cULL, 0x1ca234ff511bcb05ULL},
-    {0x4905d8261158a7bcULL, 0x352f8b5d2137de83ULL, 0xe0e9fa345826626dULL, 0x3e667662caa54d16ULL},
-    {0x272a32be4bac7912ULL, 0xe1185a166bb38173ULL, 0x82b9aa358fe2ed58ULL, 0xa43d37468704d536ULL},
-    {0x58120d583c112f69ULL, 0x7d8d0632bd08e6acULL, 0x214fafc0fbdbc208ULL, 0x0e055d3520fdb9d7ULL},
-    {0xd9eb3e225a9ebb7dULL, 0x5d33a22177777716ULL, 0xffed2ffbcf857b42ULL, 0xa1b7ebf581a90f09ULL},
-    {0x3a433a5cff8501f4ULL, 0x0c2e65cfa3a44f3bULL, 0xa59f09ab33f1c8f4ULL, 0x0afe97309a7881b0ULL},
-    {0x635e9c6882ce5c6aULL, 0x53a34398808ef457ULL, 0x94295f82142a68bdULL, 0xc1cdf918a717c897ULL},
-    {0x1a2c804af78e2ed4ULL, 0x306c4d371040af1eULL, 0x63d3f9df102dfa7eULL, 0xac7fe0806aecd6c8ULL},
-    {0x7743a154e17a5e9bULL, 0x7823a1cd9453899bULL, 0x976589eefbb1c7f5ULL, 0x702cf168260fa29eULL},
-    {0x2edfce1b0667bf3fULL, 0x68ef5242f2d9c5b2ULL, 0x03803bdb9ea7d7e8ULL, 0xc4671ec91b902baeULL},
-    {0x4d2c07a0b0f7980fULL, 0x0af3e6140fcff185ULL, 0xaf03bea7ea7109fdULL, 0x755b16e231d1e7c9ULL},
-    {0xd24b31ab16542ea0ULL, 0x13a31dc36460a3b0ULL, 0xeece73d85df18361ULL, 0x51fc9b8eb1974e73ULL},
-    {0xec9c79ebd62a4a91ULL, 0xa374bf9822d660aaULL, 0xde49d57f23fdecb5ULL, 0xfb43cf1f4658ae1bULL},
-    {0x7602414a37bf1c08ULL, 0x48b8b0570f008a91ULL, 0x3aa3d49368a9c562ULL, 0x9b48db8907d00f97ULL},
-    {0xf7569be74f972355ULL, 0x9e11e129fcced20eULL, 0xa6994477ec2d6d85ULL, 0x8ec1a9dd27957370ULL},
-    {0xc223943200d6e8a0ULL, 0x82f1f8d3ebd9baffULL, 0xf6c987b8eb4f76dbULL, 0xba8b1a7be4521854ULL},
-    {0xe226bff99e7f9d4fULL, 0xf6faaff592dc08c7ULL, 0xbad2e3487a438d37ULL, 0xa8f7de3ed772d2d2ULL},
-    {0x6322f95d362137f1ULL, 0xb006241469247fbdULL, 0x181d6c749bfc7e7bULL, 0x3c63f6f95954e65eULL},
-    {0xaa878816402dab5fULL, 0x69811136f33b48faULL, 0x0df6566ff12f17f4ULL, 0x81f450881b843692ULL},
-    {0xf11fb4faea62c7f1ULL, 0xf825539dee5e4763ULL, 0x474579292f705634ULL, 0x5f728be2c97e9066ULL},
-    {0xf18ac1f5eac5120eULL, 0x36d6c9bc4bcb56f5ULL, 0xec104b9942b386beULL, 0x5ff98760441a364cULL},
-    {0x12b825906ddc86afULL, 0x168b84ac131ea856ULL, 0xd1c440c801f3cddfULL, 0xb01e1ff4eb0b05f6ULL},
-    {0x5696a9ed59ffcbe3ULL, 0xb5bb35fe03c3158aULL, 0xf1ab1bce1577ad4eULL, 0x140bd5e4e00ffdaaULL},
-    {0x61507225f9f0e0faULL, 0x8eadd052a304405fULL, 0x49c2df736ebe9c68ULL, 0x5177664e86d5e31bULL},
-    {0x87aac36cc0c1abaeULL, 0xca120d886e8fdf33ULL, 0x5b8d5f58ce3357a7ULL, 0xa93a7aadeced9cd7ULL},
-    {0xd4eb47064a9ac499ULL, 0x2b95939579346af1ULL, 0xa6f4a2ea423cc2f6ULL, 0xd5372758d87157efULL},
-    {0x549bf83ef12aebc3ULL, 0x56df3905d6712eedULL, 0xb86994c9cb3059a5ULL, 0x7e0b8abe53e950f8ULL},
-    {0x0b32b0dbe851dd9dULL, 0x27cc40c1479b95dfULL, 0xc405c1164a3a6d49ULL, 0x0888f2c33969763bULL},
-    {0x920a67ed72aa1155ULL, 0x7e5cbd2047cefb5eULL, 0x31acd0e23e87d9d3ULL, 0xfecb2b39fb96f078ULL},
-    {0x9841d4c5510c4700ULL, 0x97a6c4a0d2cdf9acULL, 0x82f88d9e6b9b17c0ULL, 0xf643cc9255f06741ULL},
-    {0x30ac848541c0b04fULL, 0x55756dedb136961fULL, 0x65ba2fdf5fe59ed1ULL, 0xe8e07ed05188af0fULL},
-    {0xadcede280bb92b99ULL, 0x6d885bb5321527a7ULL, 0x04ad0ecd62544db2ULL, 0x679b88958f3bbdcbULL},
-    {0x84db0e338a94ce16ULL, 0xaaee46b89b106201ULL, 0xbbf25302a56d6131ULL, 0xd10d621b74213644ULL},
-    {0xed3c94e03147ca9bULL, 0x31fbe8b0a2035587ULL, 0x5083dee093b632b7ULL, 0x6ff477672ddf72b1ULL},
-    {0x936ece877e64cc97ULL, 0x22a36cdc0fda409fULL, 0xbae4d9a25a3928b9ULL, 0xa9559a2368719526ULL},
-};
+/* p(x) = x^256 + P_LOW (the low 256 coefficients, word 0 lowest). */
+static const uint64_t P_LOW[4] = {0x9d116f2bb0f0f001ULL, 0x0280002bcefd1a5eULL,
+                                  0x04b4edcf26259f85ULL, 0x0003c03c3f3ecb19ULL};
+
+static uint64_t jump_tab[8][256][4]; /* [byte position][byte][word] */
+static pthread_once_t jump_once = PTHREAD_ONCE_INIT;
+
+/* a <- a x mod p */
+static void times_x(uint64_t a[4])
+{
+    uint64_t top = a[3] >> 63;
+    for (int w = 3; w > 0; w--)
+        a[w] = a[w] << 1 | a[w - 1] >> 63;
+    a[0] <<= 1;
+    if (top)
+        for (int w = 0; w < 4; w++)
+            a[w] ^= P_LOW[w];
+}
+
+/* out = a b mod p (out may alias neither) */
+static void mulmod(const uint64_t a[4], const uint64_t b[4], uint64_t out[4])
+{
+    uint64_t t[4] = {a[0], a[1], a[2], a[3]};
+    for (int w = 0; w < 4; w++)
+        out[w] = 0;
+    for (int i = 0; i < 256; i++) {
+        if (b[i / 64] >> (i % 64) & 1)
+            for (int w = 0; w < 4; w++)
+                out[w] ^= t[w];
+        times_x(t);
+    }
+}
+
+static void build_table(void)
+{
+    uint64_t base[4] = {2, 0, 0, 0}; /* x^(256^j), from j = 0 */
+    for (int j = 0; j < 8; j++) {
+        uint64_t one[4] = {1, 0, 0, 0}, next[4];
+        for (int w = 0; w < 4; w++)
+            jump_tab[j][0][w] = one[w];
+        for (int d = 1; d < 256; d++)
+            mulmod(jump_tab[j][d - 1], base, jump_tab[j][d]);
+        mulmod(jump_tab[j][255], base, next); /* x^(256^(j + 1)) */
+        for (int w = 0; w < 4; w++)
+            base[w] = next[w];
+    }
+}
 
 /* s <- r(T) s for the polynomial r (256 bits). */
 static void apply(slv_rng *g, const uint64_t r[4])
@@ -83,9 +71,9 @@ static void apply(slv_rng *g, const uint64_t r[4])
     uint64_t acc[4] = {0, 0, 0, 0};
     for (int w = 0; w < 4; w++)
         for (int b = 0; b < 64; b++) {
-            if (r[w] >> b & 1)
-                for (int q = 0; q < 4; q++)
-                    acc[q] ^= g->s[q];
+            uint64_t take = 0 - (r[w] >> b & 1);
+            for (int q = 0; q < 4; q++)
+                acc[q] ^= g->s[q] & take;
             (void)slv_rng_next(g);
         }
     for (int q = 0; q < 4; q++)
@@ -94,13 +82,14 @@ static void apply(slv_rng *g, const uint64_t r[4])
 
 void slv_rng_skip(slv_rng *g, uint64_t k)
 {
-    /* a jump costs 256 steps a bit of k: step plainly below that */
-    if (k < 4096) {
+    /* an application costs 256 steps: step plainly below a few of them */
+    if (k < 1024) {
         while (k-- > 0)
             (void)slv_rng_next(g);
         return;
     }
-    for (int i = 0; i < 64; i++)
-        if (k >> i & 1)
-            apply(g, jump_pow2[i]);
+    pthread_once(&jump_once, build_table);
+    for (int j = 0; j < 8; j++)
+        if (k >> (8 * j) & 255)
+            apply(g, jump_tab[j][k >> (8 * j) & 255]);
 }
