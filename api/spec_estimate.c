@@ -332,9 +332,9 @@ static void mc_terms(est *e, const api_spec *s, const mc_size *z, double parse)
         add(e, PH_DATA, PH_DATA, z->dN, 16 * N + 8 * exp2(ceil(log2(2 * N + 1))));
         add(e, PH_DATA, PH_DATA, DP "/rank",
             8.0 * mc->synth.rank * (fmin(z->rows, N) + fmin(z->cols, N)));
-    }
-    else /* a reader's arrays and the duplicate check's sort */
+    } else { /* a reader's arrays and the duplicate check's sort */
         add(e, PH_DATA, PH_DATA, z->dN, 32 * N);
+    }
     if (mc->source != SP_SRC_INLINE) /* R until the problem is built */
         add(e, PH_BUILD, PH_BUILD, z->dN, 16 * N);
     add(e, PH_BUILD, PH_BUILD, z->dN, 8 * N); /* the held ids, the row map */
