@@ -191,7 +191,7 @@ static ircg_error solve(void *ctx)
     solve_ctx *c = ctx;
     ircg_settings s;
     ircg_solver *sv = NULL;
-    ircg_info info;
+    ircg_info info = {0};
     ircg_settings_default(&s);
     s.max_iter = c->max_iter;
     s.callback = on_iter;
