@@ -52,8 +52,11 @@ typedef struct api_result {
  * An iterate is {"kind":"vector","n","values"} (least squares) or
  * {"kind":"factored","n_rows","n_cols","a0","x0_diag"{"length",
  * "value"|"values"},"rank","w","P"[k columns of n],"Q"[k columns of p],
- * "dense"[n rows of p] only when the iterate carries it}.  NULL when out of
- * memory. */
+ * "dense"[n rows of p] only when the iterate carries it}; an iterate of a
+ * compacted problem (ircg_iterate's ids) adds "rows" and "cols" (the ids
+ * P's and Q's rows are, 0-based), its P columns of len(rows), its Q
+ * columns of len(cols), and "P_other" (k) when the other rows share one.
+ * NULL when out of memory. */
 char *api_result_json(const api_result *r);
 
 /* Trace rows, one per ircg_iter_info.  The CSV header (with '\n'):

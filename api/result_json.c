@@ -62,6 +62,15 @@ static void sb_columns(api_buf *b, const double *m, int64_t n, int k)
     api_buf_add(b, "]", 1);
 }
 
+/* ,"name":[ids] (the rows or columns a compacted iterate holds). */
+static void sb_ids(api_buf *b, const char *name, const int32_t *ids, int n)
+{
+    api_buf_printf(b, ",\"%s\":[", name);
+    for (int i = 0; i < n && !b->nomem; i++)
+        api_buf_printf(b, i ? ",%d" : "%d", ids[i]);
+    api_buf_add(b, "]", 1);
+}
+
 /* The diagonal of X0: one value when constant (the paper's X0). */
 static void sb_x0_diag(api_buf *b, const double *d, int64_t n)
 {
@@ -96,10 +105,20 @@ static void sb_iterate(api_buf *b, const char *name, const ircg_iterate *it)
         sb_x0_diag(b, it->x0_diag, nr < nc ? nr : nc);
     api_buf_printf(b, ",\"rank\":%d,\"w\":", it->rank);
     sb_array(b, it->w, it->w ? it->rank : 0, 1);
+    /* a compacted problem's factors hold the rows and columns listed */
+    int pr = it->row_ids ? it->rows_held : nr, qr = it->col_ids ? it->cols_held : nc;
+    if (it->row_ids)
+        sb_ids(b, "rows", it->row_ids, pr);
+    if (it->col_ids)
+        sb_ids(b, "cols", it->col_ids, qr);
     api_buf_add(b, ",\"P\":", 5);
-    sb_columns(b, it->P, nr, it->P ? it->rank : 0);
+    sb_columns(b, it->P, pr, it->P ? it->rank : 0);
+    if (it->P_other) {
+        api_buf_add(b, ",\"P_other\":", 11);
+        sb_array(b, it->P_other, it->rank, 1);
+    }
     api_buf_add(b, ",\"Q\":", 5);
-    sb_columns(b, it->Q, nc, it->Q ? it->rank : 0);
+    sb_columns(b, it->Q, qr, it->Q ? it->rank : 0);
     if (it->dense) { /* column-major n x p -> rows */
         api_buf_add(b, ",\"dense\":[", 10);
         for (int i = 0; i < nr; i++) {

@@ -97,8 +97,20 @@ typedef struct api_parse_options {
     int64_t max_elements;  /* 0 = none; otherwise a cap on ratings
                               (MC) and on m*n (LS) of synthetic/inline
                               data, to protect a shared service          */
+    int64_t max_memory;    /* 0 = none; otherwise a budget in bytes for
+                              the job's estimated peak (api_estimate):
+                              a spec above it is refused, one error at
+                              each member that drives the estimate, and
+                              nothing is built; a document whose parse
+                              alone would exceed it is refused before it
+                              is parsed; with build, the estimate made
+                              again from the data loaded is held to it
+                              before the solver is tried             */
     api_dataset_fn dataset;/* NULL: "dataset" sources are rejected       */
     void *dataset_user;
+    /* The size in bytes of a dataset, for the estimate (-1: unknown);
+     * NULL: datasets are not estimated. */
+    int64_t (*dataset_bytes)(void *user, const char *id);
     api_job_fn job;        /* NULL: starts from a job are rejected       */
     void *job_user;
     /* "execution": {"ranks": N} (a solve spread over N processes):      */
@@ -137,6 +149,47 @@ typedef struct api_spec api_spec;
 int api_spec_parse(const char *json, size_t len, const api_parse_options *opt,
                    api_spec **out, api_errors *errs);
 void api_spec_free(api_spec *s);
+
+/* -------------------------------------------------------- estimate -- */
+
+/* What a job holds at its peak, from its members alone (nothing loaded or
+ * generated: a file's size, its head and a few windows of it give its
+ * entries and dimensions), beyond the process's own code and libraries
+ * (spec_estimate.c says how; SPEC.md, "Estimate").  The drivers are the
+ * members whose terms are the largest in the peak's phase (at least 5%
+ * of it each), with their shares. */
+#define API_EST_DRIVERS 4
+typedef struct api_estimate {
+    int64_t memory;          /* bytes                                      */
+    const char *phase;       /* the peak's: "parse", "data", "build",
+                                "reference", "solve" or "output"         */
+    int ndrivers;
+    char drivers[API_EST_DRIVERS][64]; /* JSON pointers, largest first   */
+    double shares[API_EST_DRIVERS];
+    int64_t ratings;         /* MC: ratings; LS: stored entries of A       */
+    int64_t rows, cols;      /* MC: rows and columns held; LS: m and n     */
+    int64_t pass_bytes;      /* one pass over the data: an iteration makes
+                                2 of them for least squares and logistic
+                                regression, and for matrix completion one
+                                a product of the LMO (warm-started: a few
+                                to lmo_max_matvecs / 2) and one for the
+                                step; divided by the memory bandwidth it
+                                is the time of a pass                    */
+    int exact;               /* 0: sizes guessed from a file's sample or a
+                                dataset's bytes                          */
+} api_estimate;
+/* The spec's estimate (made when it was parsed; memory 0 when the
+ * members could not say, e.g. a file that cannot be read). */
+void api_spec_estimate(const api_spec *s, api_estimate *out);
+/* {"memory_bytes", "peak_phase", "drivers": [{"pointer", "share"}],
+ * "entries", "rows", "cols", "pass_bytes", "exact_sizes"}, malloc'ed;
+ * and one line for people ("estimate: 48 MB at the peak (solve); from
+ * /problem/data/n_ratings 80%, ..."). */
+char *api_estimate_json(const api_estimate *e);
+char *api_estimate_text(const api_estimate *e);
+/* The bytes cJSON would allocate for this text (its values and strings,
+ * counted in one pass without allocating): what parsing it costs. */
+int64_t api_json_parse_bytes(const char *json, size_t len);
 
 /* ------------------------------------------------------- accessors -- */
 

@@ -117,6 +117,8 @@ struct api_spec {
     api_output_spec output;       /* dense_iterate: resolved on output     */
     sp_dense dense;               /* "dense_iterate": "auto" | false | true */
     ircg_problem *problem;
+    int64_t parse_bytes;          /* api_json_parse_bytes of the text       */
+    api_estimate est;             /* from the members (spec_estimate.c)     */
 };
 
 /* Parsing context shared by the section parsers. */
@@ -252,6 +254,14 @@ int sp_probe_matrix(sp_ctx *c, const char *ptr, const char *name, const char *pa
  * space separated; one column of CSV with an optional header line). */
 int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *path,
                    double **b, int64_t *n);
+
+/* The estimate (spec_estimate.c): from the members (0 when they cannot
+ * say), or from the built problem's exact sizes; the budget
+ * (api_parse_options.max_memory) checked, errors at the drivers. */
+int sp_estimate(const api_spec *s, const api_parse_options *opt, api_estimate *out);
+int sp_estimate_built(const api_spec *s, api_estimate *out);
+void sp_check_budget(sp_ctx *c, const api_estimate *e, const char *when);
+void sp_check_parse_budget(sp_ctx *c, int64_t parse_bytes);
 
 /* Map an ircg_diag of a constructor onto the spec: field "/x" under base. */
 void sp_diag(sp_ctx *c, const char *base, const ircg_diag *d);

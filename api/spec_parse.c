@@ -198,7 +198,13 @@ static void parse_root(sp_ctx *c, const cJSON *root, api_spec *s)
     s->ref.settings.threads = s->settings.threads;
     sp_parse_execution(c, sp_get(root, "execution"), s);
     sp_check_execution(c, s, problem_ok, alg_ok);
-    if (!c->opt->build || !s->typed)
+    /* what the job will hold, before anything is loaded: over the budget,
+     * nothing is built (a distributed job's memory is its ranks', on the
+     * launcher's hosts: not held to this process's budget) */
+    int e1 = c->nerr;
+    if (problem_ok && sp_estimate(s, c->opt, &s->est) && !s->ranks && !c->opt->distributed)
+        sp_check_budget(c, &s->est, "");
+    if (!c->opt->build || !s->typed || c->nerr > e1)
         return;
     int64_t dim = s->kind == IRCG_PROBLEM_MATRIX_COMPLETION ? sp_build_mc(c, s)
                                                             : sp_build_ls(c, s);
@@ -225,7 +231,9 @@ int api_spec_parse(const char *json, size_t len, const api_parse_options *opt,
         goto done;
     }
     spec_defaults(s);
-    root = parse_text(json, len, &c);
+    s->parse_bytes = api_json_parse_bytes(json ? json : "", json ? len : 0);
+    sp_check_parse_budget(&c, s->parse_bytes);
+    root = c.nerr ? NULL : parse_text(json, len, &c);
     if (root)
         parse_root(&c, root, s);
 done:

@@ -239,5 +239,14 @@ int64_t sp_build_ls(sp_ctx *c, api_spec *s)
         free(ls->va.b);
         ls->tr.A = ls->tr.b = ls->va.A = ls->va.b = NULL;
     }
+    api_estimate exact; /* the sizes now known, before a solver is tried */
+    if (s->problem && sp_estimate_built(s, &exact)) {
+        e0 = c->nerr;
+        sp_check_budget(c, &exact, ", sizes of the data loaded");
+        if (c->nerr > e0) {
+            ircg_problem_free(s->problem);
+            s->problem = NULL;
+        }
+    }
     return ls->tr.n;
 }

@@ -335,8 +335,13 @@ int64_t sp_build_mc(sp_ctx *c, api_spec *s)
         mc->n_rows = r->n_rows;
         mc->n_cols = r->n_cols;
     }
-    if (mc->model_ok && ircg_problem_matrix_completion(r, mc->outer, mc->delta,
-                                                       &s->problem, &d) != IRCG_OK) {
+    /* a start matrix x0 is whole already: so is the problem built for it,
+     * which starts from any x0 (a compacted one only from an x0 zero on
+     * the rows and columns without ratings) */
+    ircg_error (*make)(const ircg_ratings *, ircg_outer_kind, double, ircg_problem **,
+                       ircg_diag *) = s->x0 ? ircg_problem_matrix_completion_whole
+                                                 : ircg_problem_matrix_completion;
+    if (mc->model_ok && make(r, mc->outer, mc->delta, &s->problem, &d) != IRCG_OK) {
         int top = strncmp(d.field, "/delta", 6) == 0 || strncmp(d.field, "/outer", 6) == 0;
         if (strcmp(d.field, "/ratings") == 0) /* the data as a whole */
             d.field[0] = '\0';
@@ -344,6 +349,15 @@ int64_t sp_build_mc(sp_ctx *c, api_spec *s)
     }
     if (owned)
         ircg_ratings_free(r);
+    api_estimate exact; /* the sizes now known, before a solver is tried */
+    if (s->problem && sp_estimate_built(s, &exact)) {
+        int e0 = c->nerr;
+        sp_check_budget(c, &exact, ", sizes of the data loaded");
+        if (c->nerr > e0) {
+            ircg_problem_free(s->problem);
+            s->problem = NULL;
+        }
+    }
     return dim;
 }
 

@@ -25,6 +25,7 @@ static void defaults(srv_config *c)
     c->max_body = INT64_C(64) << 20;
     c->max_queued = 1000;
     c->max_elements = 50000000; /* 400 MB of doubles */
+    c->max_trace_rows = 10000000; /* ~150 MB of compressed rows */
     c->max_attempts = 3;
     c->snapshot_keep = 3;
     c->snapshot_keep_finished = 1;
@@ -105,6 +106,15 @@ void srv_config_usage(void)
            "                       them [IRCGD_RETAIN_FINISHED, default 0]\n"
            "  --max-elements N     cap on synthetic/inline data: ratings, or m*n of A\n"
            "                       [IRCGD_MAX_ELEMENTS, default 50000000]\n"
+           "  --max-job-memory B   bytes a job may hold at its peak by its estimate (a\n"
+           "                       spec over it is refused with 422 naming the members\n"
+           "                       that drive it); the requests in flight share one such\n"
+           "                       budget.  B may end in K, M, G or T (powers of 1024)\n"
+           "                       [IRCGD_MAX_JOB_MEMORY, default: 80%% of the memory\n"
+           "                       (or the cgroup's limit) over workers + 2]\n"
+           "  --max-trace-rows N   trace rows a job keeps: past iteration N x trace_every\n"
+           "                       only its last row is added [IRCGD_MAX_TRACE_ROWS,\n"
+           "                       default 10000000]\n"
            "  --checkpoint-every S save a running job's solver state every S seconds of\n"
            "                       solving, so a crash loses at most that much work;\n"
            "                       0 = only the snapshots a spec asks for\n"
@@ -159,6 +169,30 @@ static int parse_double(const char *s, double lo, double hi, double *out)
     return 1;
 }
 
+/* Bytes: an integer, or one with K, M, G or T (powers of 1024), at least
+ * 1 MiB; 0 on error. */
+static int parse_bytes(const char *s, int64_t *out)
+{
+    static const char units[] = "KMGT";
+    char num[32];
+    size_t n = strlen(s);
+    int64_t scale = 1, v = 0;
+    const char *u = n > 1 ? strchr(units, s[n - 1]) : NULL;
+    if (u && *u) {
+        for (const char *q = units; q <= u; q++)
+            scale *= 1024;
+        n--;
+    }
+    if (n == 0 || n >= sizeof num)
+        return 0;
+    memcpy(num, s, n);
+    num[n] = '\0';
+    if (!parse_int(num, 1, (INT64_C(1) << 50) / scale, &v) || v * scale < (INT64_C(1) << 20))
+        return 0;
+    *out = v * scale;
+    return 1;
+}
+
 /* A duration: seconds, or a number with s, m, h or d; 0 on error. */
 static int parse_duration(const char *s, double *out)
 {
@@ -201,6 +235,8 @@ static int apply(srv_config *c, const char *name, const char *v)
             return parse_double(v, reals[i].lo, reals[i].hi, reals[i].dst) ? 1 : -1;
     if (!strcmp(name, "retain-finished"))
         return parse_duration(v, &c->retain_finished) ? 1 : -1;
+    if (!strcmp(name, "max-job-memory"))
+        return parse_bytes(v, &c->max_job_memory) ? 1 : -1;
     struct { const char *name; char *dst; size_t len; } strs[] = {
         {"listen", c->listen, sizeof c->listen},
         {"db", c->db, sizeof c->db},
@@ -231,6 +267,7 @@ static int apply(srv_config *c, const char *name, const char *v)
         {"snapshot-keep", 0, 1000000, NULL, &c->snapshot_keep},
         {"snapshot-keep-finished", 0, 1000000, NULL, &c->snapshot_keep_finished},
         {"max-elements", 1, INT64_C(1) << 40, &c->max_elements, NULL},
+        {"max-trace-rows", 1, INT64_C(1) << 50, &c->max_trace_rows, NULL},
         {"conn-limit", 1, 65536, NULL, &c->conn_limit},
         {"per-ip-limit", 0, 65536, NULL, &c->per_ip_limit},
         {"conn-timeout", 1, 86400, NULL, &c->conn_timeout},
@@ -257,6 +294,8 @@ static int load_env(srv_config *c, char *err, size_t errlen)
         {"IRCGD_TOKENS_FILE", "tokens-file"}, {"IRCGD_MAX_BODY", "max-body"},
         {"IRCGD_MAX_QUEUED", "max-queued"}, {"IRCGD_MAX_ATTEMPTS", "max-attempts"},
         {"IRCGD_SNAPSHOT_KEEP", "snapshot-keep"}, {"IRCGD_MAX_ELEMENTS", "max-elements"},
+        {"IRCGD_MAX_JOB_MEMORY", "max-job-memory"},
+        {"IRCGD_MAX_TRACE_ROWS", "max-trace-rows"},
         {"IRCGD_HEARTBEAT_EVERY", "heartbeat-every"},
         {"IRCGD_CHECKPOINT_EVERY", "checkpoint-every"},
         {"IRCGD_CONN_LIMIT", "conn-limit"}, {"IRCGD_PER_IP_LIMIT", "per-ip-limit"},
@@ -335,6 +374,8 @@ int srv_config_load(srv_config *c, int argc, char **argv, char *err,
         snprintf(err, errlen, "--tls-cert and --tls-key go together (HTTPS needs both)");
         rc = -1;
     }
+    if (rc == 0 && c->max_job_memory == 0)
+        c->max_job_memory = srv_default_job_memory(c);
     if (rc == 0 && c->mpi_launch[0] && !strstr(c->mpi_launch, "{ranks}")) {
         snprintf(err, errlen, "--mpi-launch needs {ranks} where the number of ranks goes "
                  "(e.g. 'mpirun -np {ranks}')");
@@ -387,6 +428,42 @@ int srv_cores(void)
         return CPU_COUNT(&set);
     n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+/* A number from the first line of path ("max" and unreadable: -1). */
+static int64_t read_number(const char *path)
+{
+    char buf[64];
+    FILE *f = fopen(path, "r");
+    long long v = -1;
+    if (f && fgets(buf, sizeof buf, f) && sscanf(buf, "%lld", &v) != 1)
+        v = -1;
+    if (f)
+        fclose(f);
+    return v;
+}
+
+int64_t srv_memory_available(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    int64_t mem = pages > 0 && size > 0 ? (int64_t)pages * size : 0;
+    /* cgroup v2, then v1: a container's limit */
+    int64_t lim = read_number("/sys/fs/cgroup/memory.max");
+    if (lim <= 0)
+        lim = read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+    if (lim > 0 && (mem == 0 || lim < mem))
+        mem = lim;
+    return mem;
+}
+
+int64_t srv_default_job_memory(const srv_config *c)
+{
+    int64_t mem = srv_memory_available();
+    int shares = (c->workers > 0 ? c->workers : 1) + 2;
+    if (mem <= 0)
+        return INT64_C(4) << 30;
+    int64_t b = (int64_t)((double)mem * 0.8 / shares);
+    return b > (INT64_C(64) << 20) ? b : (INT64_C(64) << 20);
 }
 
 int srv_job_threads_cap(const srv_config *c)

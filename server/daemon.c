@@ -132,6 +132,7 @@ static void stop(struct MHD_Daemon *d)
     __atomic_store_n(&srv.shutting_down, 1, __ATOMIC_RELEASE);
     MHD_socket fd = d ? MHD_quiesce_daemon(d) : MHD_INVALID_SOCKET;
     srv_heartbeat_stop(); /* it reads the worker pool */
+    srv_dryrun_stop();    /* the connections waiting get their answer */
     srv_workers_stop();   /* cancel with reason shutdown, requeue, join */
     srv_notify_all();     /* SSE readers see shutting_down and end */
     if (d)
@@ -161,7 +162,8 @@ static int serve(srv_config *c, int *listen_fd, const char *bound, int port)
         goto done;
     }
     *listen_fd = -1;
-    if (srv_workers_start(c->workers) != 0 || srv_heartbeat_start(c->heartbeat_every) != 0)
+    if (srv_workers_start(c->workers) != 0 || srv_dryrun_start() != 0 ||
+        srv_heartbeat_start(c->heartbeat_every) != 0)
         goto done;
     printf("listening on %s://%s:%d\n", srv.tls.cert ? "https" : "http", bound, port);
     fflush(stdout);
@@ -170,6 +172,8 @@ static int serve(srv_config *c, int *listen_fd, const char *bound, int port)
             srv_job_threads_cap(c), srv_cores(), c->db, c->data_dir,
             srv.tokens.list ? "on" : "off", srv.tokens.n,
             srv.tls.cert ? "HTTPS" : "plain HTTP");
+    srv_log("a job may hold %.0f MB by its estimate (--max-job-memory)",
+            (double)c->max_job_memory / 1e6);
     if (c->workers * srv_job_threads_cap(c) > srv_cores())
         srv_log("note: %d workers x %d threads exceed the %d cores (as configured)",
                 c->workers, srv_job_threads_cap(c), srv_cores());

@@ -306,6 +306,8 @@ void srv_req_dispatch(srv_req *r)
         srv_problem(r, MHD_HTTP_CONTENT_TOO_LARGE, "payload-too-large",
                     "Payload too large", "the body exceeds the limit of %lld bytes",
                     (long long)srv.cfg.max_body);
+    } else if (r->over_budget) {
+        srv_reqmem_refuse(r, r->body_seen);
     } else if (!(r->st = srv_pool_get())) {
         srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "5");
         srv_problem(r, MHD_HTTP_SERVICE_UNAVAILABLE, "store-unavailable",
@@ -325,10 +327,20 @@ void srv_req_dispatch(srv_req *r)
 enum MHD_Result srv_req_body(srv_req *r, const char *data, size_t n)
 {
     r->body_seen += (int64_t)n;
-    if (r->body_seen > srv.cfg.max_body) {
-        r->too_large = 1;
+    if (r->body_seen > srv.cfg.max_body || r->over_budget) {
+        r->too_large = !r->over_budget;
         api_buf_free(&r->body);
         return r->body_seen > 4 * srv.cfg.max_body + (1 << 20) ? MHD_NO : MHD_YES;
+    }
+    /* the buffer doubles from 256 bytes (buf.c): hold the capacity it
+     * will take before it takes it */
+    int64_t grown = r->body.cap ? (int64_t)r->body.cap : 256;
+    while (grown < (int64_t)(r->body.len + n + 1))
+        grown *= 2;
+    if (grown > r->reserved && !srv_reqmem_take(r, grown - r->reserved)) {
+        r->over_budget = 1;
+        api_buf_free(&r->body);
+        return MHD_YES; /* read to the end, then 503 */
     }
     api_buf_add(&r->body, data, n);
     return r->body.nomem ? MHD_NO : MHD_YES;
@@ -362,6 +374,7 @@ void srv_req_end(srv_req *r)
         return;
     srv_pool_put(r->st);
     api_buf_free(&r->body);
+    srv_reqmem_release(r);
     free(r);
 }
 

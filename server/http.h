@@ -37,6 +37,9 @@ struct srv_req {
     api_buf body;
     int64_t body_seen;          /* bytes received, kept or not           */
     int too_large;              /* body exceeded max_body                */
+    int over_budget;            /* the body could not be held (reqmem.c) */
+    int64_t reserved;           /* bytes held against the requests'
+                                   budget, given back when it ends      */
     int responded;              /* a response was queued                 */
     unsigned status;            /* the status sent (for the log)         */
     double t0;                  /* monotonic start, for the log          */
@@ -180,5 +183,13 @@ void srv_req_end(srv_req *r);
 /* The daemon (http.c) on an already listening socket, which it owns from
  * then on (closed by MHD_stop_daemon unless quiesced). */
 struct MHD_Daemon *srv_http_start(const srv_config *c, int listen_fd);
+
+/* reqmem.c: the requests' memory budget.  take: 1 when `bytes` more fit
+ * (then held by r until srv_req_end), 0 when not; refuse: the 503 that
+ * says so. */
+int srv_reqmem_take(srv_req *r, int64_t bytes);
+void srv_reqmem_release(srv_req *r);
+int64_t srv_reqmem_held(void);
+void srv_reqmem_refuse(srv_req *r, int64_t bytes);
 
 #endif /* IRCG_SERVER_HTTP_H */

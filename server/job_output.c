@@ -323,8 +323,18 @@ int jr_on_iteration(void *user, const ircg_iter_info *it)
         return 1; /* write nothing more; the cancel flag is raised too */
     c->last = *it;
     c->iters_unreported++;
-    if (it->t == 1 || it->t % c->out.trace_every == 0)
+    /* A trace keeps its rows up to iteration --max-trace-rows x
+     * trace_every, then only its last (at the end): a job of 10^9
+     * iterations traced at each would fill the store's disk at ~15 bytes a
+     * row.  Counted by iteration, so a resumed run keeps the same rows. */
+    int keep = it->t / c->out.trace_every <= srv.cfg.max_trace_rows;
+    if ((it->t == 1 || it->t % c->out.trace_every == 0) && keep)
         record(c, it);
+    else if (!keep && !c->trace_capped) {
+        c->trace_capped = 1;
+        srv_log("job %s: its trace reached --max-trace-rows (%lld rows); only its last row "
+                "is added from now on", c->claim.id, (long long)srv.cfg.max_trace_rows);
+    }
     double now = srv_mono();
     int due = c->nrows >= JR_TRACE_BATCH || now - c->last_flush >= FLUSH_EVERY_S;
     if (due && now >= c->next_try)

@@ -272,7 +272,32 @@ static int resume(run_ctx *c, const api_spec *spec, ircg_diag *diag)
     return rc;
 }
 
-static int parse_spec(run_ctx *c, api_spec **spec)
+/* The build stopped by the job's stop (ircg_stop_set in srv_job_run): a
+ * cancel ends the job cancelled, a shutdown puts it back in the queue, a
+ * lost claim leaves it, the deadline fails it ("time-limit").  0 when
+ * nothing stopped it: its errors are the spec's. */
+static int stopped_building(run_ctx *c, double deadline)
+{
+    int reason = __atomic_load_n(&c->ctl->reason, __ATOMIC_ACQUIRE);
+    char detail[320];
+    if (__atomic_load_n(&c->ctl->cancel, __ATOMIC_ACQUIRE)) {
+        if (reason == SRV_STOP_USER)
+            jr_finish(c, STORE_CANCELLED, NULL, NULL);
+        else if (reason == SRV_STOP_SHUTDOWN)
+            jr_requeue(c, 0);
+        return 1;
+    }
+    if (deadline > 0 && ircg_clock() >= deadline) {
+        snprintf(detail, sizeof detail, "the job's time limit (algorithm.time_limit, %g s) "
+                 "was reached while its data was read or generated or its problem built",
+                 c->job->time_limit);
+        jr_fail(c, "time-limit", "Time limit reached", detail);
+        return 1;
+    }
+    return 0;
+}
+
+static int parse_spec(run_ctx *c, api_spec **spec, double deadline)
 {
     api_parse_options opt;
     api_errors errs;
@@ -280,7 +305,7 @@ static int parse_spec(run_ctx *c, api_spec **spec)
     srv_parse_options(&opt, c->st);
     const char *text = c->job->spec_json ? c->job->spec_json : "";
     int n = api_spec_parse(text, strlen(text), &opt, spec, &errs);
-    if (n > 0) {
+    if (n > 0 && !stopped_building(c, deadline)) {
         char *pj = api_errors_problem_json(&errs, NULL);
         jr_finish(c, STORE_FAILED, NULL, pj);
         free(pj);
@@ -314,10 +339,10 @@ static ircg_reference *reference(run_ctx *c, const api_spec *spec, double *g_opt
 /* Parse, build, resume and solve; 0 when the solve ran (conclude next),
  * -1 when the job already ended (failed with its reason) or was lost. */
 static int run(run_ctx *c, api_spec **spec, ircg_reference **ref, double *g_opt,
-               ircg_info *info, ircg_error *err, ircg_diag *diag)
+               ircg_info *info, ircg_error *err, ircg_diag *diag, double deadline)
 {
     ircg_settings set;
-    if (!parse_spec(c, spec))
+    if (!parse_spec(c, spec, deadline))
         return -1;
     api_spec_output(*spec, &c->out);
     if (c->out.trace_every < 1)
@@ -363,8 +388,16 @@ void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
         srv_mpi_job_run(ctl, st, job);
         return;
     }
-    if (run(&c, &spec, &ref, &g_opt, &info, &err, &diag) == 0)
+    /* The job's time limit bounds all of it -- reading or generating the
+     * data, building the problem, g_opt, the solve -- and a cancel stops
+     * any of them: the library polls this stop (ircg_stop_set) within a
+     * block of its work (SPEC.md, "Limits"). */
+    double deadline = job->time_limit > 0 ? ircg_clock() + job->time_limit : 0;
+    ircg_stop stop = {(const volatile int *)&ctl->cancel, deadline};
+    ircg_stop_set(&stop);
+    if (run(&c, &spec, &ref, &g_opt, &info, &err, &diag, deadline) == 0)
         conclude(&c, &info, err, &diag, ref, g_opt);
+    ircg_stop_set(NULL);
     jr_output_free(&c);
     ircg_solver_free(c.sv);
     ircg_reference_free(ref);

@@ -46,6 +46,7 @@ typedef struct run_ctx {
     int64_t iters_unreported; /* for the iterations counter             */
     ircg_iter_info last;      /* latest callback                        */
     int64_t last_recorded;    /* iteration of the latest recorded row   */
+    int trace_capped;         /* past --max-trace-rows: logged once       */
     double last_flush, last_event;
     double last_checkpoint;   /* monotonic time of the last saved state */
 } run_ctx;

@@ -37,6 +37,12 @@ ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
     return err;
 }
 
+int64_t srv_dataset_bytes(void *user, const char *id)
+{
+    store_dataset ds;
+    return store_dataset_get(user, id, &ds) == STORE_OK ? ds.bytes : -1;
+}
+
 static cJSON *dataset_json(const store_dataset *ds, const ircg_ratings *R)
 {
     char ts[40];
@@ -71,7 +77,12 @@ void srv_route_datasets_post(srv_req *r)
     ircg_diag diag = {0};
     store_dataset ds;
     int existed = 0;
-    if (fq && !api_format_parse(fq, &opt.format)) {
+    /* the ratings read (16 bytes an entry of at least 6 bytes of text)
+     * and the duplicate check's sort as much again, held in flight */
+    int64_t parse = (int64_t)r->body.len * 32 / 6;
+    if (!srv_reqmem_take(r, parse)) {
+        srv_reqmem_refuse(r, parse);
+    } else if (fq && !api_format_parse(fq, &opt.format)) {
         srv_problem_member(r, MHD_HTTP_BAD_REQUEST, "invalid-parameter", "Invalid parameter",
                            "/query/format", "must be movielens, udata, csv, matrix_market or auto");
     } else if (r->body.len == 0) {

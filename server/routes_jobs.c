@@ -123,7 +123,21 @@ cJSON *srv_job_json(const store_job *j, int with_result_summary)
         if (e)
             cJSON_AddItemToObject(o, "error", e);
     }
+    if (j->estimate_json) {
+        cJSON *e = cJSON_Parse(j->estimate_json);
+        if (e)
+            cJSON_AddItemToObject(o, "estimate", e);
+    }
     return o;
+}
+
+/* The spec's estimate as the JSON text of a job and a dry run (NULL when
+ * the members cannot say, or out of memory). */
+static char *estimate_text(const api_spec *spec)
+{
+    api_estimate e;
+    api_spec_estimate(spec, &e);
+    return e.memory > 0 ? api_estimate_json(&e) : NULL;
 }
 
 static int query_true(srv_req *r, const char *name)
@@ -168,10 +182,12 @@ static void create_job(srv_req *r, const api_spec *spec, const char *normalized)
     store_job job = {0};
     int replayed = 0;
     const char *key = srv_req_header(r, "Idempotency-Key");
+    char *est = estimate_text(spec);
     store_sha256(r->body.p ? r->body.p : "", r->body.len, sha);
     store_new_job nj = {
         .problem_type = api_problem_type_name(api_spec_kind(spec)),
         .spec_json = normalized, .idempotency_key = key, .request_sha256 = sha,
+        .estimate_json = est,
     };
     store_rc rc = store_job_create(r->st, &nj, &job, &replayed);
     if (rc == STORE_OK)
@@ -200,6 +216,7 @@ static void create_job(srv_req *r, const api_spec *spec, const char *normalized)
         }
     }
     store_job_clear(&job);
+    free(est);
 }
 
 /* ?dry_run=true (or 1, or empty): the cheap checks of a submission, no
@@ -220,10 +237,12 @@ static int dry_run_mode(srv_req *r)
 }
 
 /* A submission is answered after the cheap checks only (api_spec_parse
- * with build = 0: shape, ranges, files' heads, datasets): loading or
- * generating the data belongs to the worker, which fails the job with the
- * member and file position of anything found later.  An HTTP thread is
- * never held for the build of an instance. */
+ * with build = 0: shape, ranges, files' heads, datasets, the memory
+ * estimate against --max-job-memory): loading or generating the data
+ * belongs to the worker, which fails the job with the member and file
+ * position of anything found later.  An HTTP thread never builds an
+ * instance: a full dry run, once the cheap checks passed, is built on
+ * the dry runs' worker (dryrun.c) while this thread waits. */
 void srv_route_jobs_submit(srv_req *r)
 {
     api_parse_options opt;
@@ -231,21 +250,37 @@ void srv_route_jobs_submit(srv_req *r)
     api_spec *spec = NULL;
     char *normalized = NULL;
     int dry = dry_run_mode(r);
+    /* the JSON tree and the data parsed out of it, held in flight */
+    int64_t parse = api_json_parse_bytes(r->body.p ? r->body.p : "", r->body.len);
 
     if (dry < 0)
         return;
+    /* beyond one job's budget it is the spec's fault (the api says so, 422,
+     * before parsing); within it, the others in flight may leave no room */
+    if (parse <= srv.cfg.max_job_memory && !srv_reqmem_take(r, parse)) {
+        srv_reqmem_refuse(r, parse);
+        return;
+    }
     api_errors_init(&errs);
     srv_parse_options(&opt, r->st);
-    opt.build = dry == 2;
+    opt.build = 0; /* a full dry run builds on the dry runs' worker */
     if (api_spec_parse(r->body.p ? r->body.p : "", r->body.len, &opt, &spec, &errs) > 0) {
         reply_spec_errors(r, &errs);
     } else if (!spec || !(normalized = api_spec_normalized_json(spec, 0))) {
         srv_problem_internal(r, "out of memory");
+    } else if (dry == 2) {
+        ircg_settings set;
+        api_spec_settings(spec, &set);
+        srv_dryrun_full(r, set.time_limit);
     } else if (dry) {
         cJSON *o = cJSON_CreateObject();
+        char *est = estimate_text(spec);
         cJSON_AddBoolToObject(o, "valid", 1);
         cJSON_AddStringToObject(o, "checks", dry == 2 ? "full" : "cheap");
         cJSON_AddItemToObject(o, "spec", cJSON_Parse(normalized));
+        if (est)
+            cJSON_AddItemToObject(o, "estimate", cJSON_Parse(est));
+        free(est);
         srv_reply_json(r, MHD_HTTP_OK, o);
     } else if (queue_full(r)) {
         /* 429: this client should slow down; the service is fine */

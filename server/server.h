@@ -74,6 +74,13 @@ typedef struct srv_config {
     int64_t max_body;
     int64_t max_queued;   /* 0 = unlimited                                 */
     int64_t max_elements; /* cap on synthetic/inline data (api_parse_options) */
+    int64_t max_trace_rows; /* trace rows a job keeps (job_output.c)       */
+    int64_t max_job_memory; /* bytes a job may hold by its estimate
+                               (api_parse_options.max_memory); the
+                               requests' bodies and JSON trees share one
+                               such budget too.  0 until
+                               srv_config_load: then the default,
+                               srv_default_job_memory */
     int max_attempts;
     int snapshot_keep;    /* 0 = keep all                                  */
     int snapshot_keep_finished; /* once a job is finished; 0 = keep all    */
@@ -109,6 +116,15 @@ int srv_config_load(srv_config *c, int argc, char **argv, char *err,
 void srv_config_usage(void);
 /* Cores this process may run on (its CPU affinity). */
 int srv_cores(void);
+/* The memory this process may use: the physical memory, or its cgroup's
+ * limit when lower (a container); 0 when neither can be read. */
+int64_t srv_memory_available(void);
+/* --max-job-memory's default: 80% of that, shared by the workers, the
+ * dry runs' worker and the requests in flight (workers + 2 shares), so
+ * that all of them at their budgets leave a fifth of the memory for the
+ * process itself and the rest of the machine; 4 GiB when the memory is
+ * unknown. */
+int64_t srv_default_job_memory(const srv_config *c);
 /* The threads a job gets: its spec's, at most job_threads, or without
  * job_threads at most max(1, cores / workers), so that the workers' threads
  * never exceed the cores unless the operator asked for it. */
@@ -368,6 +384,19 @@ void srv_metrics_iterations(int64_t n);
 /* The exposition text (malloc'ed) using `st` for the job gauges. */
 char *srv_metrics_render(store *st);
 
+/* ----------------------------------------------------------- dry runs -- */
+
+/* dryrun.c: the worker of ?dry_run=full (one at a time, a job's limits);
+ * started and stopped with the workers. */
+int srv_dryrun_start(void);
+void srv_dryrun_stop(void);
+struct srv_req;
+/* The full build of the request's body on that worker, this thread
+ * waiting; the reply (200 with the normalized spec and the estimate, the
+ * spec's problem document, 422 time-limit, or 503 dry-runs-busy) is sent
+ * on r.  time_limit: the spec's (0: none; capped at --request-timeout). */
+void srv_dryrun_full(struct srv_req *r, double time_limit);
+
 /* ---------------------------------------------------------- datasets -- */
 
 struct api_parse_options;
@@ -376,6 +405,9 @@ struct api_parse_options;
  * directory and the size cap, at submission and in the worker alike. */
 ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
                                ircg_diag *diag);
+/* Its size in bytes (api_parse_options.dataset_bytes: the estimate); -1
+ * when there is no such dataset. */
+int64_t srv_dataset_bytes(void *user, const char *id);
 
 /* ------------------------------------------------------- warm start -- */
 

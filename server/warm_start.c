@@ -56,6 +56,8 @@ void srv_parse_options(api_parse_options *o, store *st)
 {
     api_parse_options_service(o, srv.cfg.data_dir, srv.cfg.max_elements,
                               srv_dataset_resolve, st);
+    o->max_memory = srv.cfg.max_job_memory; /* refused at submission (422) */
+    o->dataset_bytes = srv_dataset_bytes;
     o->job = srv_job_source;
     o->job_user = st;
     /* "execution": {"ranks"} only with a launcher to run it */

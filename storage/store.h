@@ -201,6 +201,8 @@ typedef struct store_job {
     char *spec_json;         /* owned; NULL in lists without bodies       */
     char *result_json;       /* owned; NULL unless set by finish          */
     char *error_json;        /* owned; problem detail of a failure        */
+    char *estimate_json;     /* owned; the spec's estimate at submission
+                                (NULL: none, or a list without bodies)   */
     char *idempotency_key;   /* owned; NULL if none                       */
     uint8_t request_sha256[32];
     int has_request_sha256;
@@ -242,6 +244,8 @@ typedef struct store_new_job {
     const char *idempotency_key; /* optional, <= 255 bytes                */
     const uint8_t *request_sha256; /* 32 bytes; required with a key:
                                       store_sha256 of the normalized body */
+    const char *estimate_json;   /* optional: the spec's estimate
+                                    (api_estimate_json)                  */
 } store_new_job;
 
 /* Inserts a queued job with a fresh id.  With an idempotency key already

@@ -19,7 +19,7 @@
     " created_at, started_at, finished_at, heartbeat_at, attempt,"        \
     " cancel_requested, prog_iteration, prog_elapsed, prog_g_x, prog_f_x," \
     " prog_g_z, prog_f_z, prog_gap, version, event_seq, run,"             \
-    " spec_json, result_json, error_json,"                                \
+    " spec_json, result_json, error_json, estimate_json,"                 \
     " json_extract(spec_json, '$.algorithm.name') AS algorithm,"          \
     " json_extract(spec_json, '$.algorithm.max_iter') AS max_iter,"       \
     " json_extract(spec_json, '$.algorithm.time_limit') AS time_limit"
@@ -31,7 +31,8 @@ enum job_col {
     JC_CREATED_AT, JC_STARTED_AT, JC_FINISHED_AT, JC_HEARTBEAT_AT, JC_ATTEMPT,
     JC_CANCEL_REQUESTED, JC_PROG_ITERATION, JC_PROG_ELAPSED, JC_PROG_G_X, JC_PROG_F_X,
     JC_PROG_G_Z, JC_PROG_F_Z, JC_PROG_GAP, JC_VERSION, JC_EVENT_SEQ, JC_RUN,
-    JC_SPEC_JSON, JC_RESULT_JSON, JC_ERROR_JSON, JC_ALGORITHM, JC_MAX_ITER, JC_TIME_LIMIT,
+    JC_SPEC_JSON, JC_RESULT_JSON, JC_ERROR_JSON, JC_ESTIMATE_JSON, JC_ALGORITHM,
+    JC_MAX_ITER, JC_TIME_LIMIT,
     JC_COUNT
 };
 
@@ -43,7 +44,8 @@ static int job_cols_match(sqlite3_stmt *s)
         "created_at", "started_at", "finished_at", "heartbeat_at", "attempt",
         "cancel_requested", "prog_iteration", "prog_elapsed", "prog_g_x", "prog_f_x",
         "prog_g_z", "prog_f_z", "prog_gap", "version", "event_seq", "run",
-        "spec_json", "result_json", "error_json", "algorithm", "max_iter", "time_limit"};
+        "spec_json", "result_json", "error_json", "estimate_json", "algorithm", "max_iter",
+        "time_limit"};
     if (sqlite3_column_count(s) != JC_COUNT)
         return 0;
     for (int i = 0; i < JC_COUNT; i++)
@@ -61,6 +63,7 @@ void store_job_clear(store_job *j)
     free(j->spec_json);
     free(j->result_json);
     free(j->error_json);
+    free(j->estimate_json);
     free(j->idempotency_key);
     memset(j, 0, sizeof *j);
 }
@@ -112,6 +115,7 @@ static int read_job(sqlite3_stmt *s, store_job *j, int with_bodies)
         bad |= st_col_strdup(s, JC_SPEC_JSON, &j->spec_json);
         bad |= st_col_strdup(s, JC_RESULT_JSON, &j->result_json);
         bad |= st_col_strdup(s, JC_ERROR_JSON, &j->error_json);
+        bad |= st_col_strdup(s, JC_ESTIMATE_JSON, &j->estimate_json);
     }
     if (bad)
         store_job_clear(j);
@@ -184,7 +188,8 @@ static const char SQL_BY_KEY[] =
     "SELECT id, request_sha256 FROM jobs WHERE idempotency_key = ?1";
 static const char SQL_INSERT[] =
     "INSERT INTO jobs(id, state, problem_type, spec_json, created_at,"
-    " idempotency_key, request_sha256) VALUES(?1, 'queued', ?2, ?3, ?4, ?5, ?6)";
+    " idempotency_key, request_sha256, estimate_json)"
+    " VALUES(?1, 'queued', ?2, ?3, ?4, ?5, ?6, ?7)";
 
 /* Looks the key up: *found = 0 (new key), 1 (same request: id filled).
  * A different request hash is STORE_CONFLICT. */
@@ -232,6 +237,7 @@ static store_rc insert_job(store *st, const store_new_job *nj, char *id)
     b |= st_bind_text(s, 5, nj->idempotency_key);
     if (nj->idempotency_key)
         b |= sqlite3_bind_blob(s, 6, nj->request_sha256, 32, SQLITE_STATIC);
+    b |= st_bind_text(s, 7, nj->estimate_json);
     rc = st_step_done(st, s, b, "insert job");
     return rc == STORE_OK ? st_event_state_tx(st, id) : rc;
 }

@@ -137,6 +137,12 @@ static const char M7_TRACE_CHUNKS[] =
     " data BLOB NOT NULL);"
     "CREATE UNIQUE INDEX trace_chunks_job ON trace_chunks(job_id, first);";
 
+/* What a job will hold at its peak, by the estimate of its spec made at
+ * submission (api_estimate_json): shown with the job.  Jobs of older
+ * files have none (NULL). */
+static const char M8_JOB_ESTIMATES[] =
+    "ALTER TABLE jobs ADD COLUMN estimate_json TEXT;";
+
 const char *const store_migrations[] = {
     M1_JOBS,
     M2_TRACES_SNAPSHOTS,
@@ -145,10 +151,11 @@ const char *const store_migrations[] = {
     M5_JOB_RUNS,
     M6_CHECKPOINTS,
     M7_TRACE_CHUNKS,
+    M8_JOB_ESTIMATES,
 };
 
 const store_migration_fn store_migration_code[] = {
-    NULL, NULL, NULL, NULL, NULL, NULL, st_migrate_trace_chunks,
+    NULL, NULL, NULL, NULL, NULL, NULL, st_migrate_trace_chunks, NULL,
 };
 
 const int store_nmigrations =

@@ -120,7 +120,8 @@ int cmd_validate(int argc, char **argv)
     static const cli_command cmd = {
         "validate",
         "usage: ircg validate SPEC.json\n"
-        "  print every error with its JSON pointer, or \"valid\" and the normalized spec\n",
+        "  print every error with its JSON pointer, or \"valid\", the normalized spec\n"
+        "  and the estimate of the memory the job holds at its peak\n",
         NULL, opts};
     int code = CLI_INVALID, first = 0, rc = cli_getopt(argc, argv, &cmd, cli_no_options, NULL, &first);
     if (rc != CLI_OK)
@@ -128,14 +129,20 @@ int cmd_validate(int argc, char **argv)
     if (argc - first != 1)
         return cli_usage_error(&cmd, "%s", "one SPEC.json is needed");
     api_spec *s = cli_load_spec(argv[first]);
-    char *norm = s ? api_spec_normalized_json(s, 0) : NULL;
-    if (s && !norm) {
+    char *norm = s ? api_spec_normalized_json(s, 0) : NULL, *est = NULL;
+    api_estimate e = {0};
+    if (s)
+        api_spec_estimate(s, &e);
+    if (s && e.memory > 0)
+        est = api_estimate_text(&e);
+    if (s && (!norm || (e.memory > 0 && !est))) {
         fprintf(stderr, "ircg: out of memory\n");
         code = CLI_FAILED;
     } else if (norm) {
-        printf("valid\n%s\n", norm);
+        printf("valid\n%s\n%s%s", norm, est ? est : "", est ? "\n" : "");
         code = CLI_OK;
     }
+    free(est);
     free(norm);
     api_spec_free(s);
     return code;

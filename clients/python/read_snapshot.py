@@ -93,20 +93,29 @@ def load(source):
 def dense(snap):
     """The iterate itself: least squares and logistic regression, the
     vector x; matrix completion, the rows of X = a0 X0 + P diag(w) Q' (X0
-    diagonal: x0_diag)."""
+    diagonal: x0_diag).  A problem compacted by the solver (rows and
+    columns without ratings) lists the rows of X that P's rows are
+    ("rows"), the columns that Q's rows are ("cols"); every other row of
+    P is "P_other" (or zero), every other row of Q zero."""
     if snap["problem"][()] != 0:
         return list(snap["x"].values)
     n, p = snap["shape"].values
     a0, d, w, P, Q = snap["a0"][()], snap["x0_diag"], snap["w"], snap["P"], snap["Q"]
+    rows = list(snap["rows"].values) if "rows" in snap else list(range(n))
+    cols = list(snap["cols"].values) if "cols" in snap else list(range(p))
+    other = snap.get("P_other")
     X = [[0.0] * p for _ in range(n)]
     for i in range(min(n, p)):
         X[i][i] = a0 * d[i]
     for k in range(w.shape[0]):
+        Pk = [other[k] if other is not None else 0.0] * n
+        for r, i in enumerate(rows):
+            Pk[i] = P[r, k]
         for i in range(n):
-            pik = w[k] * P[i, k]
+            pik = w[k] * Pk[i]
             row = X[i]
-            for j in range(p):
-                row[j] += pik * Q[j, k]
+            for c, j in enumerate(cols):
+                row[j] += pik * Q[c, k]
     return X
 
 

@@ -50,7 +50,7 @@ static char done_id[STORE_JOB_ID_LEN + 1], queued_id[STORE_JOB_ID_LEN + 1];
 
 static int seed_finished(store *st)
 {
-    store_new_job nj = {"least_squares", "{\"problem\":{}}", NULL, NULL};
+    store_new_job nj = {"least_squares", "{\"problem\":{}}", NULL, NULL, NULL};
     store_job j = {0};
     store_trace_row rows[3] = {{.iteration = 1}, {.iteration = 2}, {.iteration = 3}};
     store_snapshot_blob b = {STORE_SNAP_X, "IRCGITR1", 8};
@@ -68,7 +68,7 @@ static int seed_finished(store *st)
 
 static int seed_queued(store *st)
 {
-    store_new_job nj = {"least_squares", "{\"problem\":{}}", NULL, NULL};
+    store_new_job nj = {"least_squares", "{\"problem\":{}}", NULL, NULL, NULL};
     store_job j = {0};
     int ok = store_job_create(st, &nj, &j, NULL) == STORE_OK;
     snprintf(queued_id, sizeof queued_id, "%s", j.id);

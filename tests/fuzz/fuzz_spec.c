@@ -17,6 +17,10 @@
 #include "spec.h"
 
 #define MAX_ELEMENTS 5000
+/* The service's memory budget a job (api_parse_options.max_memory): the
+ * estimate refuses what would hold more, well below libFuzzer's 1 GB
+ * malloc limit. */
+#define MAX_MEMORY (INT64_C(256) << 20)
 
 static const char *const files[][2] = {
     {"r.dat", "1::1::5::978300760\n1::3::3::978302109\n2::2::4::978301968\n"},
@@ -49,6 +53,12 @@ static ircg_error dataset(void *user, const char *id, ircg_ratings **out, ircg_d
         return IRCG_ERR_INVALID;
     }
     return ircg_ratings_read_buffer(files[0][1], strlen(files[0][1]), NULL, out, diag);
+}
+
+static int64_t dataset_bytes(void *user, const char *id)
+{
+    (void)user;
+    return strcmp(id, "d1") ? -1 : (int64_t)strlen(files[0][1]);
 }
 
 /* The one job "j1" (least squares, IR-CG) with its snapshot at iteration
@@ -135,6 +145,8 @@ FUZZ_TARGET(spec)
     int n1 = 0, n2 = 0;
     api_parse_options_service(&opt, data_dir(), MAX_ELEMENTS, dataset, NULL);
     opt.job = job_source;
+    opt.max_memory = MAX_MEMORY;
+    opt.dataset_bytes = dataset_bytes;
     char *once = normalize((const char *)data, size, &opt, &n1);
     if (once) {
         char *twice = normalize(once, strlen(once), &opt, &n2);

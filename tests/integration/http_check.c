@@ -63,8 +63,9 @@ static int same_iterate(const cJSON *zj, const ircg_iterate *z)
         return same_array(cJSON_GetObjectItemCaseSensitive(zj, "values"), z->dense, z->dim);
     return num(zj, "a0") == z->a0 && num(zj, "rank") == (double)z->rank &&
            same_array(cJSON_GetObjectItemCaseSensitive(zj, "w"), z->w, z->rank) &&
-           same_columns(cJSON_GetObjectItemCaseSensitive(zj, "P"), z->P, z->n_rows, z->rank) &&
-           same_columns(cJSON_GetObjectItemCaseSensitive(zj, "Q"), z->Q, z->n_cols, z->rank);
+           same_columns(cJSON_GetObjectItemCaseSensitive(zj, "P"), z->P, z->rows_held,
+                        z->rank) &&
+           same_columns(cJSON_GetObjectItemCaseSensitive(zj, "Q"), z->Q, z->cols_held, z->rank);
 }
 
 void hc_check_same_numbers(const hu_daemon *d, const char *id, const char *spec)

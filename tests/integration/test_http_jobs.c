@@ -161,8 +161,11 @@ TEST(http_jobs, time_limit)
     CHECK(hu_now() - t0 < 3.0);
     cJSON *res = hu_result(&d, id);
     CHECK_STR(jstr(res, "status"), "time_limit");
+    /* the limit counts from the job's start (its data and build too, a few
+     * milliseconds here): the solve gets the rest of it, and stops within
+     * an iteration (microseconds) of it */
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(res, "solve_seconds");
-    CHECK(cJSON_IsNumber(s) && s->valuedouble >= 0.4 && s->valuedouble < 1.5);
+    CHECK(cJSON_IsNumber(s) && s->valuedouble >= 0.3 && s->valuedouble < 0.45);
     cJSON_Delete(res);
     free(spec);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);

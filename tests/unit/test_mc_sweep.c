@@ -636,11 +636,16 @@ static void col16_bits(int halves)
 }
 
 /* n x p at a few entries a row: whether the copy exists, and that it
- * holds the columns. */
+ * holds the columns (of the whole problem: compacted, it holds the 40
+ * or so columns rated). */
 static void col16_bound(int p, int expect)
 {
     mct_inst in;
     REQUIRE(mct_make(&in, 4, p, 40.0 / p, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 9) == 0);
+    ircg_problem_free(in.pb);
+    in.pb = NULL;
+    REQUIRE(ircg_problem_matrix_completion_whole(in.R, IRCG_OUTER_COLUMN_VARIANCE, 5.0,
+                                                 &in.pb, NULL) == IRCG_OK);
     const mc_data *d = mc_data_of(in.pb);
     CHECK_INT(d->col16 != NULL, expect);
     for (int64_t e = 0; d->col16 && e < d->nnz; e++)

@@ -4,6 +4,7 @@
  * validation naming the member, the MovieLens size in well under a second,
  * and hard-coded checksums that catch any change of the generator.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -408,4 +409,81 @@ TEST(synth_rows, parts_of_rows_make_the_whole)
     REQUIRE(synth_by_rows(&big) && !synth_by_rows(&small));
     check_parts(&big, cb, 5);
     check_parts(&small, cs, 3);
+}
+
+/* slv_rng_skip(k) is k calls of slv_rng_next: by stepping for k up to
+ * 2^22 (the table's first three bytes, each byte value's jumps met), and
+ * for larger k through linearity: a jump of a + b is the jump of a then of
+ * b, on the 256 unit states (the map is linear, so that is all of them),
+ * for a, b drawn over the whole 64 bits. */
+TEST(rng, skip_is_stepping)
+{
+    uint64_t seed = 0x1234;
+    for (int i = 0; i < 24; i++) {
+        slv_rng a, b;
+        uint64_t k = i < 8 ? (uint64_t)i * 997 : (seed = seed * 6364136223846793005ULL + 1) >> 42;
+        slv_rng_seed(&a, 5, 3 + (uint64_t)i);
+        b = a;
+        slv_rng_skip(&a, k);
+        for (uint64_t t = 0; t < k; t++)
+            (void)slv_rng_next(&b);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+    }
+    for (int i = 0; i < 6; i++) {
+        uint64_t x = (seed = seed * 6364136223846793005ULL + 1) >> (i * 3);
+        uint64_t y = (seed = seed * 6364136223846793005ULL + 1) >> (i * 5 + 1);
+        int same = 1;
+        for (int bit = 0; bit < 256 && same; bit++) {
+            slv_rng a = {{0, 0, 0, 0}}, b;
+            a.s[bit / 64] = UINT64_C(1) << (bit % 64);
+            b = a;
+            slv_rng_skip(&a, x + y);
+            slv_rng_skip(&b, x);
+            slv_rng_skip(&b, y);
+            same = memcmp(&a, &b, sizeof a) == 0;
+        }
+        CHECK(same);
+    }
+}
+
+/* Many rows, few ratings: only the rows rated are drawn (the stream
+ * skipped between them), and the ratings are those of the factors drawn
+ * whole, as before.  10^8 rows with 1000 ratings in well under a second. */
+TEST(synth, sparse_rows_draw_only_their_factors)
+{
+    ircg_synth_ratings_spec s = {.n_rows = 20000, .n_cols = 7000, .rank = 4,
+                                 .n_ratings = 500, .min_rating = 1, .max_rating = 5,
+                                 .noise = 0.25, .seed = 11};
+    ircg_ratings *R = gen(&s);
+    REQUIRE(R != NULL);
+    slv_rng gf, gn;
+    size_t nu = (size_t)s.n_rows * 4, nv = (size_t)s.n_cols * 4;
+    double *U = malloc(nu * sizeof *U), *V = malloc(nv * sizeof *V);
+    REQUIRE(U && V);
+    slv_rng_seed(&gf, s.seed, 1); /* ST_FACTORS: U's rows, then V's */
+    for (size_t t = 0; t < nu; t++)
+        U[t] = slv_rng_normal(&gf);
+    for (size_t t = 0; t < nv; t++)
+        V[t] = slv_rng_normal(&gf);
+    slv_rng_seed(&gn, s.seed, 3); /* ST_NOISE */
+    synth_scale sc = synth_scale_of(&s);
+    int same = 1;
+    for (int64_t e = 0; e < R->nnz; e++) {
+        double z = slv_rng_normal(&gn);
+        same &= R->val[e] == synth_rating(&sc, U + (size_t)R->row[e] * 4,
+                                          V + (size_t)R->col[e] * 4, z);
+    }
+    CHECK(same);
+    free(U);
+    free(V);
+    ircg_ratings_free(R);
+    s.n_rows = 100000000;
+    s.n_cols = 50;
+    s.n_ratings = 1000;
+    double t0 = ircg_clock();
+    R = gen(&s);
+    double dt = ircg_clock() - t0;
+    printf("    10^8 x 50, 1000 ratings: %.3f s\n", dt);
+    CHECK(R && R->nnz == 1000 && dt < 0.5);
+    ircg_ratings_free(R);
 }

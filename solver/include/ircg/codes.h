@@ -21,7 +21,10 @@ typedef enum ircg_error {
     IRCG_ERR_NOMEM = 2,     /* an allocation failed                          */
     IRCG_ERR_NUMERICAL = 3, /* a numerical kernel broke down (NaN, LAPACK)   */
     IRCG_ERR_IO = 4,        /* a file could not be opened or read            */
-    IRCG_ERR_PARSE = 5      /* a data file is malformed (diag.line says where)*/
+    IRCG_ERR_PARSE = 5,     /* a data file is malformed (diag.line says where)*/
+    IRCG_ERR_STOPPED = 6    /* the calling thread's stop (ircg_stop_set) was
+                               due: diag->message says which (cancel or
+                               deadline), diag->field where it struck     */
 } ircg_error;
 
 typedef enum ircg_status {
@@ -68,6 +71,34 @@ typedef struct ircg_diag {
     char message[256];
     long line;
 } ircg_diag;
+
+/* ---------------------------------------------------------------- stops -- */
+
+/* What stops the long operations of one thread before they end by
+ * themselves: a cancel flag (nonzero stops; written by other threads with
+ * an atomic store) and a deadline on ircg_clock().  Installed with
+ * ircg_stop_set, it is polled by everything that takes time in
+ * proportion to the data on that thread -- the readers (between blocks of
+ * lines), the synthetic generators (between blocks of draws), the problem
+ * constructors (between rows), ircg_reference_compute and ircg_solve
+ * (between iterations, and inside an iteration between passes over the
+ * data: the LMO's products, the projections' products) -- so that each
+ * stops within one such unit of work of the flag or the deadline.
+ * Readers, generators and constructors then fail with IRCG_ERR_STOPPED;
+ * the reference and the solver end with status CANCELLED or TIME_LIMIT,
+ * as for their own settings.cancel and time_limit (which still apply; the
+ * earlier of the two deadlines counts).  A distributed problem polls
+ * between iterations only, where its ranks vote. */
+typedef struct ircg_stop {
+    const volatile int *cancel; /* borrowed; NULL: none                   */
+    double deadline;            /* ircg_clock() seconds; 0: none          */
+} ircg_stop;
+
+/* The calling thread's stop: *s is copied (its cancel flag must outlive
+ * it); NULL removes it.  Threads start without one. */
+void ircg_stop_set(const ircg_stop *s);
+/* Seconds on the monotonic clock the deadlines are read on. */
+double ircg_clock(void);
 
 #ifdef __cplusplus
 }

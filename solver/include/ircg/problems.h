@@ -66,10 +66,30 @@ typedef struct ircg_outer {
 typedef struct ircg_problem ircg_problem;
 
 /* Matrix completion: g(X) = 1/2 sum_Omega (X_ij - M_ij)^2 over the nuclear
- * ball of radius delta; outer COLUMN_VARIANCE or HALF_NORM_SQ. */
+ * ball of radius delta; outer COLUMN_VARIANCE or HALF_NORM_SQ.
+ *
+ * Rows and columns without a rating cost nothing: the problem holds the
+ * rows and columns of X0's diagonal (index < min(n_rows, n_cols)) and
+ * those that hold a rating (ircg_problem_info.held_rows, held_cols).
+ * Every method keeps the others exactly where the whole problem's
+ * iterates are, in exact arithmetic: a column without a rating at zero;
+ * under HALF_NORM_SQ a row without one at zero too; under the column
+ * variance all such rows at one shared value, held as one row (scaled so
+ * that every norm and product is the whole matrix's).  The results agree
+ * with the whole problem's to rounding and to the LMO's tolerance (whose
+ * start vectors differ), and the iterates (ircg_iterate) list the rows
+ * and columns they hold.  Memory and time are those of the data: 10^8
+ * rows with 1000 ratings build in milliseconds.  A given start x0
+ * (IRCG_START_GIVEN) must then vanish outside them (and be equal on the
+ * shared rows): use ircg_problem_matrix_completion_whole for others. */
 ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
                                           ircg_outer_kind outer, double delta,
                                           ircg_problem **out, ircg_diag *diag);
+/* The same problem holding every row and column of the matrix, as before
+ * compaction: its iterates are those of earlier versions, bit for bit. */
+ircg_error ircg_problem_matrix_completion_whole(const ircg_ratings *R,
+                                                ircg_outer_kind outer, double delta,
+                                                ircg_problem **out, ircg_diag *diag);
 /* How the processes of one distributed solve talk to each other.  The
  * library knows no transport: the caller implements this (over MPI in
  * ircg-mpi).  rank is in [0, size).  sum is a collective: every rank calls
@@ -175,6 +195,10 @@ typedef struct ircg_problem_info {
                             ratings; LS: the dimensions, A and b), so that
                             a state is restored into the same instance
                             only; 0 = not computed (never checked)      */
+    int held_rows, held_cols; /* MC: the rows and columns the problem
+                            holds (compaction, above; with the row shared
+                            by the rows without ratings); LS, logistic:
+                            m and n                                       */
 } ircg_problem_info;
 
 void ircg_problem_get_info(const ircg_problem *pb, ircg_problem_info *info);

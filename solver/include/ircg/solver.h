@@ -87,7 +87,12 @@ void ircg_solver_free(ircg_solver *sv);
  * matrix completion the iterate is a0 * X0 + P * diag(w) * Q' with P n x k and
  * Q p x k column-major, X0 the start point (diagonal, see IRCG_START_DEFAULT;
  * x0_diag gives its diagonal); dense is filled (column-major n x p) only when
- * want_dense is set. */
+ * want_dense is set.  A compacted problem (ircg_problem_matrix_completion)
+ * gives P and Q on the rows and columns it holds only: P's rows are the
+ * rows row_ids[0, rows_held) of X (ascending) and every row not listed is
+ * P_other (k values; NULL: zero); Q's rows are the columns col_ids[0,
+ * cols_held) and the columns not listed are zero.  Without ids (NULL) P
+ * and Q have every row: rows_held = n_rows, cols_held = n_cols. */
 typedef struct ircg_iterate {
     ircg_problem_kind kind;
     int n_rows, n_cols;
@@ -97,8 +102,11 @@ typedef struct ircg_iterate {
     double *x0_diag;    /* MC: min(n,p) diagonal of X0                    */
     int rank;           /* MC: k                                          */
     double *w;          /* MC: k weights                                  */
-    double *P;          /* MC: n x k                                      */
-    double *Q;          /* MC: p x k                                      */
+    double *P;          /* MC: rows_held x k                              */
+    double *Q;          /* MC: cols_held x k                              */
+    int rows_held, cols_held; /* MC: see above                            */
+    int32_t *row_ids, *col_ids; /* MC: see above; NULL: every one         */
+    double *P_other;    /* MC: k, or NULL                                 */
 } ircg_iterate;
 
 typedef enum ircg_which { IRCG_X = 0, IRCG_Z = 1 } ircg_which;

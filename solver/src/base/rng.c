@@ -66,7 +66,7 @@ double slv_rng_normal(slv_rng *r)
     /* Sum of 12 uniform 32-bit integers < 12 * 2^32 < 2^36: exact in a
      * uint64 and in a double; one exact conversion, one exact scaling. */
     uint64_t sum = 0;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < SLV_RNG_NORMAL_DRAWS; i++) {
         uint64_t x = slv_rng_next(r);
         sum += (x >> 32) + (x & 0xFFFFFFFFULL);
     }

@@ -20,6 +20,9 @@ typedef struct slv_rng {
 void slv_rng_seed(slv_rng *r, uint64_t seed, uint64_t stream);
 /* Next 64 random bits. */
 uint64_t slv_rng_next(slv_rng *r);
+/* The state k steps (outputs of slv_rng_next) ahead, in O(log k) work
+ * (rng_jump.c): the same state as k calls. */
+void slv_rng_skip(slv_rng *r, uint64_t k);
 /* Uniform in [0, 1) with 53 random bits. */
 double slv_rng_uniform(slv_rng *r);
 /* Uniform integer in [0, n), n >= 1, without modulo bias (Lemire). */
@@ -29,5 +32,7 @@ uint64_t slv_rng_below(slv_rng *r, uint64_t n);
  * variance 1, support [-6, 6]; good enough for synthetic test data and
  * bit-for-bit reproducible, unlike Box-Muller or the polar method (log). */
 double slv_rng_normal(slv_rng *r);
+/* The outputs of slv_rng_next one slv_rng_normal takes (to skip normals). */
+#define SLV_RNG_NORMAL_DRAWS 6
 
 #endif /* IRCG_RNG_H */

@@ -29,6 +29,57 @@ double slv_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* --------------------------------------------------------------- stops -- */
+
+static _Thread_local slv_stop_frame tl_base; /* ircg_stop_set's */
+static _Thread_local const slv_stop_frame *tl_top;
+
+double ircg_clock(void) { return slv_now(); }
+
+void ircg_stop_set(const ircg_stop *s)
+{
+    tl_base.stop = s ? *s : (ircg_stop){NULL, 0};
+    tl_base.outer = NULL;
+}
+
+const slv_stop_frame *slv_stop_current(void) { return tl_top ? tl_top : &tl_base; }
+
+int slv_stop_due_at(const slv_stop_frame *f)
+{
+    int due = SLV_GO;
+    double now = -1;
+    for (; f && due != SLV_STOP_CANCEL; f = f->outer) {
+        if (f->stop.cancel && __atomic_load_n(f->stop.cancel, __ATOMIC_RELAXED))
+            due = SLV_STOP_CANCEL;
+        else if (f->stop.deadline > 0 && (now < 0 ? (now = slv_now()) : now) >= f->stop.deadline)
+            due = SLV_STOP_DEADLINE;
+    }
+    return due;
+}
+
+int slv_stop_due(void) { return slv_stop_due_at(slv_stop_current()); }
+
+void slv_stop_push(slv_stop_frame *f, const volatile int *cancel, double deadline)
+{
+    f->stop = (ircg_stop){cancel, deadline};
+    f->outer = slv_stop_current();
+    tl_top = f;
+}
+
+void slv_stop_pop(slv_stop_frame *f)
+{
+    tl_top = f->outer == &tl_base ? NULL : f->outer;
+}
+
+ircg_error slv_stopped(ircg_diag *diag, const char *field)
+{
+    int due = slv_stop_due();
+    return slv_fail(diag, IRCG_ERR_STOPPED, field, "%s",
+                    due == SLV_STOP_CANCEL     ? "cancelled"
+                    : due == SLV_STOP_DEADLINE ? "time limit reached"
+                                               : "stopped");
+}
+
 static void buf_put(slv_buf *b, const void *p, size_t n)
 {
     if (b->failed)

@@ -26,6 +26,28 @@ void *slv_big_alloc(size_t bytes, int zero);
 /* Seconds on a monotonic clock. */
 double slv_now(void);
 
+/* The stops of the calling thread (ircg_stop_set, codes.h): the one its
+ * caller installed and, while ircg_solve or ircg_reference_compute runs,
+ * the settings' own (cancel, time_limit), each a frame pushed on the
+ * function's stack and popped before it returns. */
+typedef struct slv_stop_frame {
+    ircg_stop stop;
+    const struct slv_stop_frame *outer;
+} slv_stop_frame;
+enum { SLV_GO = 0, SLV_STOP_CANCEL = 1, SLV_STOP_DEADLINE = 2 };
+/* Which stop is due (SLV_GO: none); a cancel wins over a deadline. */
+int slv_stop_due(void);
+/* The same for a frame captured on another thread (slv_stop_current):
+ * the tasks of a thread pool poll their caller's stops. */
+const slv_stop_frame *slv_stop_current(void);
+int slv_stop_due_at(const slv_stop_frame *f);
+void slv_stop_push(slv_stop_frame *f, const volatile int *cancel, double deadline);
+void slv_stop_pop(slv_stop_frame *f);
+/* IRCG_ERR_STOPPED in diag: "cancelled" or "time limit reached", at
+ * field; when nothing is due (a stop seen by a task of a pool), the
+ * first reason still due is named, else "stopped". */
+ircg_error slv_stopped(ircg_diag *diag, const char *field);
+
 /* Neumaier's compensated sum: exact to about one rounding of the result. */
 typedef struct slv_ksum {
     double s, c;

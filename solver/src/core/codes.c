@@ -12,6 +12,7 @@ const char *ircg_error_string(ircg_error e)
     case IRCG_ERR_NUMERICAL: return "numerical breakdown";
     case IRCG_ERR_IO: return "input/output error";
     case IRCG_ERR_PARSE: return "malformed data";
+    case IRCG_ERR_STOPPED: return "stopped";
     }
     return "unknown error";
 }

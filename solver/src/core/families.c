@@ -30,12 +30,11 @@ static uint64_t ls_digest(const ls_data *d)
     return slv_digest_final(&h);
 }
 
-ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
-                                          ircg_outer_kind outer, double delta,
-                                          ircg_problem **out, ircg_diag *diag)
+static ircg_error mc_new(const ircg_ratings *R, ircg_outer_kind outer, double delta,
+                         int whole, ircg_problem **out, ircg_diag *diag)
 {
-    ircg_error err = mc_problem_new(R, 0, R ? R->n_rows : 0, NULL, outer, delta, out,
-                                    diag);
+    ircg_error err = mc_problem_new(R, 0, R ? R->n_rows : 0, NULL, outer, delta, whole,
+                                    out, diag);
     if (err == IRCG_OK) {
         (*out)->cut = &slv_mc_cut_ops;
         (*out)->prox_ops = &slv_mc_prox_ops; /* a workspace of its own */
@@ -43,6 +42,20 @@ ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
         (*out)->info.data_digest = mc_data_digest(mc_data_of(*out));
     }
     return err;
+}
+
+ircg_error ircg_problem_matrix_completion(const ircg_ratings *R,
+                                          ircg_outer_kind outer, double delta,
+                                          ircg_problem **out, ircg_diag *diag)
+{
+    return mc_new(R, outer, delta, 0, out, diag);
+}
+
+ircg_error ircg_problem_matrix_completion_whole(const ircg_ratings *R,
+                                                ircg_outer_kind outer, double delta,
+                                                ircg_problem **out, ircg_diag *diag)
+{
+    return mc_new(R, outer, delta, 1, out, diag);
 }
 
 /* The conditional-gradient oracle only: the methods' own oracles hold
@@ -55,7 +68,7 @@ ircg_error ircg_problem_matrix_completion_part(const ircg_ratings *R, int row0,
 {
     if (!comm)
         return slv_fail(diag, IRCG_ERR_INVALID, "/comm", "a communicator is needed");
-    ircg_error err = mc_problem_new(R, row0, n_local, comm, outer, delta, out, diag);
+    ircg_error err = mc_problem_new(R, row0, n_local, comm, outer, delta, 1, out, diag);
     if (err == IRCG_OK)
         (*out)->info.data_digest = mc_data_digest(mc_data_of(*out));
     return err;

@@ -176,9 +176,23 @@ ircg_status slv_solver_should_stop(const ircg_solver *sv, double elapsed)
 {
     if (sv->t >= sv->set.max_iter)
         return IRCG_STATUS_MAX_ITER; /* the same on every rank */
-    int cancel = sv->set.cancel && __atomic_load_n(sv->set.cancel, __ATOMIC_RELAXED);
-    int late = sv->set.time_limit > 0 && elapsed >= sv->set.time_limit;
+    /* the thread's stops outside ircg_solve's own frame: its time limit
+     * is read off `elapsed` below, so the status and solve_seconds agree */
+    int due = sv->outer_stop ? slv_stop_due_at(sv->outer_stop) : slv_stop_due();
+    int cancel = due == SLV_STOP_CANCEL ||
+                 (sv->set.cancel && __atomic_load_n(sv->set.cancel, __ATOMIC_RELAXED));
+    int late = due == SLV_STOP_DEADLINE ||
+               (sv->set.time_limit > 0 && elapsed >= sv->set.time_limit);
     return slv_comm_vote(sv->pb->comm, cancel, late); /* one process: no sum */
+}
+
+/* An iteration the thread's stop cut short (IRCG_ERR_STOPPED: an oracle
+ * stopped between two of its products, before the iterate changed) ends
+ * the solve as a stop between iterations would have. */
+static ircg_status stopped_status(void)
+{
+    return slv_stop_due() == SLV_STOP_CANCEL ? IRCG_STATUS_CANCELLED
+                                             : IRCG_STATUS_TIME_LIMIT;
 }
 
 /* One iteration of the algorithm, then the values the callback sees. */
@@ -230,7 +244,12 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
     ircg_status st = IRCG_STATUS_UNSOLVED;
     double start = slv_now() - sv->elapsed; /* resume the clock */
     double elapsed = sv->elapsed;
+    slv_stop_frame own; /* the settings' cancel and time limit, for the
+                           oracles that poll inside an iteration */
 
+    sv->outer_stop = slv_stop_current();
+    slv_stop_push(&own, sv->set.cancel,
+                  sv->set.time_limit > 0 ? start + sv->set.time_limit : 0);
     if ((err = check_live_settings(sv)) != IRCG_OK)
         goto done;
     if (sv->ops->set_reference) /* the settings may name another one now */
@@ -239,6 +258,10 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
     if (alg->prepare) {
         err = alg->prepare(sv, start, &st);
         elapsed = slv_now() - start;
+        if (err == IRCG_ERR_STOPPED) {
+            err = IRCG_OK;
+            st = stopped_status();
+        }
         if (err != IRCG_OK || st != IRCG_STATUS_UNSOLVED)
             goto done;
     }
@@ -256,6 +279,11 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
         if (err == IRCG_OK && !converged && slv_cert_due(sv, sv->t))
             err = slv_certify(sv, &cst);
         elapsed = slv_now() - start;
+        if (err == IRCG_ERR_STOPPED) {
+            err = IRCG_OK;
+            st = stopped_status();
+            break;
+        }
         if (err != IRCG_OK)
             break;
         if (converged) {
@@ -279,6 +307,8 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
         elapsed = slv_now() - start;
     }
 done:
+    slv_stop_pop(&own);
+    sv->outer_stop = NULL;
     sv->elapsed = elapsed;
     if (info)
         fill_info(sv, err == IRCG_OK ? st : IRCG_STATUS_UNSOLVED, elapsed, info);
@@ -300,5 +330,8 @@ void ircg_iterate_free(ircg_iterate *it)
     free(it->w);
     free(it->P);
     free(it->Q);
+    free(it->row_ids);
+    free(it->col_ids);
+    free(it->P_other);
     free(it);
 }

@@ -42,6 +42,11 @@ struct ircg_solver {
     int64_t t;                 /* iterations done */
     double S;                  /* S_t of Remark 1 (IR-CG) */
     double elapsed;            /* seconds solved so far, across calls/restores */
+    const slv_stop_frame *outer_stop; /* while ircg_solve runs: the stops
+                                  outside its own frame (of the settings'
+                                  cancel and time limit, for the oracles):
+                                  the stopping rules read the settings
+                                  themselves, and these                  */
     double setup_seconds;
     double lmo_seconds;
     int64_t lmo_matvecs;

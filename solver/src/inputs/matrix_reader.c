@@ -68,6 +68,8 @@ static ircg_error read_rows(mr *r)
     span line = {0};
     while ((r->max_rows < 0 || r->rows < r->max_rows) && scan_line(&r->in, &line)) {
         span t = trim(line);
+        if ((r->in.line & 4095) == 0 && slv_stop_due()) /* ircg_stop_set */
+            return slv_stopped(r->diag, "");
         if (t.n == 0 || t.p[0] == '#' || t.p[0] == '%' ||
             (r->in.line == 1 && is_header(t)))
             continue;

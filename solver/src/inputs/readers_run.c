@@ -39,6 +39,9 @@ typedef struct run {
                                  join, its first entry's index            */
     int nr;
     int release;              /* a mapped file: give pages back            */
+    const slv_stop_frame *stop; /* the caller's stops (ircg_stop_set),
+                                 polled before each range                 */
+    int stopped;              /* a range was skipped: the read stops       */
     int32_t *row, *col;
     double *val;
 } run;
@@ -76,9 +79,20 @@ static int cut(run *u, size_t range_bytes)
     return 0;
 }
 
+/* Whether the thread's stop is due: then every range left is skipped (a
+ * range is about RANGE_BYTES of the file, the stop's latency). */
+static int range_stop(run *u)
+{
+    if (!__atomic_load_n(&u->stopped, __ATOMIC_RELAXED) && slv_stop_due_at(u->stop))
+        __atomic_store_n(&u->stopped, 1, __ATOMIC_RELAXED);
+    return __atomic_load_n(&u->stopped, __ATOMIC_RELAXED);
+}
+
 static void count_lines(void *ctx, int k)
 {
     run *u = ctx;
+    if (range_stop(u))
+        return;
     const char *p = u->r[k].in.cur, *end = u->r[k].in.end;
     int64_t lines = 0;
     while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
@@ -94,6 +108,8 @@ static void parse_one(void *ctx, int k)
 {
     run *u = ctx;
     rd *r = &u->r[k];
+    if (range_stop(u))
+        return;
     r->row = u->row + u->off[k];
     r->col = u->col + u->off[k];
     r->val = u->val + u->off[k];
@@ -113,6 +129,8 @@ static ircg_error parse_ranges(run *u, slv_pool *pool, long head_lines,
                                int64_t max_entries, ircg_diag *diag)
 {
     slv_pool_run(pool, count_lines, u, u->nr);
+    if (u->stopped)
+        return slv_stopped(diag, "");
     u->line0[0] = head_lines;
     for (int k = 0; k < u->nr; k++) {
         u->line0[k + 1] = u->line0[k] + (long)u->r[k].cap;
@@ -131,7 +149,7 @@ static ircg_error parse_ranges(run *u, slv_pool *pool, long head_lines,
         u->r[k].max_entries = max_entries;
     }
     slv_pool_run(pool, parse_one, u, u->nr);
-    return IRCG_OK;
+    return u->stopped ? slv_stopped(diag, "") : IRCG_OK;
 }
 
 static ircg_error range_fail(const rd *r, ircg_diag *diag)
@@ -339,7 +357,7 @@ static ircg_error run_reader(const char *buf, size_t len, const ircg_read_option
                              ircg_ratings_probe *head, ircg_diag *diag)
 {
     ircg_read_options o = opt ? *opt : (ircg_read_options){0};
-    run u = {.release = release};
+    run u = {.release = release, .stop = slv_stop_current()};
     const char *base = buf; /* where a part's offsets count from */
     int64_t n = 0;
     int stopped = 0, max_r = 0, max_c = 0;
@@ -377,6 +395,8 @@ static ircg_error run_reader(const char *buf, size_t len, const ircg_read_option
     slv_pool_free(pool);
     if (!e)
         e = join(&u, &n, &stopped, &max_r, &max_c, diag);
+    if (!e && slv_stop_due()) /* the checks below pass over every entry */
+        e = slv_stopped(diag, "");
     if (!e && !pr)
         e = check_whole(&u, n, stopped, diag);
     if (!e && pr)

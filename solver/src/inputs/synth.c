@@ -152,13 +152,16 @@ static int64_t cover(slv_rng *g, int n, int p, cellset *set, int32_t *row,
     return rp && cp ? k : -1;
 }
 
-/* Fill row/col[k..N) uniformly among the cells not in set. */
-static void fill_rest(slv_rng *g, int n, int p, int64_t N, int64_t k,
-                      cellset *set, int32_t *row, int32_t *col)
+/* Fill row/col[k..N) uniformly among the cells not in set; -1 when
+ * stopped (polled every 2^16 draws). */
+static int fill_rest(slv_rng *g, int n, int p, int64_t N, int64_t k,
+                     cellset *set, int32_t *row, int32_t *col)
 {
-    uint64_t cells = (uint64_t)n * (uint64_t)p;
+    uint64_t cells = (uint64_t)n * (uint64_t)p, draws = 0;
     if ((uint64_t)N <= cells / 2) {
         while (k < N) {
+            if ((++draws & 0xffff) == 0 && slv_stop_due())
+                return -1;
             uint64_t c = slv_rng_below(g, cells);
             if (cellset_probe(set, c, 0)) {
                 row[k] = (int32_t)(c / (uint64_t)p);
@@ -166,11 +169,13 @@ static void fill_rest(slv_rng *g, int n, int p, int64_t N, int64_t k,
                 k++;
             }
         }
-        return;
+        return 0;
     }
     /* Dense: Knuth's selection sampling over the free cells in order. */
     uint64_t need = (uint64_t)(N - k), left = cells - (uint64_t)k;
     for (uint64_t c = 0; c < cells && need > 0; c++) {
+        if ((c & 0xffff) == 0xffff && slv_stop_due())
+            return -1;
         if (cellset_probe(set, c, 1))
             continue;
         if (slv_rng_below(g, left) < need) {
@@ -181,6 +186,7 @@ static void fill_rest(slv_rng *g, int n, int p, int64_t N, int64_t k,
         }
         left--;
     }
+    return 0;
 }
 
 static ircg_error pick_cells(const ircg_synth_ratings_spec *s, ircg_ratings *R,
@@ -202,7 +208,8 @@ static ircg_error pick_cells(const ircg_synth_ratings_spec *s, ircg_ratings *R,
         e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
         goto done;
     }
-    fill_rest(&g, n, p, s->n_ratings, k, &set, R->row, R->col);
+    if (fill_rest(&g, n, p, s->n_ratings, k, &set, R->row, R->col) != 0)
+        e = slv_stopped(diag, "/n_ratings");
 done:
     free(set.slot);
     return e;
@@ -220,33 +227,133 @@ static double *normals(slv_rng *g, int64_t count)
     return v;
 }
 
-/* The factors U (rows [lo, hi) of n x r) and V (p x r), row-major, from
- * ST_FACTORS: U's other rows are drawn, not kept. */
+/* The factors U (n x r) and V (p x r), row-major, are the normals of
+ * ST_FACTORS in that order: U's row i is normals [i r, (i + 1) r), V's
+ * row j normals [(n + j) r, (n + j + 1) r).  Only the rows asked for are
+ * drawn: the stream skips the others in O(log) (slv_rng_skip), so that
+ * 10^8 rows with 1000 ratings cost 1000 rows of draws, not 10^9 normals.
+ * Rows `ids` (ascending; NULL: rows [0, count)) of the factor whose first
+ * normal is `first`, into a new count x r array; NULL when out of memory
+ * or stopped (slv_stop_due). */
+static double *factor_rows(const ircg_synth_ratings_spec *s, int64_t first,
+                           const int32_t *ids, int64_t count)
+{
+    slv_rng g;
+    int r = s->rank;
+    int64_t at = 0; /* normals drawn or skipped */
+    double *F = malloc((size_t)(count > 0 ? count : 1) * (size_t)r * sizeof *F);
+    slv_rng_seed(&g, s->seed, ST_FACTORS);
+    for (int64_t c = 0; F && c < count; c++) {
+        int64_t want = first + (ids ? ids[c] : c) * (int64_t)r;
+        slv_rng_skip(&g, (uint64_t)(want - at) * SLV_RNG_NORMAL_DRAWS);
+        for (int q = 0; q < r; q++)
+            F[c * r + q] = slv_rng_normal(&g);
+        at = want + r;
+        if ((c & 4095) == 4095 && slv_stop_due()) {
+            free(F);
+            return NULL;
+        }
+    }
+    return F;
+}
+
+/* U's rows [lo, hi) and all of V (the row-by-row generator's). */
 static int factors(const ircg_synth_ratings_spec *s, int lo, int hi, double **U, double **V)
 {
-    slv_rng gf;
-    int r = s->rank;
-    slv_rng_seed(&gf, s->seed, ST_FACTORS);
-    for (int64_t t = 0; t < (int64_t)lo * r; t++)
-        (void)slv_rng_normal(&gf);
-    *U = normals(&gf, (int64_t)(hi - lo) * r);
-    for (int64_t t = (int64_t)hi * r; t < (int64_t)s->n_rows * r; t++)
-        (void)slv_rng_normal(&gf);
-    *V = normals(&gf, (int64_t)s->n_cols * s->rank);
+    int64_t r = s->rank;
+    *U = factor_rows(s, lo * r, NULL, hi - lo);
+    *V = *U ? factor_rows(s, (int64_t)s->n_rows * r, NULL, s->n_cols) : NULL;
     return *U && *V ? 0 : -1;
 }
 
-static void fill_values(const ircg_synth_ratings_spec *s, const double *U, const double *V,
-                        ircg_ratings *R)
+/* The distinct values of v[0, n), ascending, into a new array; NULL when
+ * out of memory. */
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int32_t *distinct(const int32_t *v, int64_t n, int64_t *count)
+{
+    int32_t *t = malloc(((size_t)n + 1) * sizeof *t);
+    int64_t u = 0;
+    if (!t)
+        return NULL;
+    memcpy(t, v, (size_t)n * sizeof *t);
+    qsort(t, (size_t)n, sizeof *t, cmp_i32);
+    for (int64_t e = 0; e < n; e++)
+        if (u == 0 || t[e] != t[u - 1])
+            t[u++] = t[e];
+    *count = u;
+    return t;
+}
+
+/* Index of x in the ascending ids (it is there); x itself without ids. */
+static int64_t index_of(const int32_t *ids, int64_t count, int32_t x)
+{
+    int64_t lo = 0, hi = count - 1;
+    if (!ids)
+        return x;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ids[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One side's factor rows for the cells: every row when the cells cover
+ * most of them (no ids), else only the rows the cells name. */
+typedef struct side {
+    int32_t *ids;
+    int64_t count;
+    double *F;
+} side;
+
+static int side_draw(const ircg_synth_ratings_spec *s, const int32_t *of, int64_t nnz,
+                     int dim, int64_t first, side *sd)
+{
+    *sd = (side){NULL, dim, NULL};
+    if ((int64_t)dim > 2 * nnz && !(sd->ids = distinct(of, nnz, &sd->count)))
+        return -1;
+    sd->F = factor_rows(s, first, sd->ids, sd->count);
+    return sd->F ? 0 : -1;
+}
+
+static int fill_values(const ircg_synth_ratings_spec *s, ircg_ratings *R)
 {
     slv_rng gn;
     synth_scale sc = synth_scale_of(s);
-    int r = s->rank;
+    int r = s->rank, ok;
+    side u = {0}, v = {0};
+    ok = side_draw(s, R->row, R->nnz, s->n_rows, 0, &u) == 0 &&
+         side_draw(s, R->col, R->nnz, s->n_cols, (int64_t)s->n_rows * r, &v) == 0;
     slv_rng_seed(&gn, s->seed, ST_NOISE);
-    for (int64_t t = 0; t < R->nnz; t++) {
+    for (int64_t t = 0; ok && t < R->nnz; t++) {
+        if ((t & 4095) == 4095 && slv_stop_due()) /* a rating costs `rank` products */
+            ok = 0;
         double z = s->noise > 0 ? slv_rng_normal(&gn) : 0.0;
-        R->val[t] = synth_rating(&sc, U + (size_t)R->row[t] * r, V + (size_t)R->col[t] * r, z);
+        const double *ur = u.F + (size_t)index_of(u.ids, u.count, R->row[t]) * r;
+        const double *vr = v.F + (size_t)index_of(v.ids, v.count, R->col[t]) * r;
+        R->val[t] = synth_rating(&sc, ur, vr, z);
     }
+    free(u.ids);
+    free(u.F);
+    free(v.ids);
+    free(v.F);
+    return ok ? 0 : -1;
+}
+
+/* Out of memory, or stopped (ircg_stop_set) while drawing. */
+static ircg_error draw_failed(const ircg_synth_ratings_spec *spec, ircg_diag *diag)
+{
+    if (slv_stop_due())
+        return slv_stopped(diag, "/n_ratings");
+    return slv_fail(diag, IRCG_ERR_NOMEM, "/n_ratings", "out of memory for %lld ratings",
+                    (long long)spec->n_ratings);
 }
 
 /* Every rating (small instances), or rows [lo, hi) of a large one. */
@@ -255,18 +362,14 @@ static ircg_error generate(const ircg_synth_ratings_spec *spec, int lo, int hi,
 {
     ircg_error e = IRCG_OK;
     ircg_ratings *R = NULL;
-    int by_rows = synth_by_rows(spec);
     double *U = NULL, *V = NULL;
-    if (!by_rows)
-        lo = 0, hi = spec->n_rows;
-    if (factors(spec, lo, hi, &U, &V) != 0 ||
-        (!by_rows && !(R = ircg_ratings_new(spec->n_rows, spec->n_cols, spec->n_ratings)))) {
-        e = slv_fail(diag, IRCG_ERR_NOMEM, "/n_ratings", "out of memory for %lld ratings",
-                     (long long)spec->n_ratings);
-    } else if (by_rows) {
-        e = synth_rows(spec, lo, hi, U, V, &R, diag);
-    } else if ((e = pick_cells(spec, R, diag)) == IRCG_OK) {
-        fill_values(spec, U, V, R);
+    if (synth_by_rows(spec)) {
+        e = factors(spec, lo, hi, &U, &V) != 0 ? draw_failed(spec, diag)
+                                                : synth_rows(spec, lo, hi, U, V, &R, diag);
+    } else if (!(R = ircg_ratings_new(spec->n_rows, spec->n_cols, spec->n_ratings))) {
+        e = draw_failed(spec, diag);
+    } else if ((e = pick_cells(spec, R, diag)) == IRCG_OK && fill_values(spec, R) != 0) {
+        e = draw_failed(spec, diag);
     }
     free(U);
     free(V);

@@ -51,7 +51,8 @@ typedef struct rows_job {
                                 goes to R's entry e - rowptr[lo]; the other
                                 rows of their blocks are drawn, not kept   */
     ircg_ratings *R;
-    int failed;
+    const slv_stop_frame *stop; /* the caller's (blocks run on the pool) */
+    int failed;                 /* 1: out of memory, 2: stopped          */
 } rows_job;
 
 /* Row i: its cover cells and `draw` more distinct columns marked in the
@@ -93,6 +94,12 @@ static void one_block(void *ctx, int b)
 {
     rows_job *j = ctx;
     slv_rng g;
+    if (__atomic_load_n(&j->failed, __ATOMIC_RELAXED))
+        return;
+    if (slv_stop_due_at(j->stop)) { /* a block is BLOCK_ROWS rows of draws */
+        __atomic_store_n(&j->failed, 2, __ATOMIC_RELAXED);
+        return;
+    }
     uint64_t *bits = calloc(((size_t)j->s->n_cols + 63) / 64, sizeof *bits);
     if (!bits) {
         __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
@@ -175,7 +182,8 @@ ircg_error synth_rows(const ircg_synth_ratings_spec *s, int lo, int hi, const do
         e = slv_fail(diag, IRCG_ERR_NOMEM, "/n_ratings", "out of memory for %lld ratings",
                      (long long)s->n_ratings);
     } else {
-        rows_job j = {s, U, V, synth_scale_of(s), cstart, ccol, rowptr, lo, hi, R, 0};
+        rows_job j = {s, U, V, synth_scale_of(s), cstart, ccol, rowptr, lo, hi, R,
+                      slv_stop_current(), 0};
         int blocks = hi > lo ? (hi - 1) / BLOCK_ROWS - lo / BLOCK_ROWS + 1 : 0;
         int t = s->threads > 0 ? s->threads : slv_processors();
         t = t > MAX_THREADS ? MAX_THREADS : t;
@@ -183,7 +191,8 @@ ircg_error synth_rows(const ircg_synth_ratings_spec *s, int lo, int hi, const do
         slv_pool_run(pool, one_block, &j, blocks);
         slv_pool_free(pool);
         if (j.failed)
-            e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+            e = j.failed == 2 ? slv_stopped(diag, "/n_ratings")
+                              : slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     }
     free(cstart);
     free(rowptr);

@@ -153,6 +153,8 @@ static ircg_error read_vector(vr *r)
     ircg_error e = IRCG_OK;
     while (!e && scan_line(&r->in, &line)) {
         span t = trim(line);
+        if ((r->in.line & 4095) == 0 && slv_stop_due()) /* ircg_stop_set */
+            return slv_stopped(r->diag, "");
         if (r->in.line == 1 && is_banner(t)) {
             e = mm_header(r, t);
             continue;

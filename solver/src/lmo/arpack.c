@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/comm.h"
+#include "base/util.h"
 #include "lmo/arpack.h"
 
 /* ARPACK-ng's dsaupd keeps its progress between the calls of one reverse-
@@ -90,9 +91,11 @@ static void left_vector(const ircg_comm *c, int n, int row0, lmo_op_fn op, void 
         out->u[0] = 1;
 }
 
-/* The reverse-communication loop; returns ARPACK's info. */
+/* The reverse-communication loop; returns ARPACK's info, and sets
+ * *stopped when the thread's stop was due before a product (the next run
+ * begins with ido = 0, which starts ARPACK afresh). */
 static a_int iterate(arp *a, int n, lmo_op_fn op, void *ctx, double tol, double *tn,
-                     a_int info, lmo_svd_out *out)
+                     a_int info, lmo_svd_out *out, int *stopped)
 {
     a_int ido = 0;
     for (;;) {
@@ -101,7 +104,11 @@ static a_int iterate(arp *a, int n, lmo_op_fn op, void *ctx, double tol, double 
         if (ido != -1 && ido != 1)
             return info;
         /* The caller frees a's arrays after this loop (arp_free); the
-         * analyzer loses them in the loop through the opaque op. */
+         * analyzer loses them in the loop through the opaque op and the
+         * stop's poll. */
+        /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+        if ((*stopped = slv_stop_due() != SLV_GO))
+            return info;
         /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
         op(ctx, 0, a->workd + a->ipntr[0] - 1, tn);
         op(ctx, 1, tn, a->workd + a->ipntr[1] - 1);
@@ -116,6 +123,7 @@ ircg_error lmo_arpack_run(int n, int p, lmo_op_fn op, void *ctx, const double *v
     arp a = {0};
     int ncv = p < LMO_ARPACK_NCV ? p : LMO_ARPACK_NCV;
     a_int info = 0;
+    int stopped = 0;
     ircg_error err = IRCG_ERR_NOMEM;
 
     out->matvecs = 0;
@@ -132,14 +140,16 @@ ircg_error lmo_arpack_run(int n, int p, lmo_op_fn op, void *ctx, const double *v
     a.iparam[6] = 1; /* standard eigenproblem */
     err = IRCG_ERR_NUMERICAL;
     pthread_mutex_lock(&lmo_arpack_mu);
-    info = iterate(&a, n, op, ctx, tol, tn, info, out);
+    info = iterate(&a, n, op, ctx, tol, tn, info, out, &stopped);
     out->converged = a.iparam[4] >= 1;
-    if (info >= 0)
+    if (info >= 0 && !stopped)
         dseupd_c(1, "A", a.select, a.d, a.Z, p, 0.0, "I", p, "LA", 1,
                  accept_tol(a.iparam, tol), a.resid, a.ncv, a.V, p, a.iparam,
                  a.ipntr, a.workd, a.workl, a.lworkl, &info);
     pthread_mutex_unlock(&lmo_arpack_mu);
-    if (info < 0)
+    if (stopped)
+        err = IRCG_ERR_STOPPED;
+    if (info < 0 || stopped)
         goto done;
     memcpy(out->v, a.Z, (size_t)p * sizeof(double));
     left_vector(NULL, n, 0, op, ctx, out);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/comm.h"
+#include "base/util.h"
 #include "lmo/gram.h"
 
 struct lmo_gram {
@@ -106,7 +107,10 @@ static int tridiag_top(lmo_gram *g, int m)
 }
 
 /* One restart cycle from V[:,0].  Returns the basis size m used (0: C V0 =
- * 0) and sets *done when converged, invariant or out of products. */
+ * 0) and sets *done when converged, invariant or out of products; *err 1
+ * on a numerical failure, 2 when the thread's stop was due before a
+ * product (one process only: the ranks of a distributed operator take
+ * every product together, and stop between iterations by their vote). */
 static int cycle(lmo_gram *g, lmo_gram_fn op, void *ctx, double tol, int64_t max_mv,
                  lmo_svd_out *out, int *done, int *err)
 {
@@ -115,6 +119,10 @@ static int cycle(lmo_gram *g, lmo_gram_fn op, void *ctx, double tol, int64_t max
 
     for (j = 0; j < g->mmax; j++) {
         double *vj = g->V + (size_t)j * p, *w = g->V + (size_t)(j + 1) * p;
+        if (!g->comm && slv_stop_due()) {
+            *err = 2;
+            return j;
+        }
         op(ctx, vj, g->Y + (size_t)j * g->n, w);
         out->matvecs += 2;
         if (j > 0)
@@ -143,18 +151,24 @@ static int cycle(lmo_gram *g, lmo_gram_fn op, void *ctx, double tol, int64_t max
     return j; /* basis full: restart */
 }
 
+/* The top right Ritz vector of the last cycle (basis size m) into v (p:
+ * the answer's, or the basis's column m, free after the cycle). */
+static void ritz_v(lmo_gram *g, int m, double *v)
+{
+    const double *s = g->Z + (size_t)(m - 1) * m;
+    cblas_dgemv(CblasColMajor, CblasNoTrans, g->p, m, 1.0, g->V, g->p, s, 1, 0.0, v, 1);
+    cblas_dscal(g->p, 1.0 / cblas_dnrm2(g->p, v, 1), v, 1);
+}
+
 /* The top Ritz triplet of the last cycle (basis size m) into out. */
 static void ritz(lmo_gram *g, int m, lmo_svd_out *out)
 {
     const double *s = g->Z + (size_t)(m - 1) * m;
-    double nv, nu;
+    double nu;
 
-    cblas_dgemv(CblasColMajor, CblasNoTrans, g->p, m, 1.0, g->V, g->p, s, 1, 0.0,
-                out->v, 1);
+    ritz_v(g, m, out->v);
     cblas_dgemv(CblasColMajor, CblasNoTrans, g->n, m, 1.0, g->Y, g->n, s, 1, 0.0,
                 out->u, 1);
-    nv = cblas_dnrm2(g->p, out->v, 1);
-    cblas_dscal(g->p, 1.0 / nv, out->v, 1);
     /* C v / ||v|| up to the scaling */
     nu = g->comm ? sqrt(slv_comm_sum1(g->comm, cblas_ddot(g->n, out->u, 1, out->u, 1)))
                  : cblas_dnrm2(g->n, out->u, 1);
@@ -175,8 +189,8 @@ ircg_error lmo_gram_run(lmo_gram *g, lmo_gram_fn op, void *ctx, const double *v0
         set_start(g, NULL);
     while (!done) {
         m = cycle(g, op, ctx, tol, max_mv, out, &done, &err);
-        if (err)
-            return IRCG_ERR_NUMERICAL;
+        if (err) /* out's vectors untouched: the caller's warm start stays */
+            return err == 2 ? IRCG_ERR_STOPPED : IRCG_ERR_NUMERICAL;
         if (m == 0) { /* C v0 = 0: retry once from another start */
             if (tries++ > 0 || !v0) {
                 out->zero = 1;
@@ -186,9 +200,13 @@ ircg_error lmo_gram_run(lmo_gram *g, lmo_gram_fn op, void *ctx, const double *v0
             done = 0;
             continue;
         }
-        ritz(g, m, out);
-        if (!done) /* explicit restart from the best right Ritz vector */
-            memcpy(g->V, out->v, (size_t)g->p * sizeof(double));
+        if (done) {
+            ritz(g, m, out);
+        } else { /* explicit restart from the best right Ritz vector */
+            double *next = g->V + (size_t)m * g->p;
+            ritz_v(g, m, next);
+            memcpy(g->V, next, (size_t)g->p * sizeof(double));
+        }
     }
     if (out->zero) {
         memset(out->u, 0, (size_t)g->n * sizeof(double));

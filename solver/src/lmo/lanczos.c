@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "lmo/lanczos.h"
 
 struct lmo_lanczos {
@@ -149,6 +150,10 @@ static int cycle(lmo_lanczos *lz, lmo_op_fn op, void *ctx, int nsv, double tol,
     for (j = 0; j < lz->mmax; j++) {
         double *uj = lz->U + (size_t)j * n, *vj = lz->V + (size_t)j * p;
         double *w = lz->V + (size_t)(j + 1) * p;
+        if (slv_stop_due()) { /* its operators are one process's */
+            *err = 2;
+            return j;
+        }
         op(ctx, 0, vj, uj);
         out->matvecs++;
         if (j > 0)
@@ -203,7 +208,7 @@ ircg_error lmo_lanczos_run(lmo_lanczos *lz, lmo_op_fn op, void *ctx, const doubl
     while (!done) {
         m = cycle(lz, op, ctx, nsv, tol, max_mv, out, &done, &err);
         if (err)
-            return IRCG_ERR_NUMERICAL;
+            return err == 2 ? IRCG_ERR_STOPPED : IRCG_ERR_NUMERICAL;
         if (m == 0) { /* A v0 = 0: retry once from another start */
             if (tries++ > 0 || !v0) {
                 out->zero = 1;

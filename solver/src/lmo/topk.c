@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "lmo/topk.h"
 #include "base/rng.h"
 
@@ -294,6 +295,8 @@ ircg_error lmo_topk_run(lmo_topk *tk, lmo_op_fn op, void *ctx, const double *v0,
         double *u = tk->U + (size_t)j * N, *v = tk->V + (size_t)j * M;
         double *w = tk->V + (size_t)m * M, alpha, beta;
 
+        if (slv_stop_due()) /* a projection's products: one process's */
+            return IRCG_ERR_STOPPED;
         iop(tk, 0, v, u);
         reorth(tk, tk->U, N, j, u, tk->h);
         memcpy(tk->B + (size_t)j * cap, tk->h, (size_t)j * sizeof(double));

@@ -81,9 +81,30 @@ static ircg_error lmo_converged(const slv_oracle_ops *ops, void *ws, slv_dir *di
 static ircg_status interrupted(const ircg_problem *pb, const ircg_reference_settings *s,
                                double t0)
 {
-    int cancel = s->cancel && __atomic_load_n(s->cancel, __ATOMIC_RELAXED);
-    int late = s->time_limit > 0 && slv_now() - t0 >= s->time_limit;
+    int due = slv_stop_due(); /* the thread's stops and this run's own */
+    int cancel = due == SLV_STOP_CANCEL ||
+                 (s->cancel && __atomic_load_n(s->cancel, __ATOMIC_RELAXED));
+    int late = due == SLV_STOP_DEADLINE || (s->time_limit > 0 && slv_now() - t0 >= s->time_limit);
     return slv_comm_vote(pb->comm, cancel, late);
+}
+
+/* The LMO at the current iterate was cut short by the thread's stop
+ * (between two of its products): the iterate's g is known, its gap is
+ * not, and g - lower_bound (the bound of the LMOs before) certifies it. */
+static void stopped_in_lmo(const slv_oracle_ops *ops, void *ws, int64_t t,
+                           ircg_reference_info *info)
+{
+    slv_values v = {0};
+    ops->values(ws, NULL, &v);
+    info->g_opt = v.g_x;
+    info->f_x = v.f_x;
+    info->gap = isfinite(info->lower_bound) ? fmax(v.g_x - info->lower_bound, 0.0) +
+                                                  info->gap_floor
+                                            : INFINITY;
+    info->iterations = t;
+    info->lmo_converged = 0;
+    info->status = slv_stop_due() == SLV_STOP_CANCEL ? IRCG_STATUS_CANCELLED
+                                                     : IRCG_STATUS_TIME_LIMIT;
 }
 
 /* Frank-Wolfe with exact line search on g from the default start point. */
@@ -100,7 +121,11 @@ static ircg_error run_cg(const ircg_problem *pb, const ircg_reference_settings *
     info->lower_bound = -INFINITY;
     for (int64_t t = 0;; t++) {
         slv_dir dir;
-        if ((err = lmo_converged(ops, ws, &dir)) != IRCG_OK)
+        if ((err = lmo_converged(ops, ws, &dir)) == IRCG_ERR_STOPPED) {
+            stopped_in_lmo(ops, ws, t, info);
+            break;
+        }
+        if (err != IRCG_OK)
             return err;
         memset(&v, 0, sizeof v);
         ops->values(ws, NULL, &v);
@@ -166,20 +191,14 @@ static void certify(const ircg_problem *pb, void *ws, ircg_reference_info *info)
     info->f_vertex = u.f_vertex;
 }
 
-ircg_error ircg_reference_compute(const ircg_problem *pb,
-                                  const ircg_reference_settings *s,
-                                  ircg_reference **out, ircg_diag *diag)
+static ircg_error compute(const ircg_problem *pb, const ircg_reference_settings *s,
+                          ircg_reference **out, ircg_diag *diag)
 {
     ircg_settings st;
     ircg_reference *ref = NULL;
     void *ws = NULL;
     ircg_error err;
 
-    *out = NULL;
-    if (!pb || !s)
-        return slv_fail(diag, IRCG_ERR_INVALID, "", "problem or settings are NULL");
-    if ((err = validate(s, diag)) != IRCG_OK)
-        return err;
     ircg_settings_default(&st);
     st.lmo_tol = s->lmo_tol;
     st.threads = s->threads;
@@ -199,7 +218,7 @@ ircg_error ircg_reference_compute(const ircg_problem *pb,
     ref->info.cert_sv1 = ref->info.cert_sv2 = NAN;
     ref->info.unique_dist = ref->info.unique_rounding = NAN;
     ref->info.f_vertex = NAN;
-    if (s->certify_unique && pb->ops->certify_unique)
+    if (s->certify_unique && pb->ops->certify_unique && slv_stop_due() == SLV_GO)
         certify(pb, ws, &ref->info);
     if (pb->ops->grad_singular_values) {
         double sv[2];
@@ -223,6 +242,26 @@ fail:
     if (ws)
         pb->ops->destroy(ws);
     ircg_reference_free(ref);
+    return err;
+}
+
+ircg_error ircg_reference_compute(const ircg_problem *pb,
+                                  const ircg_reference_settings *s,
+                                  ircg_reference **out, ircg_diag *diag)
+{
+    ircg_error err;
+    slv_stop_frame own; /* cancel and time limit, for the LMO's products */
+
+    *out = NULL;
+    if (!pb || !s)
+        return slv_fail(diag, IRCG_ERR_INVALID, "", "problem or settings are NULL");
+    if ((err = validate(s, diag)) != IRCG_OK)
+        return err;
+    /* a distributed run stops by its ranks' vote between iterations only */
+    slv_stop_push(&own, pb->comm ? NULL : s->cancel,
+                  !pb->comm && s->time_limit > 0 ? slv_now() + s->time_limit : 0);
+    err = compute(pb, s, out, diag);
+    slv_stop_pop(&own);
     return err;
 }
 

@@ -293,7 +293,7 @@ static ircg_error mc_lmo_cut(void *ws, double slack, slv_cut_info *info)
 
     /* <C, X> = 2 f(X) (f is 2-homogeneous); <A, X> = sum r X_Omega */
     mc_side_norms(w, &w->x, &fro2, &cs2);
-    double cx = d->outer == IRCG_OUTER_COLUMN_VARIANCE ? fro2 - cs2 / d->n : fro2;
+    double cx = d->outer == IRCG_OUTER_COLUMN_VARIANCE ? fro2 - cs2 / d->n_all : fro2;
     ax = mc_rx_dot_x(w);
 
     /* 1. the plain LMO vertex of C, which the cut may not touch */

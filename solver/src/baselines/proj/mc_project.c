@@ -110,16 +110,15 @@ static void y_apply(void *vc, int trans, const double *x, double *out)
         cblas_dgemv(CblasColMajor, CblasNoTrans, nout, k, 1.0, F, nout, o->tk, 1, 1.0,
                     out, 1);
     }
-    if (o->wY) { /* 1 wY' x, or wY (1'x) */
+    if (o->wY) { /* e wY' x, or wY (e'x) */
         if (!trans) {
             double t = cblas_ddot(d->p, o->wY, 1, x, 1);
-            for (int i = 0; i < d->n; i++)
+            for (int i = 0; i < d->n_real; i++)
                 out[i] += t;
+            if (d->agg_w > 0)
+                out[d->n - 1] += d->agg_w * t;
         } else {
-            double t = 0;
-            for (int i = 0; i < d->n; i++)
-                t += x[i];
-            cblas_daxpy(d->p, t, o->wY, 1, out, 1);
+            cblas_daxpy(d->p, mc_row_sum(d, x), o->wY, 1, out, 1);
         }
     }
     if (o->a_g != 0) {
@@ -403,7 +402,7 @@ static void dense_y(const mp_ws *w, const yop *op, double *Y)
     if (op->wY)
         for (int j = 0; j < d->p; j++)
             for (size_t i = 0; i < n; i++)
-                Y[i + j * n] += op->wY[j];
+                Y[i + j * n] += mc_row_weight(d, (int)i) * op->wY[j];
     if (op->a_g != 0)
         for (int i = 0; i < d->n; i++)
             for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++)

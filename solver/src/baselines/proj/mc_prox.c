@@ -52,13 +52,19 @@ static ircg_error start_given(mp_ws *w, const double *x0, ircg_diag *diag)
 {
     const mc_data *d = w->d;
     mp_point *x = &w->x;
-    mc_given g;
-    ircg_error err = mc_given_svd(d, x0, &g, diag);
+    mc_given g = {0};
+    double *held = NULL;
+    ircg_error err = mc_given_held(d, x0, &held, diag);
 
-    if (err != IRCG_OK)
+    if (err == IRCG_OK && held)
+        x0 = held;
+    if (err != IRCG_OK || (err = mc_given_svd(d, x0, &g, diag)) != IRCG_OK) {
+        free(held);
         return err;
+    }
     if (mp_point_reserve(x, d, g.r) != IRCG_OK) {
         mc_given_free(&g);
+        free(held);
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     }
     memcpy(x->P, g.U, (size_t)d->n * g.r * sizeof(double));
@@ -69,6 +75,7 @@ static ircg_error start_given(mp_ws *w, const double *x0, ircg_diag *diag)
     x->k = g.r;
     mc_given_on_omega(d, x0, 1, x->r);
     mc_given_free(&g);
+    free(held);
     mp_affine self = {.aff_r = 1.0, .src = x->r}; /* g from these entries */
     return mp_omega_residual(w, x, &self, NULL, NULL, NULL);
 }

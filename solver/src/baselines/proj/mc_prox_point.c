@@ -69,7 +69,7 @@ int mp_shifted_w(const mc_data *d, const mp_point *y, double a_f, double *out)
         return 0;
     for (int j = 0; j < d->p; j++)
         out[j] = (y->has_w ? (1.0 - a_f) * y->w[j] : 0.0) +
-                 (colvar ? a_f / d->n * y->cs[j] : 0.0);
+                 (colvar ? a_f / d->n_all * y->cs[j] : 0.0);
     return 1;
 }
 
@@ -101,16 +101,27 @@ static double col_sum(const double *x, int n)
     return slv_ksum_value(&k);
 }
 
-/* colsum(y) = c (a d0 1_{m0} + Q diag(s) P'1) + n w */
+/* e'x for a row-side x (mc_row_sum), compensated. */
+static double row_sum(const mc_data *d, const double *x)
+{
+    slv_ksum k = {0, 0};
+    for (int i = 0; i < d->n_real; i++)
+        slv_ksum_add(&k, x[i]);
+    if (d->agg_w > 0)
+        slv_ksum_add(&k, d->agg_w * x[d->n - 1]);
+    return slv_ksum_value(&k);
+}
+
+/* colsum(y) = c (a d0 1_{m0} + Q diag(s) P'e) + n w */
 void mp_point_colsum(const mp_ws *w, mp_point *pt)
 {
     const mc_data *d = w->d;
     double ad = pt->c * pt->a * w->d0;
 
     for (int j = 0; j < d->p; j++)
-        pt->cs[j] = (j < d->m0 ? ad : 0.0) + (pt->has_w ? d->n * pt->w[j] : 0.0);
+        pt->cs[j] = (j < d->m0 ? ad : 0.0) + (pt->has_w ? d->n_all * pt->w[j] : 0.0);
     for (int l = 0; l < pt->k; l++) {
-        double t = pt->c * pt->s[l] * col_sum(pt->P + (size_t)l * d->n, d->n);
+        double t = pt->c * pt->s[l] * row_sum(d, pt->P + (size_t)l * d->n);
         cblas_daxpy(d->p, t, pt->Q + (size_t)l * d->p, 1, pt->cs, 1);
     }
 }
@@ -142,10 +153,10 @@ ircg_error mp_fm_of_point(const mp_ws *w, const mp_point *pt, int with_w, mp_fm 
     memcpy(out->B, pt->Q, (size_t)d->p * k * sizeof(double));
     for (int l = 0; l < k; l++)
         out->C[l + (size_t)l * kk] = pt->c * pt->s[l];
-    if (e) { /* 1 w' = (1 / sqrt(n)) 1 (sqrt(n) w)' */
-        double sn = sqrt((double)d->n);
+    if (e) { /* 1 w' = (1 / sqrt(n)) e (sqrt(n) w)' */
+        double sn = sqrt((double)d->n_all);
         for (int i = 0; i < d->n; i++)
-            out->A[i + (size_t)k * d->n] = 1.0 / sn;
+            out->A[i + (size_t)k * d->n] = mc_row_weight(d, i) / sn;
         for (int j = 0; j < d->p; j++)
             out->B[j + (size_t)k * d->p] = sn * pt->w[j];
         out->C[k + (size_t)k * kk] = 1.0;
@@ -153,11 +164,11 @@ ircg_error mp_fm_of_point(const mp_ws *w, const mp_point *pt, int with_w, mp_fm 
     return IRCG_OK;
 }
 
-/* A' 1 (length k) */
-static void ones_dot(const double *A, int len, int k, double *out)
+/* A' e (length k) for A with d->n rows */
+static void ones_dot(const mc_data *d, const double *A, int k, double *out)
 {
     for (int l = 0; l < k; l++)
-        out[l] = col_sum(A + (size_t)l * len, len);
+        out[l] = row_sum(d, A + (size_t)l * d->n);
 }
 
 /* sum_lm C_lm T_lm over ka x kb (both leading dimension ka) */
@@ -192,12 +203,12 @@ static ircg_error x0_dot_L(const mp_ws *w, const mp_fm *f, int centered, double 
                     d->n, f->B, d->p, 0.0, W, ka);
         *out = w->d0 * frob_dot(f->C, W, ka, kb);
         if (centered) {
-            ones_dot(f->A, d->n, ka, a1);
+            ones_dot(d, f->A, ka, a1);
             for (int l = 0; l < kb; l++) /* B[:m0]' 1 */
                 b1[l] = col_sum(f->B + (size_t)l * d->p, d->m0);
             cblas_dgemv(CblasColMajor, CblasNoTrans, ka, kb, 1.0, f->C, ka, b1, 1, 0.0,
                         t, 1);
-            *out -= w->d0 * cblas_ddot(ka, a1, 1, t, 1) / d->n;
+            *out -= w->d0 * cblas_ddot(ka, a1, 1, t, 1) / d->n_all;
         }
     }
     free(W);
@@ -228,9 +239,9 @@ static ircg_error L_dot_L(const mp_ws *w, const mp_fm *f1, const mp_fm *f2,
     cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, a1, a2, d->n, 1.0, f1->A, d->n,
                 f2->A, d->n, 0.0, GA, a1);
     if (centered) {
-        ones_dot(f1->A, d->n, a1, o1);
-        ones_dot(f2->A, d->n, a2, o2);
-        cblas_dger(CblasColMajor, a1, a2, -1.0 / d->n, o1, 1, o2, 1, GA, a1);
+        ones_dot(d, f1->A, a1, o1);
+        ones_dot(d, f2->A, a2, o2);
+        cblas_dger(CblasColMajor, a1, a2, -1.0 / d->n_all, o1, 1, o2, 1, GA, a1);
     }
     cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, b1, b2, d->p, 1.0, f1->B, d->p,
                 f2->B, d->p, 0.0, GB, b1);
@@ -259,7 +270,7 @@ ircg_error mp_fm_inner(const mp_ws *w, const mp_fm *f1, const mp_fm *f2,
 
     /* ||X0||^2 = d0^2 m0; its columns sum to d0 each (j < m0) */
     slv_ksum_add(&s, x1 * x2 * w->d0 * w->d0 * d->m0 *
-                          (centered ? 1.0 - 1.0 / d->n : 1.0));
+                          (centered ? 1.0 - 1.0 / d->n_all : 1.0));
     if (x1 != 0) {
         if ((err = x0_dot_L(w, f2, centered, &t)) != IRCG_OK)
             return err;

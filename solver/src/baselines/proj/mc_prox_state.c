@@ -189,9 +189,6 @@ ircg_error mp_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate *
     it->rank = rank;
     kk = it->rank > 0 ? it->rank : 1;
     it->kind = IRCG_PROBLEM_MATRIX_COMPLETION;
-    it->n_rows = d->n;
-    it->n_cols = d->p;
-    it->dim = (int64_t)n * p;
     it->a0 = pt->c * pt->a;
     it->x0_diag = malloc((size_t)d->m0 * sizeof(double));
     it->w = calloc((size_t)kk, sizeof(double));
@@ -212,12 +209,13 @@ ircg_error mp_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate *
         for (size_t j = 0; j < p; j++)
             it->Q[j + l * p] = sg * pt->Q[j + l * p];
     }
-    if (extra) { /* 1 w' = (1/sqrt(n)) 1 (w/|w|)' sqrt(n) |w| */
+    if (extra) { /* 1 w' = (1/sqrt(n)) e (w/|w|)' sqrt(n) |w| */
+        double sn = sqrt((double)d->n_all);
         for (size_t i = 0; i < n; i++)
-            it->P[i + k * n] = 1.0 / sqrt((double)n);
+            it->P[i + k * n] = mc_row_weight(d, (int)i) / sn;
         for (size_t j = 0; j < p; j++)
             it->Q[j + k * p] = pt->w[j] / wn;
-        it->w[k] = sqrt((double)n) * wn;
+        it->w[k] = sn * wn;
     }
     if (want_dense) {
         for (int i = 0; i < d->m0; i++)
@@ -225,6 +223,10 @@ ircg_error mp_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate *
         for (int l = 0; l < rank; l++)
             cblas_dger(CblasColMajor, d->n, d->p, it->w[l], it->P + l * n, 1,
                        it->Q + l * p, 1, it->dense, d->n);
+    }
+    if (mc_iterate_finish(d, it) != IRCG_OK) {
+        ircg_iterate_free(it);
+        return IRCG_ERR_NOMEM;
     }
     *out = it;
     return IRCG_OK;

@@ -41,7 +41,7 @@ static ircg_error outer_step(mp_ws *w, const mp_point *y, double a_f, double *ga
     if (!pt->has_w)
         memset(pt->w, 0, (size_t)d->p * sizeof *pt->w);
     for (int j = 0; j < d->p; j++)
-        gam[j] = colvar ? a_f / d->n * y->cs[j] : 0.0;
+        gam[j] = colvar ? a_f / d->n_all * y->cs[j] : 0.0;
     return IRCG_OK;
 }
 

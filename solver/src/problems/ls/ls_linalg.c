@@ -258,6 +258,10 @@ ircg_error ls_norm2_sq_lanczos(const ls_data *d, double *out)
         q[i] = slv_rng_normal(&rng);
     cblas_dscal(n, 1.0 / norm2(q, n), q, 1);
     for (j = 0; j < k; j++) {
+        if (slv_stop_due()) { /* ircg_stop_set: between two products */
+            err = IRCG_ERR_STOPPED;
+            goto done;
+        }
         ls_matvec(d, q, ax);
         ls_rmatvec(d, ax, w);
         al[j] = cblas_ddot(n, q, 1, w, 1);

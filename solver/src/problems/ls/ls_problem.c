@@ -229,11 +229,13 @@ ircg_error ls_data_new(const ircg_ls_data *data, const ircg_outer *outer,
     if (!(d = copy_data(data, outer, domain)))
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     if ((err = ls_norm2_sq(d, L_g)) != IRCG_OK) {
-        slv_fail(diag, err, "/A", "computing ||A||_2 failed");
+        err == IRCG_ERR_STOPPED ? slv_stopped(diag, "/A")
+                                : slv_fail(diag, err, "/A", "computing ||A||_2 failed");
         goto fail;
     }
     if (d->vset && (err = ls_norm2_sq(d->vset, L_f)) != IRCG_OK) {
-        slv_fail(diag, err, "/outer/val", "computing ||A_v||_2 failed");
+        err == IRCG_ERR_STOPPED ? slv_stopped(diag, "/outer/val")
+                                : slv_fail(diag, err, "/outer/val", "computing ||A_v||_2 failed");
         goto fail;
     }
     *out = d;
@@ -253,6 +255,7 @@ ircg_error ls_problem_of(ls_data *d, ircg_problem_kind kind, const slv_oracle_op
     }
     pb->info = (ircg_problem_info){
         .kind = kind, .n_rows = d->m, .n_cols = d->n, .dim = d->n, .n_observed = d->m,
+        .held_rows = d->m, .held_cols = d->n,
         .domain = d->dom, .outer = d->outer, .L_f = L_f, .L_g = L_g,
         .diameter = slv_domain_diameter(&d->dom, d->n),
     };

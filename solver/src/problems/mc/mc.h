@@ -18,7 +18,8 @@
 /* The problem's data: Omega in CSR order with row-aligned chunks that are
  * fixed by the problem alone, so results never depend on the thread count. */
 typedef struct mc_data {
-    int n, p, m0;       /* n: the rows held here; m0 = min(n_all, p)        */
+    int n, p, m0;       /* n, p: the rows and columns held here; m0 =
+                           min(n_all, p_all), X0's diagonal               */
     int64_t nnz;        /* the entries held here                            */
     /* A distributed problem (ircg_problem_matrix_completion_part) holds
      * rows [row0, row0 + n) of n_all; comm is NULL for one process, which
@@ -28,6 +29,25 @@ typedef struct mc_data {
     int64_t nnz_all;    /* |Omega| over every rank                          */
     int ndiag;          /* the local rows on X0's diagonal: local row
                            i < ndiag is global row row0 + i < m0            */
+    /* Compaction (one process, unless built whole): the rows and columns
+     * beyond X0's diagonal that hold no rating are not held.  Rows and
+     * columns below m0 keep their index; the others held follow in
+     * ascending order, so the maps are monotone and the CSR order is the
+     * whole matrix's.  A column without a rating stays zero in every
+     * iterate and every LMO vector (its column of the gradient is
+     * sigma (U X)_j = 0 while X's is); so does a row under 1/2 ||X||^2.
+     * Under the column variance such rows share one value (grad f = U X
+     * treats them alike): they are held as one row, the last, scaled by
+     * agg_w = sqrt(their number), so that every Euclidean product is the
+     * whole matrix's; the all-ones vector of the whole matrix becomes e
+     * (1 on the rows of X held, agg_w on that row: mc_row_sum). */
+    int p_all;          /* columns of the whole matrix                      */
+    int n_real;         /* rows held that are rows of X: n, or n - 1 with
+                           the shared row                                  */
+    double agg_w;       /* sqrt(rows shared), 0 when there is no such row  */
+    int32_t *row_id;    /* n_real: the row of X each held row is; NULL when
+                           every row is held                               */
+    int32_t *col_id;    /* p: likewise the columns; NULL when all are held */
     const ircg_comm *comm;
     int64_t *rowptr;    /* n + 1                                            */
     int32_t *col;       /* nnz                                              */
@@ -55,6 +75,25 @@ typedef struct mc_data {
 static inline int mc_col_bytes(const mc_data *d)
 {
     return d->col16 ? 2 : 4;
+}
+
+/* e'y: the sum of the rows of the whole matrix for a row-side vector y
+ * (length n) of a compacted problem (mc_data.agg_w); y's plain sum
+ * otherwise, in the same order. */
+static inline double mc_row_sum(const mc_data *d, const double *y)
+{
+    double s = 0;
+    for (int i = 0; i < d->n_real; i++)
+        s += y[i];
+    if (d->agg_w > 0)
+        s += d->agg_w * y[d->n - 1];
+    return s;
+}
+
+/* e_i: 1, or agg_w for the row that stands for the rows without ratings. */
+static inline double mc_row_weight(const mc_data *d, int i)
+{
+    return i < d->n_real ? 1.0 : d->agg_w;
 }
 
 /* Rating e of the CSR order, from whichever array holds the ratings. */
@@ -181,11 +220,12 @@ typedef struct mc_ws {
 
 /* mc_problem.c: the problem handle with the family's oracle (pb->ops); the
  * public constructor (core/families.c) adds the methods' oracles.  comm
- * NULL: the whole matrix (row0 0, n_local R->n_rows); else this rank's
- * rows [row0, row0 + n_local) (ircg.h). */
+ * NULL: the whole matrix (row0 0, n_local R->n_rows), compacted unless
+ * `whole`; else this rank's rows [row0, row0 + n_local) (ircg.h), never
+ * compacted. */
 ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
                           const ircg_comm *comm, ircg_outer_kind outer, double delta,
-                          ircg_problem **out, ircg_diag *diag);
+                          int whole, ircg_problem **out, ircg_diag *diag);
 const mc_data *mc_data_of(const ircg_problem *pb);
 
 /* mc_start.c: a given start x0 (column-major n x p), checked finite and
@@ -202,6 +242,12 @@ void mc_given_free(mc_given *g);
 /* x0 on Omega (minus_m = 0) or its residual x0_Omega - M (minus_m = 1),
  * read off the entries: exact. */
 void mc_given_on_omega(const mc_data *d, const double *x0, int minus_m, double *out);
+/* A whole x0 (n_all x p_all) on the rows and columns held, as the
+ * functions above take it: *held NULL when x0 is that already (nothing
+ * compacted), else malloc'ed.  "/x0" errors when x0 is not zero where the
+ * iterates stay zero (or not equal on the shared rows). */
+ircg_error mc_given_held(const mc_data *d, const double *x0, double **held,
+                         ircg_diag *diag);
 
 /* mc_kernels.c: sparse products over Omega, threaded by chunk */
 /* y += R x and y += R' x for the sparse matrix R with values r on Omega */
@@ -274,6 +320,12 @@ ircg_error mc_thin_qr(const double *A, int m, int k, double *F, double *R);
 ircg_error mc_core_svd(const mc_ws *w, const double *K, double *Po, double *Qo,
                        double *sv, int *r);
 ircg_error mc_dense(const mc_ws *w, const mc_side *s, double *X);
+
+/* mc_layout.c: an iterate whose factors (P: n x rank, Q: p x rank) and
+ * dense matrix (n x p) were made on the rows and columns held, put in
+ * the whole matrix's terms (ircg_iterate): dimensions, the ids held, the
+ * shared row as P_other, P's leading dimension n_real, dense spread. */
+ircg_error mc_iterate_finish(const mc_data *d, ircg_iterate *it);
 
 /* mc_digest.c: the data digest of the instance this process holds (one
  * process: the whole; a rank: its part), and of the whole instance

@@ -215,7 +215,7 @@ static double sv_error_of(double l, double dl)
 }
 
 /* f(-delta u v') = 1/2 delta^2 ||u||^2 ||v||^2, or for the column variance
- * 1/2 delta^2 ||U u||^2 ||v||^2 with ||U u||^2 = ||u||^2 - (sum u)^2 / n. */
+ * 1/2 delta^2 ||U u||^2 ||v||^2 with ||U u||^2 = ||u||^2 - (e'u)^2 / n. */
 static double vertex_f(const mc_ws *w)
 {
     const mc_data *d = w->d;
@@ -224,13 +224,13 @@ static double vertex_f(const mc_ws *w)
         return NAN;
     for (int i = 0; i < d->n; i++) {
         slv_ksum_add(&uu, w->u[i] * w->u[i]);
-        slv_ksum_add(&su, w->u[i]);
+        slv_ksum_add(&su, mc_row_weight(d, i) * w->u[i]);
     }
     for (int j = 0; j < d->p; j++)
         slv_ksum_add(&vv, w->v[j] * w->v[j]);
     double nu = slv_ksum_value(&uu), s = slv_ksum_value(&su);
     if (d->outer == IRCG_OUTER_COLUMN_VARIANCE)
-        nu -= s * s / d->n;
+        nu -= s * s / d->n_all;
     return 0.5 * d->delta * d->delta * nu * slv_ksum_value(&vv);
 }
 

@@ -48,10 +48,27 @@ static void feed_head(slv_digest *h, int64_t n, int64_t p, int64_t nnz)
     slv_digest_i64(h, nnz);
 }
 
+/* A compacted problem's rows and columns: the whole matrix's dimensions,
+ * the ids held and whether the rows without ratings share one (a
+ * compacted instance has its own digest: its states hold its rows). */
+static void feed_layout(slv_digest *h, const mc_data *d)
+{
+    slv_digest_update(h, "mcc", 3);
+    slv_digest_i64(h, d->n_all);
+    slv_digest_i64(h, d->p_all);
+    slv_digest_i64(h, d->agg_w > 0);
+    if (d->row_id)
+        slv_digest_i32s(h, d->row_id, (size_t)d->n_real);
+    if (d->col_id)
+        slv_digest_i32s(h, d->col_id, (size_t)d->p);
+}
+
 uint64_t mc_data_digest(const mc_data *d)
 {
     slv_digest h;
     slv_digest_init(&h);
+    if (d->row_id || d->col_id)
+        feed_layout(&h, d);
     feed_head(&h, d->n, d->p, d->nnz);
     feed_rowptr(&h, d, 0, 1);
     slv_digest_i32s(&h, d->col, (size_t)d->nnz);

@@ -57,12 +57,11 @@ done:
 
 void mc_center(const mc_data *d, double *y)
 {
-    double s = 0;
-    for (int i = 0; i < d->n; i++)
-        s += y[i];
-    s = slv_comm_sum1(d->comm, s) / d->n_all;
-    for (int i = 0; i < d->n; i++)
+    double s = slv_comm_sum1(d->comm, mc_row_sum(d, y)) / d->n_all;
+    for (int i = 0; i < d->n_real; i++)
         y[i] -= s;
+    if (d->agg_w > 0) /* U y = y - e (e'y) / n_all */
+        y[d->n - 1] -= d->agg_w * s;
 }
 
 /* ctcx += sigma grad f(X)' cx with grad f(X)' = X' U: the local parts of

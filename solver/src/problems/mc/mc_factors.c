@@ -175,7 +175,7 @@ ircg_error mc_append_atom(mc_ws *w, const double *u, const double *v)
     w->GQ[k + (size_t)k * c] = cblas_ddot(d->p, v, 1, v, 1);
     w->W[k + (size_t)k * c] = cblas_ddot(d->ndiag, u, 1, v + d->row0, 1);
     w->x.K[k + (size_t)k * c] = w->z.K[k + (size_t)k * c] = 0;
-    w->sP[k] = sum(u, d->n);
+    w->sP[k] = mc_row_sum(d, u);
     w->qm[k] = sum(v, d->m0);
     w->k = k + 1;
     if (d->comm)
@@ -202,7 +202,7 @@ void mc_grams_rebuild(mc_ws *w)
         for (int j = 0; j < k; j++)
             memset(w->W + (size_t)j * c, 0, (size_t)k * sizeof *w->W);
     for (int j = 0; j < k; j++) {
-        w->sP[j] = sum(w->P + (size_t)j * d->n, d->n);
+        w->sP[j] = mc_row_sum(d, w->P + (size_t)j * d->n);
         w->qm[j] = sum(w->Q + (size_t)j * d->p, d->m0);
     }
     if (d->comm)

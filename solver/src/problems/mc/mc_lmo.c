@@ -149,7 +149,7 @@ static void vertex_sums(mc_ws *w, double *uv)
         cblas_dgemv(CblasColMajor, CblasTrans, d->n, k, 1.0, w->P, d->n, w->u, 1, 0.0,
                     w->Pu, 1);
     uv[0] = cblas_ddot(d->ndiag, w->u, 1, w->v + d->row0, 1);
-    uv[1] = sum(w->u, d->n);
+    uv[1] = mc_row_sum(d, w->u);
     if (!b)
         return;
     memcpy(b, w->Pu, (size_t)k * sizeof *b);

@@ -26,6 +26,8 @@ static void mc_data_free(void *p)
     free(d->m);
     free(d->mf);
     free(d->chunk_row);
+    free(d->row_id);
+    free(d->col_id);
     free(d);
 }
 
@@ -113,44 +115,229 @@ static void put_rating(mc_data *d, int64_t e, double v)
         d->m[e] = v;
 }
 
-/* R's rows less row0 are the local ones. */
-static ircg_error build_csr(mc_data *d, const ircg_ratings *R, ircg_diag *diag)
-{
-    int64_t *next = calloc((size_t)d->n + 1, sizeof *next);
-    ircg_error err = IRCG_OK;
+/* ------------------------------------------------------- compaction -- */
 
-    if (!next)
+/* An index of the whole matrix to the one held: identity below m0, else
+ * its place among the ids held (a table when one is kept, else a binary
+ * search of the ascending ids). */
+typedef struct mc_map {
+    const int32_t *id;  /* ascending, count of them; NULL: identity       */
+    int count, m0;
+    int32_t *table;     /* whole index -> held index, or NULL             */
+} mc_map;
+
+static int32_t map_index(const mc_map *m, int32_t i)
+{
+    if (!m->id || i < m->m0)
+        return i;
+    if (m->table)
+        return m->table[i];
+    int lo = m->m0, hi = m->count - 1; /* id[lo..hi] holds i */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (m->id[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The indices held of one side (`of` the ratings' rows or columns, `dim`
+ * of them): [0, m0) and the ones >= m0 that occur, ascending, into t
+ * (malloc'ed); their number, -1 when out of memory.  A bitmap over
+ * [m0, dim) when it is no larger than the ratings' arrays (a sort of
+ * 10^8 ids took seconds), else a sort of the ids that occur. */
+static int64_t ids_by_bitmap(const int32_t *of, int64_t nnz, int dim, int m0, int32_t **t)
+{
+    size_t words = ((size_t)(dim - m0) + 63) / 64;
+    uint64_t *bits = calloc(words ? words : 1, sizeof *bits);
+    int64_t u = m0;
+    *t = NULL;
+    if (!bits)
+        return -1;
+    for (int64_t e = 0; e < nnz; e++)
+        if (of[e] >= m0)
+            bits[(of[e] - m0) >> 6] |= UINT64_C(1) << ((of[e] - m0) & 63);
+    for (size_t w = 0; w < words; w++)
+        u += __builtin_popcountll(bits[w]);
+    if ((*t = malloc(((size_t)u + 1) * sizeof **t))) {
+        u = 0;
+        for (int i = 0; i < m0; i++)
+            (*t)[u++] = i;
+        for (size_t w = 0; w < words; w++)
+            for (uint64_t b = bits[w]; b; b &= b - 1)
+                (*t)[u++] = m0 + (int32_t)(w * 64) + __builtin_ctzll(b);
+    }
+    free(bits);
+    return *t ? u : -1;
+}
+
+static int64_t ids_by_sort(const int32_t *of, int64_t nnz, int m0, int32_t **t)
+{
+    int64_t c = m0, u = m0;
+    if (!(*t = malloc(((size_t)nnz + (size_t)m0 + 1) * sizeof **t)))
+        return -1;
+    for (int i = 0; i < m0; i++)
+        (*t)[i] = i;
+    for (int64_t e = 0; e < nnz; e++)
+        if (of[e] >= m0)
+            (*t)[c++] = of[e];
+    qsort(*t + m0, (size_t)(c - m0), sizeof **t, cmp_i32);
+    for (int64_t e = m0; e < c; e++)
+        if (u == m0 || (*t)[e] != (*t)[u - 1])
+            (*t)[u++] = (*t)[e];
+    return u;
+}
+
+/* *ids is NULL when every index is held. */
+static int held_ids(const int32_t *of, int64_t nnz, int dim, int m0, int32_t **ids,
+                    int *count)
+{
+    int64_t u = (int64_t)(dim - m0) <= 64 * nnz ? ids_by_bitmap(of, nnz, dim, m0, ids)
+                                                : ids_by_sort(of, nnz, m0, ids);
+    *count = dim;
+    if (u < 0)
+        return -1;
+    if (u == dim) {
+        free(*ids);
+        *ids = NULL;
+    } else {
+        *count = (int)u;
+    }
+    return 0;
+}
+
+/* A lookup table when it costs no more than the ratings' own arrays. */
+static int map_init(mc_map *m, const int32_t *id, int count, int dim, int m0, int64_t nnz)
+{
+    *m = (mc_map){id, count, m0, NULL};
+    if (!id || (int64_t)dim > 4 * nnz + 4096)
+        return 0;
+    m->table = malloc((size_t)dim * sizeof *m->table);
+    if (!m->table)
+        return -1;
+    for (int i = 0; i < count; i++)
+        m->table[id[i]] = i;
+    return 0;
+}
+
+/* Which rows and columns are held (mc_data's compaction). */
+static ircg_error plan_layout(mc_data *d, const ircg_ratings *R, int whole,
+                              ircg_diag *diag)
+{
+    d->n_real = d->n;
+    if (whole || d->comm)
+        return IRCG_OK;
+    if (held_ids(R->row, R->nnz, d->n_all, d->m0, &d->row_id, &d->n_real) != 0 ||
+        held_ids(R->col, R->nnz, d->p_all, d->m0, &d->col_id, &d->p) != 0)
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    d->n = d->n_real;
+    if (d->row_id && d->outer == IRCG_OUTER_COLUMN_VARIANCE) {
+        d->agg_w = sqrt((double)(d->n_all - d->n_real)); /* exact below 2^53 */
+        d->n++;
+    }
+    return IRCG_OK;
+}
+
+/* ---------------------------------------------------------------- CSR -- */
+
+/* Row i's entries [lo, hi) sorted by column: insertion sort for short
+ * rows, else a sort of (column, rating) pairs (a long row in descending
+ * order made insertion sort quadratic: one row of 10^6 ratings took
+ * hours).  Columns are distinct in a valid row, so both give the same
+ * order; with a repeat, the smallest repeated column is reported either
+ * way. */
+typedef struct col_val {
+    int32_t col;
+    double val;
+} col_val;
+
+static int cmp_col_val(const void *a, const void *b)
+{
+    int32_t x = ((const col_val *)a)->col, y = ((const col_val *)b)->col;
+    return (x > y) - (x < y);
+}
+
+#define MC_INSERTION_MAX 64
+
+static int sort_row(mc_data *d, int64_t lo, int64_t hi)
+{
+    if (hi - lo > MC_INSERTION_MAX) {
+        col_val *t = malloc((size_t)(hi - lo) * sizeof *t);
+        if (!t)
+            return -1;
+        for (int64_t a = lo; a < hi; a++)
+            t[a - lo] = (col_val){d->col[a], mc_rating(d, a)};
+        qsort(t, (size_t)(hi - lo), sizeof *t, cmp_col_val);
+        for (int64_t a = lo; a < hi; a++) {
+            d->col[a] = t[a - lo].col;
+            put_rating(d, a, t[a - lo].val);
+        }
+        free(t);
+        return 0;
+    }
+    for (int64_t a = lo + 1; a < hi; a++) {
+        int32_t c = d->col[a];
+        double v = mc_rating(d, a);
+        int64_t b = a - 1;
+        for (; b >= lo && d->col[b] > c; b--) {
+            d->col[b + 1] = d->col[b];
+            put_rating(d, b + 1, mc_rating(d, b));
+        }
+        d->col[b + 1] = c;
+        put_rating(d, b + 1, v);
+    }
+    return 0;
+}
+
+/* R's rows less row0 are the local ones; compacted through the maps. */
+static ircg_error fill_csr(mc_data *d, const ircg_ratings *R, const mc_map *rm,
+                           const mc_map *cm, int64_t *next, ircg_diag *diag)
+{
     for (int64_t e = 0; e < R->nnz; e++)
-        d->rowptr[R->row[e] - d->row0 + 1]++;
+        d->rowptr[map_index(rm, R->row[e] - d->row0) + 1]++;
     for (int i = 0; i < d->n; i++)
         d->rowptr[i + 1] += d->rowptr[i];
     memcpy(next, d->rowptr, (size_t)d->n * sizeof *next);
     for (int64_t e = 0; e < R->nnz; e++) {
-        int64_t q = next[R->row[e] - d->row0]++;
-        d->col[q] = R->col[e];
+        int64_t q = next[map_index(rm, R->row[e] - d->row0)]++;
+        d->col[q] = map_index(cm, R->col[e]);
         put_rating(d, q, R->val[e]);
     }
-    for (int i = 0; i < d->n && err == IRCG_OK; i++) {
-        /* insertion sort: rows are short */
-        for (int64_t a = d->rowptr[i] + 1; a < d->rowptr[i + 1]; a++) {
-            int32_t c = d->col[a];
-            double v = mc_rating(d, a);
-            int64_t b = a - 1;
-            for (; b >= d->rowptr[i] && d->col[b] > c; b--) {
-                d->col[b + 1] = d->col[b];
-                put_rating(d, b + 1, mc_rating(d, b));
-            }
-            d->col[b + 1] = c;
-            put_rating(d, b + 1, v);
-        }
+    for (int i = 0; i < d->n; i++) {
+        if (slv_stop_due() || sort_row(d, d->rowptr[i], d->rowptr[i + 1]) != 0)
+            return slv_stop_due() ? slv_stopped(diag, "/ratings")
+                                  : slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
         for (int64_t a = d->rowptr[i] + 1; a < d->rowptr[i + 1]; a++)
-            if (d->col[a] == d->col[a - 1]) {
-                err = slv_fail(diag, IRCG_ERR_INVALID, "/ratings",
-                                "duplicate entry (%d, %d)", i + d->row0, d->col[a]);
-                break;
-            }
+            if (d->col[a] == d->col[a - 1])
+                return slv_fail(diag, IRCG_ERR_INVALID, "/ratings",
+                                "duplicate entry (%d, %d)",
+                                (d->row_id ? d->row_id[i] : i) + d->row0,
+                                d->col_id ? d->col_id[d->col[a]] : d->col[a]);
     }
+    return IRCG_OK;
+}
+
+static ircg_error build_csr(mc_data *d, const ircg_ratings *R, ircg_diag *diag)
+{
+    int64_t *next = calloc((size_t)d->n + 1, sizeof *next);
+    mc_map rm = {0}, cm = {0}; /* map_init leaves table NULL on failure */
+    ircg_error err;
+
+    if (!next || map_init(&rm, d->row_id, d->n_real, d->n_all, d->m0, R->nnz) != 0 ||
+        map_init(&cm, d->col_id, d->p, d->p_all, d->m0, R->nnz) != 0)
+        err = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    else
+        err = fill_csr(d, R, &rm, &cm, next, diag);
+    free(cm.table);
+    free(rm.table);
     free(next);
     assert(err != IRCG_OK || csr_ordered(d));
     return err;
@@ -215,7 +402,7 @@ static void set_dims(mc_data *d, const ircg_ratings *R, int row0, int n_local,
     d->n_all = R->n_rows;
     d->row0 = comm ? row0 : 0;
     d->n = comm ? n_local : R->n_rows;
-    d->p = R->n_cols;
+    d->p = d->p_all = R->n_cols;
     d->m0 = d->n_all < d->p ? d->n_all : d->p;
     d->ndiag = d->m0 - d->row0 < 0 ? 0 : d->m0 - d->row0 < d->n ? d->m0 - d->row0 : d->n;
     d->nnz = R->nnz;
@@ -225,7 +412,7 @@ static void set_dims(mc_data *d, const ircg_ratings *R, int row0, int n_local,
 
 ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
                           const ircg_comm *comm, ircg_outer_kind outer, double delta,
-                          ircg_problem **out, ircg_diag *diag)
+                          int whole, ircg_problem **out, ircg_diag *diag)
 {
     ircg_problem *pb = NULL;
     mc_data *d = NULL;
@@ -243,6 +430,8 @@ ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
     set_dims(d, R, row0, n_local, comm);
     d->outer = outer;
     d->delta = delta;
+    if ((err = plan_layout(d, R, whole, diag)) != IRCG_OK)
+        goto fail;
     d->rowptr = calloc((size_t)d->n + 1, sizeof *d->rowptr);
     d->col = slv_big_alloc((size_t)d->nnz * sizeof *d->col, 0);
     if (!d->rowptr || !d->col || !alloc_ratings(d, R))
@@ -253,8 +442,9 @@ ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
     if (!build_col16(d))
         goto nomem;
     pb->info = (ircg_problem_info){
-        .kind = IRCG_PROBLEM_MATRIX_COMPLETION, .n_rows = d->n_all, .n_cols = d->p,
-        .dim = (int64_t)d->n_all * d->p, .n_observed = d->nnz,
+        .kind = IRCG_PROBLEM_MATRIX_COMPLETION, .n_rows = d->n_all, .n_cols = d->p_all,
+        .dim = (int64_t)d->n_all * d->p_all, .n_observed = d->nnz,
+        .held_rows = d->n, .held_cols = d->p,
         .domain = {.kind = IRCG_DOMAIN_NUCLEAR_BALL, .radius = delta},
         .outer = outer, .L_f = 1.0, .L_g = 1.0, .diameter = 2.0 * delta};
     pb->ops = &slv_mc_ops;

@@ -72,3 +72,63 @@ void mc_given_on_omega(const mc_data *d, const double *x0, int minus_m, double *
         for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++)
             out[e] = x0[i + (size_t)d->col[e] * d->n] - (minus_m ? mc_rating(d, e) : 0.0);
 }
+
+/* Whether x0 (whole, column-major n_all x p_all) lies where the problem's
+ * iterates can: zero on the columns not held, and on the rows not held
+ * zero (or, with the shared row, all equal); NULL, or the row or column
+ * it fails at. */
+static const char *outside_held(const mc_data *d, const double *x0, int64_t *at)
+{
+    size_t na = (size_t)d->n_all;
+    int32_t nj = 0; /* next column held */
+    for (int32_t j = 0; j < d->p_all; j++) {
+        const double *col = x0 + (size_t)j * na;
+        int held = nj < d->p && (d->col_id ? d->col_id[nj] : nj) == j;
+        int32_t ni = 0; /* next row held */
+        double shared = NAN;
+        nj += held;
+        for (size_t i = 0; i < na; i++) {
+            if (ni < d->n_real && (size_t)(d->row_id ? d->row_id[ni] : ni) == i) {
+                ni++;
+                if (held)
+                    continue;
+            }
+            if (!held || d->agg_w == 0 ? col[i] != 0 : (isnan(shared) ? (shared = col[i], 0)
+                                                                      : col[i] != shared)) {
+                *at = held ? (int64_t)i : j;
+                return held ? "row" : "column";
+            }
+        }
+    }
+    return NULL;
+}
+
+ircg_error mc_given_held(const mc_data *d, const double *x0, double **held,
+                         ircg_diag *diag)
+{
+    int64_t at = 0;
+    const char *side;
+    *held = NULL;
+    if (!d->row_id && !d->col_id)
+        return IRCG_OK;
+    if ((side = outside_held(d, x0, &at)))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/x0",
+                        "x0 is not zero on %s %lld, which holds no rating (build the "
+                        "problem whole to start there)", side, (long long)at);
+    *held = malloc((size_t)d->n * d->p * sizeof **held);
+    if (!*held)
+        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    for (int j = 0; j < d->p; j++) {
+        const double *col = x0 + (size_t)(d->col_id ? d->col_id[j] : j) * d->n_all;
+        double *out = *held + (size_t)j * d->n;
+        for (int i = 0; i < d->n_real; i++)
+            out[i] = col[d->row_id ? d->row_id[i] : i];
+        if (d->agg_w > 0 && d->row_id) { /* the shared row, scaled: its first copy */
+            int64_t r = 0;
+            while (r < d->n_real && d->row_id[r] == r)
+                r++;
+            out[d->n - 1] = d->agg_w * col[r];
+        }
+    }
+    return IRCG_OK;
+}

@@ -234,9 +234,6 @@ ircg_error mc_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate *
     if (!it)
         return err;
     it->kind = IRCG_PROBLEM_MATRIX_COMPLETION;
-    it->n_rows = d->n;
-    it->n_cols = d->p;
-    it->dim = (int64_t)d->n_all * d->p;
     it->a0 = s->a;
     it->x0_diag = malloc((size_t)d->m0 * sizeof(double));
     it->w = malloc((size_t)kk * sizeof(double));
@@ -254,7 +251,8 @@ ircg_error mc_iterate(void *ws, ircg_which which, int want_dense, ircg_iterate *
         if (!it->dense || (err = mc_dense(w, s, it->dense)) != IRCG_OK)
             goto fail;
     }
-    if (d->comm && (err = mc_dist_gather(w, it)) != IRCG_OK)
+    if ((err = mc_iterate_finish(d, it)) != IRCG_OK ||
+        (d->comm && (err = mc_dist_gather(w, it)) != IRCG_OK))
         goto fail;
     *out = it;
     return IRCG_OK;
