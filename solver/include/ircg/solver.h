@@ -22,6 +22,8 @@ typedef struct ircg_info {
     double solve_seconds;   /* including time before a restore            */
     double lmo_seconds;     /* total oracle time (LMOs or projections)    */
     int64_t lmo_matvecs;    /* total                                      */
+    int64_t samples;        /* oracle calls counted in samples, total (see
+                               ircg_iter_info.samples)                    */
     double g_x, f_x, g_z, f_z;
     double gap;             /* last gap (see ircg_iter_info)               */
     double g_gap_x, g_gap_z;/* NaN unless a reference or g_opt is known   */

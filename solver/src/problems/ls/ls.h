@@ -85,7 +85,16 @@ void ls_cert_combine(double sigma, const double *gf, const double *ef, const dou
  * (gg, eg) and f (gf, ef). */
 void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigma,
                   slv_cert *out);
-/* The oracle's certify op of least squares. */
+/* f(y) of the outer objectives but the validation loss's (any family:
+ * f does not depend on the loss), its error, its gradient into b->gf
+ * (error b->ef) and a floor of min_X f; the validation loss of least
+ * squares too. */
+double ls_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, double *f_err,
+                     double *floor);
+/* The certificate of the point y (slv_cert), the scratch *cb made on
+ * first use; and the oracle's certify op of least squares on it. */
+ircg_error ls_certify_at(const ls_data *d, ls_cert_buf **cb, const double *y, double sigma,
+                        slv_cert *out);
 ircg_error ls_certify(void *ws, ircg_which which, double sigma, slv_cert *out);
 
 /* The workspace (ls_oracle.c): x, z, the last vertex v and the pending
