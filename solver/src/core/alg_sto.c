@@ -103,6 +103,8 @@ static ircg_error sto_init(ircg_solver *sv, ircg_diag *diag)
     int64_t root = isqrt(st->m) > 0 ? isqrt(st->m) : 1;
     st->batch = sv->set.batch > 0 ? sv->set.batch : st->fscg ? root : 1;
     st->q = sv->set.q > 0 ? sv->set.q : root;
+    sv->sto_batch = st->batch;
+    sv->sto_q = st->fscg ? st->q : 0;
     slv_rng_seed(&st->rng, sv->set.seed, RNG_STREAM);
     size_t n = (size_t)st->n;
     st->xprev = calloc(n, sizeof(double));

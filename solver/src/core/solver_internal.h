@@ -57,6 +57,7 @@ struct ircg_solver {
     double warmup_seconds;
     double *cut_ref;
     void *alg_state;           /* the algorithm's own (slv_alg.init), owned */
+    int64_t sto_batch, sto_q;  /* the stochastic methods' resolved batch, q */
 };
 
 typedef struct slv_alg {
