@@ -36,7 +36,8 @@ LIB_CURL    := -lcurl
 DEB_PKGS := build-essential pkg-config xz-utils bzip2 unzip curl libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
             libgnutls28-dev libcurl4-openssl-dev gnutls-bin zlib1g-dev python3 python3-venv \
-            python3-wheel-whl libjs-chart.js openmpi-bin libopenmpi-dev libparpack2-dev
+            python3-wheel-whl libjs-chart.js openmpi-bin libopenmpi-dev libparpack2-dev \
+            liblinear-tools
 # The browser test's chromium; node and npm run its driver and Redocly CLI
 # (nodejs from another source may bring its own npm, so each is installed
 # only when its command is missing).  TEST_TOOLS=0 leaves them out (the
@@ -301,7 +302,7 @@ test-kernels: all data-local
 # nice 19 on its working corpus (build-fuzz/corpus/NAME, seeded from
 # tests/fuzz/corpus/NAME and tests/fuzz/regress/NAME).  Crashes land in
 # build-fuzz/artifacts/NAME/; `make test` replays the stored inputs.
-FUZZ_TARGETS ?= spec movielens udata csv mtx vector decimal checkpoint trace_chunk http
+FUZZ_TARGETS ?= spec movielens udata csv mtx vector libsvm decimal checkpoint trace_chunk http
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
 FUZZ_PKGS := clang

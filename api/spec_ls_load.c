@@ -166,50 +166,6 @@ static int take_csr(sp_mat *mt, const ircg_svm *g, int from, int m)
     return 1;
 }
 
-/* The msd shape's features from the first rows of a LIBSVM file: F
- * (m x 90, each feature scaled to [-1, 1] by its least and largest value
- * over those rows, as Bisec-BiO scales them; a constant one is 0) and
- * the labels as targets. */
-static int read_features(sp_ctx *c, const sp_ls *ls, int m, double **F, double **y)
-{
-    ircg_svm_options o = {.n_cols = 90, .max_rows = m};
-    ircg_svm *s = NULL;
-    ircg_diag d = {0};
-    if (ircg_svm_read_file(ls->features_resolved, &o, &s, &d) != IRCG_OK) {
-        sp_file_diag(c, DP "/features_path", ls->features_path, &d);
-        return 0;
-    }
-    if (s->m < m) {
-        sp_err(c, DP "/features_path", "%s: %d rows, the instance needs m + m_val = %d",
-               ls->features_path, s->m, m);
-        ircg_svm_free(s);
-        return 0;
-    }
-    *F = calloc((size_t)m * 90, sizeof **F);
-    *y = s->labels;
-    s->labels = NULL;
-    double lo[90], hi[90];
-    for (int q = 0; q < 90; q++)
-        lo[q] = hi[q] = 0; /* an absent entry is a 0 */
-    for (int i = 0; *F && i < m; i++)
-        for (int64_t p = s->rowptr[i]; p < s->rowptr[i + 1]; p++)
-            (*F)[(size_t)i * 90 + s->colind[p]] = s->val[p];
-    for (int i = 0; *F && i < m; i++)
-        for (int q = 0; q < 90; q++) {
-            lo[q] = fmin(lo[q], (*F)[(size_t)i * 90 + q]);
-            hi[q] = fmax(hi[q], (*F)[(size_t)i * 90 + q]);
-        }
-    for (int i = 0; *F && i < m; i++)
-        for (int q = 0; q < 90; q++) {
-            double *f = *F + (size_t)i * 90 + q;
-            *f = hi[q] > lo[q] ? 2 * (*f - lo[q]) / (hi[q] - lo[q]) - 1 : 0.0;
-        }
-    ircg_svm_free(s);
-    if (!*F)
-        sp_err(c, DP, "out of memory");
-    return *F != NULL;
-}
-
 /* The shaped generator's m + m_val rows (ircg_synth_rows). */
 static int generate_shaped(sp_ctx *c, sp_ls *ls)
 {
@@ -218,19 +174,15 @@ static int generate_shaped(sp_ctx *c, sp_ls *ls)
                                .logistic = ls->logistic, .seed = ls->seed};
     ircg_svm *g = NULL;
     ircg_diag d = {0};
-    double *F = NULL, *y = NULL;
     int m = ls->tr.m;
-    if (ls->features_resolved && !read_features(c, ls, sp.m, &F, &y)) {
-        free(y);
-        return 0;
-    }
-    sp.features = F;
-    sp.targets = y;
-    ircg_error e = ircg_synth_rows(&sp, &g, &d);
-    free(F);
-    free(y);
-    if (e != IRCG_OK) {
-        sp_diag(c, DP, &d);
+    sp.features_path = ls->features_resolved;
+    if (ircg_synth_rows(&sp, &g, &d) != IRCG_OK) {
+        if (ls->features_path && d.line > 0) /* the file's own: path: line N */
+            sp_file_diag(c, DP "/features_path", ls->features_path, &d);
+        else if (ls->features_path && !strcmp(d.field, "/features_path"))
+            sp_err(c, DP "/features_path", "%s: %s (m + m_val)", ls->features_path, d.message);
+        else
+            sp_diag(c, DP, &d);
         return 0;
     }
     int ok = take_csr(&ls->tr, g, 0, m) && (!ls->m_val || take_csr(&ls->va, g, m, ls->m_val));

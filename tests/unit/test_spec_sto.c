@@ -198,7 +198,7 @@ TEST(spec_sto, synthetic_shapes)
     api_spec_free(s);
     expect_error(LS "{'source':'synthetic','shape':'msd','m':40,'n':30,"
                  "'features_path':'msd.svm'}}}", "/problem/data/features_path",
-                 "30 rows, the instance needs m + m_val = 40");
+                 "msd.svm: 30 rows, the instance needs 40 (m + m_val)");
     expect_error(LS "{'source':'synthetic','features_path':'msd.svm'}}}",
                  "/problem/data/features_path", "applies to the shape \"msd\" only");
 }

@@ -242,8 +242,10 @@ ircg_error ircg_synth_least_squares(int m, int n, double noise, uint64_t seed,
  *          with UCI Adult's bin counts), labels +-1 of a logistic model;
  *  MSD     Bisec-BiO's minimum-norm instance on YearPredictionMSD: an
  *          intercept and n - 1 columns each a combination of 10 of 90
- *          features in [-1, 1] with U(-1, 1) weights, b years; the
- *          features and targets may be given (the file's rows, scaled).
+ *          features in [-1, 1] with U(-1, 1) weights, b years; drawn, or
+ *          the first m rows of a LIBSVM file (features_path: the year,
+ *          then 90 features, each scaled to [-1, 1] over those rows; its
+ *          errors as the reader's, "/features_path" when it is short).
  * logistic: labels sign(b) (+-1) instead of the targets (SPARSE, MSD: b
  * against 1998; ADULT's are labels anyway). */
 typedef enum ircg_synth_shape {
@@ -259,8 +261,7 @@ typedef struct ircg_synth_rows_spec {
     int logistic;
     uint64_t seed;
     int threads;              /* SPARSE: 0 = the machine's processors     */
-    const double *features;   /* MSD: m x 90 row-major (NULL: drawn)      */
-    const double *targets;    /* MSD: m, with features                    */
+    const char *features_path;/* MSD: a LIBSVM file (NULL: drawn)         */
 } ircg_synth_rows_spec;
 ircg_error ircg_synth_rows(const ircg_synth_rows_spec *spec, ircg_svm **out,
                            ircg_diag *diag);

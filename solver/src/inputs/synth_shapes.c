@@ -22,7 +22,8 @@
  *    features in [-1, 1] (uniform, or the caller's: the file's, scaled),
  *    then the columns [1, F W] -- an intercept and n - 1 columns each a
  *    combination of 10 distinct features with U(-1, 1) weights -- and
- *    targets b = 1998 + F u + noise N(0,1), u ~ N(0,1) (or the caller's).
+ *    targets b = 1998 + F u + noise N(0,1), u ~ N(0,1); or the features
+ *    and targets of a file's first m rows (msd_file).
  *    A has rank at most 91 < n: its least-squares solutions are many.
  *
  * Everything comes from the library's generator (base/rng.h): the same
@@ -215,18 +216,53 @@ static int msd_mix(uint64_t seed, int n, int32_t **feat, double **wt)
     return 0;
 }
 
-/* F (m x 90) and b: the caller's, or drawn. */
-static int msd_features(const ircg_synth_rows_spec *s, double **F, double **b)
+/* F (m x 90) and the targets from the first m rows of a LIBSVM file
+ * (YearPredictionMSD: the year, then 90 features): each feature scaled to
+ * [-1, 1] by its least and largest value over those rows, as Bisec-BiO
+ * scales them (a constant one is 0; an absent entry is a 0). */
+static ircg_error msd_file(const ircg_synth_rows_spec *s, double *F, double *b,
+                           ircg_diag *diag)
+{
+    ircg_svm_options o = {.n_cols = MSD_FEATURES, .max_rows = s->m};
+    ircg_svm *r = NULL;
+    ircg_error e = ircg_svm_read_file(s->features_path, &o, &r, diag);
+    if (e != IRCG_OK)
+        return e;
+    if (r->m < s->m) {
+        e = slv_fail(diag, IRCG_ERR_INVALID, "/features_path", "%d rows, the instance needs %d",
+                     r->m, s->m);
+        ircg_svm_free(r);
+        return e;
+    }
+    double lo[MSD_FEATURES] = {0}, hi[MSD_FEATURES] = {0};
+    memset(F, 0, (size_t)s->m * MSD_FEATURES * sizeof *F);
+    for (int i = 0; i < s->m; i++) {
+        for (int64_t p = r->rowptr[i]; p < r->rowptr[i + 1]; p++)
+            F[(size_t)i * MSD_FEATURES + r->colind[p]] = r->val[p];
+        for (int q = 0; q < MSD_FEATURES; q++) {
+            lo[q] = fmin(lo[q], F[(size_t)i * MSD_FEATURES + q]);
+            hi[q] = fmax(hi[q], F[(size_t)i * MSD_FEATURES + q]);
+        }
+        b[i] = r->labels[i];
+    }
+    for (size_t k = 0; k < (size_t)s->m * MSD_FEATURES; k++) {
+        int q = (int)(k % MSD_FEATURES);
+        F[k] = hi[q] > lo[q] ? 2 * (F[k] - lo[q]) / (hi[q] - lo[q]) - 1 : 0.0;
+    }
+    ircg_svm_free(r);
+    return IRCG_OK;
+}
+
+/* F (m x 90) and b: the file's, or drawn. */
+static ircg_error msd_features(const ircg_synth_rows_spec *s, double **F, double **b,
+                               ircg_diag *diag)
 {
     *F = malloc((size_t)s->m * MSD_FEATURES * sizeof **F);
     *b = malloc((size_t)s->m * sizeof **b);
     if (!*F || !*b)
-        return -1;
-    if (s->features) {
-        memcpy(*F, s->features, (size_t)s->m * MSD_FEATURES * sizeof **F);
-        memcpy(*b, s->targets, (size_t)s->m * sizeof **b);
-        return 0;
-    }
+        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory for %d rows", s->m);
+    if (s->features_path)
+        return msd_file(s, *F, *b, diag);
     slv_rng gf, gu;
     slv_rng_seed(&gf, s->seed, ST_F);
     slv_rng_seed(&gu, s->seed, ST_U);
@@ -242,21 +278,21 @@ static int msd_features(const ircg_synth_rows_spec *s, double **F, double **b)
         }
         (*b)[i] = t + (s->noise > 0 ? s->noise * slv_rng_normal(&gf) : 0.0);
     }
-    return 0;
+    return IRCG_OK;
 }
 
 static ircg_error msd_rows(const ircg_synth_rows_spec *s, ircg_svm **out, ircg_diag *diag)
 {
-    if (s->features && !s->targets)
-        return slv_fail(diag, IRCG_ERR_INVALID, "/targets", "features need their targets");
     int32_t *feat = NULL;
     double *wt = NULL, *F = NULL, *b = NULL;
     ircg_svm *o = svm_alloc(s->m, s->n, (int64_t)s->m * s->n);
     ircg_error e = IRCG_OK;
-    if (!o || msd_mix(s->seed, s->n, &feat, &wt) != 0 || msd_features(s, &F, &b) != 0) {
+    if (!o || msd_mix(s->seed, s->n, &feat, &wt) != 0) {
         e = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory for %d x %d", s->m, s->n);
         goto done;
     }
+    if ((e = msd_features(s, &F, &b, diag)) != IRCG_OK)
+        goto done;
     o->rowptr[0] = 0;
     for (int i = 0; i < s->m; i++) {
         const double *f = F + (size_t)i * MSD_FEATURES;
