@@ -1,0 +1,509 @@
+/*
+ * bench_sto.c -- `make bench-stochastic` (issue 28): the stochastic methods
+ * against IR-CG on big finite sums.
+ *
+ *  1. The LIBSVM reader's throughput: the m = 1e6, n = 1e3 instance written
+ *     as a LIBSVM file and read back (1 and 2 threads, best of 2), checked
+ *     equal to what was written.
+ *  2. For least squares and logistic regression with m rows (1e6, 1e7) and
+ *     n columns (1e3, 1e5), 50 entries a row (ircg_synth_rows, shape
+ *     sparse), over the l2 ball of radius sqrt(n)/2 with f = 1/2||x||^2:
+ *     g* and f* by ircg_reference_compute (g is strongly convex here, so
+ *     its minimizer x* is unique and f* = f(x*)), then each method --
+ *     IR-CG with each step rule, IR-SCG and IR-FSCG with two batch sizes
+ *     each -- for a budget of seconds, recording the time at which x_t
+ *     first has g(x_t) - g* <= 1e-3 and 1e-5 of g(x_0) - g*, and
+ *     |f(x_t) - f*| <= 1e-2 f*.  g and f are evaluated by the benchmark
+ *     itself on a schedule of iterations (t = 1, then a factor 2^(1/4)),
+ *     a pass over the rows each, and that time is taken off the clock: the
+ *     times are those of the methods, certificates off (certify 0).  The
+ *     times are upper bounds at the schedule's granularity.
+ *  3. The follow-up paper's experiment on an instance of its shape: the
+ *     over-parameterized regression of `ircg example overparam-stochastic`
+ *     (534 + 534 rows of 730 features), IR-SCG and IR-FSCG for a budget:
+ *     iterations per second against the paper's counts in 4 minutes
+ *     (1,182,617 and 369,952), the final certified gaps, and the
+ *     convergence of g and f as a table (the plot's data).
+ *
+ * Options: --sizes 1e6,1e7  --cols 1e3,1e5  --problems ls,lr  --budget S
+ * (per method; 0: by size, 60 s at 1e6 and 300 s at 1e7)  --no-reader
+ * --no-followup  --no-instances  --followup-budget S  --tmp DIR.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "core/oracle.h"
+#include "ircg.h"
+#include "problems/logreg/lr.h"
+#include "problems/ls/ls.h"
+
+typedef struct opts {
+    char sizes[64], cols[64], problems[32], tmp[512];
+    double budget, fu_budget, fu_radius;
+    int reader, followup, instances;
+} opts;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double rss_mb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0;
+}
+
+/* --------------------------------------------------------- the reader -- */
+
+static int write_svm(const ircg_svm *s, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    setvbuf(f, NULL, _IOFBF, 1 << 22);
+    for (int i = 0; i < s->m; i++) {
+        fprintf(f, "%.17g", s->labels[i]);
+        for (int64_t p = s->rowptr[i]; p < s->rowptr[i + 1]; p++)
+            fprintf(f, " %d:%.17g", s->colind[p] + 1, s->val[p]);
+        fputc('\n', f);
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static int same_svm(const ircg_svm *a, const ircg_svm *b)
+{
+    return a->m == b->m && a->nnz == b->nnz &&
+           !memcmp(a->rowptr, b->rowptr, ((size_t)a->m + 1) * sizeof *a->rowptr) &&
+           !memcmp(a->colind, b->colind, (size_t)a->nnz * sizeof *a->colind) &&
+           !memcmp(a->val, b->val, (size_t)a->nnz * sizeof *a->val) &&
+           !memcmp(a->labels, b->labels, (size_t)a->m * sizeof *a->labels);
+}
+
+static int bench_reader(const opts *o)
+{
+    ircg_synth_rows_spec sp = {.shape = IRCG_SHAPE_SPARSE, .m = 1000000, .n = 1000,
+                               .nnz_row = 50, .noise = 0.5, .seed = 1};
+    ircg_svm *s = NULL, *r = NULL;
+    ircg_diag d = {0};
+    char path[600];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/bench.svm", o->tmp);
+    if (ircg_synth_rows(&sp, &s, &d) != IRCG_OK || write_svm(s, path) != 0 ||
+        stat(path, &st) != 0) {
+        fprintf(stderr, "bench_sto: reader: %s\n", d.message);
+        return -1;
+    }
+    double mb = (double)st.st_size / 1e6;
+    printf("\n## The LIBSVM reader\n\n%d rows, %lld entries (%%.17g values), %.0f MB\n\n"
+           "| threads | seconds | MB/s |\n|---|---|---|\n", s->m, (long long)s->nnz, mb);
+    for (int th = 1; th <= 2; th++) {
+        double best = 1e30;
+        for (int rep = 0; rep < 2; rep++) {
+            ircg_svm_options ro = {.threads = th};
+            double t0 = now();
+            if (ircg_svm_read_file(path, &ro, &r, &d) != IRCG_OK) {
+                fprintf(stderr, "bench_sto: %s\n", d.message);
+                return -1;
+            }
+            double t = now() - t0;
+            best = t < best ? t : best;
+            if (!same_svm(r, s))
+                fprintf(stderr, "bench_sto: the file read back differs from what was written\n");
+            ircg_svm_free(r);
+        }
+        printf("| %d | %.2f | %.0f |\n", th, best, mb / best);
+        fflush(stdout);
+    }
+    remove(path);
+    ircg_svm_free(s);
+    return 0;
+}
+
+/* ------------------------------------------------- the evaluation pass -- */
+
+typedef struct inst {
+    int logistic;
+    ircg_problem *pb;
+    const ls_data *d;  /* the problem's own data (internal) */
+    double g_opt, f_opt, g0;
+} inst;
+
+/* g(y): one pass over the rows. */
+static double g_of(const inst *in, const double *y)
+{
+    const ls_data *d = in->d;
+    double s = 0;
+    for (int i = 0; i < d->m; i++) {
+        double t = 0;
+        for (int64_t p = d->rowptr[i]; p < d->rowptr[i + 1]; p++)
+            t += d->val[p] * y[d->colind[p]];
+        s += in->logistic ? lr_loss(d->b[i] * t) : 0.5 * (t - d->b[i]) * (t - d->b[i]);
+    }
+    return s;
+}
+
+static double f_of(const double *y, int n)
+{
+    double s = 0;
+    for (int j = 0; j < n; j++)
+        s += 0.5 * y[j] * y[j];
+    return s;
+}
+
+/* ------------------------------------------------------------ the runs -- */
+
+typedef struct run {
+    const inst *in;
+    ircg_solver *sv;
+    double off;        /* seconds of evaluations, off the clock          */
+    double next_t;     /* the next iteration evaluated                   */
+    double t3, t5, tf; /* the methods' times to the targets (NaN: not)   */
+    int64_t iters;
+    double last_rel, last_frel, budget, clock0;
+} run;
+
+static int on_iter(void *user, const ircg_iter_info *it)
+{
+    run *r = user;
+    r->iters = it->t;
+    if ((double)it->t < r->next_t)
+        return 0;
+    while (r->next_t <= (double)it->t)
+        r->next_t *= 1.189207115002721; /* 2^(1/4) */
+    double e0 = now();
+    ircg_iterate *x = NULL;
+    if (ircg_solver_iterate(r->sv, IRCG_X, 0, &x) != IRCG_OK)
+        return 1;
+    double g = g_of(r->in, x->dense), f = f_of(x->dense, (int)x->dim);
+    ircg_iterate_free(x);
+    double t = it->elapsed - r->off; /* the method's own time so far */
+    r->last_rel = (g - r->in->g_opt) / (r->in->g0 - r->in->g_opt);
+    r->last_frel = fabs(f - r->in->f_opt) / r->in->f_opt;
+    if (isnan(r->t3) && r->last_rel <= 1e-3)
+        r->t3 = t;
+    if (isnan(r->t5) && r->last_rel <= 1e-5)
+        r->t5 = t;
+    if (isnan(r->tf) && r->last_frel <= 1e-2)
+        r->tf = t;
+    r->off += now() - e0;
+    /* done: every target met, or the method's budget spent */
+    return (!isnan(r->t5) && !isnan(r->tf)) || t > r->budget;
+}
+
+typedef struct method {
+    const char *label;
+    ircg_algorithm alg;
+    ircg_step_rule rule;
+    int64_t batch; /* > 0: that many rows; < 0: sqrt(m) / -batch */
+} method;
+
+static const method METHODS[] = {
+    {"IR-CG open loop", IRCG_ALG_IRCG, IRCG_STEP_OPEN_LOOP, 0},
+    {"IR-CG closed loop", IRCG_ALG_IRCG, IRCG_STEP_CLOSED_LOOP, 0},
+    {"IR-CG line search", IRCG_ALG_IRCG, IRCG_STEP_LINE_SEARCH, 0},
+    {"IR-SCG", IRCG_ALG_IRSCG, IRCG_STEP_OPEN_LOOP, 64},
+    {"IR-SCG", IRCG_ALG_IRSCG, IRCG_STEP_OPEN_LOOP, 4096},
+    {"IR-FSCG", IRCG_ALG_IRFSCG, IRCG_STEP_OPEN_LOOP, -4},
+    {"IR-FSCG", IRCG_ALG_IRFSCG, IRCG_STEP_OPEN_LOOP, -1},
+};
+#define N_METHODS (sizeof METHODS / sizeof METHODS[0])
+
+static const char *secs(char *buf, double t)
+{
+    if (isnan(t))
+        return "-";
+    snprintf(buf, 24, "%.3g", t);
+    return buf;
+}
+
+/* One method on the instance; its time to 1e-3 into *t3. */
+static void one_method(const inst *in, const method *me, double budget, double *t3)
+{
+    ircg_settings s;
+    ircg_settings_default(&s);
+    s.algorithm = me->alg;
+    s.step_rule = me->rule;
+    s.p = me->alg == IRCG_ALG_IRSCG ? 0.25 : 0.5;
+    s.max_iter = INT64_C(1) << 50;
+    s.time_limit = 20 * budget + 60; /* the callback stops it; a backstop */
+    s.certify = 0;
+    int64_t root = (int64_t)sqrt((double)in->d->m);
+    s.batch = me->alg == IRCG_ALG_IRCG ? 0 : me->batch > 0 ? me->batch : root / -me->batch;
+    run r = {.in = in, .next_t = 1, .t3 = NAN, .t5 = NAN, .tf = NAN, .budget = budget};
+    s.callback = on_iter;
+    s.callback_data = &r;
+    ircg_diag d = {0};
+    ircg_info info;
+    if (ircg_solver_new(in->pb, &s, &r.sv, &d) != IRCG_OK) {
+        fprintf(stderr, "bench_sto: %s: %s %s\n", me->label, d.field, d.message);
+        return;
+    }
+    ircg_solve(r.sv, &info);
+    char b[32] = "", x[3][24];
+    if (me->alg != IRCG_ALG_IRCG)
+        snprintf(b, sizeof b, " b=%lld%s", (long long)info.batch,
+                 me->alg == IRCG_ALG_IRFSCG ? " q=sqrt(m)" : "");
+    printf("| %s%s | %lld | %.1f | %.2e | %.2e | %s | %s | %s | %.3g |\n", me->label, b,
+           (long long)info.iterations, info.solve_seconds - r.off, r.last_rel, r.last_frel,
+           secs(x[0], r.t3), secs(x[1], r.t5), secs(x[2], r.tf),
+           (double)info.samples / (double)in->d->m);
+    fflush(stdout);
+    *t3 = r.t3;
+    ircg_solver_free(r.sv);
+}
+
+/* g* and f* by the deterministic reference (conditional gradient on g
+ * with the exact line search): g is strongly convex here, its minimizer
+ * unique, f* = f(x*). */
+static int reference(inst *in, double budget)
+{
+    ircg_reference_settings rs;
+    ircg_reference *ref = NULL;
+    ircg_diag d = {0};
+    ircg_reference_settings_default(&rs);
+    rs.tol = 1e-9 * in->g0;
+    rs.max_iter = 100000;
+    rs.time_limit = budget;
+    double t0 = now();
+    if (ircg_reference_compute(in->pb, &rs, &ref, &d) != IRCG_OK) {
+        fprintf(stderr, "bench_sto: reference: %s\n", d.message);
+        return -1;
+    }
+    ircg_reference_info ri;
+    ircg_reference_get_info(ref, &ri);
+    in->g_opt = ri.g_opt;
+    in->f_opt = ri.f_x;
+    printf("reference (CG, line search): g* = %.12g (certified gap %.2g = %.2g of g(x0) - g*), "
+           "f* = %.10g, %lld iterations, %.0f s\n", ri.g_opt, ri.gap,
+           ri.gap / (in->g0 - ri.g_opt), ri.f_x, (long long)ri.iterations, now() - t0);
+    ircg_reference_free(ref);
+    return 0;
+}
+
+static void bench_instance(const opts *o, int logistic, int m, int n)
+{
+    double budget = o->budget > 0 ? o->budget : m >= 5000000 ? 300 : 60, t0 = now();
+    ircg_synth_rows_spec sp = {.shape = IRCG_SHAPE_SPARSE, .m = m, .n = n, .nnz_row = 50,
+                               .noise = 0.5, .logistic = logistic, .seed = 1};
+    ircg_svm *s = NULL;
+    ircg_diag d = {0};
+    inst in = {.logistic = logistic};
+    printf("\n## %s, m = %d, n = %d, 50 entries a row, l2 ball of radius sqrt(n)/2, "
+           "f = 1/2||x||^2\n\n", logistic ? "Logistic regression" : "Least squares", m, n);
+    if (ircg_synth_rows(&sp, &s, &d) != IRCG_OK) {
+        fprintf(stderr, "bench_sto: %s\n", d.message);
+        return;
+    }
+    double tg = now() - t0;
+    ircg_ls_data ld = {.m = s->m, .n = s->n, .A_rowptr = s->rowptr, .A_colind = s->colind,
+                       .A_val = s->val, .b = s->labels};
+    ircg_outer half = {.kind = IRCG_OUTER_HALF_NORM_SQ};
+    ircg_domain dom = {IRCG_DOMAIN_L2_BALL, 0.5 * sqrt((double)n), 0, 0};
+    t0 = now();
+    ircg_error e = logistic ? ircg_problem_logistic(&ld, &half, &dom, &in.pb, &d)
+                            : ircg_problem_least_squares(&ld, &half, &dom, &in.pb, &d);
+    ircg_svm_free(s); /* the problem holds its copy */
+    if (e != IRCG_OK) {
+        fprintf(stderr, "bench_sto: problem: %s\n", d.message);
+        return;
+    }
+    in.d = in.pb->data;
+    double *x0 = calloc((size_t)n, sizeof *x0);
+    in.g0 = g_of(&in, x0);
+    free(x0);
+    printf("generated in %.1f s, problem built in %.1f s (L_g included), peak RSS %.0f MB\n",
+           tg, now() - t0, rss_mb());
+    if (reference(&in, 4 * budget) != 0)
+        goto done;
+    printf("\nbudget %.0f s a method (its own time: the evaluations below are off the clock)"
+           "\n\n| method | iterations | seconds | (g - g*)/(g0 - g*) | |f - f*|/f* | "
+           "t(1e-3) s | t(1e-5) s | t(f 1e-2) s | samples/m |\n"
+           "|---|---|---|---|---|---|---|---|---|\n", budget);
+    double best_det = INFINITY, best_sto = INFINITY;
+    for (size_t k = 0; k < N_METHODS; k++) {
+        double t3 = NAN;
+        one_method(&in, &METHODS[k], budget, &t3);
+        double *best = METHODS[k].alg == IRCG_ALG_IRCG ? &best_det : &best_sto;
+        *best = isnan(t3) ? *best : fmin(*best, t3);
+    }
+    printf("\ninner gap 1e-3: best deterministic %.3g s, best stochastic %.3g s: %s\n",
+           best_det, best_sto,
+           isinf(best_sto) ? "no stochastic method reached it"
+           : isinf(best_det) ? "no deterministic rule reached it within its budget"
+                             : best_det / best_sto >= 5 ? "the stochastic one is >= 5x sooner"
+                                                        : "the stochastic one is < 5x sooner");
+    if (isfinite(best_det) && isfinite(best_sto))
+        printf("speedup %.2fx\n", best_det / best_sto);
+done:
+    ircg_problem_free(in.pb);
+}
+
+/* ------------------------------------------------- the follow-up paper -- */
+
+typedef struct fu_rec {
+    int n;
+    int64_t t[64];
+    double el[64], gx[64], fz[64], flo[64];
+} fu_rec;
+
+static int fu_keep(void *user, const ircg_iter_info *it)
+{
+    fu_rec *r = user;
+    if (it->certified == 1 && r->n < 64) {
+        r->t[r->n] = it->t;
+        r->el[r->n] = it->elapsed;
+        r->gx[r->n] = it->inner_gap_z;
+        r->fz[r->n] = it->f_z;
+        r->flo[r->n] = it->f_lower;
+        r->n++;
+    }
+    return 0;
+}
+
+/* The instance of `ircg example overparam-stochastic`: 534 training and
+ * 534 validation rows of 730 features, the l1 ball of radius
+ * 1.5 ||A^+ b||_1 = 780 (rounded up, as the example computes it). */
+static void bench_followup(const opts *o)
+{
+    double *A = NULL, *b = NULL;
+    ircg_diag d = {0};
+    int m = 534, n = 730;
+    if (ircg_synth_least_squares(2 * m, n, 0.1, 1, &A, &b, &d) != IRCG_OK)
+        return;
+    ircg_ls_data tr = {.m = m, .n = n, .A_dense = A, .b = b};
+    ircg_ls_data va = {.m = m, .n = n, .A_dense = A + (size_t)m * n, .b = b + m};
+    ircg_outer ov = {.kind = IRCG_OUTER_VALIDATION, .val = &va};
+    ircg_domain dom = {IRCG_DOMAIN_L1_BALL, o->fu_radius, 0, 0};
+    ircg_problem *pb = NULL;
+    if (ircg_problem_least_squares(&tr, &ov, &dom, &pb, &d) != IRCG_OK) {
+        fprintf(stderr, "bench_sto: follow-up: %s\n", d.message);
+        goto done;
+    }
+    printf("\n## The follow-up's over-parameterized regression, on an instance of its shape\n\n"
+           "534 training and 534 validation rows of 730 features (1068 x 730 in the paper), "
+           "the l1 ball of radius %g, the validation loss outside; %.0f s a method "
+           "(certificates at powers of 2, in the time)\n\n"
+           "| method | iterations | it/s | in 240 s | the paper's in 240 s | inner gap z | "
+           "f(z) - f_lower |\n|---|---|---|---|---|---|---|\n",
+           o->fu_radius, o->fu_budget);
+    static const struct { const char *label; ircg_algorithm alg; double p, paper; } M[] = {
+        {"IR-SCG (b = 1)", IRCG_ALG_IRSCG, 0.25, 1182617},
+        {"IR-FSCG (b = q = 23)", IRCG_ALG_IRFSCG, 0.5, 369952}};
+    fu_rec rec[2];
+    for (int k = 0; k < 2; k++) {
+        ircg_settings s;
+        ircg_solver *sv = NULL;
+        ircg_info in;
+        ircg_settings_default(&s);
+        s.algorithm = M[k].alg;
+        s.p = M[k].p;
+        s.max_iter = INT64_C(1) << 50;
+        s.time_limit = o->fu_budget;
+        rec[k].n = 0;
+        s.callback = fu_keep;
+        s.callback_data = &rec[k];
+        if (ircg_solver_new(pb, &s, &sv, &d) != IRCG_OK || ircg_solve(sv, &in) != IRCG_OK) {
+            fprintf(stderr, "bench_sto: follow-up: %s\n", d.message);
+            ircg_solver_free(sv);
+            continue;
+        }
+        double rate = (double)in.iterations / in.solve_seconds;
+        printf("| %s | %lld | %.0f | %.0f | %.0f | %.3g | %.3g |\n", M[k].label,
+               (long long)in.iterations, rate, 240 * rate, M[k].paper, in.inner_gap_z,
+               in.outer_gap_z);
+        ircg_solver_free(sv);
+    }
+    printf("\nconvergence (certified, at t = 2^k): t, seconds, inner gap of z, f(z), f_lower\n\n"
+           "| t | IR-SCG s | IR-SCG gap | IR-SCG f(z) | IR-FSCG s | IR-FSCG gap | IR-FSCG f(z) |"
+           "\n|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < rec[0].n || i < rec[1].n; i++) {
+        printf("| %lld |", (long long)(i < rec[0].n ? rec[0].t[i] : rec[1].t[i]));
+        for (int k = 0; k < 2; k++) {
+            if (i < rec[k].n)
+                printf(" %.3g | %.3g | %.6g |", rec[k].el[i], rec[k].gx[i], rec[k].fz[i]);
+            else
+                printf(" | | |");
+        }
+        printf("\n");
+    }
+done:
+    ircg_problem_free(pb);
+    free(A);
+    free(b);
+}
+
+/* ------------------------------------------------------------- main -- */
+
+static int has(const char *list, const char *item)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (!strcmp(t, item))
+            return 1;
+    return 0;
+}
+
+static int parse(int argc, char **argv, opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--no-reader"))
+            o->reader = 0;
+        else if (!strcmp(a, "--no-followup"))
+            o->followup = 0;
+        else if (!strcmp(a, "--no-instances"))
+            o->instances = 0;
+        else if (!v)
+            return -1;
+        else if (!strcmp(a, "--sizes"))
+            snprintf(o->sizes, sizeof o->sizes, "%s", argv[++i]);
+        else if (!strcmp(a, "--cols"))
+            snprintf(o->cols, sizeof o->cols, "%s", argv[++i]);
+        else if (!strcmp(a, "--problems"))
+            snprintf(o->problems, sizeof o->problems, "%s", argv[++i]);
+        else if (!strcmp(a, "--tmp"))
+            snprintf(o->tmp, sizeof o->tmp, "%s", argv[++i]);
+        else if (!strcmp(a, "--budget"))
+            o->budget = atof(argv[++i]);
+        else if (!strcmp(a, "--followup-budget"))
+            o->fu_budget = atof(argv[++i]);
+        else
+            return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    opts o = {.sizes = "1e6,1e7", .cols = "1e3,1e5", .problems = "ls,lr", .tmp = "build",
+              .reader = 1, .followup = 1, .instances = 1, .fu_budget = 60, .fu_radius = 780};
+    if (parse(argc, argv, &o) != 0) {
+        fprintf(stderr, "usage: bench_sto [--sizes 1e6,1e7] [--cols 1e3,1e5] [--problems ls,lr]"
+                " [--budget S] [--followup-budget S] [--tmp DIR] [--no-reader] "
+                "[--no-followup] [--no-instances]\n");
+        return 64;
+    }
+    printf("# bench-stochastic (issue 28)\n");
+    if (o.reader && bench_reader(&o) != 0)
+        return 1;
+    if (o.followup)
+        bench_followup(&o);
+    static const char *const SIZES[] = {"1e6", "1e7"}, *const COLS[] = {"1e3", "1e5"};
+    for (int lg = 0; o.instances && lg < 2; lg++)
+        for (int a = 0; a < 2; a++)
+            for (int c = 0; c < 2; c++)
+                if (has(o.problems, lg ? "lr" : "ls") && has(o.sizes, SIZES[a]) &&
+                    has(o.cols, COLS[c]))
+                    bench_instance(&o, lg, (int)atof(SIZES[a]), (int)atof(COLS[c]));
+    return 0;
+}
