@@ -179,8 +179,9 @@ double ls_f_curvature(const ls_data *d, const double *y1, const double *y0,
                       const double *q1, const double *q0);
 
 /* An upper bound of ||A||_2^2: the eigenvalues of the smaller Gram matrix
- * (LAPACK) when min(m, n) is moderate, else the least of ||A||_F^2,
- * ||A||_1 ||A||_inf and ls_norm2_sq_lanczos. */
+ * (LAPACK) when min(m, n) is moderate (a CSR A of at most 2000 columns
+ * too, its A'A summed row by row, however many rows), else the least of
+ * ||A||_F^2, ||A||_1 ||A||_inf and ls_norm2_sq_lanczos. */
 ircg_error ls_norm2_sq(const ls_data *d, double *out);
 /* Lanczos on A'A from a random start: an upper bound of ||A||_2^2 with
  * probability 1 - 1e-10, at most 1% above it (see the definition). */
