@@ -387,11 +387,12 @@ static void check_cap(sp_ctx *c, const sp_ls *ls)
     int64_t cap = c->opt->max_elements, rows = (int64_t)ls->tr.m + ls->m_val;
     int64_t a_row = ls->shape == IRCG_SHAPE_SPARSE ? ls->nnz_row
                     : ls->shape == IRCG_SHAPE_ADULT ? 14 : ls->tr.n;
-    if (cap > 0 && rows * a_row > cap)
+    int64_t entries = rows * a_row;
+    if (cap > 0 && entries > cap)
         sp_err(c, DP, "too large: (m + m_val) * %s = %lld > limit %lld",
                ls->shape == IRCG_SHAPE_SPARSE ? "nnz_row" : ls->shape == IRCG_SHAPE_ADULT
                                                                 ? "14" : "n",
-               (long long)(rows * a_row), (long long)cap);
+               (long long)entries, (long long)cap);
 }
 
 /* "features_path" (shape msd): the first m + m_val rows of a LIBSVM file

@@ -295,10 +295,23 @@ TEST(sto, same_seed_same_run_whatever_the_threads)
         REQUIRE(xa && xb && za && zb);
         CHECK(same_vec(xa, xb, d.n));
         CHECK(same_vec(za, zb, d.n));
-        /* another seed, another run */
-        ircg_solver *c = sto_solver(pb, (ircg_algorithm)alg, 150, 4, 10, 1);
-        REQUIRE(c);
-        ircg_solver_settings(c)->seed = 12;
+        /* another seed, another run (the seed is read when the solver is
+         * made: its stream is part of the state) */
+        ircg_settings st;
+        ircg_solver *c = NULL;
+        ircg_settings_default(&st);
+        st.algorithm = (ircg_algorithm)alg;
+        st.max_iter = 150;
+        st.batch = 4;
+        st.q = 10;
+        st.seed = 12;
+        st.p = alg == IRCG_ALG_IRSCG ? 0.25 : 0.5;
+        REQUIRE(ircg_solver_new(pb, &st, &c, NULL) == IRCG_OK);
+        REQUIRE(ircg_solve(c, NULL) == IRCG_OK);
+        double *xc = iterate_of(c, IRCG_X);
+        REQUIRE(xc);
+        CHECK(!same_vec(xa, xc, d.n));
+        free(xc);
         ircg_solver_free(c);
         free(xa);
         free(xb);
@@ -444,6 +457,11 @@ TEST(sto, continue_refuses_another_batch)
     ircg_solver *e = sto_solver(pb, IRCG_ALG_IRFSCG, 10, 4, 7, 1);
     REQUIRE(e);
     CHECK(ircg_solver_restore_as(e, blob, len, IRCG_RESTORE_AFRESH, &dg) == IRCG_OK);
+    /* the stream's four words (before x_{t-1}, G, F at the end) all zero:
+     * xoshiro's fixed point, whose draws by rejection would never end */
+    memset((unsigned char *)blob + len - 3 * 20 * 8 - 32, 0, 32);
+    CHECK(ircg_solver_restore_as(a, blob, len, IRCG_RESTORE_CONTINUE, &dg) == IRCG_ERR_INVALID);
+    CHECK(strstr(dg.message, "dead stream") != NULL);
     free(blob);
     ircg_solver_free(a);
     ircg_solver_free(b);

@@ -114,9 +114,9 @@ static ircg_error sto_init(ircg_solver *sv, ircg_diag *diag)
     st->idx = malloc((size_t)st->batch * sizeof *st->idx);
     sv->alg_state = st;
     if (!st->xprev || !st->G || !st->F || !st->c || !st->idx) {
+        long long b = (long long)st->batch;
         sto_fini(sv);
-        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory for a batch of %lld rows",
-                        (long long)st->batch);
+        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory for a batch of %lld rows", b);
     }
     memcpy(st->xprev, so->point(sv->ws, IRCG_X), n * sizeof(double));
     return IRCG_OK;
@@ -288,6 +288,8 @@ static ircg_error sto_restore(ircg_solver *sv, slv_rbuf *r, ircg_restore_mode mo
         rng.s[i] = slv_rbuf_u64(r);
     if (r->failed || h[0] != st->fscg || h[1] != st->n || h[2] != st->m || h[3] != st->mf)
         return corrupt(diag, "does not match this problem");
+    if ((rng.s[0] | rng.s[1] | rng.s[2] | rng.s[3]) == 0) /* xoshiro's fixed point: */
+        return corrupt(diag, "has a dead stream"); /* its draws would never end */
     if (mode != IRCG_RESTORE_AFRESH && (h[4] != st->batch || h[5] != st->q))
         return slv_fail(diag, IRCG_ERR_INVALID, h[4] != st->batch ? "/batch" : "/q",
                         "the state was made with batch %lld and q %lld, this solver has "

@@ -14,6 +14,7 @@
  * error never depend on the number of threads or ranges.  Numbers follow
  * the readers' rules (slv_parse_decimal: decimal, finite).
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,12 +115,12 @@ static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* The common number [+-]digits[.digits], ended by a blank or the end, in
- * one pass: *out and its end in *stop, exactly what slv_parse_decimal
- * gives it (the same Clinger fast path on the same m and exponent); 0 for
- * anything else (an exponent, more than 19 significant digits, 64
- * characters or more, not a number), which the caller hands to
- * slv_parse_decimal. */
+/* The common number [+-]digits[.digits][(e|E)[+-]digits], ended by a
+ * blank or the end, in one pass: *out and its end in *stop, exactly what
+ * slv_parse_decimal gives it (the same Clinger fast path on the same m and
+ * exponent); 0 for anything else (more than 19 significant digits, m above
+ * 2^53, an exponent beyond 10^+-22, 64 characters or more, not a number),
+ * which the caller hands to slv_parse_decimal. */
 static int fast_number(const char *p, const char *end, double *out, const char **stop)
 {
     const char *s = p;
@@ -146,10 +147,21 @@ static int fast_number(const char *p, const char *end, double *out, const char *
         m = m * 10 + d;
         e10 -= frac;
     }
+    if (p < end && (*p == 'e' || *p == 'E')) { /* a short exponent */
+        int eneg = 0, ed = 0, ev = 0;
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            eneg = *p++ == '-';
+        for (; p < end && *p >= '0' && *p <= '9' && ed < 4; p++, ed++)
+            ev = ev * 10 + (*p - '0');
+        if (ed == 0 || ed == 4)
+            return 0;
+        e10 += eneg ? -ev : ev;
+    }
     if (mant == 0 || (p < end && !blank(*p)) || p - s >= 64 || m > (UINT64_C(1) << 53) ||
-        e10 < -22)
+        e10 < -22 || e10 > 22)
         return 0;
-    double x = m == 0 ? 0.0 : (double)m / POW10[-e10];
+    double x = m == 0 ? 0.0 : e10 < 0 ? (double)m / POW10[-e10] : (double)m * POW10[e10];
     *out = neg ? -x : x;
     *stop = p;
     return 1;
@@ -534,6 +546,7 @@ ircg_error ircg_svm_probe_buffer(const char *buf, size_t len, const ircg_svm_opt
     ircg_error e = run(buf, n, &o, 0, 0, &s, &stopped, diag);
     if (e)
         return e;
+    assert(s != NULL); /* run() gives the rows whenever it succeeds */
     *out = (ircg_svm_probe){.bytes = (int64_t)len, .rows = s->m, .nnz = s->nnz,
                             .n_cols = s->n, .complete = !stopped && n == len};
     ircg_svm_free(s);
