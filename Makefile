@@ -298,7 +298,7 @@ data-local:
 # IRCG_BUILD_DIR lets the tests find the daemon, the CLI and build/data.
 # IRCG_SAN: the sanitizer flags, for what the tests compile themselves.
 test: all data-local
-	IRCG_BUILD_DIR=$(abspath $(BUILD)) IRCG_SAN="$(SAN)" OPENBLAS_NUM_THREADS=1 ./$(RUN_TESTS) $(T)
+	IRCG_BUILD_DIR=$(abspath $(BUILD)) IRCG_DATA_DIR=$(DATA_DIR) IRCG_SAN="$(SAN)" OPENBLAS_NUM_THREADS=1 ./$(RUN_TESTS) $(T)
 
 # The numerical suites again under several OpenBLAS kernel sets
 # (tests/tools/kernels.sh): a tolerance must hold on any CPU's kernels.

@@ -92,21 +92,6 @@ store_rc jr_must(run_ctx *c, jr_write_fn op, const void *arg, const char *what)
 
 /* --------------------------------------------------------- the trace -- */
 
-static store_trace_row to_row(const ircg_iter_info *it)
-{
-    store_trace_row r = {
-        .iteration = it->t, .elapsed = it->elapsed, .sigma = it->sigma,
-        .alpha = it->alpha, .g_x = it->g_x, .f_x = it->f_x, .g_z = it->g_z,
-        .f_z = it->f_z, .gap = it->gap, .g_gap_x = it->g_gap_x,
-        .g_gap_z = it->g_gap_z, .lmo_seconds = it->lmo_seconds,
-        .lmo_matvecs = it->lmo_matvecs, .top_sv = it->top_sv, .rank = it->rank,
-        .lmo_converged = it->lmo_converged, .backtracks = it->backtracks,
-        .proj_full = it->proj_full, .lambda = it->lambda, .certified = it->certified,
-        .inner_gap_x = it->inner_gap_x, .inner_gap_z = it->inner_gap_z,
-        .g_lower = it->g_lower, .f_lower = it->f_lower,
-    };
-    return r;
-}
 
 /* One append of the whole backlog; emptied when it went through, and when
  * the store refused it for good (a lost claim: the rows belong to nobody). */
@@ -181,7 +166,7 @@ static void record(run_ctx *c, const ircg_iter_info *it)
         c->gap = 1;
         return;
     }
-    c->rows[c->nrows++] = to_row(it);
+    c->rows[c->nrows++] = srv_trace_row(it);
     c->last_recorded = it->t;
 }
 

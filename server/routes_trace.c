@@ -19,21 +19,6 @@
 #define BATCH 2048 /* whole chunks of the store (256 rows each) */
 #define PAGE_MAX 100000
 
-static ircg_iter_info row_to_info(const store_trace_row *row)
-{
-    ircg_iter_info it = {
-        .t = row->iteration, .elapsed = row->elapsed, .sigma = row->sigma,
-        .alpha = row->alpha, .g_x = row->g_x, .f_x = row->f_x, .g_z = row->g_z,
-        .f_z = row->f_z, .gap = row->gap, .g_gap_x = row->g_gap_x,
-        .g_gap_z = row->g_gap_z, .lmo_seconds = row->lmo_seconds,
-        .lmo_matvecs = row->lmo_matvecs, .top_sv = row->top_sv, .rank = row->rank,
-        .lmo_converged = row->lmo_converged, .backtracks = row->backtracks,
-        .proj_full = row->proj_full, .lambda = row->lambda, .certified = row->certified,
-        .inner_gap_x = row->inner_gap_x, .inner_gap_z = row->inner_gap_z,
-        .g_lower = row->g_lower, .f_lower = row->f_lower,
-    };
-    return it;
-}
 
 static int wants_csv(srv_req *r)
 {
@@ -74,7 +59,7 @@ static int add_rows(api_buf *b, const store_trace_row *rows, size_t n, int csv, 
 {
     char line[2048];
     for (size_t i = 0; i < n; i++) {
-        ircg_iter_info it = row_to_info(&rows[i]);
+        ircg_iter_info it = srv_trace_info(&rows[i]);
         int k = csv ? api_trace_csv_row(line, sizeof line, &it)
                     : api_trace_json_row(line, sizeof line, &it);
         if (k <= 0 || (size_t)k >= sizeof line)

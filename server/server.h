@@ -290,6 +290,10 @@ typedef struct srv_worker_ctl {
 enum { SRV_STOP_NONE = 0, SRV_STOP_USER = 1, SRV_STOP_SHUTDOWN = 2,
        SRV_STOP_LOST = 3 /* the store says another run owns the job now */ };
 
+/* trace_row.c: an iteration's report as the store's row, and back. */
+store_trace_row srv_trace_row(const ircg_iter_info *it);
+ircg_iter_info srv_trace_info(const store_trace_row *r);
+
 /* job_run.c: run one claimed job to its end (finish or requeue). */
 void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job);
 void srv_worker_stop(srv_worker_ctl *ctl, int reason);

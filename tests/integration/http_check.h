@@ -40,8 +40,9 @@ void hc_check_same_run(const char *db, const char *id, const char *spec, int64_t
 
 /* a and b (JSON documents) are the same: the same members in the same
  * order, strings and literals equal, every number the same double to the
- * bit; members of the top-level object named in `skip` (NULL-terminated,
- * or NULL) are not compared.  1 if so; else 0 with the path of the first
+ * bit; members named in `skip` (NULL-terminated, or NULL) are not
+ * compared: a name alone for a member of the top-level object, a path
+ * ("certificate/count") for one below.  1 if so; else 0 with the path of the first
  * difference in why. */
 int hc_json_same(const cJSON *a, const cJSON *b, const char *const *skip, char *why,
                  size_t n);

@@ -132,7 +132,8 @@ TEST(http_warm, continue_equals_one_long_run)
      * own", SPEC.md), the factored and the dense iterates included */
     static const char *const own[] = {"setup_seconds", "solve_seconds", "lmo_seconds",
                                       "lmo_matvecs", "lmo_unconverged", "omega_passes",
-                                      "omega_bytes", NULL};
+                                      "omega_bytes", "certificate/count",
+                                      "certificate/seconds", NULL};
     cJSON *xa = hu_result(&d, a), *xc = hu_result(&d, c);
     REQUIRE(xa && xc);
     CHECK(num(xc, "iterations") == 200);

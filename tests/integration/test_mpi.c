@@ -429,7 +429,8 @@ TEST(mpi, resume_goes_on_bit_for_bit)
     NEED_MPI();
     static const char *const own[] = {"setup_seconds", "solve_seconds", "lmo_seconds",
                                       "lmo_matvecs", "lmo_unconverged", "omega_passes",
-                                      "omega_bytes", NULL};
+                                      "omega_bytes", "certificate/count",
+                                      "certificate/seconds", NULL};
     const char *syn = "{\"source\": \"synthetic\", \"n_rows\": 3000, \"n_cols\": 800, "
                       "\"n_ratings\": 120000, \"seed\": 5}";
     char *s60 = tcli_tmp("mpi_res60.json"), *s30 = tcli_tmp("mpi_res30.json");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "study/scale.h"
+#include "test_num.h"
 
 /* ex_round_up of the CLI's examples: up to 2 significant digits. */
 static double round_up2(double x)
@@ -221,12 +222,80 @@ static int make_ls(sc_inst *s, int m, int n, int mv, double noise, uint64_t seed
     return 1;
 }
 
-int sc_make(sc_inst *s, sc_kind kind, const char *ratings)
+/* The breast-cancer features as Bisec-BiO builds its over-parameterized
+ * regression: the 30 features scaled to [-1, 1], an intercept, and n - 1
+ * columns each a combination of 10 features with U(-1, 1) weights; rows
+ * in a fixed random order, the first m train (labels +-1 the targets),
+ * the next mv validate. */
+static int cancer_make(sc_inst *s, const char *csv, int m, int n, int mv)
+{
+    FILE *fp = csv ? fopen(csv, "r") : NULL;
+    int rows = 0, feats = 0;
+    char head[128];
+    if (!fp || !fgets(head, sizeof head, fp) || sscanf(head, "%d,%d", &rows, &feats) != 2 ||
+        feats != 30 || rows < m + mv) {
+        if (fp)
+            fclose(fp);
+        fprintf(stderr, "study scale: %s: not the breast-cancer CSV\n", csv ? csv : "(none)");
+        return 0;
+    }
+    double *X = malloc((size_t)rows * 31 * sizeof *X), lo[30], hi[30];
+    int ok = X != NULL;
+    for (int i = 0; ok && i < rows; i++)
+        for (int j = 0; ok && j < 31; j++)
+            ok = fscanf(fp, j ? ",%lf" : "%lf", &X[i * 31 + j]) == 1;
+    fclose(fp);
+    for (int j = 0; ok && j < 30; j++) {
+        lo[j] = hi[j] = X[j];
+        for (int i = 1; i < rows; i++)
+            lo[j] = fmin(lo[j], X[i * 31 + j]), hi[j] = fmax(hi[j], X[i * 31 + j]);
+    }
+    uint64_t seed = 2024;
+    int *perm = malloc((size_t)rows * sizeof *perm);
+    double *W = calloc((size_t)30 * n, sizeof *W);
+    s->A = malloc((size_t)(m + mv) * n * sizeof *s->A);
+    s->b = malloc((size_t)(m + mv) * sizeof *s->b);
+    ok = ok && perm && W && s->A && s->b;
+    for (int i = 0; ok && i < rows; i++)
+        perm[i] = i;
+    for (int i = rows - 1; ok && i > 0; i--) { /* Fisher-Yates */
+        int k = (int)((0.5 + 0.5 * test_urand(&seed)) * (i + 1)) % (i + 1), t = perm[i];
+        perm[i] = perm[k], perm[k] = t;
+    }
+    for (int c = 1; ok && c < n; c++) /* 10 distinct features a column */
+        for (int got = 0; got < 10;) {
+            int f = (int)((0.5 + 0.5 * test_urand(&seed)) * 30) % 30;
+            if (W[f * n + c] != 0)
+                continue;
+            W[f * n + c] = test_urand(&seed);
+            got += W[f * n + c] != 0;
+        }
+    for (int r = 0; ok && r < m + mv; r++) {
+        const double *x = X + (size_t)perm[r] * 31;
+        double *a = s->A + (size_t)r * n;
+        a[0] = 1;
+        for (int c = 1; c < n; c++) {
+            double v = 0;
+            for (int f = 0; f < 30; f++)
+                v += W[f * n + c] * (2 * (x[f] - lo[f]) / (hi[f] - lo[f]) - 1);
+            a[c] = v;
+        }
+        s->b[r] = x[30] > 0.5 ? 1 : -1;
+    }
+    free(X), free(perm), free(W);
+    s->m = m, s->n = n, s->mv = mv;
+    s->Av = s->A + (size_t)m * n;
+    s->bv = s->b + m;
+    return ok;
+}
+
+int sc_make(sc_inst *s, sc_kind kind, const char *file)
 {
     static const char *const NAMES[SC_NKIND] = {
         "least-norm", "overparam-regression", "logistic", "portfolio",
-        "synthetic-movielens", "paper-movielens"};
-    double x[256];
+        "synthetic-movielens", "paper-movielens", "breast-cancer"};
+    const char *ratings = kind == SC_MC_PAPER ? file : NULL;
+    double x[256] = {0};
     memset(s, 0, sizeof *s);
     s->kind = kind;
     s->name = NAMES[kind];
@@ -311,6 +380,17 @@ int sc_make(sc_inst *s, sc_kind kind, const char *ratings)
         s->fstar_from = "the unique inner solution (certified): f(-delta u v') at g_opt";
         break;
     }
+    case SC_CANCER:
+        ok = cancer_make(s, file, 20, 120, 200) && overparam_fstar(s, x, &s->fstar);
+        if (ok) { /* a ball 1.5 times the solution's l1 norm: it does not bind */
+            double x1 = 0;
+            for (int j = 0; j < 120; j++)
+                x1 += fabs(x[j]);
+            s->dom = (ircg_domain){.kind = IRCG_DOMAIN_L1_BALL, .radius = round_up2(1.5 * x1)};
+        }
+        s->fstar_from = "closed form: the validation least squares on {A x = b} (LAPACK), "
+                        "inside the l1 ball";
+        break;
     default:
         break;
     }
@@ -443,6 +523,7 @@ int sc_solve(const sc_inst *s, double c, double varsigma, ircg_step_rule rule,
     out->ran = in.iterations;
     out->inner_rel = in.inner_gap_x / fmax(in.g_x0 - in.g_upper, 0.0);
     out->outer_rel = fabs(in.f_x / w.fscale - s->fstar) / (w.ftol * 1e3);
+    out->outer_signed = (in.f_x / w.fscale - s->fstar) / (w.ftol * 1e3);
     rc = 0;
 done:
     ircg_solver_free(sv);

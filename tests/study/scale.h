@@ -26,6 +26,9 @@ typedef enum sc_kind {
                        returns outside (f varies on the inner solutions)  */
     SC_MC_SYNTH,    /* ... synthetic-movielens (small)                     */
     SC_MC_PAPER,    /* the paper's instance: MovieLens 1M ratings, delta 5 */
+    SC_CANCER,      /* over-parameterized l1 regression on real features
+                       (breast cancer, Debian's python3-sklearn): 20
+                       training rows, 120 columns as in Bisec-BiO        */
     SC_NKIND
 } sc_kind;
 
@@ -42,10 +45,12 @@ typedef struct sc_inst {
     double delta;
 } sc_inst;
 
-/* The instance at scale 1 with its f* (ratings: the MovieLens 1M file for
- * SC_MC_PAPER, NULL otherwise).  0 on success, -1 (with a message to
- * stderr) when it cannot be made. */
-int sc_make(sc_inst *s, sc_kind kind, const char *ratings);
+/* The instance at scale 1 with its f* (file: the MovieLens 1M ratings for
+ * SC_MC_PAPER, the breast-cancer CSV for SC_CANCER, NULL otherwise).  0
+ * on success, -1 (with a message to stderr) when it cannot be made. */
+int sc_make(sc_inst *s, sc_kind kind, const char *file);
+/* Where Debian's python3-sklearn keeps the breast-cancer data. */
+#define SC_CANCER_CSV "/usr/lib/python3/dist-packages/sklearn/datasets/data/breast_cancer.csv"
 void sc_free(sc_inst *s);
 /* The problem at scale c of g (owned by the caller). */
 ircg_problem *sc_problem(const sc_inst *s, double c);
@@ -55,6 +60,7 @@ typedef struct sc_run {
     double seconds;     /* solve time up to it                               */
     double varsigma;    /* the absolute varsigma used                        */
     double inner_rel, outer_rel; /* at the end of the run                    */
+    double outer_signed;         /* (f - f*) / |f*| at the end               */
     int64_t ran;        /* iterations run                                    */
 } sc_run;
 

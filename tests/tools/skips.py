@@ -52,7 +52,7 @@ def holds(kind, arg):
         have = cap_eff() >> CAPS[arg] & 1
         return not have, ("has " if have else "lacks ") + "CAP_" + arg.upper()
     if kind == "no-movielens":
-        data = os.environ.get("IRCG_DATA_DIR") or "../shared/data"
+        data = os.environ.get("IRCG_DATA_DIR") or os.environ.get("DATA_DIR") or ""
         path = os.path.join(data, MOVIELENS[arg])
         there = os.path.exists(path)
         return not there, path + (" is present" if there else " is absent")

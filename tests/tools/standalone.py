@@ -85,7 +85,9 @@ def findings(root, path):
     for lineno, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
         for rx, why in RULES:
             m = rx.search(line)
-            if m:
+            # CI's own script may name where CI's machines keep their local
+            # copy of the data (beside the checkout): it sends no reader there
+            if m and not (path == ".ci/run" and why == RULES[0][1]):
                 yield f"{path}:{lineno}: {why}: {m.group(0)}"
         if path.endswith(".md"):
             for m in LINK.finditer(line):

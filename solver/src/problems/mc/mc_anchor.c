@@ -85,7 +85,8 @@ static double gram_fro2(const mc_data *d)
     size_t len = (size_t)d->p * (size_t)nb;
     double *T = malloc(len * sizeof *T), *TA = neg ? malloc(len * sizeof *TA) : NULL;
     /* a rank without the memory stops them all: the sums are collective */
-    if (slv_comm_sum1(d->comm, !T || (neg && !TA)) > 0) {
+    int none = !T || (neg && !TA);
+    if (slv_comm_sum1(d->comm, none) > 0 || none) {
         free(T);
         free(TA);
         return NAN;

@@ -101,19 +101,24 @@ static double norm2_cols(const mc_data *d, const double *x)
 }
 
 /* A bound of || |P| |K| |Q'| ||_F and of |a0| d0 sqrt(m0) for the side:
- * the size of the factors' products, which bounds their rounding. */
+ * the size of the factors' products, which bounds their rounding.  From
+ * P, Q and K themselves, which a checkpoint restores bit for bit (the
+ * Gram matrices are rebuilt then, to other bits), so that a continued run
+ * bounds as the uninterrupted one does. */
 static double factor_size(const mc_ws *w, const mc_side *s)
 {
     const mc_data *d = w->d;
     int k = w->k, c = w->cap;
-    double tp = 0, tq = 0, kk = 0;
-    for (int i = 0; i < k; i++) {
-        tp += w->GP[i + (size_t)i * c]; /* ||P||_F^2 = trace P'P */
-        tq += w->GQ[i + (size_t)i * c];
+    double v[2] = {0, 0}, kk = 0; /* ||P||_F^2 over the ranks' rows, ||Q||_F^2 */
+    for (size_t i = 0; i < (size_t)d->n * (size_t)k; i++)
+        v[0] += w->P[i] * w->P[i];
+    for (size_t i = 0; i < (size_t)d->p * (size_t)k; i++)
+        v[1] += w->Q[i] * w->Q[i];
+    slv_comm_sum(d->comm, v, 1);
+    for (int i = 0; i < k; i++)
         for (int j = 0; j < k; j++)
             kk += s->K[i + (size_t)j * c] * s->K[i + (size_t)j * c];
-    }
-    return slv_up(fabs(s->a) * w->d0 * sqrt((double)d->m0) + sqrt(tp * kk * tq), 8);
+    return slv_up(fabs(s->a) * w->d0 * sqrt((double)d->m0) + sqrt(v[0] * kk * v[1]), 8);
 }
 
 /* How far the side's xo may be from the factors' exact values on Omega,
@@ -124,7 +129,7 @@ static double factor_size(const mc_ws *w, const mc_side *s)
 static double xo_drift(const mc_ws *w, const mc_side *s, double xo_norm)
 {
     double steps = (double)w->since_refresh + 1;
-    return slv_up(slv_gamma(w->cap + 8) * factor_size(w, s) +
+    return slv_up(slv_gamma(w->k + 8) * factor_size(w, s) +
                       steps * slv_gamma(16) * 4.0 * (xo_norm + w->d->delta),
                   8);
 }
@@ -268,13 +273,14 @@ static void cert_gram_op(void *vc, const double *x, double *cx, double *ctcx)
         mc_gram_product_r(c->w, c->s, x, cx, ctcx);
 }
 
-static ircg_error top_vector(mc_ws *w, const mc_side *s, double sigma, int64_t *matvecs)
+static ircg_error top_vector(mc_ws *w, const mc_side *s, double sigma, const double *v0,
+                             int64_t *matvecs)
 {
     mc_cert_buf *b = w->cert;
     cert_op op = {w, s, sigma};
     lmo_svd_out so = {.u = b->u, .v = b->v};
-    ircg_error err = lmo_gram_run(b->gram, cert_gram_op, &op, w->have_v ? w->v : NULL,
-                                  CERT_LANCZOS_TOL, w->lmo_max_mv, &so);
+    ircg_error err = lmo_gram_run(b->gram, cert_gram_op, &op, v0, CERT_LANCZOS_TOL,
+                                  w->lmo_max_mv, &so);
     *matvecs += so.matvecs;
     return err;
 }
@@ -302,6 +308,9 @@ ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
     *out = (slv_cert){.gap_phi = NAN, .f_floor = 0.0};
     if (!cert_buf(w))
         return IRCG_ERR_NOMEM;
+    /* the anchor first: made once, it uses the scratch vectors the bounds
+     * below hold between their Lanczos process and their product */
+    mc_anchor_sv2(w);
     fresh_sums(w, s, &ss);
     double xo_norm = sqrt(ss.xo2), rn = sqrt(2 * ss.g);
     double D = xo_drift(w, s, xo_norm);
@@ -315,7 +324,7 @@ ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
     out->f_err = slv_gamma(4 * w->k + 64) * (fro2 + cs2 / d->n_all) + DBL_TRUE_MIN;
 
     /* the gap of g: <R, Y> + delta sigma_1(R) */
-    if ((err = top_vector(w, s, 0.0, &out->matvecs)) != IRCG_OK)
+    if ((err = top_vector(w, s, 0.0, w->have_v ? w->v : NULL, &out->matvecs)) != IRCG_OK)
         return err;
     double nR = slv_up(rn + sqrt(2 * out->g_err) + D, 4); /* ||R||_F of the exact Y */
     double s1 = sv1_bound(w, s->xo, 0.0, w->cert->v, nR, D, lambda2_bound(w, 0.0, 0, xo_norm, D),
@@ -326,7 +335,7 @@ ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
 
     if (sigma > 0 && which == IRCG_X) {
         /* Phi: <sigma grad f + R, Y> + delta sigma_1(C), <grad f(Y), Y> = 2 f(Y) */
-        if ((err = top_vector(w, s, sigma, &out->matvecs)) != IRCG_OK)
+        if ((err = top_vector(w, s, sigma, w->have_v ? w->v : NULL, &out->matvecs)) != IRCG_OK)
             return err;
         double nC = slv_up(sigma * sqrt(2 * (out->f + out->f_err)) + nR, 4);
         double a2 = lambda2_bound(w, sigma, out->f + out->f_err, xo_norm, D);
@@ -358,7 +367,11 @@ ircg_error mc_cert_ratings_theta(mc_ws *w, double *theta_lo)
         return IRCG_ERR_NOMEM;
     zero.xo = z;
     int64_t mv = 0;
-    ircg_error err = top_vector(w, &zero, 0.0, &mv);
+    /* from the fixed start, never the vertex of the moment: the anchor is
+     * a function of the data alone, whenever the first certificate comes
+     * (a run continued from a snapshot makes it later than the run it
+     * continues, and must get the same bounds) */
+    ircg_error err = top_vector(w, &zero, 0.0, NULL, &mv);
     if (err == IRCG_OK) {
         double cn, ec, ew;
         bounded_gram(w, NULL, 0.0, b->v, &cn, &ec, &ew);
