@@ -36,7 +36,8 @@ LIB_CURL    := -lcurl
 DEB_PKGS := build-essential pkg-config xz-utils bzip2 unzip curl libopenblas-dev liblapacke-dev \
             libarpack2-dev libcjson-dev libsqlite3-dev nettle-dev libmicrohttpd-dev \
             libgnutls28-dev libcurl4-openssl-dev gnutls-bin zlib1g-dev python3 python3-venv \
-            python3-wheel-whl libjs-chart.js openmpi-bin libopenmpi-dev libparpack2-dev
+            python3-wheel-whl libjs-chart.js openmpi-bin libopenmpi-dev libparpack2-dev \
+            liblinear-tools
 # The browser test's chromium; node and npm run its driver and Redocly CLI
 # (nodejs from another source may bring its own npm, so each is installed
 # only when its command is missing).  TEST_TOOLS=0 leaves them out (the
@@ -58,6 +59,7 @@ TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integ
                $(STUDY_LIB) $(wildcard tests/fuzz/*.c)
 BENCH_SRC   := $(wildcard tests/bench/*.c)
 SCALE_SRC   := $(wildcard tests/bench_scale/*.c)
+BENCH_STO_SRC := $(wildcard tests/bench_sto/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -79,6 +81,7 @@ RUN_TESTS  := $(BUILD)/bin/run_tests
 BENCH_BIN  := $(BUILD)/bin/bench
 STUDY_BIN  := $(BUILD)/bin/study
 SCALE_BIN  := $(BUILD)/bin/bench_scale
+BENCH_STO_BIN := $(BUILD)/bin/bench_sto
 
 UI_FILES      := $(sort $(shell find server/ui -type f))
 EXAMPLES_JSON := $(BUILD)/gen/examples.json
@@ -112,7 +115,7 @@ DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 .PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins \
-        deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-storage bench-mpi paper tta tta-run \
+        deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-stochastic bench-storage bench-mpi paper tta tta-run \
         study study-scale results run deps deps-core deps-test deps-paper data data-local deps-node apt-install openapi-lint \
         screenshots install uninstall clean help \
         deps-unit unit-check deps-image image image-test
@@ -127,7 +130,7 @@ PARPACK_CFLAGS ?= $(shell pkg-config --cflags parpack 2>/dev/null)
 PARPACK_LIBS   ?= $(or $(shell pkg-config --libs parpack 2>/dev/null),-lparpack)
 MPI_BIN    := $(if $(MPI_LIBS),$(IRCG_MPI))
 
-all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(MPI_BIN) $(LIBIRCG_SO) $(LIBCLIENT_SO)
+all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(BENCH_STO_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(MPI_BIN) $(LIBIRCG_SO) $(LIBCLIENT_SO)
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get), tools included"
@@ -152,6 +155,8 @@ help:
 	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace,"
 	@echo "             the file 1,000 least-norm jobs leave (SCALE_ARGS=)"
 	@echo "make bench-storage  only the last two: the 1M-row trace download and the 1,000 jobs' file"
+	@echo "make bench-stochastic  IR-SCG and IR-FSCG against IR-CG at 1e6 and 1e7 rows, the LIBSVM"
+	@echo "             reader, the follow-up's experiment (hours, ~6 GB; BENCH_STO_ARGS=)"
 	@echo "make paper   the paper's experiment, per method PAPER_BUDGET=600 s (ML-1M), PAPER_BUDGET_100K=120 s,"
 	@echo "             the time to accuracy (TTA_BUDGET=600 s), then make study and make results"
 	@echo "make study   the rates of Section 5, the selection instance, over-parameterized regression,"
@@ -267,6 +272,13 @@ $(SCALE_BIN): $(call obj,$(SCALE_SRC)) $(LIBSTORE) $(LIBIRCG)
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_SQL) $(LIB_SOLVER)
 
+# The stochastic methods' benchmark reads the problem's data (internal
+# headers, as the tests do).
+$(BENCH_STO_BIN): $(call obj,$(BENCH_STO_SRC)) $(LIBIRCG)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_SOLVER)
+
 $(BENCH_BIN): $(call obj,$(BENCH_SRC))
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
@@ -301,7 +313,7 @@ test-kernels: all data-local
 # nice 19 on its working corpus (build-fuzz/corpus/NAME, seeded from
 # tests/fuzz/corpus/NAME and tests/fuzz/regress/NAME).  Crashes land in
 # build-fuzz/artifacts/NAME/; `make test` replays the stored inputs.
-FUZZ_TARGETS ?= spec movielens udata csv mtx vector decimal checkpoint trace_chunk http
+FUZZ_TARGETS ?= spec movielens udata csv mtx vector libsvm decimal checkpoint trace_chunk http
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
 FUZZ_PKGS := clang
@@ -385,6 +397,16 @@ loadtest: all deps-load
 # $(BUILD)/bench-scale and are removed.
 bench-scale: all
 	OPENBLAS_NUM_THREADS=1 ./$(SCALE_BIN) --bin $(BUILD)/bin --tmp $(BUILD)/bench-scale $(SCALE_ARGS)
+
+# The stochastic methods (issue 28): the LIBSVM reader's throughput, the
+# follow-up paper's experiment on an instance of its shape, then least
+# squares and logistic regression at m = 1e6 and 1e7 rows, n = 1e3 and
+# 1e5, each IR-CG step rule against IR-SCG and IR-FSCG (two batch sizes
+# each).  About 6 GB of memory at 1e7 rows and hours of CPU: run it once,
+# not in make test.  BENCH_STO_ARGS="--sizes 1e6 --budget 30" for a quick
+# look (tests/bench_sto/bench_sto.c lists the options).
+bench-stochastic: all
+	OPENBLAS_NUM_THREADS=1 nice ./$(BENCH_STO_BIN) --tmp $(BUILD) $(BENCH_STO_ARGS)
 
 # Storage (issue 12, item 4): the streamed download of a 1M-row trace and
 # the file that 1,000 least-norm jobs of 2,000 iterations leave, table by

@@ -39,10 +39,11 @@ typedef struct api_result {
 } api_result;
 
 /* {"status", "error", "algorithm", "iterations", "setup_seconds",
- *  "solve_seconds", "lmo_seconds", "lmo_matvecs", "lmo_unconverged",
- *  "omega_passes", "omega_bytes", "threads", "g_x",
+ *  "solve_seconds", "lmo_seconds", "lmo_matvecs", "samples",
+ *  "lmo_unconverged", "omega_passes", "omega_bytes", "threads", "g_x",
  *  "f_x", "g_z", "f_z", "gap", "sigma", "rank", "g_opt", "g_gap_x",
  *  "g_gap_z", "projections"{"mode","partial","full"} (irpg, bisg),
+ *  "stochastic"{"batch","q" (ir-fscg),"seed"} (ir-scg, ir-fscg),
  *  "execution"{"ranks","hosts"} (a distributed solve),
  *  "warmup_iterations", "warmup_seconds" (cgbio), "reference"{...},
  *  "x"{...}, "z"{...}}.

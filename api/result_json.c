@@ -242,6 +242,12 @@ static void sb_algorithm_extras(api_buf *b, const api_result *r)
         api_buf_printf(b, ",\"warmup_iterations\":%lld", (long long)in->warmup_iterations);
         sb_num(b, "warmup_seconds", in->warmup_seconds);
     }
+    if (a == IRCG_ALG_IRSCG || a == IRCG_ALG_IRFSCG) {
+        api_buf_printf(b, ",\"stochastic\":{\"batch\":%lld", (long long)in->batch);
+        if (a == IRCG_ALG_IRFSCG)
+            api_buf_printf(b, ",\"q\":%lld", (long long)in->q);
+        api_buf_printf(b, ",\"seed\":%llu}", (unsigned long long)r->settings->seed);
+    }
 }
 
 static void sb_execution(api_buf *b, const api_execution *e)
@@ -275,6 +281,7 @@ char *api_result_json(const api_result *r)
     sb_num(&b, "solve_seconds", in->solve_seconds);
     sb_num(&b, "lmo_seconds", in->lmo_seconds);
     api_buf_printf(&b, ",\"lmo_matvecs\":%lld", (long long)in->lmo_matvecs);
+    api_buf_printf(&b, ",\"samples\":%lld", (long long)in->samples);
     api_buf_printf(&b, ",\"lmo_unconverged\":%lld", (long long)in->lmo_unconverged);
     api_buf_printf(&b, ",\"omega_passes\":%lld", (long long)in->omega_passes);
     sb_num(&b, "omega_bytes", in->omega_bytes);

@@ -13,7 +13,9 @@
 
 #define AP "/algorithm"
 
-static const char *const ALG_NAMES[] = {"ircg", "cgbio", "irpg", "bisg", NULL};
+static const char *const ALG_NAMES[] = {"ircg", "cgbio", "irpg", "bisg", "ir-scg", "ir-fscg",
+                                         NULL};
+#define N_ALGS 6
 static const char *const STEP_NAMES[] = {"open_loop", "closed_loop",
                                          "line_search", NULL};
 static const char *const START_NAMES[] = {"default", "zero", NULL};
@@ -21,7 +23,8 @@ static const char *const PROJ_NAMES[] = {"partial", "full", NULL};
 static const char *const ENGINE_NAMES[] = {"lanczos", "arpack", NULL};
 
 /* Bit i stands for ALG_NAMES[i] (= the ircg_algorithm value). */
-enum { A_IRCG = 1, A_CGBIO = 2, A_IRPG = 4, A_BISG = 8, A_ALL = 15 };
+enum { A_IRCG = 1, A_CGBIO = 2, A_IRPG = 4, A_BISG = 8, A_IRSCG = 16, A_IRFSCG = 32,
+       A_STO = A_IRSCG | A_IRFSCG, A_ALL = 63 };
 
 typedef struct alg_member {
     const char *name;
@@ -32,9 +35,12 @@ typedef struct alg_member {
 static const alg_member MEMBERS[] = {
     {"name", A_ALL},
     {"step_rule", A_IRCG},
-    {"varsigma", A_IRCG | A_IRPG},
-    {"varsigma_rel", A_IRCG | A_IRPG},
-    {"p", A_IRCG | A_IRPG},
+    {"varsigma", A_IRCG | A_IRPG | A_STO},
+    {"varsigma_rel", A_IRCG | A_IRPG | A_STO},
+    {"p", A_IRCG | A_IRPG | A_STO},
+    {"batch", A_STO},
+    {"q", A_IRFSCG},
+    {"seed", A_STO},
     {"start", A_ALL},
     {"max_iter", A_ALL},
     {"time_limit", A_ALL},
@@ -60,7 +66,7 @@ static const alg_member MEMBERS[] = {
 
 const char *api_algorithm_name(ircg_algorithm a)
 {
-    return (unsigned)a < 4 ? ALG_NAMES[a] : "unknown";
+    return (unsigned)a < N_ALGS ? ALG_NAMES[a] : "unknown";
 }
 
 const char *api_projection_name(ircg_projection p)
@@ -77,10 +83,10 @@ const char *api_step_rule_name(ircg_step_rule r)
 static void alg_list(char *buf, size_t n, unsigned algs)
 {
     int k = 0, total = 0;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < N_ALGS; i++)
         total += (algs >> i) & 1;
     buf[0] = '\0';
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < N_ALGS; i++) {
         if (!((algs >> i) & 1))
             continue;
         size_t used = strlen(buf);
@@ -208,6 +214,8 @@ void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s)
     if (sp_enum(c, alg, AP, "name", ALG_NAMES, &k) >= 0) {
         st->algorithm = (ircg_algorithm)k;
         check_applicable(c, alg, k);
+        if (st->algorithm == IRCG_ALG_IRSCG)
+            st->p = 0.25; /* the paper's for IR-SCG (its convex theorem) */
     }
     if (sp_enum(c, alg, AP, "step_rule", STEP_NAMES, &k) > 0)
         st->step_rule = (ircg_step_rule)k;
@@ -225,6 +233,11 @@ void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s)
     sp_int_in(c, alg, AP, "threads", 1, 64, &st->threads);
     parse_lmo(c, alg, st);
     parse_baselines(c, alg, st);
+    int64_t seed = (int64_t)st->seed;
+    sp_int64_in(c, alg, AP, "batch", 0, 1000000000, &st->batch);
+    sp_int64_in(c, alg, AP, "q", 0, INT64_C(1) << 53, &st->q);
+    if (sp_int64_in(c, alg, AP, "seed", 0, INT64_C(1) << 53, &seed) > 0)
+        st->seed = (uint64_t)seed;
 }
 
 /* A settings diag at its spec member: "/x0" is the start's, and the
@@ -314,7 +327,8 @@ static void add_member(cJSON *a, const api_spec *s, const char *name)
         {"irpg_step", st->irpg_step}, {"irpg_eta", st->irpg_eta},
         {"bisg_alpha", st->bisg_alpha}, {"bisg_c", st->bisg_c},
         {"bisg_step", st->bisg_step}, {"cgbio_eps_g", st->cgbio_eps_g},
-        {"cgbio_warmup_max_iter", (double)st->cgbio_warmup_max_iter}};
+        {"cgbio_warmup_max_iter", (double)st->cgbio_warmup_max_iter},
+        {"batch", (double)st->batch}, {"q", (double)st->q}, {"seed", (double)st->seed}};
     if (!strcmp(name, "name")) {
         cJSON_AddStringToObject(a, name, api_algorithm_name(st->algorithm));
     } else if (!strcmp(name, "varsigma")) { /* one of the two, as given */

@@ -185,11 +185,72 @@ static int mtx_banner(sp_ctx *c, const char *ptr, const char *name, const char *
     return n == 14 && memcmp(head, "%%MatrixMarket", 14) == 0;
 }
 
+/* A: a LIBSVM file, its labels into b (as read; the caller maps them). */
+static int read_svm(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                    sp_mat *mat)
+{
+    ircg_svm_options o = {.n_cols = mat->n_given};
+    ircg_svm *s = NULL;
+    ircg_diag d = {0};
+    sp_stamp before;
+    sp_stamp_take(path, &before);
+    if (ircg_svm_read_file(path, &o, &s, &d) != IRCG_OK) {
+        sp_file_diag(c, ptr, name, &d);
+        return 0;
+    }
+    int ok = sp_stamp_same(c, ptr, name, path, &before);
+    if (ok && (s->m > SP_MAX_DIM || s->n > SP_MAX_DIM)) {
+        sp_err(c, ptr, "%s: dimensions %d x %d too large (at most %d each)", name, s->m, s->n,
+               SP_MAX_DIM);
+        ok = 0;
+    }
+    if (ok) { /* the arrays change hands */
+        mat->m = s->m;
+        mat->n = s->n;
+        mat->rowptr = s->rowptr;
+        mat->colind = s->colind;
+        mat->val = s->val;
+        free(mat->b);
+        mat->b = s->labels;
+        mat->b_len = s->m;
+        s->rowptr = NULL;
+        s->colind = NULL;
+        s->val = NULL;
+        s->labels = NULL;
+    }
+    ircg_svm_free(s);
+    return ok;
+}
+
+/* The first bytes of a matrix file tell its format: the Matrix Market
+ * banner, a LIBSVM row (ircg_svm_sniff), else CSV; -1 when it cannot be
+ * read (after an error at ptr). */
+int sp_matrix_format(sp_ctx *c, const char *ptr, const char *name, const char *path)
+{
+    char *head = malloc(IRCG_PROBE_BYTES);
+    FILE *f = head ? fopen(path, "rb") : NULL;
+    if (!f) {
+        sp_err(c, ptr, "cannot open %s: %s", name, head ? strerror(errno) : "out of memory");
+        free(head);
+        return -1;
+    }
+    size_t n = fread(head, 1, IRCG_PROBE_BYTES, f);
+    fclose(f);
+    int fmt = n >= 14 && memcmp(head, "%%MatrixMarket", 14) == 0 ? SP_FMT_MTX
+              : ircg_svm_sniff(head, n)                          ? SP_FMT_LIBSVM
+                                                                 : SP_FMT_CSV;
+    free(head);
+    return fmt;
+}
+
 int sp_read_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
                    sp_mat *mat)
 {
     ircg_diag d = {0};
-    int mm = mtx_banner(c, ptr, name, path);
+    if (mat->fmt == SP_FMT_LIBSVM)
+        return read_svm(c, ptr, name, path, mat);
+    int mm = mat->fmt == SP_FMT_MTX ? 1 : mat->fmt == SP_FMT_CSV ? 0
+                                                                 : mtx_banner(c, ptr, name, path);
     if (mm)
         return mm > 0 && read_mtx(c, ptr, name, path, mat);
     if (ircg_dense_read_file(path, &mat->A, &mat->m, &mat->n, &d) != IRCG_OK) {
@@ -200,10 +261,19 @@ int sp_read_matrix(sp_ctx *c, const char *ptr, const char *name, const char *pat
 }
 
 int sp_probe_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
-                    int m_given, int n_given)
+                    int fmt, int m_given, int n_given)
 {
     ircg_diag d = {0};
-    int n = 0, mm = mtx_banner(c, ptr, name, path);
+    if (fmt == SP_FMT_LIBSVM) {
+        ircg_svm_options o = {.n_cols = n_given};
+        ircg_svm_probe pr;
+        if (ircg_svm_probe_file(path, &o, &pr, &d) == IRCG_OK)
+            return 1;
+        sp_file_diag(c, ptr, name, &d);
+        return 0;
+    }
+    int n = 0, mm = fmt == SP_FMT_MTX ? 1 : fmt == SP_FMT_CSV ? 0
+                                                              : mtx_banner(c, ptr, name, path);
     if (mm) {
         ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, m_given, n_given, 0};
         return mm > 0 && sp_probe_file(c, ptr, name, path, &ro);

@@ -54,6 +54,16 @@ typedef struct sp_mc {
 /* Least squares and logistic regression data and model. */
 typedef enum sp_ls_a { SP_A_DENSE = 0, SP_A_CSR } sp_ls_a;
 
+/* The format of a least-squares matrix file ("format"): AUTO is told by
+ * the head (the Matrix Market banner, a LIBSVM row, else CSV). */
+typedef enum sp_mfmt { SP_FMT_AUTO = 0, SP_FMT_MTX, SP_FMT_CSV, SP_FMT_LIBSVM } sp_mfmt;
+extern const char *const SP_MFMT_NAMES[]; /* spec_ls_data.c */
+
+/* The synthetic generator ("shape"): SP_SHAPE_GAUSSIAN is
+ * ircg_synth_least_squares, the others ircg_synth_rows's shapes. */
+enum { SP_SHAPE_GAUSSIAN = 0 };
+extern const char *const SP_SHAPE_NAMES[]; /* spec_ls_data.c */
+
 /* One matrix with its right-hand side (targets or labels). */
 typedef struct sp_mat {
     int m, n;
@@ -68,11 +78,20 @@ typedef struct sp_mat {
     char *b_path, *b_resolved;    /* file: NULL when b is inline            */
     int64_t b_len;                /* length of b as read                    */
     int m_given, n_given;         /* file: 0, or m/n the spec gives         */
+    sp_mfmt fmt;                  /* file: the format of A_path (told)      */
 } sp_mat;
 
 typedef struct sp_ls {
     int logistic;                 /* "logistic_regression": b holds labels  */
     sp_source source;
+    sp_mfmt format;               /* file: as given, then as told           */
+    double positive;              /* logistic, LIBSVM: the label read as +1 */
+    int positive_given;           /* 1: given, 2: told from the labels      */
+    int shape;                    /* synthetic: SP_SHAPE_GAUSSIAN or an
+                                     ircg_synth_shape                       */
+    int nnz_row;                  /* synthetic sparse                       */
+    char *features_path;          /* synthetic msd: the file's rows, as     */
+    char *features_resolved;      /* given and resolved (or NULL: drawn)    */
     sp_mat tr;                    /* the (training) rows: "A", "b", ...     */
     sp_mat va;                    /* the validation rows: "A_val", "b_val",
                                      ... (when has_val)                     */
@@ -237,19 +256,23 @@ typedef struct sp_stamp {
 void sp_stamp_take(const char *path, sp_stamp *s);
 int sp_stamp_same(sp_ctx *c, const char *ptr, const char *name, const char *path,
                   const sp_stamp *before);
-/* The matrix of a file into mat: Matrix Market coordinate (-> CSR) when
- * it starts with the banner, else CSV (dense: rows of comma-separated
- * numbers, an optional header line).  name is the path as the spec gives
- * it (for messages), path the resolved one. */
+/* The format of a matrix file told by its head (SP_FMT_MTX, _LIBSVM or
+ * _CSV), -1 after an error at ptr when it cannot be read. */
+int sp_matrix_format(sp_ctx *c, const char *ptr, const char *name, const char *path);
+/* The matrix of a file into mat in mat->fmt (AUTO: Matrix Market
+ * coordinate (-> CSR) when it starts with the banner, else CSV); a LIBSVM
+ * file (-> CSR) gives its labels as b (b_len = m), its columns the largest
+ * index or n_given.  name is the path as the spec gives it (for
+ * messages), path the resolved one. */
 int sp_read_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
                    sp_mat *mat);
 /* The cheap check of a ratings or matrix file (build = 0): its head
  * parses (ircg_ratings_probe_file); the error, if any, at ptr. */
 int sp_probe_file(sp_ctx *c, const char *ptr, const char *name, const char *path,
                   const ircg_read_options *ro);
-/* The cheap check of a matrix file (Matrix Market or CSV, build = 0). */
+/* The cheap check of a matrix file in format fmt (build = 0). */
 int sp_probe_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
-                    int m_given, int n_given);
+                    int fmt, int m_given, int n_given);
 /* b from Matrix Market (array or coordinate) or plain numbers (comma or
  * space separated; one column of CSV with an optional header line). */
 int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *path,

@@ -17,10 +17,14 @@ static const char *const SOURCES[] = {"file", "inline", "synthetic", NULL};
 static const char *const INLINE_MEMBERS[] = {"source", "A", "b", "m", "n", "A_val", "b_val",
                                              NULL};
 static const char *const CSR_MEMBERS[] = {"format", "rowptr", "colind", "values", NULL};
-static const char *const FILE_MEMBERS[] = {"source", "A_path", "b", "b_path", "m", "n",
-                                           "A_val_path", "b_val", "b_val_path", NULL};
-static const char *const SYNTH_MEMBERS[] = {"source", "m", "n", "noise", "seed", "m_val",
-                                            NULL};
+static const char *const FILE_MEMBERS[] = {"source", "format", "A_path", "b", "b_path", "m",
+                                           "n", "A_val_path", "b_val", "b_val_path",
+                                           "positive", NULL};
+static const char *const SYNTH_MEMBERS[] = {"source", "shape", "m", "n", "nnz_row", "noise",
+                                            "seed", "m_val", "features_path", NULL};
+const char *const SP_MFMT_NAMES[] = {"auto", "matrix_market", "csv", "libsvm", NULL};
+/* In the order of ircg_synth_shape after the first. */
+const char *const SP_SHAPE_NAMES[] = {"gaussian", "sparse", "adult", "msd", NULL};
 
 #define DP "/problem/data"
 
@@ -254,22 +258,30 @@ static void parse_inline(sp_ctx *c, const cJSON *d, sp_ls *ls)
                          cJSON_IsObject(sp_get(d, "A_val")) ? ls->tr.n : 0);
 }
 
-/* A_path (and b or b_path) of one matrix read from files, at load time. */
-static void parse_file_mat(sp_ctx *c, const cJSON *d, sp_mat *mt, const mat_names *nm)
+/* The format of A_path: the spec's, or told by the file's head. */
+static void tell_format(sp_ctx *c, const char *pa, sp_mat *mt, sp_mfmt given)
 {
-    const char *a = NULL, *b = NULL;
-    char pa[SP_PTR], pb[SP_PTR], pbp[SP_PTR];
+    mt->fmt = given;
+    if (given == SP_FMT_AUTO && mt->A_resolved) {
+        int f = sp_matrix_format(c, pa, mt->A_path, mt->A_resolved);
+        mt->fmt = f < 0 ? SP_FMT_AUTO : (sp_mfmt)f;
+    }
+}
+
+/* b or b_path of a matrix that is no LIBSVM file (which holds its b). */
+static void parse_b(sp_ctx *c, const cJSON *d, sp_mat *mt, const mat_names *nm)
+{
+    const char *b = NULL;
+    char pb[SP_PTR], pbp[SP_PTR];
     int64_t nb = 0;
-    sp_ptr(pa, DP, nm->A_path);
     sp_ptr(pb, DP, nm->b);
     sp_ptr(pbp, DP, nm->b_path);
-    if (sp_string(c, d, DP, nm->A_path, &a) == 0)
-        sp_err(c, pa, "missing required member \"%s\"", nm->A_path);
-    if (a)
-        mt->A_resolved = sp_resolve_path(c, pa, a);
-    mt->A_path = a ? strdup(a) : NULL;
-    if (mt->A_resolved && mt->A_path && !c->opt->build) /* not read: its head checked */
-        sp_probe_matrix(c, pa, mt->A_path, mt->A_resolved, mt->m_given, mt->n_given);
+    if (mt->fmt == SP_FMT_LIBSVM) {
+        if (sp_get(d, nm->b) || sp_get(d, nm->b_path))
+            sp_err(c, sp_get(d, nm->b) ? pb : pbp, "%s is a LIBSVM file, whose labels are "
+                   "its b: give no %s", mt->A_path, sp_get(d, nm->b) ? nm->b : nm->b_path);
+        return;
+    }
     if (sp_get(d, nm->b) && sp_get(d, nm->b_path))
         sp_err(c, pbp, "give either \"%s\" or \"%s\", not both", nm->b, nm->b_path);
     else if (sp_get(d, nm->b))
@@ -283,37 +295,161 @@ static void parse_file_mat(sp_ctx *c, const cJSON *d, sp_mat *mt, const mat_name
     mt->b_len = nb; /* checked against A once it is read */
 }
 
+/* Training rows that are a LIBSVM file need validation rows of one too
+ * (their b are their labels), and others need others. */
+static int same_kind(sp_ctx *c, const sp_mat *tr, const sp_mat *va)
+{
+    if (!tr->A_resolved || !va->A_resolved ||
+        (tr->fmt == SP_FMT_LIBSVM) == (va->fmt == SP_FMT_LIBSVM))
+        return 1;
+    sp_err(c, DP "/A_val_path", "%s is %sa LIBSVM file and %s is %s: give both in one format",
+           tr->A_path, tr->fmt == SP_FMT_LIBSVM ? "" : "not ", va->A_path,
+           va->fmt == SP_FMT_LIBSVM ? "" : "not");
+    return 0;
+}
+
+/* A_path (and b or b_path) of one matrix read from files, at load time;
+ * tr: the training rows when mt is the validation rows' (else NULL). */
+static void parse_file_mat(sp_ctx *c, const cJSON *d, sp_mat *mt, const mat_names *nm,
+                           sp_mfmt given, const sp_mat *tr)
+{
+    const char *a = NULL;
+    char pa[SP_PTR];
+    sp_ptr(pa, DP, nm->A_path);
+    if (sp_string(c, d, DP, nm->A_path, &a) == 0)
+        sp_err(c, pa, "missing required member \"%s\"", nm->A_path);
+    if (a)
+        mt->A_resolved = sp_resolve_path(c, pa, a);
+    mt->A_path = a ? strdup(a) : NULL;
+    tell_format(c, pa, mt, given);
+    if (tr && !same_kind(c, tr, mt))
+        return;
+    if (mt->A_resolved && mt->A_path && !c->opt->build) /* not read: its head checked */
+        sp_probe_matrix(c, pa, mt->A_path, mt->A_resolved, mt->fmt, mt->m_given, mt->n_given);
+    parse_b(c, d, mt, nm);
+}
+
+/* "positive": the label a LIBSVM file's rows of class +1 carry. */
+static void parse_positive(sp_ctx *c, const cJSON *d, sp_ls *ls)
+{
+    if (!sp_get(d, "positive"))
+        return;
+    if (!ls->logistic) {
+        sp_err(c, DP "/positive", "applies to logistic regression only (least squares reads "
+               "a LIBSVM file's labels as b)");
+        return;
+    }
+    if (sp_number_in(c, d, DP, "positive", -SP_MAX_VALUE, 0, SP_MAX_VALUE, 0,
+                     &ls->positive) > 0)
+        ls->positive_given = 1;
+    if (ls->tr.fmt != SP_FMT_LIBSVM && ls->tr.A_resolved)
+        sp_err(c, DP "/positive", "applies to LIBSVM files only (the labels of %s are given "
+               "as b, -1/+1 or 0/1)", ls->tr.A_path);
+}
+
 static void parse_file(sp_ctx *c, const cJSON *d, sp_ls *ls)
 {
+    int k = 0;
     if (!sp_members(c, d, DP, FILE_MEMBERS))
         return;
+    if (sp_enum(c, d, DP, "format", SP_MFMT_NAMES, &k) > 0)
+        ls->format = (sp_mfmt)k;
     /* optional; checked against the file (the normalized spec gives the
      * dimensions read) */
     sp_int_in(c, d, DP, "m", 1, SP_MAX_DIM, &ls->tr.m_given);
     sp_int_in(c, d, DP, "n", 1, SP_MAX_DIM, &ls->tr.n_given);
-    parse_file_mat(c, d, &ls->tr, &TRAIN);
-    if ((ls->has_val = val_given(c, d, "A_val_path", "b_val", "b_val_path")))
-        parse_file_mat(c, d, &ls->va, &VALID);
+    parse_file_mat(c, d, &ls->tr, &TRAIN, ls->format, NULL);
+    /* a LIBSVM file holds its labels: its validation rows come alone */
+    ls->has_val = ls->tr.fmt == SP_FMT_LIBSVM ? sp_get(d, "A_val_path") != NULL
+                                              : val_given(c, d, "A_val_path", "b_val",
+                                                          "b_val_path");
+    if (ls->has_val) {
+        ls->va.n_given = ls->tr.n_given;
+        parse_file_mat(c, d, &ls->va, &VALID, ls->format, &ls->tr);
+    }
+    parse_positive(c, d, ls);
+}
+
+/* The default shape of each generator: the least-norm example's 30 x 80,
+ * 80 columns of 50 entries a row, a1a's 1605 x 123, Bisec-BiO's 1000
+ * rows of YearPredictionMSD with 1000 columns. */
+static void shape_defaults(sp_ls *ls)
+{
+    static const int M[] = {30, 30, 1605, 1000}, N[] = {80, 80, 123, 1000};
+    ls->tr.m = M[ls->shape];
+    ls->tr.n = N[ls->shape];
+    ls->nnz_row = 50;
+}
+
+/* The entries the generator makes, against the service's cap. */
+static void check_cap(sp_ctx *c, const sp_ls *ls)
+{
+    int64_t cap = c->opt->max_elements, rows = (int64_t)ls->tr.m + ls->m_val;
+    int64_t a_row = ls->shape == IRCG_SHAPE_SPARSE ? ls->nnz_row
+                    : ls->shape == IRCG_SHAPE_ADULT ? 14 : ls->tr.n;
+    int64_t entries = rows * a_row;
+    if (cap > 0 && entries > cap)
+        sp_err(c, DP, "too large: (m + m_val) * %s = %lld > limit %lld",
+               ls->shape == IRCG_SHAPE_SPARSE ? "nnz_row" : ls->shape == IRCG_SHAPE_ADULT
+                                                                ? "14" : "n",
+               (long long)entries, (long long)cap);
+}
+
+/* "features_path" (shape msd): the first m + m_val rows of a LIBSVM file
+ * (YearPredictionMSD: the year, then 90 features) as the features and
+ * targets of the instance, in place of drawn ones. */
+static void parse_features(sp_ctx *c, const cJSON *d, sp_ls *ls)
+{
+    const char *fp = NULL;
+    if (!sp_get(d, "features_path"))
+        return;
+    if (ls->shape != IRCG_SHAPE_MSD) {
+        sp_err(c, DP "/features_path", "applies to the shape \"msd\" only, not to \"%s\"",
+               SP_SHAPE_NAMES[ls->shape]);
+        return;
+    }
+    if (sp_string(c, d, DP, "features_path", &fp) <= 0)
+        return;
+    ls->features_path = strdup(fp);
+    ls->features_resolved = sp_resolve_path(c, DP "/features_path", fp);
+    if (ls->features_resolved && !c->opt->build)
+        sp_probe_matrix(c, DP "/features_path", fp, ls->features_resolved, SP_FMT_LIBSVM, 0,
+                        90);
 }
 
 static void parse_synthetic(sp_ctx *c, const cJSON *d, sp_ls *ls)
 {
     int64_t seed = (int64_t)ls->seed;
-    ls->tr.m = 30; /* the least-norm example's shape */
-    ls->tr.n = 80;
+    int k = 0;
     if (!sp_members(c, d, DP, SYNTH_MEMBERS))
         return;
+    if (sp_enum(c, d, DP, "shape", SP_SHAPE_NAMES, &k) > 0)
+        ls->shape = k;
+    shape_defaults(ls);
     sp_int_in(c, d, DP, "m", 1, SP_MAX_DIM, &ls->tr.m);
     sp_int_in(c, d, DP, "n", 1, SP_MAX_DIM, &ls->tr.n);
+    if (sp_get(d, "nnz_row") && ls->shape != IRCG_SHAPE_SPARSE)
+        sp_err(c, DP "/nnz_row", "applies to the shape \"sparse\" only, not to \"%s\"",
+               SP_SHAPE_NAMES[ls->shape]);
+    else if (sp_int_in(c, d, DP, "nnz_row", 1, SP_MAX_DIM, &ls->nnz_row) == 0 &&
+             ls->nnz_row > ls->tr.n)
+        ls->nnz_row = ls->tr.n; /* the default, clamped to the columns */
+    if (ls->shape == IRCG_SHAPE_SPARSE && ls->nnz_row > ls->tr.n)
+        sp_err(c, DP "/nnz_row", "out of range: at most n = %d, got %d", ls->tr.n,
+               ls->nnz_row);
+    if (ls->shape == IRCG_SHAPE_ADULT && ls->tr.n != 123)
+        sp_err(c, DP "/n", "the shape \"adult\" has the 123 columns of its one-hot "
+               "attributes, got %d", ls->tr.n);
+    if (ls->shape == IRCG_SHAPE_MSD && ls->tr.n < 2)
+        sp_err(c, DP "/n", "the shape \"msd\" needs n >= 2 (an intercept and the "
+               "combinations), got %d", ls->tr.n);
     sp_int_in(c, d, DP, "m_val", 0, SP_MAX_DIM, &ls->m_val);
     sp_number_in(c, d, DP, "noise", 0, 0, SP_MAX_VALUE, 0, &ls->noise);
     if (sp_int64_in(c, d, DP, "seed", 0, INT64_C(1) << 53, &seed) > 0)
         ls->seed = (uint64_t)seed;
     ls->has_val = ls->m_val > 0;
-    int64_t cap = c->opt->max_elements, rows = (int64_t)ls->tr.m + ls->m_val;
-    if (cap > 0 && rows * ls->tr.n > cap)
-        sp_err(c, DP, "too large: (m + m_val) * n = %lld > limit %lld",
-               (long long)rows * ls->tr.n, (long long)cap);
+    check_cap(c, ls);
+    parse_features(c, d, ls);
 }
 
 void sp_parse_ls_data(sp_ctx *c, const cJSON *d, sp_ls *ls)

@@ -155,8 +155,13 @@ static cJSON *ls_data(const sp_ls *ls, int summarize)
     const sp_mat *tr = &ls->tr, *va = &ls->va;
     cJSON_AddStringToObject(d, "source", SRC[ls->source]);
     if (ls->source == SP_SRC_SYNTHETIC) {
+        cJSON_AddStringToObject(d, "shape", SP_SHAPE_NAMES[ls->shape]);
         cJSON_AddNumberToObject(d, "m", tr->m);
         cJSON_AddNumberToObject(d, "n", tr->n);
+        if (ls->shape == IRCG_SHAPE_SPARSE)
+            cJSON_AddNumberToObject(d, "nnz_row", ls->nnz_row);
+        if (ls->features_path)
+            cJSON_AddStringToObject(d, "features_path", ls->features_path);
         if (ls->m_val)
             cJSON_AddNumberToObject(d, "m_val", ls->m_val);
         cJSON_AddNumberToObject(d, "noise", ls->noise);
@@ -164,9 +169,20 @@ static cJSON *ls_data(const sp_ls *ls, int summarize)
         return d;
     }
     if (ls->source == SP_SRC_FILE) {
-        ls_file_members(d, tr, "A_path", "b", "b_path");
-        if (ls->has_val)
+        /* the format as given, or LIBSVM as told (whose b is its labels) */
+        int svm = tr->fmt == SP_FMT_LIBSVM;
+        if (ls->format != SP_FMT_AUTO || svm)
+            cJSON_AddStringToObject(d, "format", SP_MFMT_NAMES[svm ? SP_FMT_LIBSVM : ls->format]);
+        if (svm)
+            cJSON_AddStringToObject(d, "A_path", tr->A_path);
+        else
+            ls_file_members(d, tr, "A_path", "b", "b_path");
+        if (ls->has_val && svm)
+            cJSON_AddStringToObject(d, "A_val_path", va->A_path);
+        else if (ls->has_val)
             ls_file_members(d, va, "A_val_path", "b_val", "b_val_path");
+        if (ls->positive_given) /* the map of the labels, given or told */
+            cJSON_AddNumberToObject(d, "positive", ls->positive);
         /* the dimensions read (or, unbuilt, those the spec gave) */
         int m = ls->loaded ? tr->m : tr->m_given, n = ls->loaded ? tr->n : tr->n_given;
         if (m > 0)

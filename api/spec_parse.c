@@ -257,6 +257,8 @@ void api_spec_free(api_spec *s)
     free(s->mc.dataset_id);
     sp_mat_free(&s->ls.tr);
     sp_mat_free(&s->ls.va);
+    free(s->ls.features_path);
+    free(s->ls.features_resolved);
     free(s->ls.c);
     free(s->ls.Q);
     free(s->ls.q);

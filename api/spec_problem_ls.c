@@ -123,9 +123,6 @@ static void parse_outer(sp_ctx *c, const cJSON *o, sp_ls *ls)
  * regression takes. */
 static void check_outer_model(sp_ctx *c, const sp_ls *ls)
 {
-    if (ls->logistic && ls->outer == IRCG_OUTER_QUADRATIC)
-        sp_err(c, "/problem/outer/type", "logistic regression takes the outer "
-               "objectives \"half_norm_sq\", \"dist_sq\" and \"validation\"");
     if (ls->outer == IRCG_OUTER_VALIDATION && !ls->has_val)
         sp_err(c, "/problem/outer", "\"validation\" needs validation rows in "
                "/problem/data: \"A_val\" and \"b_val\" (inline), \"A_val_path\" and "

@@ -35,25 +35,36 @@ static char *absolute(const char *path)
 
 /* Only the members that apply to the chosen algorithm (the others are
  * errors in a spec). */
-cJSON *ex_algorithm(const ex_opts *o, long long max_iter, double time_limit)
+cJSON *ex_algorithm_default(const ex_opts *o, const char *def, long long max_iter,
+                            double time_limit)
 {
-    const char *name = o->algorithm ? o->algorithm : "ircg";
+    const char *name = o->algorithm ? o->algorithm : def;
     int ircg = !strcmp(name, "ircg"), irpg = !strcmp(name, "irpg");
+    int scg = !strcmp(name, "ir-scg"), fscg = !strcmp(name, "ir-fscg");
     cJSON *a = cJSON_CreateObject();
     cJSON_AddStringToObject(a, "name", name);
     if (ircg)
         cJSON_AddStringToObject(a, "step_rule", o->step_rule ? o->step_rule : "open_loop");
-    if (ircg || irpg) { /* sigma_t = 0.05 (L_g / L_f) (t+1)^-1/2: the paper's on
-                           matrix completion, where L_g = L_f = 1 */
+    if (ircg || irpg || scg || fscg) { /* sigma_t = 0.05 (L_g / L_f) (t+1)^-p: the
+                                          paper's on matrix completion, where
+                                          L_g = L_f = 1; IR-SCG's p is its
+                                          theorem's 1/4 */
         cJSON_AddNumberToObject(a, "varsigma_rel", 0.05);
-        cJSON_AddNumberToObject(a, "p", 0.5);
+        cJSON_AddNumberToObject(a, "p", scg ? 0.25 : 0.5);
     }
+    if (scg || fscg)
+        cJSON_AddNumberToObject(a, "seed", 1);
     if (o->projection)
         cJSON_AddStringToObject(a, "projection", o->projection);
     cJSON_AddStringToObject(a, "start", "default");
     cJSON_AddNumberToObject(a, "max_iter", (double)(o->max_iter ? o->max_iter : max_iter));
     cJSON_AddNumberToObject(a, "time_limit", time_limit);
     return a;
+}
+
+cJSON *ex_algorithm(const ex_opts *o, long long max_iter, double time_limit)
+{
+    return ex_algorithm_default(o, "ircg", max_iter, time_limit);
 }
 
 /* The spec's name of the format of the ratings file, read off its head by
@@ -197,16 +208,20 @@ static int one_of(const char *v, const char *const *names)
 }
 
 static const char EXAMPLE_USAGE[] =
-    "usage: ircg example NAME [--ratings PATH] [--algorithm ircg|cgbio|irpg|bisg]\n"
+    "usage: ircg example NAME [--ratings PATH] [--data PATH]\n"
+    "         [--algorithm ircg|cgbio|irpg|bisg|ir-scg|ir-fscg]\n"
     "         [--step-rule open_loop|closed_loop|line_search] [--projection partial|full]\n"
     "         [--max-iter N] [--size small|full]\n"
     "       ircg example --list\n"
     "NAME: paper-movielens (ratings from --ratings PATH, default " DEFAULT_RATINGS
     ",\n      which `make data` creates), synthetic-movielens, least-norm,\n"
-    "      overparam-regression, logistic, portfolio\n";
+    "      overparam-regression, logistic, portfolio, overparam-stochastic,\n"
+    "      min-norm-msd, logistic-a1a, fair-a9a (their data from --data PATH, default\n"
+    "      build/data/YearPredictionMSD, a1a, a9a when there, else synthetic)\n";
 
 static const struct option EXAMPLE_OPTS[] = {
     {"ratings", required_argument, NULL, 'r'}, {"algorithm", required_argument, NULL, 'a'},
+    {"data", required_argument, NULL, 'd'},
     {"step-rule", required_argument, NULL, 's'}, {"projection", required_argument, NULL, 'p'},
     {"max-iter", required_argument, NULL, 'm'}, {"size", required_argument, NULL, 'z'},
     {"list", no_argument, NULL, 'l'}, CLI_OPT_HELP, {0},
@@ -216,7 +231,7 @@ static const cli_command EXAMPLE = {"example", EXAMPLE_USAGE, NULL, EXAMPLE_OPTS
 static int example_opt(void *user, int c, const char *v)
 {
     ex_opts *o = user;
-    const char **slot = c == 'r' ? &o->ratings : c == 'a' ? &o->algorithm
+    const char **slot = c == 'r' ? &o->ratings : c == 'a' ? &o->algorithm : c == 'd' ? &o->data
                         : c == 's' ? &o->step_rule : c == 'p' ? &o->projection
                         : c == 'z' ? &o->size : NULL;
     if (slot)
@@ -233,7 +248,8 @@ static int example_opt(void *user, int c, const char *v)
 /* The option values make sense together; 0 (after a message) if not. */
 static int check_opts(ex_opts *o)
 {
-    static const char *const ALGS[] = {"ircg", "cgbio", "irpg", "bisg", NULL};
+    static const char *const ALGS[] = {"ircg", "cgbio", "irpg", "bisg", "ir-scg", "ir-fscg",
+                                       NULL};
     static const char *const RULES[] = {"open_loop", "closed_loop", "line_search", NULL};
     static const char *const PROJS[] = {"partial", "full", NULL};
     static const char *const SIZES[] = {"small", "full", NULL};
@@ -259,20 +275,38 @@ static int check_opts(ex_opts *o)
     return 1;
 }
 
-/* The logistic family is solved by IR-CG only. */
-static int logistic_only_ircg(const ex_opts *o)
+/* Logistic regression is solved by IR-CG and the stochastic methods; the
+ * stochastic methods solve the vector families only.  0 after a message
+ * when the example's family does not take --algorithm. */
+static int family_takes(const char *name, const ex_opts *o)
 {
-    if (!o->algorithm || !strcmp(o->algorithm, "ircg"))
-        return 1;
-    fprintf(stderr, "ircg: the logistic example is solved by --algorithm ircg only "
-            "(CG-BiO, IR-PG and Bi-SG are not available for logistic regression)\n");
-    return 0;
+    const char *a = o->algorithm;
+    int logistic = !strcmp(name, "logistic") || !strcmp(name, "logistic-a1a") ||
+                   !strcmp(name, "fair-a9a");
+    int mc = !strcmp(name, "paper-movielens") || !strcmp(name, "synthetic-movielens");
+    int sto = a && (!strcmp(a, "ir-scg") || !strcmp(a, "ir-fscg"));
+    if (logistic && a && strcmp(a, "ircg") != 0 && !sto) {
+        fprintf(stderr, "ircg: the %s example is solved by --algorithm ircg, ir-scg or ir-fscg "
+                "(CG-BiO, IR-PG and Bi-SG are not available for logistic regression)\n", name);
+        return 0;
+    }
+    if (mc && sto) {
+        fprintf(stderr, "ircg: the stochastic methods sample the rows of least squares and "
+                "logistic regression: not available for matrix completion (%s)\n", name);
+        return 0;
+    }
+    return 1;
 }
 
 /* --ratings and --size are read by some examples only: say so. */
 static void warn_ignored(const char *name, const ex_opts *o)
 {
     int paper = !strcmp(name, "paper-movielens");
+    int files = !strcmp(name, "min-norm-msd") || !strcmp(name, "logistic-a1a") ||
+                !strcmp(name, "fair-a9a");
+    if (o->data && !files)
+        fprintf(stderr, "ircg: warning: --data is ignored by the %s example (it reads no "
+                "data file)\n", name);
     if (o->ratings && !paper)
         fprintf(stderr, "ircg: warning: --ratings is ignored by the %s example "
                 "(its data is synthetic)\n", name);
@@ -290,7 +324,8 @@ int cmd_example(int argc, char **argv)
         return rc == CLI_HELP ? CLI_OK : rc;
     if (o.list) { /* one name a line: server/examples.sh reads it */
         puts("paper-movielens\nsynthetic-movielens\nleast-norm\n"
-             "overparam-regression\nlogistic\nportfolio");
+             "overparam-regression\nlogistic\nportfolio\noverparam-stochastic\n"
+             "min-norm-msd\nlogistic-a1a\nfair-a9a");
         return CLI_OK;
     }
     if (argc - first != 1)
@@ -301,6 +336,8 @@ int cmd_example(int argc, char **argv)
     }
     const char *name = argv[first];
     int invalid = 0;
+    if (!family_takes(name, &o))
+        return CLI_USAGE;
     if (!strcmp(name, "paper-movielens"))
         spec = paper_movielens(&o, &invalid);
     else if (!strcmp(name, "synthetic-movielens"))
@@ -310,9 +347,17 @@ int cmd_example(int argc, char **argv)
     else if (!strcmp(name, "overparam-regression"))
         spec = ex_overparam(&o);
     else if (!strcmp(name, "logistic"))
-        spec = logistic_only_ircg(&o) ? ex_logistic(&o) : (invalid = 2, NULL);
+        spec = ex_logistic(&o);
     else if (!strcmp(name, "portfolio"))
         spec = ex_portfolio(&o);
+    else if (!strcmp(name, "overparam-stochastic"))
+        spec = ex_overparam_sto(&o);
+    else if (!strcmp(name, "min-norm-msd"))
+        spec = ex_min_norm_msd(&o);
+    else if (!strcmp(name, "logistic-a1a"))
+        spec = ex_logistic_a1a(&o);
+    else if (!strcmp(name, "fair-a9a"))
+        spec = (spec = ex_fair_a9a(&o)) ? spec : (invalid = 1, NULL);
     else
         return cli_usage_error(&EXAMPLE, "unknown example \"%s\"", name);
     if (invalid)

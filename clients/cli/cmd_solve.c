@@ -52,10 +52,21 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* %.9e, or "-" for a value not computed at this iteration (the
+ * stochastic methods know g and f at their certificates only). */
+static const char *num9(char buf[32], double v)
+{
+    if (isnan(v))
+        return "-";
+    snprintf(buf, 32, "%.9e", v);
+    return buf;
+}
+
 static void print_line(const progress *p, const ircg_iter_info *it)
 {
-    fprintf(stderr, "%s iter %8lld  time %9.3fs  g %.9e  f %.9e  gap %.3e", p->alg,
-            (long long)it->t, it->elapsed, it->g_x, it->f_x, it->gap);
+    char g[32], f[32];
+    fprintf(stderr, "%s iter %8lld  time %9.3fs  g %s  f %s  gap %.3e", p->alg,
+            (long long)it->t, it->elapsed, num9(g, it->g_x), num9(f, it->f_x), it->gap);
     if (isfinite(it->g_gap_x))
         fprintf(stderr, "  g-g* %.3e", it->g_gap_x);
     fputc('\n', stderr);

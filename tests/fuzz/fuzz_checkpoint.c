@@ -2,7 +2,7 @@
  * fuzz_checkpoint.c -- the snapshot decoder: ircg_solver_restore on the
  * 'state' blobs that snapshots and crash checkpoints hold, for each
  * solver the service runs (the first byte picks one, the rest is the
- * blob).  What any blob is owed: a clean refusal with a message; or a
+ * blob; the stochastic methods' states hold their estimators and draws).  What any blob is owed: a clean refusal with a message; or a
  * restored solver whose state saves again to a blob that restores to the
  * same state (save, restore, save gives the same bytes), and that reads
  * its iterates and runs three more iterations without a crash -- a clean
@@ -25,9 +25,12 @@
                 "\"noise\":0.5,\"seed\":1},\"delta\":5"
 #define SPEC(data, alg) "{\"problem\":{" data "},\"algorithm\":{\"name\":\"" alg "\"}}"
 
+/* New solvers go at the end: the first byte of every stored input keeps
+ * picking the solver it was made for. */
 static const char *const specs[] = {
     SPEC(LS_DATA, "ircg"), SPEC(LS_DATA, "cgbio"), SPEC(MC_DATA, "ircg"),
     SPEC(MC_DATA, "irpg"), SPEC(MC_DATA, "cgbio"), SPEC(MC_DATA, "bisg"),
+    SPEC(LS_DATA, "ir-scg"), SPEC(LS_DATA, "ir-fscg"),
 };
 #define NSPECS (sizeof specs / sizeof specs[0])
 

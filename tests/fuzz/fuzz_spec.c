@@ -29,6 +29,7 @@ static const char *const files[][2] = {
     {"A.mtx", "%%MatrixMarket matrix coordinate real general\n3 4 5\n1 1 1.0\n"
               "1 3 2.0\n2 2 -1.0\n3 4 0.5\n3 1 1.5\n"},
     {"b.mtx", "%%MatrixMarket matrix array real general\n3 1\n1.0\n-2.0\n0.5\n"},
+    {"a.svm", "+1 1:0.5 3:1\n-1 qid:2 2:-1 # c\n+1 1:2 4:0.25\n"},
     {"b.txt", "1 -2 0.5\n"},
 };
 

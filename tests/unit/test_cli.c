@@ -370,3 +370,61 @@ TEST(spec_cli, paper_example_reads_the_format_off_the_file)
                                       bad, NULL}, tcli_tmp("bad.json"), err, sizeof err), 2);
     CHECK(strstr(err, "bad.dat: line 2: cannot detect the format") != NULL);
 }
+
+/* The literature's examples: each validates on synthetic data of its
+ * shape, and solves (a short run) with its own method and the others that
+ * take its family; logistic-a1a reads a LIBSVM file given with --data
+ * (Debian's heart_scale here, `make deps` installs it), fair-a9a's
+ * quadratic outer is 2cc' (rank one: Q_11 Q_22 = Q_12^2), and the
+ * stochastic methods are refused for matrix completion (usage, 2). */
+TEST(spec_cli, literature_examples)
+{
+    NEED_CLI();
+    static const char *const names[] = {"overparam-stochastic", "min-norm-msd", "logistic-a1a",
+                                        "fair-a9a"};
+    char *spec = tcli_tmp("lit.json"), *res = tcli_tmp("lit-r.json");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        CHECK_INT(tcli_run((char *[]){(char *)bin, "example", (char *)names[i], "--size", "small",
+                                      "--max-iter", "200", NULL}, spec), 0);
+        CHECK_INT(tcli_run((char *[]){(char *)bin, "validate", spec, NULL}, NULL), 0);
+        CHECK_INT(tcli_run((char *[]){(char *)bin, "solve", spec, "--result", res, "--quiet",
+                                      NULL}, NULL), 0);
+        cJSON *r = tcli_read_json(res);
+        CHECK(r && cJSON_GetObjectItem(r, "certificate") &&
+              cJSON_GetObjectItem(r, "samples") &&
+              cJSON_GetNumberValue(cJSON_GetObjectItem(r, "iterations")) == 200);
+        cJSON_Delete(r);
+    }
+    /* --data: a real LIBSVM file */
+    const char *heart = "/usr/share/doc/liblinear-tools/examples/heart_scale";
+    REQUIRE(access(heart, R_OK) == 0); /* make deps installs liblinear-tools */
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "logistic-a1a", "--data", (char *)heart,
+                                  "--max-iter", "300", NULL}, spec), 0);
+    char *text = tcli_read_text(spec);
+    CHECK(text && strstr(text, "\"format\":\t\"libsvm\"") && strstr(text, heart));
+    free(text);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "solve", spec, "--result", res, "--quiet", NULL},
+                       NULL), 0);
+    cJSON *r = tcli_read_json(res);
+    cJSON *x = r ? cJSON_GetObjectItem(r, "x") : NULL;
+    CHECK(x && cJSON_GetNumberValue(cJSON_GetObjectItem(x, "n")) == 13);
+    CHECK(r && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "algorithm")), "ir-scg"));
+    cJSON_Delete(r);
+    /* fair-a9a: Q = 2 c c' */
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "fair-a9a", "--size", "small", NULL},
+                       spec), 0);
+    cJSON *s = tcli_read_json(spec);
+    cJSON *Q = s ? cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "problem"),
+                                                           "outer"), "Q") : NULL;
+    REQUIRE(Q && cJSON_GetArraySize(Q) == 123);
+    double q11 = cJSON_GetArrayItem(cJSON_GetArrayItem(Q, 71), 71)->valuedouble;
+    double q22 = cJSON_GetArrayItem(cJSON_GetArrayItem(Q, 0), 0)->valuedouble;
+    double q12 = cJSON_GetArrayItem(cJSON_GetArrayItem(Q, 71), 0)->valuedouble;
+    CHECK(q11 > 0);
+    CHECK_REL(q11 * q22, q12 * q12, 1e-12, 1e-300);
+    cJSON_Delete(s);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "synthetic-movielens", "--algorithm",
+                                  "ir-scg", NULL}, NULL), 2);
+    CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "logistic", "--algorithm", "cgbio",
+                                  NULL}, NULL), 2);
+}

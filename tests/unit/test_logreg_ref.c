@@ -284,9 +284,13 @@ TEST(logreg_ref, errors_name_the_member)
     ircg_problem_free(pb);
     pb = NULL;
     d.b = y;
-    ircg_outer q = {.kind = IRCG_OUTER_QUADRATIC, .Q = Q};
-    CHECK_INT(ircg_problem_logistic(&d, &q, &dom, &pb, &dg), IRCG_ERR_INVALID);
+    ircg_outer cv = {.kind = IRCG_OUTER_COLUMN_VARIANCE};
+    CHECK_INT(ircg_problem_logistic(&d, &cv, &dom, &pb, &dg), IRCG_ERR_INVALID);
     CHECK_STR(dg.field, "/outer/kind");
+    ircg_outer q = {.kind = IRCG_OUTER_QUADRATIC, .Q = Q}; /* fair classification's */
+    CHECK_INT(ircg_problem_logistic(&d, &q, &dom, &pb, &dg), IRCG_OK);
+    ircg_problem_free(pb);
+    pb = NULL;
     ircg_ls_data vbad = {.m = 3, .n = 2, .A_dense = A, .b = yb};
     ircg_outer vo = {.kind = IRCG_OUTER_VALIDATION, .val = &vbad};
     CHECK_INT(ircg_problem_logistic(&d, &vo, &dom, &pb, &dg), IRCG_ERR_INVALID);
@@ -308,4 +312,63 @@ TEST(logreg_ref, errors_name_the_member)
         CHECK(sv == NULL);
     }
     ircg_problem_free(pb);
+}
+
+/* The quadratic outer objective (fair classification's (c'x)^2 is one):
+ * with Q = I and q = 0 it is 1/2||x||^2, so IR-CG with the exact line
+ * search takes the same steps as on half_norm_sq, to rounding (the
+ * gradient Q x and the curvature d'Qd are formed by a product with the
+ * identity, exact in every entry); the certificates agree too.  With
+ * Q = 2cc' the value at the end is (c'x)^2 of x itself. */
+TEST(logreg_ref, quadratic_outer_with_q_identity_is_the_norm)
+{
+    double A[M * N], y[M], Q[N * N] = {0}, c[N];
+    data(A, y, M, N, 21);
+    for (int j = 0; j < N; j++)
+        Q[j * N + j] = 1;
+    ircg_ls_data d = {.m = M, .n = N, .A_dense = A, .b = y};
+    ircg_outer half = {.kind = IRCG_OUTER_HALF_NORM_SQ};
+    ircg_outer quad = {.kind = IRCG_OUTER_QUADRATIC, .Q = Q};
+    ircg_domain dom = {IRCG_DOMAIN_L1_BALL, 2, 0, 0};
+    ircg_problem *ph = NULL, *pq = NULL;
+    REQUIRE(ircg_problem_logistic(&d, &half, &dom, &ph, NULL) == IRCG_OK);
+    REQUIRE(ircg_problem_logistic(&d, &quad, &dom, &pq, NULL) == IRCG_OK);
+    ircg_settings s;
+    ircg_settings_default(&s);
+    s.step_rule = IRCG_STEP_LINE_SEARCH;
+    s.max_iter = 200;
+    ircg_solver *sh = NULL, *sq = NULL;
+    ircg_info ih, iq;
+    REQUIRE(ircg_solver_new(ph, &s, &sh, NULL) == IRCG_OK);
+    REQUIRE(ircg_solver_new(pq, &s, &sq, NULL) == IRCG_OK);
+    REQUIRE(ircg_solve(sh, &ih) == IRCG_OK);
+    REQUIRE(ircg_solve(sq, &iq) == IRCG_OK);
+    CHECK_REL(ih.f_z, iq.f_z, 1e-12, 1e-12);
+    CHECK_REL(ih.g_z, iq.g_z, 1e-12, 1e-12);
+    CHECK_REL(ih.f_lower, iq.f_lower, 1e-9, 1e-9);
+    CHECK_REL(ih.inner_gap_z, iq.inner_gap_z, 1e-9, 1e-12);
+    ircg_solver_free(sh);
+    ircg_solver_free(sq);
+    ircg_problem_free(pq);
+    pq = NULL;
+    /* Q = 2cc': f(x) = (c'x)^2 */
+    for (int j = 0; j < N; j++)
+        c[j] = 0.1 * (j + 1);
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            Q[i * N + j] = 2 * c[i] * c[j];
+    REQUIRE(ircg_problem_logistic(&d, &quad, &dom, &pq, NULL) == IRCG_OK);
+    REQUIRE(ircg_solver_new(pq, &s, &sq, NULL) == IRCG_OK);
+    REQUIRE(ircg_solve(sq, &iq) == IRCG_OK);
+    ircg_iterate *it = NULL;
+    REQUIRE(ircg_solver_iterate(sq, IRCG_Z, 0, &it) == IRCG_OK);
+    double cx = 0;
+    for (int j = 0; j < N; j++)
+        cx += c[j] * it->dense[j];
+    CHECK_REL(iq.f_z, cx * cx, 1e-12, 1e-300);
+    CHECK(iq.f_lower <= iq.f_z);
+    ircg_iterate_free(it);
+    ircg_solver_free(sq);
+    ircg_problem_free(ph);
+    ircg_problem_free(pq);
 }

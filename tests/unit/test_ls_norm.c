@@ -186,3 +186,51 @@ TEST(ls_norm, public_bound_for_large_sparse)
     free(v);
     free(b);
 }
+
+/* Many rows of few columns, too many to densify (m n > 4e6): A'A summed
+ * row by row gives lambda_max to rounding, inside the Lanczos bound's
+ * interval [theta, theta / (1 - 0.01)] and the other way round: the exact
+ * value is within 1.02% below that bound.  The rows: 3 entries on columns
+ * i mod 500, (i + 7) mod 500, (i + 31) mod 500 of 20000 rows. */
+TEST(ls_norm, sparse_gram_of_many_rows)
+{
+    enum { M = 20000, NC = 500, K = 3 };
+    int64_t *rp = malloc((M + 1) * sizeof *rp);
+    int32_t *ci = malloc(M * K * sizeof *ci);
+    double *v = malloc(M * K * sizeof *v), *b = calloc(M, sizeof *b);
+    REQUIRE(rp && ci && v && b);
+    uint64_t s = 7;
+    for (int i = 0; i <= M; i++)
+        rp[i] = (int64_t)i * K;
+    for (int i = 0; i < M; i++) {
+        int c[K] = {i % NC, (i + 7) % NC, (i + 31) % NC};
+        for (int a = 0; a < K; a++) { /* ascending, distinct */
+            for (int e = a + 1; e < K; e++)
+                if (c[e] < c[a]) {
+                    int t = c[a];
+                    c[a] = c[e];
+                    c[e] = t;
+                }
+            ci[i * K + a] = c[a];
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            v[i * K + a] = (double)(s >> 11) / 9007199254740992.0 - 0.3;
+        }
+    }
+    ircg_ls_data d = {.m = M, .n = NC, .A_rowptr = rp, .A_colind = ci, .A_val = v, .b = b};
+    ircg_outer o = {.kind = IRCG_OUTER_HALF_NORM_SQ};
+    ircg_domain dom = {IRCG_DOMAIN_L2_BALL, 1, 0, 0};
+    ircg_problem *pb = NULL;
+    ircg_problem_info in;
+    double lz = NAN;
+    REQUIRE(ircg_problem_least_squares(&d, &o, &dom, &pb, NULL) == IRCG_OK);
+    ircg_problem_get_info(pb, &in);
+    REQUIRE(ls_norm2_sq_lanczos(pb->data, &lz) == IRCG_OK);
+    printf("    L_g (A'A row by row) %.15g, Lanczos bound %.15g\n", in.L_g, lz);
+    CHECK(in.L_g <= lz * (1 + 1e-12));
+    CHECK(in.L_g >= lz * (1 - 0.0102));
+    ircg_problem_free(pb);
+    free(rp);
+    free(ci);
+    free(v);
+    free(b);
+}

@@ -345,7 +345,7 @@ TEST(restore, peek_digest_and_version2)
     REQUIRE(ircg_solver_save(sa, &blob, &len) == IRCG_OK);
     REQUIRE(len > IRCG_CHECKPOINT_HEAD);
     CHECK(ircg_checkpoint_peek(blob, IRCG_CHECKPOINT_HEAD, &ci, &d) == IRCG_OK);
-    CHECK_INT(ci.version, 4);
+    CHECK_INT(ci.version, 5);
     CHECK_INT(ci.kind, IRCG_PROBLEM_MATRIX_COMPLETION);
     CHECK_INT(ci.algorithm, IRCG_ALG_IRCG);
     CHECK_INT(ci.iterations, 4);
@@ -357,8 +357,19 @@ TEST(restore, peek_digest_and_version2)
     CHECK_STR(d.field, "/data");
     CHECK(ircg_solver_restore_as(sp, blob, len, IRCG_RESTORE_AFRESH, &d) == IRCG_ERR_INVALID);
     CHECK_STR(d.field, "/checkpoint");
-    /* version 3: the bounds (15 words after the 20 of the header, IR-CG
-     * has no CG-BiO residual) removed; it restores with none */
+    /* version 4: the samples (the word after the 20 of the header and the
+     * 15 of the bounds; IR-CG has no CG-BiO residual) removed */
+    unsigned char *v4 = blob;
+    memmove(v4 + 280, v4 + 288, len - 288);
+    len -= 8;
+    v4[8] = 4;
+    ircg_solver *s4 = solver_of(a.pb, IRCG_ALG_IRCG, 8, NULL, &r);
+    REQUIRE(s4);
+    CHECK(ircg_solver_restore(s4, v4, len, &d) == IRCG_OK);
+    ircg_info i4;
+    CHECK(ircg_solve(s4, &i4) == IRCG_OK && i4.iterations == 8 && i4.samples == 0);
+    ircg_solver_free(s4);
+    /* version 3: the bounds removed too; it restores with none */
     unsigned char *v3 = blob;
     memmove(v3 + 160, v3 + 280, len - 280);
     len -= 120;

@@ -345,7 +345,10 @@ TEST(schema, invalid_specs_fail_the_schema)
         "{'problem':{'type':'least_squares','data':{'source':'synthetic'}},'output':{'dense_iterate':'yes'}}",
         "{'problem':{'type':'least_squares','data':{'source':'synthetic'},'domain':{'type':'l2_ball','radius':1e13}}}",
         "{'problem':{'type':'least_squares','data':{'source':'inline','A':[[1e31]],'b':[1]}}}",
-        "{'problem':{'type':'least_squares','data':{'source':'file','A_path':'A_small.mtx'}}}",
+        "{'problem':{'type':'least_squares','data':{'source':'file','format':'csv','A_path':'A_small.mtx'}}}",
+        "{'problem':{'type':'least_squares','data':{'source':'file','format':'libsvm','A_path':'A_small.mtx','b':[1]}}}",
+        "{'problem':{'type':'least_squares','data':{'source':'synthetic'}},'algorithm':{'name':'ir-scg','gap_tol':1e-3}}",
+        "{'problem':{'type':'least_squares','data':{'source':'synthetic'}},'algorithm':{'name':'ir-scg','q':4}}",
         "{'problem':{'type':'least_squares'}}",
         "{'problem':{'type':'matrix_completion','data':{'source':'inline','ratings':[[1,1]]}}}",
         "{'problem':{'type':'matrix_completion','data':{'source':'inline','ratings':[[1,1,5]]},'domain':{}}}",
@@ -353,6 +356,7 @@ TEST(schema, invalid_specs_fail_the_schema)
         "{'problem':{'type':'least_squares','data':{'source':'synthetic'}},'reference':{'g_opt':1,'compute':true}}",
         "{'problem':{'type':'least_squares','data':{'source':'synthetic','m_val':-1},'outer':'validation'}}",
         "{'problem':{'type':'logistic_regression','data':{'source':'synthetic'},'outer':'quadratic'}}",
+        "{'problem':{'type':'logistic_regression','data':{'source':'synthetic'},'outer':'column_variance'}}",
         "{'problem':{'type':'logistic_regression','data':{'source':'inline','A':[[1]],'b':[1],'A_val':[[1]],'b_val':'x'}}}",
     };
     docs d;

@@ -123,8 +123,8 @@ static const bad_spec BAD[] = {
     {"{" MC_PB("{'source':'inline','ratings':[[1,1,5]],'path':'x'}") "}", "/problem/data/path", "unknown member"},
     /* the baselines: members that apply to another algorithm, and ranges */
     {"{" LS_OK ",'algorithm':{'name':'irpg','step_rule':'line_search'}}", "/algorithm/step_rule", "applies to ircg only, not to \"irpg\""},
-    {"{" LS_OK ",'algorithm':{'name':'bisg','varsigma':0.1}}", "/algorithm/varsigma", "applies to ircg and irpg only"},
-    {"{" LS_OK ",'algorithm':{'name':'cgbio','p':0.3}}", "/algorithm/p", "applies to ircg and irpg only, not to \"cgbio\""},
+    {"{" LS_OK ",'algorithm':{'name':'bisg','varsigma':0.1}}", "/algorithm/varsigma", "applies to ircg, irpg, ir-scg and ir-fscg only"},
+    {"{" LS_OK ",'algorithm':{'name':'cgbio','p':0.3}}", "/algorithm/p", "applies to ircg, irpg, ir-scg and ir-fscg only, not to \"cgbio\""},
     {"{" LS_OK ",'algorithm':{'projection':'full'}}", "/algorithm/projection", "applies to irpg and bisg only, not to \"ircg\""},
     {"{" LS_OK ",'algorithm':{'name':'irpg','bisg_c':2}}", "/algorithm/bisg_c", "applies to bisg only"},
     {"{" LS_OK ",'algorithm':{'name':'bisg','irpg_theta':0.3}}", "/algorithm/irpg_theta", "applies to irpg only"},

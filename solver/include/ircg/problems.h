@@ -164,12 +164,13 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
                                       ircg_problem **out, ircg_diag *diag);
 /* Logistic regression: g(x) = sum_k log(1 + exp(-y_k a_k'x)) with the
  * labels y = data->b, all -1/+1 or all 0/1 (0 read as -1), over an l2/l1
- * ball, a simplex or a box; outer HALF_NORM_SQ, DIST_SQ or VALIDATION (the
- * logistic loss on outer->val, labels likewise).  g is convex and smooth
- * but not quadratic: L_g = ||A||_2^2 / 4, the exact line search is a 1-D
- * minimization, and g - g_opt is summed termwise over the margins.  Solved
- * by IR-CG (and g_opt by ircg_reference_compute); CG-BiO, IR-PG and Bi-SG
- * are not available for it (ircg_solver_new: "/algorithm"). */
+ * ball, a simplex or a box; outer HALF_NORM_SQ, DIST_SQ, QUADRATIC
+ * (L_f = lambda_max(Q)) or VALIDATION (the logistic loss on outer->val,
+ * labels likewise).  g is convex and smooth but not quadratic:
+ * L_g = ||A||_2^2 / 4, the exact line search is a 1-D minimization, and
+ * g - g_opt is summed termwise over the margins.  Solved by IR-CG, IR-SCG
+ * and IR-FSCG (and g_opt by ircg_reference_compute); CG-BiO, IR-PG and
+ * Bi-SG are not available for it (ircg_solver_new: "/algorithm"). */
 ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *outer,
                                  const ircg_domain *domain, ircg_problem **out,
                                  ircg_diag *diag);

@@ -115,6 +115,56 @@ ircg_error ircg_vector_read_buffer(const char *buf, size_t len, double **out,
 ircg_error ircg_dense_read_file(const char *path, double **A, int *m, int *n,
                                 ircg_diag *diag);
 ircg_error ircg_dense_probe_file(const char *path, int *n, ircg_diag *diag);
+/* A LIBSVM / svmlight file: the A and labels of least squares or logistic
+ * regression.  One row a line: a label, then features "index:value" with
+ * 1-based indices that strictly increase along the line, separated by
+ * blanks; an optional "qid:N" right after the label (N an integer; read
+ * and dropped); anything from '#' to the end of the line is a comment;
+ * blank and comment-only lines are skipped; a row may have no feature.
+ * Labels and values follow the readers' rules (decimal, finite: +1, -1,
+ * 0, 1, 2011, 0.25e-3), and the labels are returned as read (the caller
+ * maps them: ircg does it in its spec, api/SPEC.md).  CRLF, a UTF-8 byte
+ * order mark and a last line without newline are accepted.  Columns are
+ * the largest index seen, unless n_cols > 0 is given (then an index
+ * beyond is an error).  Errors as the readers above ("line N: ...",
+ * IRCG_ERR_PARSE; "no rows found" with line 0); the file is memory-mapped
+ * and parsed on opt->threads threads by ranges of lines, and neither the
+ * result nor the first error depends on their number. */
+typedef struct ircg_svm {
+    int m, n;             /* rows, columns                                 */
+    int64_t nnz;
+    int64_t *rowptr;      /* m + 1                                         */
+    int32_t *colind;      /* nnz, 0-based, increasing along each row       */
+    double *val;          /* nnz (explicit zeros kept)                     */
+    double *labels;       /* m, as read                                    */
+} ircg_svm;
+typedef struct ircg_svm_options {
+    int n_cols;           /* 0 = the largest index                         */
+    int64_t max_rows;     /* > 0: stop after that many rows                */
+    int threads;          /* 0 = the machine's processors (at most 8)      */
+} ircg_svm_options;
+ircg_error ircg_svm_read_file(const char *path, const ircg_svm_options *opt,
+                              ircg_svm **out, ircg_diag *diag);
+ircg_error ircg_svm_read_buffer(const char *buf, size_t len, const ircg_svm_options *opt,
+                                ircg_svm **out, ircg_diag *diag);
+void ircg_svm_free(ircg_svm *s);
+/* The cheap look of ircg_ratings_probe_file: the first IRCG_PROBE_BYTES
+ * (cut after their last newline), at most IRCG_PROBE_ENTRIES rows. */
+typedef struct ircg_svm_probe {
+    int64_t bytes;        /* the file's (buffer's) size                    */
+    int64_t rows, nnz;    /* read                                          */
+    int n_cols;           /* the largest index read (or the given n_cols)  */
+    int complete;         /* the whole input was read                      */
+} ircg_svm_probe;
+ircg_error ircg_svm_probe_file(const char *path, const ircg_svm_options *opt,
+                               ircg_svm_probe *out, ircg_diag *diag);
+ircg_error ircg_svm_probe_buffer(const char *buf, size_t len, const ircg_svm_options *opt,
+                                 ircg_svm_probe *out, ircg_diag *diag);
+/* 1 when the first line that is neither blank nor a comment reads as a
+ * LIBSVM row with a feature ("label idx:val ..."), else 0: how a matrix
+ * file's format is told when the spec says "auto". */
+int ircg_svm_sniff(const char *buf, size_t len);
+
 /* The readers' number parser: the decimal number in p[0, n) (not
  * NUL-terminated, [+-]digits[.digits][(e|E)[+-]digits]) into *out,
  * exactly what strtod gives (a fast path for short ones).  0; -1 when it
@@ -181,6 +231,40 @@ ircg_error ircg_synth_row_counts(const ircg_synth_ratings_spec *spec, int64_t *c
  * owned by the caller (free()). */
 ircg_error ircg_synth_least_squares(int m, int n, double noise, uint64_t seed,
                                     double **A, double **b, ircg_diag *diag);
+
+/* Synthetic rows of the shapes of the bilevel literature's data sets, as
+ * CSR with labels (an ircg_svm, freed by ircg_svm_free); the same spec
+ * gives the same rows on every machine, whatever the threads
+ * (inputs/synth_shapes.c says how each is drawn):
+ *  SPARSE  nnz_row entries a row on distinct columns, N(0,1)/sqrt(nnz_row)
+ *          values, b = A x* + noise (the big finite sums of the benchmark);
+ *  ADULT   the one-hot rows of LIBSVM's a1a/a9a (n = 123: 14 attributes
+ *          with UCI Adult's bin counts), labels +-1 of a logistic model;
+ *  MSD     Bisec-BiO's minimum-norm instance on YearPredictionMSD: an
+ *          intercept and n - 1 columns each a combination of 10 of 90
+ *          features in [-1, 1] with U(-1, 1) weights, b years; drawn, or
+ *          the first m rows of a LIBSVM file (features_path: the year,
+ *          then 90 features, each scaled to [-1, 1] over those rows; its
+ *          errors as the reader's, "/features_path" when it is short).
+ * logistic: labels sign(b) (+-1) instead of the targets (SPARSE, MSD: b
+ * against 1998; ADULT's are labels anyway). */
+typedef enum ircg_synth_shape {
+    IRCG_SHAPE_SPARSE = 1,
+    IRCG_SHAPE_ADULT,
+    IRCG_SHAPE_MSD
+} ircg_synth_shape;
+typedef struct ircg_synth_rows_spec {
+    ircg_synth_shape shape;
+    int m, n;
+    int nnz_row;              /* SPARSE                                   */
+    double noise;             /* >= 0                                     */
+    int logistic;
+    uint64_t seed;
+    int threads;              /* SPARSE: 0 = the machine's processors     */
+    const char *features_path;/* MSD: a LIBSVM file (NULL: drawn)         */
+} ircg_synth_rows_spec;
+ircg_error ircg_synth_rows(const ircg_synth_rows_spec *spec, ircg_svm **out,
+                           ircg_diag *diag);
 
 #ifdef __cplusplus
 }

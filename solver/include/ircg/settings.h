@@ -23,8 +23,19 @@ typedef enum ircg_algorithm {
                           from a warm start x'_0 with gap_g <= eps_g / 2    */
     IRCG_ALG_IRPG,     /* IR-PG, Solodov 2007: x+ = Proj_X(x - a grad Phi_t)
                           with Armijo backtracking, same sigma_t as IR-CG   */
-    IRCG_ALG_BISG      /* Bi-SG, Merchav and Sabach 2023: y_k = Proj_X(x_{k-1}
+    IRCG_ALG_BISG,     /* Bi-SG, Merchav and Sabach 2023: y_k = Proj_X(x_{k-1}
                           - t grad g(x_{k-1})), x_k = y_k - c k^-alpha grad f(y_k) */
+    /* The stochastic methods of Giang-Tran, Shafiee and Ho-Nguyen 2025
+     * (core/alg_sto.c) for the finite sums of least squares and logistic
+     * regression, g = sum_k g_k over the rows of A (and f over the
+     * validation rows when it is the validation loss); matrix completion
+     * is refused.  Both take open-loop steps and the averaged z of IR-CG. */
+    IRCG_ALG_IRSCG,    /* IR-SCG: STORM estimators of grad f and grad g from
+                          `batch` rows drawn per step, alpha_t = 2/(t+2)   */
+    IRCG_ALG_IRFSCG    /* IR-FSCG: SPIDER estimators, the full gradients
+                          every q steps and `batch` rows in between;
+                          alpha_t = log(q)/q for t < q, then 2/(t+2), and
+                          sigma_t = varsigma (max(t, q) + 1)^-p           */
 } ircg_algorithm;
 
 /* How IR-PG and Bi-SG project onto the nuclear ball (vector domains have
@@ -110,6 +121,13 @@ typedef struct ircg_iter_info {
     int certified;
     double inner_gap_x, inner_gap_z;
     double g_lower, f_lower;
+    /* Oracle calls counted in samples: the gradients of single rows
+     * (terms g_k, and f_k of a validation loss) this iteration evaluated,
+     * a full gradient counting every row.  IR-CG on least squares and
+     * logistic regression: m (+ m_val) an iteration; the stochastic
+     * methods: what they drew (twice each row they evaluate at x_t and at
+     * x_{t-1}); 0 for matrix completion and the baselines. */
+    int64_t samples;
 } ircg_iter_info;
 
 /* Return nonzero to stop the solve (status IRCG_STATUS_INTERRUPTED). */
@@ -179,6 +197,16 @@ typedef struct ircg_settings {
     double cgbio_eps_g;   /* CG-BiO: warm start until the FW gap of g is
                              <= eps_g / 2; > 0, the paper's 1e-4            */
     int64_t cgbio_warmup_max_iter; /* CG-BiO: cap of the warm start, >= 1  */
+
+    /* The stochastic methods (IR-SCG, IR-FSCG; ignored by the others). */
+    int64_t batch;        /* rows drawn per step, uniformly with replacement,
+                             for each sum; 0 = the method's default: IR-SCG
+                             1 (the paper's one sample), IR-FSCG
+                             floor(sqrt(m))                              */
+    int64_t q;            /* IR-FSCG: the full gradients every q steps;
+                             0 = floor(sqrt(m)) (the paper's)           */
+    uint64_t seed;        /* of the draws: the same seed, the same run,
+                             whatever the number of threads; default 1   */
 } ircg_settings;
 
 void ircg_settings_default(ircg_settings *s);

@@ -22,6 +22,10 @@ typedef struct ircg_info {
     double solve_seconds;   /* including time before a restore            */
     double lmo_seconds;     /* total oracle time (LMOs or projections)    */
     int64_t lmo_matvecs;    /* total                                      */
+    int64_t samples;        /* oracle calls counted in samples, total (see
+                               ircg_iter_info.samples)                    */
+    int64_t batch, q;       /* IR-SCG, IR-FSCG: the batch and q used (the
+                               settings' 0 resolved); 0 for the others    */
     double g_x, f_x, g_z, f_z;
     double gap;             /* last gap (see ircg_iter_info)               */
     double g_gap_x, g_gap_z;/* NaN unless a reference or g_opt is known   */

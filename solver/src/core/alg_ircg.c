@@ -59,6 +59,7 @@ static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *conver
         return err;
     it->lmo_seconds = slv_now() - t0;
     it->lmo_matvecs = dir.matvecs;
+    it->samples = dir.samples;
     it->lmo_converged = dir.converged;
     it->top_sv = dir.top_sv;
     it->sigma = sigma;

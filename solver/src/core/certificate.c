@@ -130,9 +130,10 @@ static ircg_error certify_into(ircg_solver *sv, slv_bounds *b)
     double sigma = ircg_sigma(sv->varsigma, sv->set.p, sv->t);
     if ((err = sv->ops->certify(sv->ws, IRCG_X, sigma, &cx)) != IRCG_OK)
         return err;
-    /* IR-CG's z is its own point; IR-PG's and CG-BiO's is x, Bi-SG's lies
-     * outside X, where a Frank-Wolfe gap bounds nothing */
-    int have_z = sv->algorithm == IRCG_ALG_IRCG;
+    /* IR-CG's z is its own point (and the stochastic methods', the same
+     * average); IR-PG's and CG-BiO's is x, Bi-SG's lies outside X, where a
+     * Frank-Wolfe gap bounds nothing */
+    int have_z = sv->algorithm == IRCG_ALG_IRCG || slv_alg_stochastic(sv->algorithm);
     if (have_z && (err = sv->ops->certify(sv->ws, IRCG_Z, 0.0, &cz)) != IRCG_OK)
         return err;
     if (sv->algorithm == IRCG_ALG_IRPG || sv->algorithm == IRCG_ALG_CGBIO)

@@ -7,8 +7,10 @@
  * problem kind, dim, n_observed, [v3: the data digest], the loop's state
  * (t, S_t, elapsed, LMO seconds and products, last gap and sigma), [v2+:
  * the algorithm, the oracle counters and CG-BiO's warm start (done flag,
- * its iterations and seconds, r(x'_0) when done)], then the oracle's own
- * state.  Versions 1 (IR-CG only) and 2 are still read.
+ * its iterations and seconds, r(x'_0) when done)], [v4: varsigma and the
+ * bounds], [v5: the samples], then the oracle's own state and [v5] the
+ * algorithm's (slv_alg.save; nothing for the deterministic methods).
+ * Versions 1 (IR-CG only) to 4 are still read.
  */
 #include <assert.h>
 #include <math.h>
@@ -19,8 +21,10 @@
 #include "core/solver_internal.h"
 
 #define CKPT_MAGIC 0x31504b4347524931ULL /* "IRCGCKP1" little-endian */
-#define CKPT_VERSION 4 /* 2 adds the algorithm and CG-BiO's warm start,
-                          3 the data digest, 4 varsigma and the bounds */
+#define CKPT_VERSION 5 /* 2 adds the algorithm and CG-BiO's warm start,
+                          3 the data digest, 4 varsigma and the bounds,
+                          5 the samples and the algorithm's own state
+                          (the stochastic methods') after the oracle's */
 
 /* Version 4: the varsigma in use and the bounds (solver_internal.h). */
 static void put_bounds(slv_buf *b, const ircg_solver *sv)
@@ -84,6 +88,14 @@ static void put_header(slv_buf *b, const ircg_solver *sv, int64_t n_observed,
     if (sv->warm_done && sv->cut_ref)
         slv_buf_put_f64s(b, sv->cut_ref, (size_t)n_observed);
     put_bounds(b, sv);
+    slv_buf_put_i64(b, sv->samples);
+}
+
+/* The algorithm's own state after the oracle's (version 5). */
+static ircg_error put_alg(const ircg_solver *sv, slv_buf *b)
+{
+    const slv_alg *alg = slv_alg_of(sv->algorithm);
+    return alg->save ? alg->save(sv, b) : IRCG_OK;
 }
 
 ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len)
@@ -96,6 +108,8 @@ ircg_error ircg_solver_save(const ircg_solver *sv, void **blob, size_t *len)
     *len = 0;
     put_header(&b, sv, pi->n_observed, pi->data_digest);
     err = sv->ops->save(sv->ws, &b);
+    if (err == IRCG_OK)
+        err = put_alg(sv, &b);
     if (err == IRCG_OK && b.failed)
         err = IRCG_ERR_NOMEM;
     if (err != IRCG_OK) {
@@ -175,7 +189,7 @@ static ircg_error read_header(slv_rbuf *r, ircg_checkpoint_info *out,
     tmp->last_gap = slv_rbuf_f64(r);
     tmp->last_sigma = slv_rbuf_f64(r);
     uint64_t alg = version >= 2 ? slv_rbuf_u64(r) : (uint64_t)IRCG_ALG_IRCG;
-    if (r->failed || kind > (uint64_t)IRCG_PROBLEM_LOGISTIC || alg > 3 ||
+    if (r->failed || kind > (uint64_t)IRCG_PROBLEM_LOGISTIC || alg > (uint64_t)IRCG_ALG_IRFSCG ||
         out->dim < 0 || out->n_observed < 0 || tmp->t < 0 || !(tmp->S >= 0) ||
         !(tmp->elapsed >= 0))
         return corrupt(diag);
@@ -274,6 +288,7 @@ static ircg_error start_new_run(ircg_solver *sv, ircg_restore_mode mode,
     sv->elapsed = 0;
     sv->lmo_seconds = 0;
     sv->lmo_matvecs = 0;
+    sv->samples = 0;
     sv->lmo_unconverged = 0;
     sv->proj_partial = sv->proj_full = 0;
     sv->warmup_iterations = 0;
@@ -301,6 +316,10 @@ ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
         goto fail;
     if (h.version >= 4 && (err = read_bounds(&r, &tmp, diag)) != IRCG_OK)
         goto fail;
+    if (h.version >= 5 && ((tmp.samples = slv_rbuf_i64(&r)) < 0 || r.failed)) {
+        err = corrupt(diag);
+        goto fail;
+    }
     if (h.version < 4) { /* no bounds, and the settings' varsigma */
         slv_bounds_init(&tmp.bnd);
         tmp.varsigma = sv->varsigma;
@@ -308,6 +327,14 @@ ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
     /* from here on the workspace may be partly overwritten: a failure
      * leaves the solver to be freed, as before */
     if ((err = sv->ops->restore(sv->ws, &r, diag)) != IRCG_OK)
+        goto fail;
+    const slv_alg *alg = slv_alg_of(sv->algorithm);
+    if (alg->restore && h.version < 5) {
+        err = slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                       "a version %d checkpoint holds no stochastic state", h.version);
+        goto fail;
+    }
+    if (alg->restore && (err = alg->restore(sv, &r, mode, diag)) != IRCG_OK)
         goto fail;
     if (r.failed || r.pos != r.len) {
         err = slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
@@ -321,6 +348,7 @@ ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
     tmp.algorithm = sv->algorithm;
     tmp.set = sv->set;
     tmp.ws = sv->ws;
+    tmp.alg_state = sv->alg_state;
     tmp.setup_seconds = sv->setup_seconds;
     *sv = tmp;
     sv->final = sv->bnd;

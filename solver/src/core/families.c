@@ -84,16 +84,24 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
         (*out)->cut = &slv_ls_cut_ops;
         (*out)->prox_ops = &slv_ls_ops; /* the same workspace */
         (*out)->proj = &slv_ls_proj_ops;
+        (*out)->sto_ops = &slv_ls_sto_ops; /* a workspace without residuals */
+        (*out)->sto = &slv_ls_sto;
         (*out)->info.data_digest = ls_digest((*out)->data);
     }
     return err;
 }
 
 /* No method oracle of the baselines is built on logistic regression: CG-BiO,
- * IR-PG and Bi-SG are refused by ircg_solver_new. */
+ * IR-PG and Bi-SG are refused by ircg_solver_new.  The stochastic methods
+ * run on it (a finite sum of losses over the rows). */
 ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *outer,
                                  const ircg_domain *domain, ircg_problem **out,
                                  ircg_diag *diag)
 {
-    return lr_problem_new(data, outer, domain, out, diag);
+    ircg_error err = lr_problem_new(data, outer, domain, out, diag);
+    if (err == IRCG_OK) {
+        (*out)->sto_ops = &slv_ls_sto_ops;
+        (*out)->sto = &slv_ls_sto;
+    }
+    return err;
 }

@@ -46,6 +46,8 @@ typedef struct slv_dir {
                         NaN unless need_hg (it costs a pass over Omega)    */
     double top_sv;   /* nuclear ball: sigma_max(grad Phi); NaN otherwise     */
     int64_t matvecs; /* operator applications spent by this LMO              */
+    int64_t samples; /* row gradients of the finite sums it evaluated (vector
+                        families: m, plus m_val for the validation loss)    */
     int converged;   /* the singular pair met lmo_tol (always 1 for vectors) */
     int curved;      /* Phi is not quadratic along d: d_hf_d and d_hg_d are
                         not given (0) and the exact step asks ops->slope  */
@@ -249,6 +251,31 @@ typedef struct slv_proj_ops {
     ircg_error (*accept)(void *ws, unsigned into);
 } slv_proj_ops;
 
+/* The finite sums of the stochastic methods (core/alg_sto.c): g = sum_k
+ * g_k over the m rows of A, and f either a sum of its own over m_f rows
+ * (the validation loss) or not a sum at all (a norm, a distance, a
+ * quadratic: its gradient is exact and costs O(n) or O(n^2)).  On the
+ * workspace of the problem's sto_ops, which keeps x, z and the last
+ * vertex but no residuals or margins: a step costs O(n), a sampled
+ * gradient only its rows, and its certify op (oracle.h) recomputes
+ * everything from the point at the certificates' cadence. */
+typedef struct slv_sto_ops {
+    /* m (outer = 0: g) or m_f (outer = 1: f; 0 when f is no sum). */
+    int64_t (*rows)(void *ws, int outer);
+    /* out += s * sum_{i < k} grad h_{idx[i]}(y), h = g (outer 0) or f
+     * (outer 1, a sum): the rows idx[0..k) only, in that order. */
+    void (*grad_rows)(void *ws, int outer, const double *y, const int64_t *idx,
+                      int64_t k, double s, double *out);
+    /* out = grad h(y): one pass over every row of h, in row order (or f's
+     * exact gradient when f is no sum). */
+    void (*grad_full)(void *ws, int outer, const double *y, double *out);
+    /* The workspace's x_t (IRCG_X) or z_t, n doubles; moved by step(). */
+    const double *(*point)(void *ws, ircg_which which);
+    /* v = argmin_{v in X} <c, v>, kept for step(); dir->gphi_d = <c, v - x>,
+     * gphi_scale and d_norm2 as for lmo(). */
+    void (*lmo_dir)(void *ws, const double *c, slv_dir *dir);
+} slv_sto_ops;
+
 /* A problem joins its family's oracle (problems/) with the oracles of the
  * methods built on it (baselines/); core/families.c wires them. */
 struct ircg_problem {
@@ -257,6 +284,9 @@ struct ircg_problem {
     const slv_cut_ops *cut;         /* CG-BiO, on ops' workspace           */
     const slv_oracle_ops *prox_ops; /* projection methods (may equal ops)  */
     const slv_proj_ops *proj;       /* their moves, on prox_ops' workspace */
+    const slv_oracle_ops *sto_ops;  /* the stochastic methods' workspace   */
+    const slv_sto_ops *sto;         /* their finite sums, on it (NULL: the
+                                       problem is no finite sum)         */
     const ircg_comm *comm;          /* NULL, or the processes that share a
                                        distributed problem (borrowed)      */
     double f_slope;                 /* ||grad f||, when f is affine (L_f =
@@ -275,5 +305,7 @@ extern const slv_oracle_ops slv_mc_prox_ops; /* baselines/proj/mc_prox.c      */
 extern const slv_proj_ops slv_mc_proj_ops;   /* baselines/proj/mc_prox_step.c */
 extern const slv_proj_ops slv_ls_proj_ops;   /* baselines/proj/ls_prox.c      */
 extern const slv_oracle_ops slv_lr_ops;      /* problems/logreg/lr_oracle.c   */
+extern const slv_oracle_ops slv_ls_sto_ops;  /* problems/ls/ls_sto.c          */
+extern const slv_sto_ops slv_ls_sto;         /* problems/ls/ls_sto.c          */
 
 #endif /* IRCG_ORACLE_H */

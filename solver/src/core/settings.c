@@ -33,6 +33,31 @@ void ircg_settings_default(ircg_settings *s)
     s->bisg_step = 0;
     s->cgbio_eps_g = 1e-4;
     s->cgbio_warmup_max_iter = 1000000;
+    s->batch = 0; /* the stochastic method's default */
+    s->q = 0;
+    s->seed = 1;
+}
+
+/* The members of the stochastic methods: batch and q are counts of rows
+ * and steps (capped where a batch's index array stays allocatable); the
+ * gap of their iterations is an estimate, so gap_tol would stop them on
+ * noise: the certified stop is theirs. */
+#define STO_MAX_BATCH INT64_C(1000000000)
+static ircg_error validate_stochastic(const ircg_settings *s, ircg_diag *diag)
+{
+    if (s->batch < 0 || s->batch > STO_MAX_BATCH)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/batch",
+                        "batch must lie in [0, 1e9] (0 = the method's default), got %lld",
+                        (long long)s->batch);
+    if (s->q < 0 || s->q > (INT64_C(1) << 53))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/q",
+                        "q must lie in [0, 2^53] (0 = floor(sqrt(m))), got %lld",
+                        (long long)s->q);
+    if ((s->algorithm == IRCG_ALG_IRSCG || s->algorithm == IRCG_ALG_IRFSCG) && s->gap_tol > 0)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/gap_tol",
+                        "the stochastic methods' gap is an estimate: stop them on certified "
+                        "tolerances (stop) instead of gap_tol");
+    return IRCG_OK;
 }
 
 /* Members of the baselines, checked whatever the algorithm so that a
@@ -42,7 +67,8 @@ static ircg_error validate_baselines(const ircg_settings *s, ircg_diag *diag)
     if (s->algorithm != IRCG_ALG_IRCG && s->step_rule != IRCG_STEP_OPEN_LOOP)
         return slv_fail(diag, IRCG_ERR_INVALID, "/step_rule",
                          "step rules apply to IR-CG only; CG-BiO steps are "
-                         "2/(k+2) and IR-PG and Bi-SG have their own rules");
+                         "2/(k+2), IR-SCG's and IR-FSCG's are their own open-loop "
+                         "ones, and IR-PG and Bi-SG have their own rules");
     if (s->lmo_engine < IRCG_LMO_LANCZOS || s->lmo_engine > IRCG_LMO_ARPACK)
         return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",
                          "unknown LMO engine %d", (int)s->lmo_engine);
@@ -108,7 +134,7 @@ ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
 {
     if (!s)
         return slv_fail(diag, IRCG_ERR_INVALID, "", "settings are NULL");
-    if (s->algorithm < IRCG_ALG_IRCG || s->algorithm > IRCG_ALG_BISG)
+    if (s->algorithm < IRCG_ALG_IRCG || s->algorithm > IRCG_ALG_IRFSCG)
         return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
                          "unknown algorithm %d", (int)s->algorithm);
     if (s->step_rule < IRCG_STEP_OPEN_LOOP || s->step_rule > IRCG_STEP_LINE_SEARCH)
@@ -165,5 +191,7 @@ ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
     if (isinf(s->g_opt))
         return slv_fail(diag, IRCG_ERR_INVALID, "/g_opt",
                          "g_opt must be finite (or NaN for unknown)");
+    if ((err = validate_stochastic(s, diag)) != IRCG_OK)
+        return err;
     return validate_baselines(s, diag);
 }

@@ -13,15 +13,28 @@
 #include "reference/reference.h"
 #include "core/solver_internal.h"
 
-static const slv_alg *alg_of(ircg_algorithm a)
+const slv_alg *slv_alg_of(ircg_algorithm a)
 {
     switch (a) {
     case IRCG_ALG_CGBIO: return &slv_alg_cgbio;
     case IRCG_ALG_IRPG: return &slv_alg_irpg;
     case IRCG_ALG_BISG: return &slv_alg_bisg;
+    case IRCG_ALG_IRSCG: return &slv_alg_irscg;
+    case IRCG_ALG_IRFSCG: return &slv_alg_irfscg;
     case IRCG_ALG_IRCG:
     default: return &slv_alg_ircg;
     }
+}
+
+int slv_alg_stochastic(ircg_algorithm a)
+{
+    return a == IRCG_ALG_IRSCG || a == IRCG_ALG_IRFSCG;
+}
+
+static const char *alg_label(ircg_algorithm a)
+{
+    static const char *const L[] = {"IR-CG", "CG-BiO", "IR-PG", "Bi-SG", "IR-SCG", "IR-FSCG"};
+    return (unsigned)a < sizeof L / sizeof L[0] ? L[a] : "this algorithm";
 }
 
 static int is_projection_method(ircg_algorithm a)
@@ -83,9 +96,13 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
         (is_projection_method(s->algorithm) && (!pb->prox_ops || !pb->proj)))
         return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
                          "%s is not available for %s problems (IR-CG is)",
-                         s->algorithm == IRCG_ALG_CGBIO ? "CG-BiO"
-                         : s->algorithm == IRCG_ALG_IRPG ? "IR-PG" : "Bi-SG",
-                         pb->ops->name);
+                         alg_label(s->algorithm), pb->ops->name);
+    if (slv_alg_stochastic(s->algorithm) && (!pb->sto_ops || !pb->sto))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                         "%s samples the rows of a finite sum (least squares, logistic "
+                         "regression): it is not available for %s problems, whose "
+                         "estimators would not stay cheap (IR-CG is)",
+                         alg_label(s->algorithm), pb->ops->name);
     if (s->lmo_engine == IRCG_LMO_ARPACK &&
         pb->info.domain.kind != IRCG_DOMAIN_NUCLEAR_BALL)
         return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",
@@ -99,12 +116,16 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
     if (!sv)
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     sv->pb = pb;
-    sv->ops = is_projection_method(s->algorithm) ? pb->prox_ops : pb->ops;
+    sv->ops = is_projection_method(s->algorithm) ? pb->prox_ops
+              : slv_alg_stochastic(s->algorithm) ? pb->sto_ops : pb->ops;
     sv->algorithm = s->algorithm;
     sv->set = *s;
     sv->set.x0 = NULL; /* borrowed only for the duration of this call */
     err = sv->ops->create(pb, s, &sv->ws, diag);
     if (err != IRCG_OK)
+        goto fail;
+    if (slv_alg_of(sv->algorithm)->init &&
+        (err = slv_alg_of(sv->algorithm)->init(sv, diag)) != IRCG_OK)
         goto fail;
     sv->last_gap = NAN;
     sv->last_sigma = NAN;
@@ -124,6 +145,8 @@ void ircg_solver_free(ircg_solver *sv)
 {
     if (!sv)
         return;
+    if (sv->alg_state && slv_alg_of(sv->algorithm)->fini)
+        slv_alg_of(sv->algorithm)->fini(sv);
     if (sv->ws)
         sv->ops->destroy(sv->ws);
     free(sv->cut_ref);
@@ -157,6 +180,7 @@ static void fill_info(const ircg_solver *sv, ircg_status st, double elapsed,
         .status = st, .iterations = sv->t,
         .setup_seconds = sv->setup_seconds, .solve_seconds = elapsed,
         .lmo_seconds = sv->lmo_seconds, .lmo_matvecs = sv->lmo_matvecs,
+        .samples = sv->samples, .batch = sv->sto_batch, .q = sv->sto_q,
         .g_x = sv->vals.g_x, .f_x = sv->vals.f_x,
         .g_z = sv->vals.g_z, .f_z = sv->vals.f_z,
         .g_gap_x = sv->vals.g_gap_x, .g_gap_z = sv->vals.g_gap_z,
@@ -195,6 +219,29 @@ static ircg_status stopped_status(void)
                                              : IRCG_STATUS_TIME_LIMIT;
 }
 
+/* The values of the certificate b (of the current x and z) as the
+ * iteration's, for the methods whose workspace carries none; g - g_opt by
+ * subtraction from a known g_opt. */
+static void values_of_certificate(ircg_solver *sv, const slv_bounds *b)
+{
+    const ircg_reference *ref = sv->set.reference;
+    double g_opt = ref ? ref->info.g_opt : sv->set.g_opt;
+    sv->vals = (slv_values){.g_x = b->g_x, .f_x = b->f_x, .g_z = b->g_z, .f_z = b->f_z,
+                            .g_gap_x = b->g_x - g_opt, .g_gap_z = b->g_z - g_opt};
+}
+
+static void report_values(const ircg_solver *sv, ircg_iter_info *it)
+{
+    it->t = sv->t;
+    it->g_x = sv->vals.g_x;
+    it->f_x = sv->vals.f_x;
+    it->g_z = sv->vals.g_z;
+    it->f_z = sv->vals.f_z;
+    it->g_gap_x = sv->vals.g_gap_x;
+    it->g_gap_z = sv->vals.g_gap_z;
+    it->rank = sv->vals.rank;
+}
+
 /* One iteration of the algorithm, then the values the callback sees. */
 static ircg_error step_once(ircg_solver *sv, const slv_alg *alg,
                             ircg_iter_info *it, int *converged)
@@ -206,23 +253,27 @@ static ircg_error step_once(ircg_solver *sv, const slv_alg *alg,
         return err;
     sv->lmo_seconds += it->lmo_seconds;
     sv->lmo_matvecs += it->lmo_matvecs;
+    sv->samples += it->samples;
     sv->lmo_unconverged += !it->lmo_converged;
     sv->last_gap = it->gap;
     sv->last_sigma = it->sigma;
     if (*converged)
         return IRCG_OK;
-    slv_solver_refresh_values(sv);
-    if (!isfinite(sv->vals.g_x) || !isfinite(sv->vals.f_x))
+    slv_solver_refresh_values(sv); /* NaN where the workspace carries none */
+    if (!alg->values_at_certificates &&
+        (!isfinite(sv->vals.g_x) || !isfinite(sv->vals.f_x)))
         return IRCG_ERR_NUMERICAL;
-    it->t = sv->t;
-    it->g_x = sv->vals.g_x;
-    it->f_x = sv->vals.f_x;
-    it->g_z = sv->vals.g_z;
-    it->f_z = sv->vals.f_z;
-    it->g_gap_x = sv->vals.g_gap_x;
-    it->g_gap_z = sv->vals.g_gap_z;
-    it->rank = sv->vals.rank;
+    report_values(sv, it);
     return IRCG_OK;
+}
+
+/* A certificate made at this iteration gives it its values. */
+static void certificate_values(ircg_solver *sv, const slv_alg *alg, ircg_iter_info *it)
+{
+    if (!alg->values_at_certificates || sv->bnd.t != sv->t)
+        return;
+    values_of_certificate(sv, &sv->bnd);
+    report_values(sv, it);
 }
 
 /* Settings may change between solves (max_iter, time_limit, ...), but the
@@ -239,7 +290,7 @@ static ircg_error check_live_settings(const ircg_solver *sv)
 
 ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
 {
-    const slv_alg *alg = alg_of(sv->algorithm);
+    const slv_alg *alg = slv_alg_of(sv->algorithm);
     ircg_error err = IRCG_OK;
     ircg_status st = IRCG_STATUS_UNSOLVED;
     double start = slv_now() - sv->elapsed; /* resume the clock */
@@ -267,6 +318,8 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
     }
     if (sv->t == 0 && sv->bnd.t < 0) { /* the start point: g(x_0), first bounds */
         err = slv_certify(sv, &st);
+        if (err == IRCG_OK && alg->values_at_certificates && sv->bnd.t == 0)
+            values_of_certificate(sv, &sv->bnd);
         elapsed = slv_now() - start;
         if (err != IRCG_OK || st != IRCG_STATUS_UNSOLVED)
             goto done;
@@ -278,6 +331,8 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
         err = step_once(sv, alg, &it, &converged);
         if (err == IRCG_OK && !converged && slv_cert_due(sv, sv->t))
             err = slv_certify(sv, &cst);
+        if (err == IRCG_OK && !converged)
+            certificate_values(sv, alg, &it);
         elapsed = slv_now() - start;
         if (err == IRCG_ERR_STOPPED) {
             err = IRCG_OK;
@@ -304,6 +359,8 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
     /* the result's certificate is of the final iterate */
     if (err == IRCG_OK) {
         err = slv_certify_final(sv);
+        if (err == IRCG_OK && alg->values_at_certificates && sv->final.t == sv->t)
+            values_of_certificate(sv, &sv->final);
         elapsed = slv_now() - start;
     }
 done:

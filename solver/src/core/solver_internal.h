@@ -50,6 +50,7 @@ struct ircg_solver {
     double setup_seconds;
     double lmo_seconds;
     int64_t lmo_matvecs;
+    int64_t samples;           /* oracle calls counted in samples (ircg_info) */
     int64_t lmo_unconverged;
     int64_t proj_partial, proj_full;
     double last_gap, last_sigma;
@@ -60,6 +61,8 @@ struct ircg_solver {
     int64_t warmup_iterations;
     double warmup_seconds;
     double *cut_ref;
+    void *alg_state;           /* the algorithm's own (slv_alg.init), owned */
+    int64_t sto_batch, sto_q;  /* the stochastic methods' resolved batch, q */
 };
 
 typedef struct slv_alg {
@@ -72,9 +75,25 @@ typedef struct slv_alg {
      * loop adds t, the objective values and elapsed.  Sets *converged (and
      * leaves the iterate) when gap_tol is met before the move. */
     ircg_error (*iterate)(ircg_solver *sv, ircg_iter_info *it, int *converged);
+    /* Optional (NULL: none): the algorithm's own state (sv->alg_state),
+     * made by ircg_solver_new once the workspace is, freed with the
+     * solver, and written into checkpoints after the workspace's state
+     * (restore reads it back; mode says what the restored state starts,
+     * and a failure leaves the solver to be freed). */
+    ircg_error (*init)(ircg_solver *sv, ircg_diag *diag);
+    void (*fini)(ircg_solver *sv);
+    ircg_error (*save)(const ircg_solver *sv, slv_buf *b);
+    ircg_error (*restore)(ircg_solver *sv, slv_rbuf *r, ircg_restore_mode mode,
+                          ircg_diag *diag);
+    /* 1: the workspace carries no g and f of its iterates (the stochastic
+     * methods, whose steps never pass over all the rows): an iteration's
+     * values are those of its certificate when it has one, else NaN. */
+    int values_at_certificates;
 } slv_alg;
 
 extern const slv_alg slv_alg_ircg;  /* alg_ircg.c  */
+extern const slv_alg slv_alg_irscg; /* alg_sto.c   */
+extern const slv_alg slv_alg_irfscg;/* alg_sto.c   */
 extern const slv_alg slv_alg_cgbio; /* alg_cgbio.c */
 extern const slv_alg slv_alg_irpg;  /* alg_prox.c  */
 extern const slv_alg slv_alg_bisg;  /* alg_prox.c  */
@@ -115,5 +134,9 @@ void slv_bounds_info(const ircg_solver *sv, ircg_status st, ircg_info *info);
 ircg_status slv_solver_should_stop(const ircg_solver *sv, double elapsed);
 
 void slv_solver_refresh_values(ircg_solver *sv);
+
+/* The loop's algorithm of a; is a one of the stochastic methods? */
+const slv_alg *slv_alg_of(ircg_algorithm a);
+int slv_alg_stochastic(ircg_algorithm a);
 
 #endif /* IRCG_SOLVER_INTERNAL_H */

@@ -37,6 +37,11 @@ ircg_error slv_ratings_read_ranges(const char *buf, size_t len, const ircg_read_
                                    size_t range_bytes, ircg_ratings **out,
                                    ircg_diag *diag);
 
+/* ircg_svm_read_buffer cut into line ranges of about range_bytes (1: a
+ * range a line): the tests' handle on the parallel LIBSVM reader. */
+ircg_error slv_svm_read_ranges(const char *buf, size_t len, const ircg_svm_options *opt,
+                               size_t range_bytes, ircg_svm **out, ircg_diag *diag);
+
 /* The first at most max bytes of a file (malloc'ed into *data, owned by
  * the caller) and the file's size. */
 ircg_error slv_read_file_head(const char *path, size_t max, char **data, size_t *len,

@@ -5,7 +5,7 @@
  * the oracle of core/oracle.h).
  *
  *   g(x) = sum_k log(1 + exp(-y_k a_k'x)),   labels y_k in {-1, +1}
- *   f(x) = 1/2 ||x||^2 | 1/2 ||x - c||^2
+ *   f(x) = 1/2 ||x||^2 | 1/2 ||x - c||^2 | 1/2 x'Qx + q'x
  *        | sum_k log(1 + exp(-y'_k a'_k'x)) over held-out rows (VALIDATION)
  *
  * over the vector domains of problems/domain.c.  Neither g nor the
@@ -53,11 +53,16 @@ typedef struct lr_ws {
     double *mx, *mz, *mv;     /* m: the margins A x, A z, A v */
     double *ux, *uz, *uv;     /* m_v: A_v x, ..., VALIDATION only */
     double *w;                /* scratch, max(m, m_v) */
-    double fx_d, d_d;         /* <grad f_norm(x), d>, ||d||^2 of the last LMO */
+    double *qa, *qb;          /* QUADRATIC: Q x (n), and d, Q d (2n) */
+    double fx_d, d_d;         /* <grad f(x), d> and d'(Hessian of f) d of the
+                                 last LMO (f not the validation loss) */
     ls_cert_buf *cb;          /* certificates' scratch (ls.h), or NULL */
 } lr_ws;
 
-/* lr_cert.c: the oracle's certify op. */
+/* lr_cert.c: the certificate of the point y (ls_certify_at's twin), and
+ * the oracle's certify op on it. */
+ircg_error lr_certify_at(const ls_data *d, ls_cert_buf **cb, const double *y, double sigma,
+                        slv_cert *out);
 ircg_error lr_certify(void *ws, ircg_which which, double sigma, slv_cert *out);
 
 #endif /* IRCG_LR_H */

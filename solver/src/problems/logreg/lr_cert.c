@@ -35,40 +35,30 @@ static double loss_and_weights(const double *lab, const double *s, const double 
     return slv_ksum_value(&k);
 }
 
-/* f(y), its error, its gradient into b->gf (error b->ef); min_X f >= 0 for
- * every outer objective of this family. */
-static double lr_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, double *f_err)
+/* f(y), its error, its gradient into b->gf (error b->ef) and a floor of
+ * min_X f: the logistic loss on the validation rows (>= 0), else the
+ * outer objectives least squares shares (ls_cert_outer). */
+static double lr_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, double *f_err,
+                            double *floor)
 {
-    if (d->outer == IRCG_OUTER_VALIDATION) {
-        ls_cert_apply(d->vset, y, NULL, b->rv, b->erv);
-        double f = loss_and_weights(d->vset->b, b->rv, b->erv, d->vset->m, b->w, b->ew, f_err);
-        ls_cert_apply_t(d->vset, b->vcolcnt, b->w, b->ew, b->gf, b->ef);
-        return f;
-    }
-    slv_ksum k = {0, 0};
-    for (int i = 0; i < d->n; i++) {
-        double t = d->outer == IRCG_OUTER_DIST_SQ ? y[i] - d->c[i] : y[i];
-        b->gf[i] = t;
-        b->ef[i] = d->outer == IRCG_OUTER_DIST_SQ ? slv_gamma(1) * fabs(t) : 0.0;
-        slv_ksum_add(&k, 0.5 * t * t);
-    }
-    double f = slv_ksum_value(&k);
-    *f_err = slv_gamma(8) * f;
+    if (d->outer != IRCG_OUTER_VALIDATION)
+        return ls_cert_outer(d, b, y, f_err, floor);
+    *floor = 0;
+    ls_cert_apply(d->vset, y, NULL, b->rv, b->erv);
+    double f = loss_and_weights(d->vset->b, b->rv, b->erv, d->vset->m, b->w, b->ew, f_err);
+    ls_cert_apply_t(d->vset, b->vcolcnt, b->w, b->ew, b->gf, b->ef);
     return f;
 }
 
-ircg_error lr_certify(void *p, ircg_which which, double sigma, slv_cert *out)
+ircg_error lr_certify_at(const ls_data *d, ls_cert_buf **cbp, const double *y, double sigma,
+                        slv_cert *out)
 {
-    lr_ws *w = p;
-    const ls_data *d = w->d;
-    const double *y = which == IRCG_Z ? w->z : w->x;
-
-    if (!w->cb && !(w->cb = ls_cert_buf_new(d)))
+    if (!*cbp && !(*cbp = ls_cert_buf_new(d)))
         return IRCG_ERR_NOMEM;
-    ls_cert_buf *b = w->cb;
+    ls_cert_buf *b = *cbp;
     *out = (slv_cert){.sharp = 1, .f_floor = 0};
     /* f first: the validation loss uses the weight arrays as scratch too */
-    out->f = lr_cert_outer(d, b, y, &out->f_err);
+    out->f = lr_cert_outer(d, b, y, &out->f_err, &out->f_floor);
     ls_cert_apply(d, y, NULL, b->r, b->er);
     out->g = loss_and_weights(d->b, b->r, b->er, d->m, b->w, b->ew, &out->g_err);
     ls_cert_apply_t(d, b->colcnt, b->w, b->ew, b->gg, b->eg);
@@ -77,4 +67,10 @@ ircg_error lr_certify(void *p, ircg_which which, double sigma, slv_cert *out)
     if (!isfinite(out->g) || !isfinite(out->gap_g) || !isfinite(out->f))
         return IRCG_ERR_NUMERICAL;
     return IRCG_OK;
+}
+
+ircg_error lr_certify(void *p, ircg_which which, double sigma, slv_cert *out)
+{
+    lr_ws *w = p;
+    return lr_certify_at(w->d, &w->cb, which == IRCG_Z ? w->z : w->x, sigma, out);
 }

@@ -20,13 +20,15 @@
 #define LR_STATE_TAG 0x31524c47524349ULL /* "ICRGLR1" */
 
 static int has_val(const lr_ws *w) { return w->d->outer == IRCG_OUTER_VALIDATION; }
+static int has_quad(const lr_ws *w) { return w->d->outer == IRCG_OUTER_QUADRATIC; }
 
 static void lr_destroy(void *p)
 {
     lr_ws *w = p;
     if (!w)
         return;
-    double *arr[] = {w->x, w->z, w->v, w->g, w->mx, w->mz, w->mv, w->ux, w->uz, w->uv, w->w};
+    double *arr[] = {w->x, w->z, w->v, w->g, w->mx, w->mz, w->mv, w->ux, w->uz, w->uv, w->w,
+                     w->qa, w->qb};
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++)
         free(arr[i]);
     ls_cert_buf_free(w->cb);
@@ -49,6 +51,11 @@ static lr_ws *ws_alloc(const ls_data *d)
     w->mv = calloc(m, sizeof(double));
     w->w = calloc(m > mv ? m : mv, sizeof(double));
     int ok = w->x && w->z && w->v && w->g && w->mx && w->mz && w->mv && w->w;
+    if (d->outer == IRCG_OUTER_QUADRATIC) { /* Q y and Q d of the quadratic f */
+        w->qa = calloc(n, sizeof(double));
+        w->qb = calloc(2 * n, sizeof(double)); /* d and Q d */
+        ok = ok && w->qa && w->qb;
+    }
     if (mv) {
         w->ux = calloc(mv, sizeof(double));
         w->uz = calloc(mv, sizeof(double));
@@ -88,13 +95,17 @@ static ircg_error lr_create(const ircg_problem *pb, const ircg_settings *s, void
     return IRCG_OK;
 }
 
-/* grad f(x) of the norm outer objectives: x or x - c. */
-static double norm_grad(const ls_data *d, const double *x, int i)
+/* grad f(x) of the outer objectives but the validation loss: x, x - c,
+ * or Q x + q with Q x in qx (the caller's). */
+static double norm_grad(const ls_data *d, const double *x, const double *qx, int i)
 {
+    if (d->outer == IRCG_OUTER_QUADRATIC)
+        return qx[i] + (d->q ? d->q[i] : 0.0);
     return d->outer == IRCG_OUTER_DIST_SQ ? x[i] - d->c[i] : x[i];
 }
 
-/* c = sigma grad f(x) + A' w(x) into g (v is scratch here). */
+/* c = sigma grad f(x) + A' w(x) into g (v is scratch here; a quadratic
+ * f leaves Q x in qa). */
 static void lr_gradient(lr_ws *w, double sigma)
 {
     const ls_data *d = w->d;
@@ -105,10 +116,12 @@ static void lr_gradient(lr_ws *w, double sigma)
         ls_rmatvec(d->vset, w->w, w->v);
         for (int i = 0; i < d->n; i++)
             w->g[i] += sigma * w->v[i];
-    } else {
-        for (int i = 0; i < d->n; i++)
-            w->g[i] += sigma * norm_grad(d, w->x, i);
+        return;
     }
+    if (has_quad(w))
+        ls_qmatvec(d, w->x, w->qa);
+    for (int i = 0; i < d->n; i++)
+        w->g[i] += sigma * norm_grad(d, w->x, w->qa, i);
 }
 
 /* The rounding scale of <c, v - x>: sum |c_i| (|x_i| + |v_i|) and, for each
@@ -124,6 +137,22 @@ static double gap_scale(lr_ws *w, double sigma)
     if (has_val(w))
         s += sigma * lr_weights(d->vset->b, w->ux, w->uv, d->vset->m, w->w);
     return s;
+}
+
+/* The curvature of f along d = v - x (d'Qd, or ||d||^2 = dd for the
+ * norms; the validation loss's is not used): Q d through the scratch qb. */
+static double f_curvature(lr_ws *w, double dd)
+{
+    const ls_data *d = w->d;
+    if (!has_quad(w))
+        return dd;
+    for (int i = 0; i < d->n; i++)
+        w->qb[i] = w->v[i] - w->x[i];
+    ls_qmatvec(d, w->qb, w->qb + d->n);
+    slv_ksum k = {0, 0};
+    for (int i = 0; i < d->n; i++)
+        slv_ksum_add(&k, w->qb[i] * w->qb[d->n + i]);
+    return fmax(slv_ksum_value(&k), 0.0);
 }
 
 static ircg_error lr_lmo(void *p, double sigma, slv_dir *dir)
@@ -142,13 +171,15 @@ static ircg_error lr_lmo(void *p, double sigma, slv_dir *dir)
         slv_ksum_add(&gd, w->g[i] * di);
         slv_ksum_add(&dd, di * di);
         if (!has_val(w))
-            slv_ksum_add(&fd, norm_grad(d, w->x, i) * di);
+            slv_ksum_add(&fd, norm_grad(d, w->x, w->qa, i) * di);
     }
     w->fx_d = slv_ksum_value(&fd);
-    w->d_d = slv_ksum_value(&dd);
+    double d_norm2 = slv_ksum_value(&dd);
+    w->d_d = f_curvature(w, d_norm2);
     *dir = (slv_dir){.gphi_d = slv_ksum_value(&gd), .gphi_scale = gap_scale(w, sigma),
-                     .d_norm2 = w->d_d, .top_sv = NAN, .converged = 1, .curved = 1,
-                     .matvecs = has_val(w) ? 4 : 2};
+                     .d_norm2 = d_norm2, .top_sv = NAN, .converged = 1, .curved = 1,
+                     .matvecs = has_val(w) ? 4 : 2,
+                     .samples = (int64_t)d->m + (has_val(w) ? d->vset->m : 0)};
     w->have_v = 1;
     return isfinite(dir->gphi_d) ? IRCG_OK : IRCG_ERR_NUMERICAL;
 }
@@ -178,12 +209,20 @@ static ircg_error lr_step(void *p, double alpha, double cz, double cx_old, doubl
     return IRCG_OK;
 }
 
+/* f at x (u: its validation margins); a quadratic f forms Q x in the
+ * scratch qb. */
 static double f_value(const lr_ws *w, const double *x, const double *u)
 {
     const ls_data *d = w->d;
     slv_ksum k = {0, 0};
     if (has_val(w))
         return lr_sum(d->vset->b, u, NULL, d->vset->m);
+    if (has_quad(w)) {
+        ls_qmatvec(d, x, w->qb);
+        for (int i = 0; i < d->n; i++)
+            slv_ksum_add(&k, x[i] * (0.5 * w->qb[i] + (d->q ? d->q[i] : 0.0)));
+        return slv_ksum_value(&k);
+    }
     for (int i = 0; i < d->n; i++) {
         double e = d->outer == IRCG_OUTER_DIST_SQ ? x[i] - d->c[i] : x[i];
         slv_ksum_add(&k, 0.5 * e * e);

@@ -1,6 +1,7 @@
 /* lr_problem.c -- lr_problem_new(): the least-squares data checks and
  * copies (ls_data_new), the labels, and the constants
- * L_g = ||A||_2^2 / 4 (l'' <= 1/4) and L_f = 1, or ||A_v||_2^2 / 4. */
+ * L_g = ||A||_2^2 / 4 (l'' <= 1/4) and L_f = 1, lambda_max(Q), or
+ * ||A_v||_2^2 / 4. */
 #include <assert.h>
 #include <stdlib.h>
 
@@ -41,11 +42,10 @@ static ircg_error check_model(const ircg_ls_data *data, const ircg_outer *o,
     if (o && o->kind == IRCG_OUTER_VALIDATION && o->val && o->val->b && o->val->m > 0 &&
         (err = check_labels(o->val->b, o->val->m, "/outer/val/b", &zo[1], diag)) != IRCG_OK)
         return err;
-    if (o && o->kind != IRCG_OUTER_HALF_NORM_SQ && o->kind != IRCG_OUTER_DIST_SQ &&
-        o->kind != IRCG_OUTER_VALIDATION)
+    if (o && o->kind == IRCG_OUTER_COLUMN_VARIANCE)
         return slv_fail(diag, IRCG_ERR_INVALID, "/outer/kind",
                          "logistic regression takes the outer objectives "
-                         "half_norm_sq, dist_sq and validation");
+                         "half_norm_sq, dist_sq, quadratic and validation");
     return IRCG_OK;
 }
 

@@ -85,7 +85,16 @@ void ls_cert_combine(double sigma, const double *gf, const double *ef, const dou
  * (gg, eg) and f (gf, ef). */
 void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigma,
                   slv_cert *out);
-/* The oracle's certify op of least squares. */
+/* f(y) of the outer objectives but the validation loss's (any family:
+ * f does not depend on the loss), its error, its gradient into b->gf
+ * (error b->ef) and a floor of min_X f; the validation loss of least
+ * squares too. */
+double ls_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, double *f_err,
+                     double *floor);
+/* The certificate of the point y (slv_cert), the scratch *cb made on
+ * first use; and the oracle's certify op of least squares on it. */
+ircg_error ls_certify_at(const ls_data *d, ls_cert_buf **cb, const double *y, double sigma,
+                        slv_cert *out);
 ircg_error ls_certify(void *ws, ircg_which which, double sigma, slv_cert *out);
 
 /* The workspace (ls_oracle.c): x, z, the last vertex v and the pending
@@ -170,8 +179,9 @@ double ls_f_curvature(const ls_data *d, const double *y1, const double *y0,
                       const double *q1, const double *q0);
 
 /* An upper bound of ||A||_2^2: the eigenvalues of the smaller Gram matrix
- * (LAPACK) when min(m, n) is moderate, else the least of ||A||_F^2,
- * ||A||_1 ||A||_inf and ls_norm2_sq_lanczos. */
+ * (LAPACK) when min(m, n) is moderate (a CSR A of at most 2000 columns
+ * too, its A'A summed row by row, however many rows), else the least of
+ * ||A||_F^2, ||A||_1 ||A||_inf and ls_norm2_sq_lanczos. */
 ircg_error ls_norm2_sq(const ls_data *d, double *out);
 /* Lanczos on A'A from a random start: an upper bound of ||A||_2^2 with
  * probability 1 - 1e-10, at most 1% above it (see the definition). */

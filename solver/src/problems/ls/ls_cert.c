@@ -173,8 +173,8 @@ static void quad_apply(const ls_data *d, const double *y, double *o, double *e)
 /* f(y), its error and its gradient with the gradient's error (b->gf,
  * b->ef), and min_X f >= *floor, for the outer objectives of least
  * squares. */
-static double ls_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, double *f_err,
-                            double *floor)
+double ls_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, double *f_err,
+                     double *floor)
 {
     slv_ksum k = {0, 0};
     double f, mag = 0, lin = 0;
@@ -241,15 +241,12 @@ void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigm
     }
 }
 
-ircg_error ls_certify(void *p, ircg_which which, double sigma, slv_cert *out)
+ircg_error ls_certify_at(const ls_data *d, ls_cert_buf **cbp, const double *y, double sigma,
+                        slv_cert *out)
 {
-    ls_ws *w = p;
-    const ls_data *d = w->d;
-    const double *y = which == IRCG_Z ? w->z : w->x;
-
-    if (!w->cb && !(w->cb = ls_cert_buf_new(d)))
+    if (!*cbp && !(*cbp = ls_cert_buf_new(d)))
         return IRCG_ERR_NOMEM;
-    ls_cert_buf *b = w->cb;
+    ls_cert_buf *b = *cbp;
     *out = (slv_cert){.sharp = 1};
     ls_cert_apply(d, y, d->b, b->r, b->er);
     out->g = ls_cert_half_sq(b->r, b->er, d->m, &out->g_err);
@@ -260,4 +257,10 @@ ircg_error ls_certify(void *p, ircg_which which, double sigma, slv_cert *out)
     if (!isfinite(out->g) || !isfinite(out->gap_g) || !isfinite(out->f))
         return IRCG_ERR_NUMERICAL;
     return IRCG_OK;
+}
+
+ircg_error ls_certify(void *p, ircg_which which, double sigma, slv_cert *out)
+{
+    ls_ws *w = p;
+    return ls_certify_at(w->d, &w->cb, which == IRCG_Z ? w->z : w->x, sigma, out);
 }

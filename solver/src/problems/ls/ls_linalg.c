@@ -17,6 +17,10 @@
 #define GRAM_MAX_DIM 2000
 #define GRAM_MAX_FLOPS 2e10
 #define DENSIFY_MAX 4000000.0
+/* A CSR A too big to densify but of few columns: its Gram matrix A'A
+ * summed row by row (nnz_i^2 products a row), up to this many products
+ * (a minute or so; Lanczos would make hundreds of passes over A). */
+#define SPARSE_GRAM_MAX 3e10
 /* The Lanczos bound: its failure probability and the margin aimed at. */
 #define KW_FAIL 1e-10
 #define KW_EPS 0.01
@@ -322,6 +326,38 @@ static double *densify(const ls_data *d)
     return A;
 }
 
+/* The products of the row-by-row Gram matrix of a CSR A. */
+static double sparse_gram_cost(const ls_data *d)
+{
+    double c = 0;
+    for (int i = 0; i < d->m; i++) {
+        double k = (double)(d->rowptr[i + 1] - d->rowptr[i]);
+        c += k * k;
+    }
+    return c;
+}
+
+/* ||A||^2 = lambda_max(A'A) of a CSR A with few columns: A'A (n x n, the
+ * upper triangle) summed over the rows' outer products, then LAPACK. */
+static ircg_error sparse_gram_norm2_sq(const ls_data *d, double *out)
+{
+    int n = d->n;
+    double lmin, *G = calloc((size_t)n * (size_t)n, sizeof *G);
+    if (!G)
+        return IRCG_ERR_NOMEM;
+    for (int i = 0; i < d->m; i++)
+        for (int64_t p = d->rowptr[i]; p < d->rowptr[i + 1]; p++)
+            for (int64_t q = d->rowptr[i]; q < d->rowptr[i + 1]; q++) {
+                int a = d->colind[p], b = d->colind[q];
+                if (a <= b) /* each pair once per order: (a, b) and (b, a) */
+                    G[(size_t)a * n + b] += d->val[p] * d->val[q];
+            }
+    ircg_error err = sym_lmax(G, n, &lmin, out);
+    *out = fmax(*out, 0.0);
+    free(G);
+    return err;
+}
+
 ircg_error ls_norm2_sq(const ls_data *d, double *out)
 {
     double k = d->m < d->n ? d->m : d->n;
@@ -330,6 +366,8 @@ ircg_error ls_norm2_sq(const ls_data *d, double *out)
                 (d->A || mn <= DENSIFY_MAX);
     ircg_error err;
 
+    if (!exact && !d->A && d->n <= GRAM_MAX_DIM && sparse_gram_cost(d) <= SPARSE_GRAM_MAX)
+        return sparse_gram_norm2_sq(d, out);
     if (!exact)
         return iterative_norm2_sq(d, out);
     if (d->A)

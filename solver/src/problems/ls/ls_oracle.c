@@ -192,6 +192,7 @@ static ircg_error ls_lmo(void *p, double sigma, slv_dir *dir)
     dir->d_hg_d = slv_ksum_value(&hg);
     dir->top_sv = NAN;
     dir->matvecs = 2;
+    dir->samples = (int64_t)d->m + (d->outer == IRCG_OUTER_VALIDATION ? d->vset->m : 0);
     dir->converged = 1;
     w->have_v = 1;
     return isfinite(dir->gphi_d) ? IRCG_OK : IRCG_ERR_NUMERICAL;
