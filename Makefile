@@ -57,6 +57,11 @@ STUDY_LIB   := $(filter-out tests/study/study_main.c,$(wildcard tests/study/*.c)
 TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c) \
                $(STUDY_LIB) $(wildcard tests/fuzz/*.c)
 BENCH_SRC   := $(wildcard tests/bench/*.c)
+# The cluster tests (tests/cluster/README.md): hosts made of network
+# namespaces; their own runner, run by make test-cluster only.
+CLUSTER_SRC := $(wildcard tests/cluster/*.c) tests/harness.c tests/unit/test_cli_util.c \
+               tests/integration/http_util.c tests/integration/mpi_util.c \
+               tests/integration/http_mpi_util.c
 SCALE_SRC   := $(wildcard tests/bench_scale/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -76,6 +81,7 @@ IRCGD      := $(BUILD)/bin/ircgd
 IRCG_CLI   := $(BUILD)/bin/ircg
 IRCG_MPI   := $(BUILD)/bin/ircg-mpi
 RUN_TESTS  := $(BUILD)/bin/run_tests
+CLUSTER_TESTS := $(BUILD)/bin/run_cluster_tests
 BENCH_BIN  := $(BUILD)/bin/bench
 STUDY_BIN  := $(BUILD)/bin/study
 SCALE_BIN  := $(BUILD)/bin/bench_scale
@@ -115,7 +121,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
         deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-storage bench-mpi paper tta tta-run \
         study study-scale results run deps deps-core deps-test deps-paper data data-local deps-node apt-install openapi-lint \
         screenshots install uninstall clean help \
-        deps-unit unit-check deps-image image image-test
+        deps-unit unit-check deps-image image image-test test-cluster bench-cluster
 # ircg-mpi (clients/mpi/) is the one program built with MPI (Open MPI's
 # flags, from mpicc); libircg and ircgd know nothing of it.  Without mpicc
 # it is not built, and its tests skip saying why.
@@ -127,13 +133,14 @@ PARPACK_CFLAGS ?= $(shell pkg-config --cflags parpack 2>/dev/null)
 PARPACK_LIBS   ?= $(or $(shell pkg-config --libs parpack 2>/dev/null),-lparpack)
 MPI_BIN    := $(if $(MPI_LIBS),$(IRCG_MPI))
 
-all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(MPI_BIN) $(LIBIRCG_SO) $(LIBCLIENT_SO)
+all: lib $(RUN_TESTS) $(CLUSTER_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(MPI_BIN) $(LIBIRCG_SO) $(LIBCLIENT_SO)
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get), tools included"
 	@echo "make         build the library, tools and tests into $(BUILD)/"
 	@echo "make test    build and run the whole test suite"
 	@echo "make test-kernels  the numerical suites under several OpenBLAS kernel sets"
+	@echo "make test-cluster  MPI and Slurm across hosts made of network namespaces (root; minutes)"
 	@echo "make fuzz    every libFuzzer target FUZZ_SECONDS=60 each (clang, ASan, UBSan)"
 	@echo "make crashloop  kill -9 at random moments CRASHLOOP_KILLS=200 times, four jobs running"
 	@echo "make asan    the test suite under AddressSanitizer and UBSan (assertions on)"
@@ -255,6 +262,11 @@ $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LI
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
 
+$(CLUSTER_TESTS): $(call obj,$(CLUSTER_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
+
 $(STUDY_BIN): $(call obj,tests/study/study_main.c $(STUDY_LIB)) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
@@ -287,6 +299,15 @@ data-local:
 # IRCG_SAN: the sanitizer flags, for what the tests compile themselves.
 test: all data-local
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) IRCG_SAN="$(SAN)" OPENBLAS_NUM_THREADS=1 ./$(RUN_TESTS) $(T)
+
+# The cluster tests (tests/cluster/README.md): 3 or 4 hosts made of network
+# namespaces (root, or CAP_SYS_ADMIN and CAP_NET_ADMIN; else they skip,
+# saying why), Open MPI over TCP between them, ircgd launching jobs there
+# with mpirun and with Slurm's srun, hosts lost mid-job.  A few minutes.
+# tests/cluster/run.sh removes whatever the fixture made, whatever happens.
+test-cluster: all data-local
+	IRCG_BUILD_DIR=$(abspath $(BUILD)) IRCG_SAN="$(SAN)" OPENBLAS_NUM_THREADS=1 \
+	  tests/cluster/run.sh ./$(CLUSTER_TESTS) $(T)
 
 # The numerical suites again under several OpenBLAS kernel sets
 # (tests/tools/kernels.sh): a tolerance must hold on any CPU's kernels.

@@ -124,7 +124,10 @@ static double factor_size(const mc_ws *w, const mc_side *s)
 static double xo_drift(const mc_ws *w, const mc_side *s, double xo_norm)
 {
     double steps = (double)w->since_refresh + 1;
-    return slv_up(slv_gamma(w->cap + 8) * factor_size(w, s) +
+    /* k, not the arrays' capacity: a bound of the state alone, the same
+     * for a run resumed from a checkpoint (which reserves for its k) as
+     * for the run that wrote it (whose capacity grew with its history) */
+    return slv_up(slv_gamma(w->k + 8) * factor_size(w, s) +
                       steps * slv_gamma(16) * 4.0 * (xo_norm + w->d->delta),
                   8);
 }
@@ -163,7 +166,7 @@ static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double 
 {
     const mc_data *d = w->d;
     mc_cert_buf *b = w->cert;
-    int K = d->p + d->n_all + 2 * w->cap + 16;
+    int K = d->p + d->n_all + 2 * w->k + 16; /* k: see xo_drift */
     double xn = sqrt(norm2_cols(d, x)), lr = 0;
 
     if (sigma > 0) {
@@ -252,7 +255,8 @@ static double sv1_bound(mc_ws *w, const double *xo, double sigma, const double *
 
 /* The Lanczos process's top right vector of C'C into b->v (C = sigma
  * grad f(X) + R at the x side, or R at side s when sigma = 0), warm from
- * the last LMO's v; its quality only decides how tight the bound is. */
+ * v0 (NULL: a fixed start); its quality only decides how tight the bound
+ * is. */
 typedef struct cert_op {
     mc_ws *w;
     const mc_side *s;
@@ -268,13 +272,14 @@ static void cert_gram_op(void *vc, const double *x, double *cx, double *ctcx)
         mc_gram_product_r(c->w, c->s, x, cx, ctcx);
 }
 
-static ircg_error top_vector(mc_ws *w, const mc_side *s, double sigma, int64_t *matvecs)
+static ircg_error top_vector(mc_ws *w, const mc_side *s, double sigma, const double *v0,
+                             int64_t *matvecs)
 {
     mc_cert_buf *b = w->cert;
     cert_op op = {w, s, sigma};
     lmo_svd_out so = {.u = b->u, .v = b->v};
-    ircg_error err = lmo_gram_run(b->gram, cert_gram_op, &op, w->have_v ? w->v : NULL,
-                                  CERT_LANCZOS_TOL, w->lmo_max_mv, &so);
+    ircg_error err = lmo_gram_run(b->gram, cert_gram_op, &op, v0, CERT_LANCZOS_TOL,
+                                  w->lmo_max_mv, &so);
     *matvecs += so.matvecs;
     return err;
 }
@@ -314,23 +319,29 @@ ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
     out->f = mc_side_f(w, s);
     out->f_err = slv_gamma(4 * w->k + 64) * (fro2 + cs2 / d->n_all) + DBL_TRUE_MIN;
 
-    /* the gap of g: <R, Y> + delta sigma_1(R) */
-    if ((err = top_vector(w, s, 0.0, &out->matvecs)) != IRCG_OK)
+    /* the gap of g: <R, Y> + delta sigma_1(R).  The bound of lambda_2
+     * first: the anchor is made on the first certificate, by a Lanczos
+     * process of its own in the same buffers, which would replace the
+     * vector top_vector leaves there -- and the first certificate of a
+     * resumed run comes later than the uninterrupted run's */
+    double a2 = lambda2_bound(w, 0.0, 0, xo_norm, D);
+    if ((err = top_vector(w, s, 0.0, w->have_v ? w->v : NULL, &out->matvecs)) != IRCG_OK)
         return err;
     double nR = slv_up(rn + sqrt(2 * out->g_err) + D, 4); /* ||R||_F of the exact Y */
-    double s1 = sv1_bound(w, s->xo, 0.0, w->cert->v, nR, D, lambda2_bound(w, 0.0, 0, xo_norm, D),
-                          &sharp_g);
+    double s1 = sv1_bound(w, s->xo, 0.0, w->cert->v, nR, D, a2, &sharp_g);
     out->matvecs += 2;
     double gap = ss.rdot + d->delta * s1;
+
     out->gap_g = fmax(slv_up(gap + rdot_err, 2) + slv_gamma(2) * d->delta * s1, 0.0);
 
     if (sigma > 0 && which == IRCG_X) {
         /* Phi: <sigma grad f + R, Y> + delta sigma_1(C), <grad f(Y), Y> = 2 f(Y) */
-        if ((err = top_vector(w, s, sigma, &out->matvecs)) != IRCG_OK)
+        double a2c = lambda2_bound(w, sigma, out->f + out->f_err, xo_norm, D);
+        if ((err = top_vector(w, s, sigma, w->have_v ? w->v : NULL, &out->matvecs)) !=
+            IRCG_OK)
             return err;
         double nC = slv_up(sigma * sqrt(2 * (out->f + out->f_err)) + nR, 4);
-        double a2 = lambda2_bound(w, sigma, out->f + out->f_err, xo_norm, D);
-        double c1 = sv1_bound(w, s->xo, sigma, w->cert->v, nC, D, a2, &sharp_phi);
+        double c1 = sv1_bound(w, s->xo, sigma, w->cert->v, nC, D, a2c, &sharp_phi);
         out->matvecs += 2;
         double ph = sigma * 2 * out->f + ss.rdot + d->delta * c1;
         double ph_err = 2 * sigma * out->f_err + rdot_err +
@@ -358,7 +369,12 @@ ircg_error mc_cert_ratings_theta(mc_ws *w, double *theta_lo)
         return IRCG_ERR_NOMEM;
     zero.xo = z;
     int64_t mv = 0;
-    ircg_error err = top_vector(w, &zero, 0.0, &mv);
+    /* from the fixed start, not the last LMO's vector: the anchor is then a
+     * function of the data alone, the same whenever it is first made --
+     * at t = 0, or after a resume or a continued start (whose first
+     * certificate comes later, with a warm vector the uninterrupted run's
+     * anchor never saw) */
+    ircg_error err = top_vector(w, &zero, 0.0, NULL, &mv);
     if (err == IRCG_OK) {
         double cn, ec, ew;
         bounded_gram(w, NULL, 0.0, b->v, &cn, &ec, &ew);
