@@ -454,6 +454,8 @@ static int via_slurm(void *user, int sig)
     const mjob *m = user;
     if (!m->slurm_job[0])
         return 0;
+    srv_log("job %s: scancel%s Slurm job %s", m->job->id,
+            sig == SIGUSR1 ? " --signal=USR1" : "", m->slurm_job);
     return srv_slurm_cancel(m->slurm_job, sig == SIGUSR1 ? SIGUSR1 : 0) == 0;
 }
 

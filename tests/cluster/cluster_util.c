@@ -163,6 +163,20 @@ int cl_hostfile(const char *path, int first, int hosts, int slots)
     return fclose(f) == 0 ? 0 : -1;
 }
 
+int cl_hostfile_of(const char *path, const char *hosts)
+{
+    FILE *f = fopen(path, "w");
+    int k, slots, used = 0;
+    if (!f)
+        return -1;
+    while (sscanf(hosts, "%d:%d%n", &k, &slots, &used) == 2) {
+        fprintf(f, "%s slots=%d\n", cl_host(k), slots);
+        hosts += used;
+        hosts += *hosts == ',';
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
 void cl_mpirun(char *buf, size_t n, const char *hostfile, const char *np)
 {
     snprintf(buf, n,
@@ -229,4 +243,22 @@ int cl_count_ranks(void)
         }
     }
     return ranks;
+}
+
+int cl_daemon_restart(hu_daemon *d, const char *launch)
+{
+    setenv("IRCGD_MPI_LAUNCH", launch, 1);
+    int rc = hu_restart(d);
+    unsetenv("IRCGD_MPI_LAUNCH");
+    return rc;
+}
+
+int cl_daemon(hu_daemon *d, const char *name, const char *launch, const char *extra)
+{
+    char wd[96];
+    hu_prepare(d, name, 1);
+    snprintf(wd, sizeof wd, "wd-%s", name);
+    snprintf(d->extra, sizeof d->extra, "--mpi-workdir %s%s%s", cl_path(wd),
+             extra ? " " : "", extra ? extra : "");
+    return cl_daemon_restart(d, launch);
 }

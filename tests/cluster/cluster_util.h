@@ -41,6 +41,9 @@ const char *cl_shared(void);
 /* A hostfile at path: hosts first .. first + hosts - 1, `slots` each. */
 int cl_hostfile(const char *path, int first, int hosts, int slots);
 
+/* A hostfile at path from "K:SLOTS,K:SLOTS,..." (host K, SLOTS ranks). */
+int cl_hostfile_of(const char *path, const char *hosts);
+
 /* The shell command that starts `np` ranks ("{ranks}" for ircgd's
  * template) of what follows on the hostfile's hosts: mpirun on host 1
  * with the rsh agent `cluster.sh agent`, TCP only (btl tcp,self) on the
@@ -56,6 +59,15 @@ int cl_sh(const char *cmd, char *out, size_t cap);
 /* ircg-mpi ARGS on `hosts` hosts (from host 1) with `slots` ranks each:
  * the exit status, stderr (and stdout) in err. */
 int cl_run_mpi(int hosts, int slots, const char *args, char *err, size_t errn);
+
+/* Prepares d as hu_prepare (one worker) and starts ircgd with `launch`
+ * (IRCGD_MPI_LAUNCH: cl_mpirun's command, or Slurm's), its MPI work
+ * directory the shared one's wd-NAME (the ranks write there), and extra
+ * flags (may be NULL).  0 when it listens. */
+struct hu_daemon;
+int cl_daemon(struct hu_daemon *d, const char *name, const char *launch, const char *extra);
+/* Restarts it with the same launcher and flags. */
+int cl_daemon_restart(struct hu_daemon *d, const char *launch);
 
 /* The processes inside host k (cluster.sh pids): how many. */
 int cl_count_pids(int k);
