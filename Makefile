@@ -43,6 +43,9 @@ DEB_PKGS := build-essential pkg-config xz-utils bzip2 unzip curl libopenblas-dev
 # container image's build stage): those tests then skip, saying why.
 TEST_TOOLS ?= 1
 TEST_PKGS  := chromium
+# make test-cluster: the hosts (iproute2's ip, util-linux's nsenter and
+# unshare) and Slurm with its authentication (munge).
+CLUSTER_PKGS := iproute2 util-linux slurm-wlm munge
 
 SOLVER_SRC  := $(sort $(shell find solver/src -name '*.c'))
 API_SRC     := $(wildcard api/*.c)
@@ -154,6 +157,7 @@ help:
 	@echo "             from a local copy DATA_DIR=DIR, else downloaded and checked"
 	@echo "make bench   the MovieLens benchmark (its ratings: make data)"
 	@echo "make bench-mpi    ircg-mpi on 1, 2, 4 ranks: s/iteration, RSS per rank, comm vs compute (BENCH_MPI_ARGS=)"
+	@echo "make bench-cluster  ircg-mpi on 1-4 hosts (namespaces): per-iteration split, bytes, the cost model fitted"
 	@echo "make valgrind  the ircg CLI under valgrind memcheck on every example"
 	@echo "make loadtest  wrk on a real ircgd with jobs, SSE clients and submits; a burst of 500"
 	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace,"
@@ -420,6 +424,15 @@ bench-storage: all
 bench-mpi: all
 	python3 tests/bench_mpi/bench_mpi.py --bin $(BUILD)/bin $(BENCH_MPI_ARGS)
 
+# ircg-mpi across the hosts of tests/cluster (network namespaces; root):
+# one ordered sum timed on 2-4 hosts and the cost model fitted to it, the
+# 10M and 100M synthetic jobs on 1-4 hosts, the model's prediction error,
+# and 1B ratings predicted (tests/bench_cluster/bench_cluster.py).  ~15 min
+# and 5 GB; BENCH_CLUSTER_ARGS="--sizes 10" for the 10M job alone.
+bench-cluster: all
+	python3 tests/bench_cluster/bench_cluster.py --bin $(BUILD)/bin --tmp $(BUILD)/bench-cluster \
+	  $(BENCH_CLUSTER_ARGS)
+
 # The paper's experiment on both MovieLens files (Table 1, Figure 1), the
 # time to accuracy on ML-1M, the studies beyond the paper, and
 # tests/paper/RESULTS.md made from all of their outputs (with the commit
@@ -499,7 +512,7 @@ deps-core:
 	$(call apt_install,$(DEB_PKGS))
 
 deps-test:
-	$(call apt_install,$(TEST_PKGS))
+	$(call apt_install,$(TEST_PKGS) $(CLUSTER_PKGS))
 	@for c in node:nodejs npm:npm; do command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; done; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory apt-install PKGS="$$missing"; fi
 	$(MAKE) --no-print-directory deps-node

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mpi_sched.h"
@@ -22,6 +23,7 @@
 extern char **environ;
 
 #define CMD_SECONDS 10.0
+#define SETTLE_S 5.0
 
 /* ------------------------------------------------------- lost hosts -- */
 
@@ -202,15 +204,30 @@ static void describe_nodes(const char *const *hosts, int nhosts, char *buf, size
     pthread_mutex_unlock(&mu);
 }
 
+/* A job state Slurm has not settled yet (its steps still ending). */
+static int unsettled(const char *state)
+{
+    return !strcmp(state, "COMPLETING") || !strcmp(state, "RUNNING") ||
+           !strcmp(state, "CONFIGURING") || !strcmp(state, "PENDING");
+}
+
 void srv_slurm_describe(const char *job, const char *const *hosts, int nhosts, char *buf,
                         size_t len)
 {
-    char out[8192], state[64], reason[256];
+    char out[8192], state[64] = "", reason[256];
     char *argv[] = {"scontrol", "show", "job", "-o", (char *)job, NULL};
     buf[0] = '\0';
-    if (run(argv, out, sizeof out) != 0)
-        return;
-    field(out, "JobState", state, sizeof state);
+    /* the launcher may end before slurmctld has ended the job: its final
+     * state, for up to SETTLE_S */
+    for (double end = srv_mono() + SETTLE_S; !state[0] || unsettled(state);) {
+        if (run(argv, out, sizeof out) != 0)
+            return;
+        field(out, "JobState", state, sizeof state);
+        if (!unsettled(state) || srv_mono() > end)
+            break;
+        struct timespec ts = {0, 250000000L};
+        nanosleep(&ts, NULL);
+    }
     field(out, "Reason", reason, sizeof reason);
     snprintf(buf, len, "Slurm job %s: JobState=%s Reason=%s", job, state, reason);
     describe_nodes(hosts, nhosts, buf, len);

@@ -53,6 +53,8 @@ typedef struct run {
     mpi_ckpt ckpt;
     mpi_snap snap;         /* the spec's snapshots, for ircgd          */
     mpi_start start;       /* a state saved whole to start from (ircgd)  */
+    const char *bench;     /* --bench-sums: lengths to time, no spec      */
+    int bench_reps;
     const ircg_solver *sv; /* during the solve, for the checkpoints        */
     char *hosts;           /* rank 0: every rank's host, MPI_MAX_PROCESSOR_NAME apart */
     mpi_ctx mc;
@@ -65,6 +67,7 @@ static const char USAGE[] =
     "         [--checkpoint-dir DIR [--checkpoint-every S] [--resume ITERATION]]\n"
     "         [--snapshot-dir DIR] [--start-state FILE [--start-schedule continue|afresh]]\n"
     "         [--profile-comm]\n"
+    "       mpirun -np N ircg-mpi --bench-sums LEN,LEN,... [--bench-reps R]\n"
     "  solve a matrix-completion spec with ircg on N processes (rows of the ratings\n"
     "  spread over them).  --progress: the execution, trace rows and checkpoints as\n"
     "  JSON lines on stdout; --data-dir: where the spec's relative paths start (default:\n"
@@ -73,7 +76,8 @@ static const char USAGE[] =
     "  --snapshot-dir: the spec's snapshots there (its output.snapshot_every), for ircgd;\n"
     "  --start-state: start from a solver state saved whole (a snapshot's), going on with\n"
     "  its schedule (continue, the default) or afresh at its x;\n"
-    "  --profile-comm: a timed barrier before each sum, to split waits from transfers\n";
+    "  --profile-comm: a timed barrier before each sum, to split waits from transfers;\n"
+    "  --bench-sums: time R (default 20) ordered sums of each length, no solve\n";
 
 /* A positive number (integer when `integer`) of an option; -1 if not. */
 static double positive(const char *s, int integer)
@@ -97,6 +101,8 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
         {"start-state", required_argument, NULL, 'S'},
         {"start-schedule", required_argument, NULL, 'C'},
         {"profile-comm", no_argument, NULL, 'P'},
+        {"bench-sums", required_argument, NULL, 'B'},
+        {"bench-reps", required_argument, NULL, 'N'},
         {"help", no_argument, NULL, 'h'},        {0},
     };
     int c;
@@ -104,6 +110,7 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
     opterr = r->rank == 0;
     r->ckpt.every = 30;
     r->start.mode = IRCG_RESTORE_CONTINUE;
+    r->bench_reps = 20;
     while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
         if ((c == 'e' || c == 'R') && (v = positive(optarg, c == 'R')) < 0) {
             if (r->rank == 0)
@@ -135,6 +142,10 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
             r->resume = (int64_t)v;
         else if (c == 'P')
             r->mc.profile = 1;
+        else if (c == 'B')
+            r->bench = optarg;
+        else if (c == 'N')
+            r->bench_reps = atoi(optarg);
         else if (c == 't')
             r->out.trace_path = optarg;
         else if (c == 'r')
@@ -149,6 +160,8 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
             return c == 'h' ? -1 : CLI_USAGE;
         }
     }
+    if (r->bench && argc == optind) /* no spec: the sums alone */
+        return CLI_OK;
     if (argc - optind != 1) {
         if (r->rank == 0)
             fprintf(stderr, "ircg-mpi: %s\n%s", argc == optind ? "a SPEC.json is needed"
@@ -313,6 +326,10 @@ static void report(const run *r, const ircg_info *info)
                 ircg_status_string(info->status), (long long)info->iterations, r->size,
                 info->solve_seconds, info->g_x, info->f_x, (long long)r->mc.calls,
                 (long long)r->mc.doubles, (long long)info->lmo_matvecs);
+        fprintf(stderr, "ircg-mpi: sums gathered whole: %lld of %lld numbers; sliced: %lld "
+                "of %lld numbers\n", (long long)r->mc.small_calls,
+                (long long)r->mc.small_doubles, (long long)(r->mc.calls - r->mc.small_calls),
+                (long long)(r->mc.doubles - r->mc.small_doubles));
         for (int i = 0; all && i < r->size; i++)
             fprintf(stderr, "ircg-mpi: rank %d: peak RSS %.1f MB, cpu %.3f s, sums %.3f s, "
                     "waits %.3f s\n", i, all[4 * i], all[4 * i + 1], all[4 * i + 2],
@@ -522,7 +539,8 @@ int main(int argc, char **argv)
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGUSR1, &sa, NULL);
-        code = run_spec(&r, spec);
+        code = r.bench ? mpi_bench_sums(&r.mc, &r.comm, r.bench, r.bench_reps)
+                       : run_spec(&r, spec);
     }
     /* the worst outcome of any rank */
     int worst = code < 0 ? 0 : code;

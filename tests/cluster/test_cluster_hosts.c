@@ -103,7 +103,7 @@ TEST(cluster, everything_made_is_removed)
     REQUIRE(cl_sh(cmd, NULL, 0) == 0);
     for (int i = 0; i < 50 && cl_count_pids(4) < 1; i++)
         hu_sleep_ms(100);
-    CHECK_INT(cl_count_pids(4), 1);
+    CHECK(cl_count_pids(4) >= 1);
     /* a new `up` of 2 hosts over the 4 left up: the old ones go first */
     REQUIRE(cl_up(2) == 1);
     CHECK(cl_sh("ip netns list | grep -q ircg-node4", NULL, 0) != 0);

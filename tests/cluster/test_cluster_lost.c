@@ -37,7 +37,7 @@
 #define MPI_TOL 1e-10
 #define KILL_BOUND_S 15.0
 #define CUT_BOUND_S (5.0 + 3 * 2.0 + 10.0)
-#define ITERS 200
+#define ITERS 100
 #define RATINGS 600000L
 
 static void spec_of(char *out, size_t n, long long iters, int ranks, const char *start)
@@ -260,11 +260,11 @@ TEST(cluster_lost, checkpoints_resume_on_the_remaining_hosts_bit_for_bit)
              "--checkpoint-every 0.5 >/dev/null 2>&1 &", launch, mu_mpi_bin(), sp, part, ck);
     REQUIRE(cl_sh(cmd, NULL, 0) == 0);
     int rows = 0;
-    for (int i = 0; i < 600 && rows < 60; i++) {
+    for (int i = 0; i < 600 && rows < 40; i++) {
         hu_sleep_ms(100);
         rows = tcli_count_lines(part);
     }
-    REQUIRE(rows >= 60);
+    REQUIRE(rows >= 40);
     REQUIRE(fixture("kill", 4) == 0);
     for (int i = 0; i < 300 && cl_count_ranks() > 0; i++)
         hu_sleep_ms(100);
