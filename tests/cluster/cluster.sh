@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # tests/cluster/cluster.sh -- hosts on one machine for the cluster tests
-# (tests/cluster/README.md): each host a network namespace with its own
-# UTS name (its host name), its own mount namespace (a private /dev/shm,
-# so that no two hosts can share memory through it), loopback, and a veth
-# link to a bridge; addresses in 198.18.0.0/15 (RFC 2544's benchmarking
-# range: never routed) on those links only.  The bridge has no address:
-# the machine's own namespace cannot reach the hosts, nor they it.
+# (tests/cluster/README.md): each host a network namespace with loopback
+# and a veth link to a bridge, its own UTS name (its host name), and at
+# every entry a mount namespace of its own in which /dev/shm and /tmp are
+# the host's (no two hosts share memory or temporary files); addresses in
+# 198.18.0.0/15 (RFC 2544's benchmarking range: never routed) on those
+# links only.  The bridge has no address: the machine's own namespace
+# cannot reach the hosts, nor they it.
 #
 #   cluster.sh check            exit 0 when hosts can be made here, else 77
 #                               and the reason on stdout

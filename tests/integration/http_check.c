@@ -168,7 +168,8 @@ typedef struct rowbuf {
     int failed;
 } rowbuf;
 
-/* The row the daemon stores of an iteration (server/job_output.c). */
+/* The row the daemon stores of an iteration (server/job_output.c), its
+ * certified bounds included. */
 static int keep_row(void *user, const ircg_iter_info *it)
 {
     rowbuf *b = user;
@@ -189,7 +190,9 @@ static int keep_row(void *user, const ircg_iter_info *it)
         .g_gap_z = it->g_gap_z, .lmo_seconds = it->lmo_seconds,
         .lmo_matvecs = it->lmo_matvecs, .top_sv = it->top_sv, .rank = it->rank,
         .lmo_converged = it->lmo_converged, .backtracks = it->backtracks,
-        .proj_full = it->proj_full, .lambda = it->lambda,
+        .proj_full = it->proj_full, .lambda = it->lambda, .certified = it->certified,
+        .inner_gap_x = it->inner_gap_x, .inner_gap_z = it->inner_gap_z,
+        .g_lower = it->g_lower, .f_lower = it->f_lower,
     };
     return 0;
 }

@@ -100,7 +100,9 @@ static void agree_on(const hu_daemon *d, const char *data, const char *what)
                        : 1;
     printf("    %s: 3 ranks against one process, g and f within %.2g\n", what, worst);
     CHECK(worst <= 1e-10);
-    hm_job_dir(d, mpi, dir, sizeof dir); /* the data's file goes with the job */
+    hm_job_dir(d, mpi, dir, sizeof dir); /* the data's file goes with the job, */
+    for (int i = 0; i < 50 && access(dir, F_OK) == 0; i++)
+        hu_sleep_ms(100); /* once its outcome is stored: the worker then removes it */
     CHECK(access(dir, F_OK) != 0);
     free(s1);
     free(sn);
