@@ -95,7 +95,7 @@ static int run(char *const argv[], char *out, size_t cap)
         return -1;
     }
     double end = srv_mono() + CMD_SECONDS;
-    char sink[512];
+    char sink[512] = "";
     for (;;) {
         struct pollfd p = {fd[0], POLLIN, 0};
         double left = end - srv_mono();
@@ -149,8 +149,9 @@ int srv_slurm_time_limit(const char *job, int minutes)
 static void field(const char *rec, const char *key, char *v, size_t cap)
 {
     char pat[40];
+    size_t kl = strlen(key);
     snprintf(pat, sizeof pat, " %s=", key);
-    const char *a = strncmp(rec, pat + 1, strlen(pat + 1)) == 0 ? rec + strlen(pat + 1) : NULL;
+    const char *a = strncmp(rec, key, kl) == 0 && rec[kl] == '=' ? rec + kl + 1 : NULL;
     if (!a && (a = strstr(rec, pat)))
         a += strlen(pat);
     v[0] = '\0';
@@ -214,7 +215,7 @@ static int unsettled(const char *state)
 void srv_slurm_describe(const char *job, const char *const *hosts, int nhosts, char *buf,
                         size_t len)
 {
-    char out[8192], state[64] = "", reason[256];
+    char out[8192] = "", state[64] = "", reason[256];
     char *argv[] = {"scontrol", "show", "job", "-o", (char *)job, NULL};
     buf[0] = '\0';
     /* the launcher may end before slurmctld has ended the job: its final

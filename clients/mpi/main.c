@@ -119,7 +119,7 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
                         c == 'e' ? "number of seconds" : "iteration", optarg);
             return CLI_USAGE;
         }
-        if (c == 'C' && strcmp(optarg, "continue") && strcmp(optarg, "afresh")) {
+        if (c == 'C' && strcmp(optarg, "continue") != 0 && strcmp(optarg, "afresh") != 0) {
             if (r->rank == 0)
                 fprintf(stderr, "ircg-mpi: --start-schedule is continue or afresh, not "
                         "\"%s\"\n", optarg);
@@ -130,8 +130,8 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
         else if (c == 'S')
             r->start.path = optarg;
         else if (c == 'C')
-            r->start.mode = strcmp(optarg, "afresh") ? IRCG_RESTORE_CONTINUE
-                                                     : IRCG_RESTORE_AFRESH;
+            r->start.mode = strcmp(optarg, "afresh") != 0 ? IRCG_RESTORE_CONTINUE
+                                                          : IRCG_RESTORE_AFRESH;
         else if (c == 'c')
             r->ckpt.dir = optarg;
         else if (c == 's')

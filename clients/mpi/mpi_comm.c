@@ -163,8 +163,13 @@ int mpi_bench_sums(mpi_ctx *c, const ircg_comm *comm, const char *lens, int reps
             return 2;
         }
         double *buf = malloc((size_t)len * sizeof *buf), *t = malloc((size_t)reps * sizeof *t);
-        if (!buf || !t)
+        if (!buf || !t) { /* the sums are collective: end them all */
+            fprintf(stderr, "ircg-mpi: rank %d: out of memory for --bench-sums\n", c->rank);
             MPI_Abort(c->comm, 3);
+            free(buf);
+            free(t);
+            return 3;
+        }
         double med = time_sum(comm, len, reps, buf, t);
         if (c->rank == 0)
             printf("{\"ranks\": %d, \"len\": %lld, \"seconds\": %.9g}\n", c->size, len, med);

@@ -267,6 +267,9 @@ static ircg_error start_new_run(ircg_solver *sv, ircg_restore_mode mode,
         sv->last_gap = NAN;
         sv->last_sigma = NAN;
         sv->warm_done = 0;
+        /* the analyzer loses restore_as's *sv = tmp, which replaced the
+         * pointer it freed before: this is tmp's */
+        /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
         free(sv->cut_ref);
         sv->cut_ref = NULL;
         /* a new run: its own varsigma, start and first certificate; the
@@ -321,6 +324,7 @@ ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
         goto fail;
     }
     free(sv->cut_ref);
+    sv->cut_ref = NULL; /* tmp's replaces it below */
     double fresh_varsigma = sv->varsigma;
     tmp.pb = sv->pb;
     tmp.ops = sv->ops;

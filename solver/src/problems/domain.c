@@ -321,7 +321,7 @@ static double support(const ircg_domain *d, const double *c, const double *e, in
         slv_ksum kc = {0, 0}, ke = {0, 0};
         for (int64_t i = 0; i < n && cmax > 0; i++)
             slv_ksum_add(&kc, (c[i] / cmax) * (c[i] / cmax));
-        for (int64_t i = 0; i < n && emax > 0; i++)
+        for (int64_t i = 0; e && i < n && emax > 0; i++)
             slv_ksum_add(&ke, (e[i] / emax) * (e[i] / emax));
         h = r * cmax * sqrt(slv_ksum_value(&kc));
         eh = slv_gamma(8) * h + slv_up(r * emax * sqrt(slv_ksum_value(&ke)), 4);

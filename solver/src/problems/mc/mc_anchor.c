@@ -84,8 +84,10 @@ static double gram_fro2(const mc_data *d)
         return NAN;
     size_t len = (size_t)d->p * (size_t)nb;
     double *T = malloc(len * sizeof *T), *TA = neg ? malloc(len * sizeof *TA) : NULL;
-    /* a rank without the memory stops them all: the sums are collective */
-    if (slv_comm_sum1(d->comm, !T || (neg && !TA)) > 0) {
+    /* a rank without the memory stops them all: the sums are collective
+     * (each rank's own verdict first, for its own reading) */
+    int nomem = !T || (neg && !TA);
+    if (slv_comm_sum1(d->comm, nomem) > 0 || nomem) {
         free(T);
         free(TA);
         return NAN;

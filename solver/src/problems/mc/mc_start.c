@@ -89,7 +89,8 @@ static ircg_error dist_svd(const mc_data *d, const double *x0, mc_given *g, ircg
     mc_given whole = {0};
     double head[3] = {0, 0, 0}; /* rank 0's error, r, nuclear norm */
     ircg_error err = IRCG_OK;
-    if (c->rank == 0) {
+    const int root = c->rank == 0;
+    if (root) {
         err = whole_svd(d->n_all, p, d->delta, x0, &whole, diag);
         head[0] = err, head[1] = whole.r, head[2] = whole.nuc;
     }
@@ -98,28 +99,29 @@ static ircg_error dist_svd(const mc_data *d, const double *x0, mc_given *g, ircg
     g->s = calloc(2 * (size_t)m0, sizeof *g->s);
     g->U = malloc((size_t)d->n * m0 * sizeof *g->U);
     g->Vt = calloc((size_t)m0 * p, sizeof *g->Vt);
-    double *col = malloc(((size_t)d->n_all > (size_t)p * g->r ? (size_t)d->n_all
-                                                                : (size_t)p * g->r + 1) *
-                         sizeof *col);
+    size_t cols = (size_t)p * (size_t)g->r;
+    double *col = calloc(((size_t)d->n_all > cols ? (size_t)d->n_all : cols) + 1, sizeof *col);
     int nomem = !g->s || !g->U || !g->Vt || !col;
-    if (slv_comm_sum1(c, nomem) > 0 || head[0] != IRCG_OK) {
+    double any = slv_comm_sum1(c, nomem); /* collective: every rank, first */
+    if (nomem || any > 0 || err != IRCG_OK || head[0] != IRCG_OK) {
         err = head[0] == IRCG_ERR_INVALID ? outside(diag, head[2], d->delta)
               : head[0] == IRCG_ERR_NUMERICAL
                   ? slv_fail(diag, IRCG_ERR_NUMERICAL, "/x0", "SVD of x0 failed")
                   : slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
         goto done;
     }
-    if (c->rank == 0)
+    if (root && whole.s)
         memcpy(g->s, whole.s, (size_t)m0 * sizeof *g->s);
     slv_comm_bcast_exact(c, 0, g->s, m0);
     for (int i = 0; i < g->r; i++) { /* U's columns, this rank's rows kept */
-        if (c->rank == 0)
+        if (root && whole.U)
             memcpy(col, whole.U + (size_t)i * d->n_all, (size_t)d->n_all * sizeof *col);
         slv_comm_bcast_exact(c, 0, col, d->n_all);
         memcpy(g->U + (size_t)i * d->n, col + d->row0, (size_t)d->n * sizeof *col);
     }
-    for (int j = 0; c->rank == 0 && j < p; j++) /* Vt's r rows, packed */
-        for (int i = 0; i < g->r; i++)
+    for (int j = 0; root && whole.Vt && j < p; j++) /* Vt's r rows, packed */
+        for (int i = 0; i < g->r; i++) /* r >= 1: Vt holds m0 x p >= 1 numbers */
+            /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
             col[i + (size_t)j * g->r] = whole.Vt[i + (size_t)j * m0];
     slv_comm_bcast_exact(c, 0, col, (int64_t)p * g->r);
     for (int j = 0; j < p; j++)
