@@ -58,7 +58,8 @@ def mpirun(args, hosts, np, extra):
            '--allow-run-as-root', '-np', str(np), '--hostfile', hf,
            '--mca', 'plm_rsh_agent', FIXTURE + ' agent', '--mca', 'btl', 'tcp,self',
            '--mca', 'btl_tcp_if_include', NET, '--mca', 'oob_tcp_if_include', NET,
-           '--mca', 'mpi_yield_when_idle', '1', '-x', 'OPENBLAS_NUM_THREADS']
+           '--mca', 'mpi_yield_when_idle', '1', '--bind-to', 'none', '-x',
+           'OPENBLAS_NUM_THREADS']
     return cmd + [os.path.join(args.bin, 'ircg-mpi')] + extra
 
 
@@ -118,7 +119,7 @@ def spec(millions, iters):
     return ('{"problem": {"type": "matrix_completion", "delta": 5, "data": {"source": '
             '"synthetic", "n_rows": %d, "n_cols": %d, "rank": 10, "n_ratings": %d, '
             '"min_rating": 1, "max_rating": 5, "noise": 0.5, "seed": 1}}, '
-            '"algorithm": {"name": "ircg", "max_iter": %d, "certify": false}}'
+            '"algorithm": {"name": "ircg", "max_iter": %d, "certify": false, "threads": 1}}'
             % (rows, cols, millions * 10**6, iters))
 
 
@@ -239,7 +240,7 @@ def report(args, sizes, iters, hosts, reps):
             whole = sums = '-'
             if one and n > 1:
                 comm = model_comm(r, n, alpha, inv_beta)
-                pred = one['per_iter'] * max(1.0 / n, 1.0 / cores) + comm
+                pred = one['per_iter'] / min(n, cores) + comm
                 whole = '%.4f (%+.0f%%)' % (pred, 100 * (pred / r['per_iter'] - 1))
                 meas = r['sums'] + r['waits']
                 sums = '%.4f vs %.4f (%+.0f%%)' % (comm, meas, 100 * (comm / meas - 1))

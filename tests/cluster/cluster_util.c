@@ -183,7 +183,7 @@ void cl_mpirun(char *buf, size_t n, const char *hostfile, const char *np)
              "%s exec %s env OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0 "
              "%s -np %s --hostfile %s%s --mca plm_rsh_agent '%s agent' "
              "--mca btl tcp,self --mca btl_tcp_if_include " CL_NET " "
-             "--mca oob_tcp_if_include " CL_NET " --mca mpi_yield_when_idle 1 "
+             "--mca oob_tcp_if_include " CL_NET " --mca mpi_yield_when_idle 1 --bind-to none "
              "--mca oob_tcp_keepalive_time 5 --mca oob_tcp_keepalive_intvl 2 "
              "--mca oob_tcp_keepalive_probes 3 -x OPENBLAS_NUM_THREADS -x ASAN_OPTIONS",
              cl_script(), cl_host(1), mu_mpirun() ? mu_mpirun() : "mpirun", np, hostfile,

@@ -48,8 +48,9 @@ int cl_hostfile_of(const char *path, const char *hosts);
  * template) of what follows on the hostfile's hosts: mpirun on host 1
  * with the rsh agent `cluster.sh agent`, TCP only (btl tcp,self) on the
  * test links, OOB keepalives of 5 + 3 x 2 s (a cut link is noticed within
- * 11 s), and waiting ranks yielding their core (the hosts share the
- * machine's two).  Into buf. */
+ * 11 s), ranks bound to no core and yielding theirs while they wait (the
+ * hosts share the machine's cores: Open MPI, counting each host's, would
+ * bind the first rank of every host to the same core 0).  Into buf. */
 void cl_mpirun(char *buf, size_t n, const char *hostfile, const char *np);
 
 /* `sh -c cmd`: its exit status (-1 when it did not run), its stdout and

@@ -74,11 +74,19 @@ static int slurm_job_of(const hu_daemon *d, const char *id, char *out, size_t n)
         hu_resp_free(&r);
         const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(j, "execution"), "slurm_job"));
+        const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "state"));
+        int over = st && strcmp(st, "queued") != 0 && strcmp(st, "running") != 0;
         if (s)
             snprintf(out, n, "%s", s);
+        if (!s && over) { /* it ended before its ranks started: say why */
+            char *text = cJSON_PrintUnformatted(j);
+            printf("    job %s ended before its ranks named a Slurm job: %.2000s\n", id,
+                   text ? text : "?");
+            free(text);
+        }
         cJSON_Delete(j);
-        if (s)
-            return 0;
+        if (s || over)
+            return s ? 0 : -1;
         hu_sleep_ms(100);
     }
     return -1;
