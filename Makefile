@@ -44,6 +44,9 @@ DEB_PKGS := build-essential pkg-config xz-utils bzip2 unzip curl libopenblas-dev
 # container image's build stage): those tests then skip, saying why.
 TEST_TOOLS ?= 1
 TEST_PKGS  := chromium
+# make test-cluster: the hosts (iproute2's ip, util-linux's nsenter and
+# unshare) and Slurm with its authentication (munge).
+CLUSTER_PKGS := iproute2 util-linux slurm-wlm munge
 
 SOLVER_SRC  := $(sort $(shell find solver/src -name '*.c'))
 API_SRC     := $(wildcard api/*.c)
@@ -58,6 +61,11 @@ STUDY_LIB   := $(filter-out tests/study/study_main.c,$(wildcard tests/study/*.c)
 TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c) \
                $(STUDY_LIB) $(wildcard tests/fuzz/*.c)
 BENCH_SRC   := $(wildcard tests/bench/*.c)
+# The cluster tests (tests/cluster/README.md): hosts made of network
+# namespaces; their own runner, run by make test-cluster only.
+CLUSTER_SRC := $(wildcard tests/cluster/*.c) tests/harness.c tests/unit/test_cli_util.c \
+               tests/integration/http_util.c tests/integration/mpi_util.c \
+               tests/integration/http_mpi_util.c
 SCALE_SRC   := $(wildcard tests/bench_scale/*.c)
 BENCH_STO_SRC := $(wildcard tests/bench_sto/*.c)
 
@@ -78,6 +86,7 @@ IRCGD      := $(BUILD)/bin/ircgd
 IRCG_CLI   := $(BUILD)/bin/ircg
 IRCG_MPI   := $(BUILD)/bin/ircg-mpi
 RUN_TESTS  := $(BUILD)/bin/run_tests
+CLUSTER_TESTS := $(BUILD)/bin/run_cluster_tests
 BENCH_BIN  := $(BUILD)/bin/bench
 STUDY_BIN  := $(BUILD)/bin/study
 SCALE_BIN  := $(BUILD)/bin/bench_scale
@@ -118,7 +127,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
         deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-stochastic bench-storage bench-mpi paper tta tta-run \
         study study-scale results run deps deps-core deps-test deps-paper data data-local deps-node apt-install openapi-lint \
         screenshots install uninstall clean help \
-        deps-unit unit-check deps-image image image-test
+        deps-unit unit-check deps-image image image-test test-cluster bench-cluster
 # ircg-mpi (clients/mpi/) is the one program built with MPI (Open MPI's
 # flags, from mpicc); libircg and ircgd know nothing of it.  Without mpicc
 # it is not built, and its tests skip saying why.
@@ -130,13 +139,14 @@ PARPACK_CFLAGS ?= $(shell pkg-config --cflags parpack 2>/dev/null)
 PARPACK_LIBS   ?= $(or $(shell pkg-config --libs parpack 2>/dev/null),-lparpack)
 MPI_BIN    := $(if $(MPI_LIBS),$(IRCG_MPI))
 
-all: lib $(RUN_TESTS) $(BENCH_BIN) $(SCALE_BIN) $(BENCH_STO_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(MPI_BIN) $(LIBIRCG_SO) $(LIBCLIENT_SO)
+all: lib $(RUN_TESTS) $(BENCH_BIN) $(CLUSTER_TESTS) $(SCALE_BIN) $(BENCH_STO_BIN) $(STUDY_BIN) $(IRCGD) $(IRCG_CLI) $(MPI_BIN) $(LIBIRCG_SO) $(LIBCLIENT_SO)
 
 help:
 	@echo "make deps    install the Debian packages that are missing (apt-get), tools included"
 	@echo "make         build the library, tools and tests into $(BUILD)/"
 	@echo "make test    build and run the whole test suite"
 	@echo "make test-kernels  the numerical suites under several OpenBLAS kernel sets"
+	@echo "make test-cluster  MPI and Slurm across hosts made of network namespaces (root; minutes)"
 	@echo "make fuzz    every libFuzzer target FUZZ_SECONDS=60 each (clang, ASan, UBSan)"
 	@echo "make crashloop  kill -9 at random moments CRASHLOOP_KILLS=200 times, four jobs running"
 	@echo "make asan    the test suite under AddressSanitizer and UBSan (assertions on)"
@@ -150,6 +160,7 @@ help:
 	@echo "             from a local copy DATA_DIR=DIR, else downloaded and checked"
 	@echo "make bench   the MovieLens benchmark (its ratings: make data)"
 	@echo "make bench-mpi    ircg-mpi on 1, 2, 4 ranks: s/iteration, RSS per rank, comm vs compute (BENCH_MPI_ARGS=)"
+	@echo "make bench-cluster  ircg-mpi on 1-4 hosts (namespaces): per-iteration split, bytes, the cost model fitted"
 	@echo "make valgrind  the ircg CLI under valgrind memcheck on every example"
 	@echo "make loadtest  wrk on a real ircgd with jobs, SSE clients and submits; a burst of 500"
 	@echo "make bench-scale  synthetic 1M/10M/100M ratings, readers, submit latency, a 1M-row trace,"
@@ -260,6 +271,11 @@ $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LI
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
 
+$(CLUSTER_TESTS): $(call obj,$(CLUSTER_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
+
 $(STUDY_BIN): $(call obj,tests/study/study_main.c $(STUDY_LIB)) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
@@ -299,6 +315,15 @@ data-local:
 # IRCG_SAN: the sanitizer flags, for what the tests compile themselves.
 test: all data-local
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) IRCG_DATA_DIR=$(DATA_DIR) IRCG_SAN="$(SAN)" OPENBLAS_NUM_THREADS=1 ./$(RUN_TESTS) $(T)
+
+# The cluster tests (tests/cluster/README.md): 3 or 4 hosts made of network
+# namespaces (root, or CAP_SYS_ADMIN and CAP_NET_ADMIN; else they skip,
+# saying why), Open MPI over TCP between them, ircgd launching jobs there
+# with mpirun and with Slurm's srun, hosts lost mid-job.  A few minutes.
+# tests/cluster/run.sh removes whatever the fixture made, whatever happens.
+test-cluster: all data-local
+	IRCG_BUILD_DIR=$(abspath $(BUILD)) IRCG_SAN="$(SAN)" OPENBLAS_NUM_THREADS=1 \
+	  tests/cluster/run.sh ./$(CLUSTER_TESTS) $(T)
 
 # The numerical suites again under several OpenBLAS kernel sets
 # (tests/tools/kernels.sh): a tolerance must hold on any CPU's kernels.
@@ -421,6 +446,15 @@ bench-storage: all
 bench-mpi: all
 	python3 tests/bench_mpi/bench_mpi.py --bin $(BUILD)/bin $(BENCH_MPI_ARGS)
 
+# ircg-mpi across the hosts of tests/cluster (network namespaces; root):
+# one ordered sum timed on 2-4 hosts and the cost model fitted to it, the
+# 10M and 100M synthetic jobs on 1-4 hosts, the model's prediction error,
+# and 1B ratings predicted (tests/bench_cluster/bench_cluster.py).  ~15 min
+# and 5 GB; BENCH_CLUSTER_ARGS="--sizes 10" for the 10M job alone.
+bench-cluster: all
+	python3 tests/bench_cluster/bench_cluster.py --bin $(BUILD)/bin --tmp $(BUILD)/bench-cluster \
+	  $(BENCH_CLUSTER_ARGS)
+
 # The paper's experiment on both MovieLens files (Table 1, Figure 1), the
 # time to accuracy on ML-1M, the studies beyond the paper, and
 # tests/paper/RESULTS.md made from all of their outputs (with the commit
@@ -500,7 +534,7 @@ deps-core:
 	$(call apt_install,$(DEB_PKGS))
 
 deps-test:
-	$(call apt_install,$(TEST_PKGS))
+	$(call apt_install,$(TEST_PKGS) $(CLUSTER_PKGS))
 	@for c in node:nodejs npm:npm; do command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; done; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory apt-install PKGS="$$missing"; fi
 	$(MAKE) --no-print-directory deps-node

@@ -18,10 +18,12 @@ extern "C" {
 #endif
 
 /* How a distributed solve ran: its ranks and the host of each, in rank
- * order (written as "execution": {"ranks", "hosts"}). */
+ * order, and the Slurm job they ran in (written as "execution": {"ranks",
+ * "hosts", "slurm_job"}). */
 typedef struct api_execution {
     int ranks;
     const char *const *hosts;       /* ranks of them                         */
+    const char *slurm_job;          /* the Slurm job the ranks ran in, or NULL */
 } api_execution;
 
 typedef struct api_result {
@@ -44,7 +46,7 @@ typedef struct api_result {
  *  "f_x", "g_z", "f_z", "gap", "sigma", "rank", "g_opt", "g_gap_x",
  *  "g_gap_z", "projections"{"mode","partial","full"} (irpg, bisg),
  *  "stochastic"{"batch","q" (ir-fscg),"seed"} (ir-scg, ir-fscg),
- *  "execution"{"ranks","hosts"} (a distributed solve),
+ *  "execution"{"ranks","hosts","slurm_job" (under Slurm)} (a distributed solve),
  *  "warmup_iterations", "warmup_seconds" (cgbio), "reference"{...},
  *  "x"{...}, "z"{...}}.
  * x and z per algorithm: IR-CG: the last iterate x_t and the averaged z_t;

@@ -260,7 +260,12 @@ static void sb_execution(api_buf *b, const api_execution *e)
             api_buf_add(b, ",", 1);
         sb_str(b, e->hosts[i] ? e->hosts[i] : "");
     }
-    api_buf_add(b, "]}", 2);
+    api_buf_add(b, "]", 1);
+    if (e->slurm_job) {
+        api_buf_add(b, ",\"slurm_job\":", 13);
+        sb_str(b, e->slurm_job);
+    }
+    api_buf_add(b, "}", 1);
 }
 
 char *api_result_json(const api_result *r)

@@ -203,6 +203,11 @@ const ircg_problem *api_spec_problem(const api_spec *s);
  * solver's max_iter is the snapshot's iteration plus the spec's. */
 void api_spec_settings(const api_spec *s, ircg_settings *out);
 
+/* The length of the spec's {"start": {"x0": [...]}}, 0 without one: a
+ * caller that builds the problem itself (parsed with build = 0) checks it
+ * against the problem's dim. */
+int64_t api_spec_x0_len(const api_spec *s);
+
 /* {"start": {"job", "snapshot", "schedule"}}: 1 and *out filled (job
  * borrowed from the spec; iteration = the snapshot's, resolved when the
  * spec was parsed) when the spec starts from another job's snapshot,

@@ -373,3 +373,5 @@ cJSON *sp_norm_algorithm(const api_spec *s)
             add_member(a, s, MEMBERS[i].name);
     return a;
 }
+
+int64_t api_spec_x0_len(const api_spec *s) { return s && s->x0 ? s->x0_len : 0; }

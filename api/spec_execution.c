@@ -59,15 +59,14 @@ static void check_problem(sp_ctx *c, const api_spec *s)
                s->mc.source == SP_SRC_INLINE ? "inline" : "dataset");
 }
 
-/* The algorithm and the start.  A computed reference runs on the ranks'
- * parts as the solve does (ircg-mpi). */
+/* The algorithm.  A computed reference runs on the ranks' parts as the
+ * solve does (ircg-mpi); every start does too: an x0 is factored once, by
+ * rank 0, and another job's snapshot (the service's) is restored as the
+ * inverse of the whole save, each rank keeping its rows. */
 static void check_solve(sp_ctx *c, const api_spec *s, int alg_ok)
 {
     if (alg_ok && s->settings.algorithm != IRCG_ALG_IRCG)
         sp_err(c, "/algorithm/name", "a distributed solve runs ircg only");
-    if (alg_ok && (s->settings.start == IRCG_START_GIVEN || s->start.job))
-        sp_err(c, "/algorithm/start", "a distributed solve starts from the default start "
-               "or \"zero\" only (not %s)", s->start.job ? "another job's snapshot" : "an x0");
 }
 
 void sp_check_execution(sp_ctx *c, const api_spec *s, int problem_ok, int alg_ok)

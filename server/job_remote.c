@@ -8,6 +8,7 @@
  * recorded as the job's resume point once every row before them is
  * stored.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "job_run.h"
@@ -84,6 +85,36 @@ int srv_run_dataset_file(srv_run *c, const char *id, const char *path, store_dat
 {
     dataset_arg a = {id, path, ds};
     return jr_must(c, write_dataset, &a, "read the dataset") == STORE_OK ? 0 : -1;
+}
+
+typedef struct state_arg {
+    const char *job, *path;
+    int64_t iteration;
+} state_arg;
+
+static store_rc write_state(run_ctx *c, const void *arg)
+{
+    const state_arg *a = arg;
+    void *blob = NULL;
+    size_t len = 0;
+    store_rc rc = store_snapshot_get(c->st, a->job, a->iteration, STORE_SNAP_STATE, &blob,
+                                     &len, NULL);
+    if (rc == STORE_OK) {
+        FILE *f = fopen(a->path, "wb");
+        int ok = f && fwrite(blob, 1, len, f) == len;
+        if ((f && fclose(f) != 0) || !ok) {
+            srv_log("job %s: cannot write %s", c->job->id, a->path);
+            rc = STORE_ERROR;
+        }
+    }
+    free(blob);
+    return rc;
+}
+
+int srv_run_snapshot_file(srv_run *c, const char *job, int64_t iteration, const char *path)
+{
+    state_arg a = {job, path, iteration};
+    return jr_must(c, write_state, &a, "read the snapshot to start from") == STORE_OK ? 0 : -1;
 }
 
 void srv_run_requeue(srv_run *c) { jr_requeue(c, c->last.t); }

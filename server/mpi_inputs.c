@@ -9,8 +9,11 @@
  *     the same double);
  *   - a stored dataset: its bytes as the store keeps them (read through
  *     storage faults like the job's other store reads), in its format.
- * The data member becomes {"source": "file", "path": ..., "format": ...};
- * everything else of the stored spec is passed as it is.
+ * The data member becomes {"source": "file", "path": ..., "format": ...}.
+ * A start from another job's snapshot ({"job": ...}: the store's, which the
+ * ranks cannot read) leaves the spec: the worker writes the snapshot's
+ * state to a file and names it to the ranks (--start-state, mpi_job.c).
+ * Everything else of the stored spec is passed as it is.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +97,10 @@ char *srv_mpi_rank_spec(srv_run *run, store *st, const char *spec_json, const ch
                                api_format_name(api_format_parse(ds.format, &fmt) ? fmt
                                                                                : IRCG_FORMAT_AUTO));
     }
+    cJSON *alg = cJSON_GetObjectItemCaseSensitive(spec, "algorithm");
+    const cJSON *start = cJSON_GetObjectItemCaseSensitive(alg, "start");
+    if (cJSON_GetObjectItemCaseSensitive(start, "job"))
+        cJSON_DeleteItemFromObjectCaseSensitive(alg, "start");
     if (rc == 0 && !(text = cJSON_PrintUnformatted(spec)) && !err[0])
         snprintf(err, errlen, "out of memory");
     if (rc != 0 && !err[0])

@@ -22,7 +22,18 @@
  * --mpi-stop-grace, then SIGKILL.  A shutdown requeues the job; it
  * resumes, with the same number of ranks, from the newest whole checkpoint
  * (mpi_resume.c: also after a daemon killed outright), or from the start.  A launcher that fails fails
- * the job with its exit status and the tail of its stderr.
+ * the job with its exit status, the host its messages name as lost and
+ * the tail of its stderr.  Ranks stopped by someone else (a cancel or a
+ * node failure of the scheduler's) fail it too.
+ *
+ * Under Slurm (rank 0 names the Slurm job it runs in: "slurm_job" in the
+ * execution) a stop is an scancel (--signal=USR1 first), the spec's time
+ * limit becomes the Slurm job's once the ranks solve, and a job that ended
+ * badly gets Slurm's state and reason (mpi_sched.c).
+ *
+ * A start from another job's snapshot: its solver state is written to
+ * start.state in the job's folder, which rank 0 reads and the ranks
+ * restore as the inverse of the whole save (--start-state).
  */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <errno.h>
@@ -30,6 +41,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +53,7 @@
 #include "mpi_inputs.h"
 #include "mpi_resume.h"
 #include "mpi_proc.h"
+#include "mpi_sched.h"
 #include "result.h"
 #include "server.h"
 #include "spec.h"
@@ -59,6 +72,12 @@ typedef struct mjob {
     char *rank_spec;       /* the spec the ranks read (mpi_inputs.c)     */
     double first_row;      /* srv_mono() of the first row; 0 before       */
     int overdue;           /* stopped by the daemon past the time limit   */
+    api_start_job start;   /* from another job's snapshot (job NULL: not) */
+    double exec_at;        /* srv_mono() of rank 0's execution line        */
+    char slurm_job[32];    /* the Slurm job the ranks run in; "" if none   */
+    char hosts[8][64];     /* the ranks' first hosts, for Slurm's reasons  */
+    int nhosts;
+    char lost[64];         /* the host the launcher named as lost; ""      */
 } mjob;
 
 /* ------------------------------------------------ running jobs' hosts -- */
@@ -240,6 +259,47 @@ static void take_snapshot(mjob *m, int64_t it)
 
 /* ------------------------------------------------------ rank 0's lines -- */
 
+/* The execution's Slurm job and hosts (distinct, the first few). */
+static void note_execution(mjob *m, const cJSON *ex)
+{
+    const cJSON *sj = cJSON_GetObjectItemCaseSensitive(ex, "slurm_job");
+    const cJSON *h;
+    m->exec_at = srv_mono();
+    if (cJSON_IsString(sj))
+        snprintf(m->slurm_job, sizeof m->slurm_job, "%s", sj->valuestring);
+    m->nhosts = 0;
+    cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(ex, "hosts")) {
+        int seen = !cJSON_IsString(h) || m->nhosts == 8;
+        for (int i = 0; i < m->nhosts && !seen; i++)
+            seen = !strcmp(m->hosts[i], h->valuestring);
+        if (!seen)
+            snprintf(m->hosts[m->nhosts++], sizeof m->hosts[0], "%s", h->valuestring);
+    }
+}
+
+/* Under Slurm, once the ranks solve: the Slurm job's time limit is what
+ * it ran so far, the spec's limit and our stop's grace, a minute more
+ * (Slurm counts whole minutes, and checks them every half minute), so
+ * that Slurm ends a job our own stop could not. */
+static void slurm_limit(const mjob *m)
+{
+    if (!m->slurm_job[0] || m->time_limit <= 0)
+        return;
+    double s = srv_mono() - m->exec_at + m->time_limit + srv.cfg.mpi_stop_grace + 60;
+    if (srv_slurm_time_limit(m->slurm_job, (int)ceil(s / 60)) == 0)
+        srv_log("job %s: Slurm job %s limited to %d min", m->job->id, m->slurm_job,
+                (int)ceil(s / 60));
+}
+
+/* The launcher's stderr: the first host it names as lost. */
+static void on_err_line(void *user, const char *line, size_t len)
+{
+    mjob *m = user;
+    (void)len;
+    if (!m->lost[0] && srv_sched_lost_host(line, m->lost, sizeof m->lost))
+        srv_log("job %s: the launcher names host %s as lost", m->job->id, m->lost);
+}
+
 static void on_line(void *user, const char *line, size_t len)
 {
     mjob *m = user;
@@ -247,8 +307,10 @@ static void on_line(void *user, const char *line, size_t len)
     if (srv_run_lost(m->run))
         return;
     if (api_trace_json_parse(line, len, &it) == 0) {
-        if (m->first_row == 0)
+        if (m->first_row == 0) {
             m->first_row = srv_mono();
+            slurm_limit(m);
+        }
         srv_run_row(m->run, &it);
         return;
     }
@@ -266,6 +328,7 @@ static void on_line(void *user, const char *line, size_t len)
         take_snapshot(m, (int64_t)sn->valuedouble);
     } else if (text) {
         set_execution(m->job->id, text);
+        note_execution(m, ex);
     } else {
         srv_log("job %s: rank 0 wrote %.200s", m->job->id, line);
     }
@@ -302,9 +365,9 @@ static int spawn(mjob *m, mpi_proc *p, char *err, size_t errlen)
 {
     char spec[PATH_MAX + 16], result[PATH_MAX + 16], ckdir[PATH_MAX + 16];
     char snapdir[PATH_MAX + 16], trace[PATH_MAX + 16];
-    char every[32], resume[32];
+    char every[32], resume[32], state[PATH_MAX + 16];
     char *script = launch_script(m->ranks);
-    char *argv[24];
+    char *argv[32];
     int a = 0;
     snprintf(spec, sizeof spec, "%s/spec.json", m->dir);
     snprintf(result, sizeof result, "%s/result.json", m->dir);
@@ -336,10 +399,34 @@ static int spawn(mjob *m, mpi_proc *p, char *err, size_t errlen)
         argv[a++] = "--resume";
         argv[a++] = resume;
     }
+    if (m->start.job) { /* also when resuming: max_iter counts from it */
+        snprintf(state, sizeof state, "%s/start.state", m->dir);
+        argv[a++] = "--start-state";
+        argv[a++] = state;
+        argv[a++] = "--start-schedule";
+        argv[a++] = m->start.mode == IRCG_RESTORE_AFRESH ? "afresh" : "continue";
+    }
     argv[a] = NULL;
     int rc = mpi_proc_spawn(p, argv, err, errlen);
     free(script);
     return rc;
+}
+
+/* A start from another job's snapshot: its state into start.state, which
+ * rank 0 reads (--start-state).  0, or -1 with err set. */
+static int write_start(mjob *m, const api_spec *spec, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 16];
+    if (!api_spec_start_job(spec, &m->start)) {
+        m->start.job = NULL;
+        return 0;
+    }
+    snprintf(path, sizeof path, "%s/start.state", m->dir);
+    if (srv_run_snapshot_file(m->run, m->start.job, m->start.iteration, path) == 0)
+        return 0;
+    snprintf(err, errlen, "cannot write the snapshot of job %.40s at iteration %lld to "
+             "%.400s", m->start.job, (long long)m->start.iteration, path);
+    return -1;
 }
 
 /* Why the ranks must stop now, if they must: SRV_STOP_* from the worker's
@@ -359,48 +446,99 @@ static int must_stop(mjob *m)
     return m->overdue;
 }
 
+/* A stop's signal as Slurm delivers it (mpi_stop_fn): SIGUSR1 through
+ * scancel --signal=USR1; SIGTERM and SIGKILL through scancel, which ends
+ * the job (a launcher killed alone would leave its ranks to Slurm). */
+static int via_slurm(void *user, int sig)
+{
+    const mjob *m = user;
+    if (!m->slurm_job[0])
+        return 0;
+    srv_log("job %s: scancel%s Slurm job %s", m->job->id,
+            sig == SIGUSR1 ? " --signal=USR1" : "", m->slurm_job);
+    return srv_slurm_cancel(m->slurm_job, sig == SIGUSR1 ? SIGUSR1 : 0) == 0;
+}
+
 /* The launcher run to its end, stopped when asked. */
 static void supervise(mjob *m, mpi_proc *p)
 {
-    while (mpi_proc_pump(p, PUMP_S, on_line, m)) {
+    while (mpi_proc_pump(p, PUMP_S, on_line, on_err_line, m)) {
         if (__atomic_load_n(&m->ctl->reason, __ATOMIC_ACQUIRE) == SRV_STOP_LOST) {
+            via_slurm(m, SIGKILL);
             mpi_proc_kill(p); /* another run owns the job: nothing more */
             continue;
         }
         if (must_stop(m))
-            mpi_proc_stop(p, srv.cfg.mpi_stop_grace);
+            mpi_proc_stop(p, srv.cfg.mpi_stop_grace, via_slurm, m);
     }
 }
 
 /* ----------------------------------------------------------- outcome -- */
 
+/* Why the ranks failed: the host the launcher named as lost, Slurm's
+ * view of its job, then the launcher's exit and last words. */
+static void failure_detail(const mjob *m, const mpi_proc *p, char *buf, size_t len)
+{
+    char slurm[1024] = "";
+    const char *hosts[8];
+    size_t n = 0;
+    buf[0] = '\0';
+    if (m->lost[0])
+        n = (size_t)snprintf(buf, len, "lost host %s; ", m->lost);
+    for (int i = 0; i < m->nhosts; i++)
+        hosts[i] = m->hosts[i];
+    if (m->slurm_job[0])
+        srv_slurm_describe(m->slurm_job, hosts, m->nhosts, slurm, sizeof slurm);
+    if (slurm[0] && n < len)
+        n += (size_t)snprintf(buf + n, len - n, "%s; ", slurm);
+    if (n < len)
+        mpi_proc_describe(p, buf + n, len - n);
+}
+
+/* A result: succeeded, cancelled when the service stopped it, and failed
+ * when the ranks were stopped by someone else (a scheduler's cancel, its
+ * node failure, a signal): the job did not end as it asked. */
+static void conclude_result(mjob *m, const mpi_proc *p, const char *result, int reason)
+{
+    char why[MPI_PROC_TAIL + 1600];
+    cJSON *o = cJSON_Parse(result);
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
+    int cancelled = cJSON_IsString(st) && !strcmp(st->valuestring, "cancelled");
+    if (reason == SRV_STOP_USER) {
+        srv_run_finish(m->run, STORE_CANCELLED, result, NULL);
+    } else if (cancelled) {
+        failure_detail(m, p, why, sizeof why);
+        srv_run_fail(m->run, "mpi-failed", "The ranks were stopped from outside the service",
+                     why);
+    } else {
+        srv_run_finish(m->run, STORE_SUCCEEDED, result, NULL);
+    }
+    cJSON_Delete(o);
+}
+
 /* The job ends as the launcher and rank 0's result say. */
 static void conclude(mjob *m, const mpi_proc *p)
 {
-    char why[MPI_PROC_TAIL + 256], path[PATH_MAX + 16];
+    char why[MPI_PROC_TAIL + 1600], path[PATH_MAX + 16];
     int code = mpi_proc_exit_code(p);
     int reason = __atomic_load_n(&m->ctl->reason, __ATOMIC_ACQUIRE);
     snprintf(path, sizeof path, "%s/result.json", m->dir);
     char *result = code == 0 || code == 130 || code == 3 ? read_file(path) : NULL;
-    mpi_proc_describe(p, why, sizeof why);
     if (reason == SRV_STOP_SHUTDOWN) {
         srv_run_requeue(m->run); /* at its last checkpoint */
-    } else if (m->overdue) {
-        srv_run_fail(m->run, "time-limit", "The ranks overran the time limit", why);
-    } else if (result && code != 3) {
-        cJSON *o = cJSON_Parse(result);
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
-        int cancelled = reason == SRV_STOP_USER ||
-                        (cJSON_IsString(st) && !strcmp(st->valuestring, "cancelled"));
-        srv_run_finish(m->run, cancelled ? STORE_CANCELLED : STORE_SUCCEEDED, result, NULL);
-        cJSON_Delete(o);
-    } else if (reason == SRV_STOP_USER) {
+    } else if (result && code != 3 && !m->overdue) {
+        conclude_result(m, p, result, reason);
+    } else if (reason == SRV_STOP_USER && !m->overdue) {
         srv_run_finish(m->run, STORE_CANCELLED, NULL, NULL);
-    } else if (code == 2) {
-        srv_run_fail(m->run, "invalid-input", "The MPI job refused its input", why);
     } else {
-        srv_run_fail(m->run, "mpi-failed",
-                     code == 3 ? "The distributed solve failed" : "An MPI rank failed", why);
+        failure_detail(m, p, why, sizeof why);
+        if (m->overdue)
+            srv_run_fail(m->run, "time-limit", "The ranks overran the time limit", why);
+        else if (code == 2)
+            srv_run_fail(m->run, "invalid-input", "The MPI job refused its input", why);
+        else
+            srv_run_fail(m->run, "mpi-failed", code == 3 ? "The distributed solve failed"
+                                                         : "An MPI rank failed", why);
     }
     if (reason != SRV_STOP_SHUTDOWN && reason != SRV_STOP_LOST)
         remove_dir(m);
@@ -451,6 +589,8 @@ void srv_mpi_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
     } else if (!(m.rank_spec = srv_mpi_rank_spec(m.run, st, job->spec_json, m.dir, err,
                                                  sizeof err))) {
         srv_run_fail(m.run, "mpi-failed", "Cannot prepare the MPI job's data", err);
+    } else if (write_start(&m, spec, err, sizeof err) != 0) {
+        srv_run_fail(m.run, "mpi-failed", "Cannot prepare the MPI job's start", err);
     } else if (spawn(&m, &p, err, sizeof err) != 0) {
         srv_run_fail(m.run, "mpi-failed", "Cannot start the MPI launcher", err);
     } else {

@@ -115,22 +115,40 @@ static void split_lines(mpi_proc *p, const char *b, size_t n, mpi_line_fn fn, vo
     }
 }
 
+/* stderr: complete lines to fn (each cut to the buffer), as they come:
+ * what names a lost host may be pushed out of the tail by what follows. */
+static void err_lines(mpi_proc *p, const char *b, size_t n, mpi_line_fn fn, void *user)
+{
+    for (size_t i = 0; fn && i < n; i++) {
+        if (b[i] == '\n') {
+            p->errline[p->errline_len] = '\0';
+            fn(user, p->errline, p->errline_len);
+            p->errline_len = 0;
+        } else if (p->errline_len + 1 < sizeof p->errline) {
+            p->errline[p->errline_len++] = b[i];
+        }
+    }
+}
+
 /* Reads what one readable descriptor has; closes it at end of file. */
-static void drain(mpi_proc *p, int *fd, int is_out, mpi_line_fn fn, void *user)
+static void drain(mpi_proc *p, int *fd, int is_out, mpi_line_fn fn, mpi_line_fn err_fn,
+                  void *user)
 {
     char buf[65536];
     ssize_t n = read(*fd, buf, sizeof buf);
     if (n > 0 && is_out)
         split_lines(p, buf, (size_t)n, fn, user);
-    else if (n > 0)
+    else if (n > 0) {
         keep_tail(p, buf, (size_t)n);
-    else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+        err_lines(p, buf, (size_t)n, err_fn, user);
+    } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
         close(*fd);
         *fd = -1;
     }
 }
 
-int mpi_proc_pump(mpi_proc *p, double timeout_s, mpi_line_fn fn, void *user)
+int mpi_proc_pump(mpi_proc *p, double timeout_s, mpi_line_fn fn, mpi_line_fn err_fn,
+                  void *user)
 {
     struct pollfd fds[2];
     int n = 0;
@@ -142,7 +160,7 @@ int mpi_proc_pump(mpi_proc *p, double timeout_s, mpi_line_fn fn, void *user)
         for (int i = 0; i < n; i++)
             if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
                 int out = fds[i].fd == p->out_fd;
-                drain(p, out ? &p->out_fd : &p->err_fd, out, fn, user);
+                drain(p, out ? &p->out_fd : &p->err_fd, out, fn, err_fn, user);
             }
     if (!p->reaped && waitpid(p->pid, &p->status, WNOHANG) == p->pid)
         p->reaped = 1;
@@ -157,7 +175,7 @@ int mpi_proc_pump(mpi_proc *p, double timeout_s, mpi_line_fn fn, void *user)
     return !(p->reaped && p->out_fd < 0 && p->err_fd < 0);
 }
 
-void mpi_proc_stop(mpi_proc *p, double grace)
+void mpi_proc_stop(mpi_proc *p, double grace, mpi_stop_fn via, void *user)
 {
     static const int sigs[] = {SIGUSR1, SIGTERM, SIGKILL};
     double now = srv_mono();
@@ -167,7 +185,9 @@ void mpi_proc_stop(mpi_proc *p, double grace)
         return;
     if (p->stage == 2 && now - p->stage_at < KILL_AFTER_TERM_S)
         return;
-    kill(-p->pid, sigs[p->stage]);
+    int sig = sigs[p->stage];
+    if (!(via && via(user, sig)) || sig == SIGKILL)
+        kill(-p->pid, sig);
     p->stage++;
     p->stage_at = now;
 }

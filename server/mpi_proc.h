@@ -26,23 +26,32 @@ typedef struct mpi_proc {
     int overlong;              /* the current line is being dropped        */
     char tail[MPI_PROC_TAIL + 1]; /* stderr's last bytes, NUL-terminated   */
     size_t tail_len;
+    char errline[512];         /* stderr's unfinished line (longer: cut)   */
+    size_t errline_len;
     int stage;                 /* stop: 0 none, 1 USR1, 2 TERM, 3 KILL sent */
     double stage_at;           /* srv_mono() of the last stop signal       */
     int reaped, status;        /* waitpid's status once reaped             */
 } mpi_proc;
 
 typedef void (*mpi_line_fn)(void *user, const char *line, size_t len);
+/* A stop's signal delivered another way (a scheduler's cancel): 1 when it
+ * was, and the launcher's group is then not signalled for it. */
+typedef int (*mpi_stop_fn)(void *user, int sig);
 
 /* Starts argv[0] (a path) with argv; stdin from /dev/null.  0, or -1 with
  * err set. */
 int mpi_proc_spawn(mpi_proc *p, char *const argv[], char *err, size_t errlen);
 /* Waits up to timeout_s for output, handing every complete stdout line
- * (without its '\n') to fn.  1 while the process runs or its pipes are
- * open, 0 once it is reaped and its output read. */
-int mpi_proc_pump(mpi_proc *p, double timeout_s, mpi_line_fn fn, void *user);
+ * (without its '\n') to fn and every stderr line (its first 511 bytes) to
+ * err_fn (may be NULL).  1 while the process runs or its pipes are open,
+ * 0 once it is reaped and its output read. */
+int mpi_proc_pump(mpi_proc *p, double timeout_s, mpi_line_fn fn, mpi_line_fn err_fn,
+                  void *user);
 /* One step of the stop: the first call sends SIGUSR1; later calls send
- * SIGTERM once `grace` seconds passed, then SIGKILL 10 s after that. */
-void mpi_proc_stop(mpi_proc *p, double grace);
+ * SIGTERM once `grace` seconds passed, then SIGKILL 10 s after that.  Each
+ * signal is first offered to via (may be NULL), which may deliver it
+ * itself; SIGKILL goes to the group whatever via did. */
+void mpi_proc_stop(mpi_proc *p, double grace, mpi_stop_fn via, void *user);
 /* SIGKILL to the group and reaped, at once (the claim is lost). */
 void mpi_proc_kill(mpi_proc *p);
 /* "exited with status 3" / "killed by signal 9", and the stderr tail. */

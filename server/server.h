@@ -30,6 +30,8 @@
  *   mpi_proc.c   the launcher as a child process: its output, its stop
  *   mpi_inputs.c an MPI job's inline data or dataset as a file the ranks read
  *   mpi_resume.c where an MPI job's ranks go on: newest whole checkpoint
+ *   mpi_sched.c  lost hosts in the launcher's words; Slurm's cancel, time
+ *                limit and reasons
  *   metrics.c    Prometheus counters and histograms
  *   shutdown.c   the signal thread
  *   dblock.c     the exclusive lock on "<db>.lock": one daemon per store
@@ -339,6 +341,9 @@ void srv_run_snapshot(srv_run *c, int64_t iteration, const void *const blob[3],
 /* Dataset id's bytes into the file path (its record into ds), read
  * through storage faults; 0, or -1 (store_errmsg says why). */
 int srv_run_dataset_file(srv_run *c, const char *id, const char *path, store_dataset *ds);
+/* The solver state of job's snapshot at iteration into the file path (a
+ * start the ranks restore); 0, or -1 (the store said why). */
+int srv_run_snapshot_file(srv_run *c, const char *job, int64_t iteration, const char *path);
 void srv_run_requeue(srv_run *c);
 void srv_run_finish(srv_run *c, store_state s, const char *result, const char *error);
 void srv_run_fail(srv_run *c, const char *slug, const char *title, const char *detail);

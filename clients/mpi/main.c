@@ -30,6 +30,7 @@
 #include "mpi_comm.h"
 #include "mpi_data.h"
 #include "mpi_snap.h"
+#include "mpi_start.h"
 #include "result.h"
 #include "spec.h"
 
@@ -51,6 +52,9 @@ typedef struct run {
     int64_t resume;        /* iteration to resume at; 0 = from the start   */
     mpi_ckpt ckpt;
     mpi_snap snap;         /* the spec's snapshots, for ircgd          */
+    mpi_start start;       /* a state saved whole to start from (ircgd)  */
+    const char *bench;     /* --bench-sums: lengths to time, no spec      */
+    int bench_reps;
     const ircg_solver *sv; /* during the solve, for the checkpoints        */
     char *hosts;           /* rank 0: every rank's host, MPI_MAX_PROCESSOR_NAME apart */
     mpi_ctx mc;
@@ -61,15 +65,19 @@ static const char USAGE[] =
     "usage: mpirun -np N ircg-mpi SPEC.json [--trace FILE.csv|FILE.jsonl] [--result FILE.json]\n"
     "         [--progress] [--quiet] [--data-dir DIR]\n"
     "         [--checkpoint-dir DIR [--checkpoint-every S] [--resume ITERATION]]\n"
-    "         [--snapshot-dir DIR]\n"
+    "         [--snapshot-dir DIR] [--start-state FILE [--start-schedule continue|afresh]]\n"
     "         [--profile-comm]\n"
+    "       mpirun -np N ircg-mpi --bench-sums LEN,LEN,... [--bench-reps R]\n"
     "  solve a matrix-completion spec with ircg on N processes (rows of the ratings\n"
     "  spread over them).  --progress: the execution, trace rows and checkpoints as\n"
     "  JSON lines on stdout; --data-dir: where the spec's relative paths start (default:\n"
     "  the spec's folder); --checkpoint-dir: every rank's state there every S seconds\n"
     "  (default 30) and when cancelled; --resume: go on from those of ITERATION;\n"
     "  --snapshot-dir: the spec's snapshots there (its output.snapshot_every), for ircgd;\n"
-    "  --profile-comm: a timed barrier before each sum, to split waits from transfers\n";
+    "  --start-state: start from a solver state saved whole (a snapshot's), going on with\n"
+    "  its schedule (continue, the default) or afresh at its x;\n"
+    "  --profile-comm: a timed barrier before each sum, to split waits from transfers;\n"
+    "  --bench-sums: time R (default 20) ordered sums of each length, no solve\n";
 
 /* A positive number (integer when `integer`) of an option; -1 if not. */
 static double positive(const char *s, int integer)
@@ -90,13 +98,19 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
         {"checkpoint-every", required_argument, NULL, 'e'},
         {"resume", required_argument, NULL, 'R'},
         {"snapshot-dir", required_argument, NULL, 's'},
+        {"start-state", required_argument, NULL, 'S'},
+        {"start-schedule", required_argument, NULL, 'C'},
         {"profile-comm", no_argument, NULL, 'P'},
+        {"bench-sums", required_argument, NULL, 'B'},
+        {"bench-reps", required_argument, NULL, 'N'},
         {"help", no_argument, NULL, 'h'},        {0},
     };
     int c;
     double v = 0;
     opterr = r->rank == 0;
     r->ckpt.every = 30;
+    r->start.mode = IRCG_RESTORE_CONTINUE;
+    r->bench_reps = 20;
     while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
         if ((c == 'e' || c == 'R') && (v = positive(optarg, c == 'R')) < 0) {
             if (r->rank == 0)
@@ -105,8 +119,19 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
                         c == 'e' ? "number of seconds" : "iteration", optarg);
             return CLI_USAGE;
         }
+        if (c == 'C' && strcmp(optarg, "continue") != 0 && strcmp(optarg, "afresh") != 0) {
+            if (r->rank == 0)
+                fprintf(stderr, "ircg-mpi: --start-schedule is continue or afresh, not "
+                        "\"%s\"\n", optarg);
+            return CLI_USAGE;
+        }
         if (c == 'd')
             r->data_dir = optarg;
+        else if (c == 'S')
+            r->start.path = optarg;
+        else if (c == 'C')
+            r->start.mode = strcmp(optarg, "afresh") != 0 ? IRCG_RESTORE_CONTINUE
+                                                          : IRCG_RESTORE_AFRESH;
         else if (c == 'c')
             r->ckpt.dir = optarg;
         else if (c == 's')
@@ -117,6 +142,10 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
             r->resume = (int64_t)v;
         else if (c == 'P')
             r->mc.profile = 1;
+        else if (c == 'B')
+            r->bench = optarg;
+        else if (c == 'N')
+            r->bench_reps = atoi(optarg);
         else if (c == 't')
             r->out.trace_path = optarg;
         else if (c == 'r')
@@ -131,6 +160,8 @@ static int parse_args(int argc, char **argv, run *r, const char **spec)
             return c == 'h' ? -1 : CLI_USAGE;
         }
     }
+    if (r->bench && argc == optind) /* no spec: the sums alone */
+        return CLI_OK;
     if (argc - optind != 1) {
         if (r->rank == 0)
             fprintf(stderr, "ircg-mpi: %s\n%s", argc == optind ? "a SPEC.json is needed"
@@ -208,6 +239,13 @@ static int on_iter(void *user, const ircg_iter_info *it)
     return 0;
 }
 
+/* The Slurm job the ranks run in (srun or sbatch set it), or NULL. */
+static const char *slurm_job(void)
+{
+    const char *id = getenv("SLURM_JOB_ID");
+    return id && *id ? id : NULL;
+}
+
 /* Every rank's host name, in rank order, into r->hosts on rank 0; with
  * --progress, rank 0 prints them as the first line. */
 static void gather_hosts(run *r)
@@ -223,6 +261,8 @@ static void gather_hosts(run *r)
     cJSON *o = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(o, "execution");
     cJSON *h = e ? cJSON_AddArrayToObject(e, "hosts") : NULL;
     cJSON_AddNumberToObject(e, "ranks", r->size);
+    if (slurm_job()) /* what ircgd cancels and asks about (scancel, scontrol) */
+        cJSON_AddStringToObject(e, "slurm_job", slurm_job());
     for (int i = 0; h && i < r->size; i++)
         cJSON_AddItemToArray(h, cJSON_CreateString(r->hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME));
     char *text = cJSON_PrintUnformatted(o);
@@ -252,8 +292,10 @@ static int write_result(run *r, const api_spec *s, const ircg_solver *sv,
         const char **names = calloc((size_t)r->size, sizeof *names);
         for (int i = 0; names && i < r->size; i++)
             names[i] = r->hosts ? r->hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME : "";
-        api_execution ex = {r->size, names};
-        api_result res = {info, err, msg, ri, rs.g_opt, x, z, st, names ? &ex : NULL};
+        api_execution ex = {r->size, names, slurm_job()};
+        /* the computed reference's g_opt, as ircg solve gives it */
+        double g_opt = st->reference && ri ? ri->g_opt : rs.g_opt;
+        api_result res = {info, err, msg, ri, g_opt, x, z, st, names ? &ex : NULL};
         char *text = api_result_json(&res);
         rc = cli_outputs_result(&r->out, text);
         free(text);
@@ -284,6 +326,10 @@ static void report(const run *r, const ircg_info *info)
                 ircg_status_string(info->status), (long long)info->iterations, r->size,
                 info->solve_seconds, info->g_x, info->f_x, (long long)r->mc.calls,
                 (long long)r->mc.doubles, (long long)info->lmo_matvecs);
+        fprintf(stderr, "ircg-mpi: sums gathered whole: %lld of %lld numbers; sliced: %lld "
+                "of %lld numbers\n", (long long)r->mc.small_calls,
+                (long long)r->mc.small_doubles, (long long)(r->mc.calls - r->mc.small_calls),
+                (long long)(r->mc.doubles - r->mc.small_doubles));
         for (int i = 0; all && i < r->size; i++)
             fprintf(stderr, "ircg-mpi: rank %d: peak RSS %.1f MB, cpu %.3f s, sums %.3f s, "
                     "waits %.3f s\n", i, all[4 * i], all[4 * i + 1], all[4 * i + 2],
@@ -302,13 +348,20 @@ static ircg_error run_solver(run *r, const ircg_problem *pb, const ircg_settings
         return err != IRCG_OK ? err : IRCG_ERR_INVALID;
     r->sv = *sv;
     r->ckpt.last = MPI_Wtime();
-    if (r->resume > 0) {
+    if (r->resume > 0) { /* its own checkpoint: the start is in it */
         if (mpi_ckpt_restore(r->ckpt.dir, r->resume, pb, *sv, MPI_COMM_WORLD) != 0) {
             snprintf(d->message, sizeof d->message, "cannot resume from the checkpoint of "
                      "iteration %lld", (long long)r->resume);
             return IRCG_ERR_INVALID;
         }
         r->ckpt.kept[0] = r->resume;
+    } else if (r->start.path &&
+               (err = mpi_start_restore(&r->start, *sv, MPI_COMM_WORLD, d)) != IRCG_OK) {
+        char why[sizeof d->message + sizeof d->field + 4];
+        snprintf(why, sizeof why, "%s%s%s", d->field, d->field[0] ? ": " : "", d->message);
+        snprintf(d->message, sizeof d->message, "cannot start from the state saved whole "
+                 "(--start-state): %.180s", why);
+        return err;
     }
     err = ircg_solve(*sv, info);
     if (err == IRCG_OK && info->status == IRCG_STATUS_CANCELLED)
@@ -352,6 +405,23 @@ static ircg_error compute_reference(const run *r, const api_spec *s, const ircg_
     return IRCG_OK;
 }
 
+/* A given x0 is the whole matrix, n_rows x n_cols of all the ranks'
+ * data, which only now are known (every rank decides alike: the same spec,
+ * the same whole dimensions). */
+static int x0_fits(const run *r, const api_spec *s, const ircg_problem *pb)
+{
+    ircg_problem_info pi;
+    int64_t len = api_spec_x0_len(s);
+    ircg_problem_get_info(pb, &pi);
+    if (len == 0 || len == pi.dim)
+        return 1;
+    if (r->rank == 0)
+        fprintf(stderr, "ircg-mpi: /algorithm/start/x0: length %lld does not match the "
+                "number of variables = %lld (n_rows %d x n_cols %d, column-major)\n",
+                (long long)len, (long long)pi.dim, pi.n_rows, pi.n_cols);
+    return 0;
+}
+
 /* The part's problem; NULL (said on the failing rank's stderr) when any
  * rank could not build its own.  Collective. */
 static ircg_problem *part_problem(const run *r, const api_spec *s, const mpi_part *part)
@@ -364,7 +434,7 @@ static ircg_problem *part_problem(const run *r, const api_spec *s, const mpi_par
                                                          &r->comm, src.outer, src.delta,
                                                          &pb, &d);
     if (!mpi_any_failed(MPI_COMM_WORLD, err == IRCG_OK))
-        return pb;
+        return x0_fits(r, s, pb) ? pb : (ircg_problem_free(pb), NULL);
     if (err != IRCG_OK)
         fprintf(stderr, "ircg-mpi: rank %d: /problem%s: %s\n", r->rank, d.field, d.message);
     ircg_problem_free(pb);
@@ -386,6 +456,8 @@ static int solve(run *r, const api_spec *s, const mpi_part *part)
     if (!pb)
         return CLI_INVALID;
     api_spec_settings(s, &st);
+    if (r->start.path && r->start.mode == IRCG_RESTORE_CONTINUE)
+        st.max_iter += r->start.iteration; /* as the service counts a continuation */
     ircg_error err = compute_reference(r, s, pb, &ref, &ri, &d);
     int ref_failed = err != IRCG_OK;
     const char *what = ref_failed ? "the reference computation" : "the solver";
@@ -434,6 +506,8 @@ static int run_spec(run *r, const char *path)
     if (mpi_any_failed(MPI_COMM_WORLD, r->rank != 0 || cli_outputs_open(&r->out) == CLI_OK))
         goto done;
     gather_hosts(r);
+    if (r->start.path && mpi_start_peek(&r->start, MPI_COMM_WORLD) != 0)
+        goto done;
     api_spec_mc_source(s, &src);
     if ((code = mpi_load(&src, MPI_COMM_WORLD, &part)) == 0)
         code = solve(r, s, &part);
@@ -465,7 +539,8 @@ int main(int argc, char **argv)
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGUSR1, &sa, NULL);
-        code = run_spec(&r, spec);
+        code = r.bench ? mpi_bench_sums(&r.mc, &r.comm, r.bench, r.bench_reps)
+                       : run_spec(&r, spec);
     }
     /* the worst outcome of any rank */
     int worst = code < 0 ? 0 : code;

@@ -17,7 +17,7 @@
 #include "mpi_parpack.h"
 
 /* Below this, gathering everything is cheaper than two exchanges. */
-#define SMALL_LEN 2048
+#define SMALL_LEN MPI_SUM_SMALL_LEN
 
 static double *scratch(mpi_ctx *c, size_t n)
 {
@@ -91,8 +91,11 @@ static void mpi_sum(void *ctx, double *buf, int64_t len)
         t0 = MPI_Wtime();
     }
     if (c->size > 1 && len > 0) {
-        if (len <= SMALL_LEN)
+        if (len <= SMALL_LEN) {
             sum_small(c, buf, (int)len);
+            c->small_calls++;
+            c->small_doubles += len;
+        }
         else if (len / c->size < INT32_MAX)
             sum_sliced(c, buf, len);
         else
@@ -118,4 +121,62 @@ void mpi_ctx_free(mpi_ctx *c)
     free(c->scratch);
     c->scratch = NULL;
     c->scratch_len = 0;
+}
+
+/* ------------------------------------------------- make bench-cluster -- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median seconds of reps sums of len numbers (collective). */
+static double time_sum(const ircg_comm *comm, int64_t len, int reps, double *buf, double *t)
+{
+    for (int64_t i = 0; i < len; i++)
+        buf[i] = 1.0 / (double)(i + 1 + comm->rank);
+    comm->sum(comm->ctx, buf, len); /* unmeasured: buffers, connections */
+    for (int r = 0; r < reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD); /* every sum starts together */
+        double t0 = MPI_Wtime();
+        comm->sum(comm->ctx, buf, len);
+        t[r] = MPI_Wtime() - t0;
+    }
+    /* every rank's times, the slowest of each rep: a sum ends when the
+     * last rank has it */
+    MPI_Allreduce(MPI_IN_PLACE, t, reps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    return t[reps / 2];
+}
+
+int mpi_bench_sums(mpi_ctx *c, const ircg_comm *comm, const char *lens, int reps)
+{
+    int rc = 0;
+    for (const char *s = lens; *s && rc == 0;) {
+        char *end = NULL;
+        long long len = strtoll(s, &end, 10);
+        if (end == s || len < 1 || len > (1LL << 28) || (*end && *end != ',') || reps < 1) {
+            if (c->rank == 0)
+                fprintf(stderr, "ircg-mpi: --bench-sums wants lengths 1..2^28, comma-"
+                        "separated, and --bench-reps >= 1\n");
+            return 2;
+        }
+        double *buf = malloc((size_t)len * sizeof *buf), *t = malloc((size_t)reps * sizeof *t);
+        if (!buf || !t) { /* the sums are collective: end them all */
+            fprintf(stderr, "ircg-mpi: rank %d: out of memory for --bench-sums\n", c->rank);
+            MPI_Abort(c->comm, 3);
+            free(buf);
+            free(t);
+            return 3;
+        }
+        double med = time_sum(comm, len, reps, buf, t);
+        if (c->rank == 0)
+            printf("{\"ranks\": %d, \"len\": %lld, \"seconds\": %.9g}\n", c->size, len, med);
+        fflush(stdout);
+        free(buf);
+        free(t);
+        s = *end ? end + 1 : end;
+    }
+    return rc;
 }

@@ -170,7 +170,8 @@ typedef struct rowbuf {
     int failed;
 } rowbuf;
 
-/* The row the daemon stores of an iteration (server/job_output.c). */
+/* The row the daemon stores of an iteration (server/job_output.c), its
+ * certified bounds included. */
 static int keep_row(void *user, const ircg_iter_info *it)
 {
     rowbuf *b = user;

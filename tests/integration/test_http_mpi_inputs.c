@@ -100,7 +100,9 @@ static void agree_on(const hu_daemon *d, const char *data, const char *what)
                        : 1;
     printf("    %s: 3 ranks against one process, g and f within %.2g\n", what, worst);
     CHECK(worst <= 1e-10);
-    hm_job_dir(d, mpi, dir, sizeof dir); /* the data's file goes with the job */
+    hm_job_dir(d, mpi, dir, sizeof dir); /* the data's file goes with the job, */
+    for (int i = 0; i < 50 && access(dir, F_OK) == 0; i++)
+        hu_sleep_ms(100); /* once its outcome is stored: the worker then removes it */
     CHECK(access(dir, F_OK) != 0);
     free(s1);
     free(sn);
@@ -170,8 +172,10 @@ TEST(http_mpi_inputs, computed_reference)
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }
 
-/* A start from another job's snapshot is not distributed: refused at
- * submission, naming its member. */
+/* An MPI job may start from another job's snapshot (test_http_mpi_snap.c)
+ * as a local one may: one that names no job is refused at submission, at
+ * its member, as a local one is; so is a distributed algorithm other
+ * than ircg. */
 TEST(http_mpi_inputs, what_stays_refused_names_its_member)
 {
     HM_NEED_MPI();
@@ -179,7 +183,8 @@ TEST(http_mpi_inputs, what_stays_refused_names_its_member)
     hu_daemon d = {0};
     hu_resp r;
     static const char *const cases[][2] = {
-        {"\"algorithm\": {\"start\": {\"job\": \"j_x\"}}", "/algorithm/start"},
+        {"\"algorithm\": {\"start\": {\"job\": \"j_x\"}}", "/algorithm/start/job"},
+        {"\"algorithm\": {\"name\": \"bisg\"}", "/algorithm/name"},
     };
     REQUIRE(hm_start(&d, "http_mpi_refused", NULL) == 0);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -190,7 +195,7 @@ TEST(http_mpi_inputs, what_stays_refused_names_its_member)
         REQUIRE(hu_req(&d, "POST", "/v1/jobs", "application/json", spec, strlen(spec), NULL,
                        &r) == 0);
         CHECK_INT(r.status, 422);
-        CHECK(strstr(r.body, cases[i][1]) && strstr(r.body, "a distributed solve"));
+        CHECK(strstr(r.body, cases[i][1]) != NULL);
         if (r.status != 422)
             fprintf(stderr, "    %s\n", r.body);
         hu_resp_free(&r);

@@ -154,3 +154,88 @@ TEST(http_mpi_snap, snapshots_agree_with_one_process_and_start_a_job)
     CHECK(worst <= 1e-10);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }
+
+/* A rank-2 x0 of the 300 x 80 instance (column-major), inside the ball
+ * (nuclear norm at most 1.5 + 0.7 < delta = 5): as a spec member. */
+static char *x0_member(void)
+{
+    enum { N = 300, P = 80 };
+    char *s = malloc((size_t)N * P * 26 + 64);
+    size_t at = 0;
+    if (!s)
+        return NULL;
+    at += (size_t)sprintf(s, ", \"start\": {\"x0\": [");
+    for (int j = 0; j < P; j++)
+        for (int i = 0; i < N; i++) { /* unit vectors u, v of norm 1: s 1.5, 0.7 */
+            double u1 = sin(0.37 * i + 1) / sqrt(N / 2.0), v1 = cos(0.11 * j) / sqrt(P / 2.0);
+            double u2 = cos(0.91 * i) / sqrt(N / 2.0), v2 = sin(0.53 * j + 2) / sqrt(P / 2.0);
+            at += (size_t)sprintf(s + at, "%s%.17g", i || j ? "," : "",
+                                  0.9 * (1.5 * u1 * v1 + 0.7 * u2 * v2));
+        }
+    sprintf(s + at, "]}");
+    return s;
+}
+
+/* Two jobs' traces, their g and f at every row: the worst relative
+ * difference (rows: the expected count of each). */
+static double traces_differ(const hu_daemon *d, const char *a_id, const char *b_id, int rows)
+{
+    static double a[ITERS + 1][4], b[ITERS + 1][4];
+    int na = trace_of(d, a_id, "hmpisnap_a.csv", a);
+    int nb = trace_of(d, b_id, "hmpisnap_b.csv", b);
+    CHECK_INT(na, rows);
+    CHECK_INT(nb, rows);
+    return na == rows && nb == rows
+               ? mu_worst_relative((const double (*)[4])a, (const double (*)[4])b, rows)
+               : INFINITY;
+}
+
+/* The starts a distributed solve takes, each against the same start on
+ * one process (1e-10, the agreement of test_mpi.c): another job's
+ * snapshot -- a single-process job's state, restored on the ranks as the
+ * collective inverse of the whole save -- continued (the schedule goes on:
+ * the rows are iterations EVERY + 1 on, as the single-process job's
+ * own) and afresh, and a given x0 (factored once, by rank 0). */
+TEST(http_mpi_snap, mpi_jobs_start_as_one_process)
+{
+    HM_NEED_MPI();
+    (void)bin;
+    hu_daemon d = {0};
+    char spec[1024], start[160], src[64], one[64], mpi[64];
+    static const char *const schedules[] = {"continue", "afresh"};
+    REQUIRE(hm_start(&d, "http_mpi_starts", "--snapshot-keep-finished 0") == 0);
+    spec_of(spec, sizeof spec, ITERS, 0, NULL);
+    run_job(&d, spec, src);
+    for (int k = 0; k < 2; k++) {
+        snprintf(start, sizeof start, ", \"start\": {\"job\": \"%s\", \"snapshot\": %d, "
+                 "\"schedule\": \"%s\"}", src, EVERY, schedules[k]);
+        spec_of(spec, sizeof spec, ITERS - EVERY, 0, start);
+        run_job(&d, spec, one);
+        spec_of(spec, sizeof spec, ITERS - EVERY, 3 - k, start);
+        run_job(&d, spec, mpi);
+        double worst = traces_differ(&d, one, mpi, ITERS - EVERY);
+        char what[128];
+        snprintf(what, sizeof what, "%d ranks started (%s) from a snapshot, g and f against "
+                 "one process", 3 - k, schedules[k]);
+        CHECK_MEASURED(what, worst, 1e-10);
+        if (k == 0) { /* continued: its rows are EVERY + 1 .. ITERS */
+            hu_resp r;
+            char path[128];
+            snprintf(path, sizeof path, "/v1/jobs/%s/trace?format=csv", mpi);
+            REQUIRE(hu_get(&d, path, &r) == 200);
+            CHECK(strstr(r.body, "\n21,") != NULL && strstr(r.body, "\n40,") != NULL);
+            hu_resp_free(&r);
+        }
+    }
+    char *x0 = x0_member(), *big = x0 ? malloc(strlen(x0) + 1024) : NULL;
+    REQUIRE(big);
+    spec_of(big, strlen(x0) + 1024, EVERY, 0, x0);
+    run_job(&d, big, one);
+    spec_of(big, strlen(x0) + 1024, EVERY, 3, x0);
+    run_job(&d, big, mpi);
+    CHECK_MEASURED("3 ranks started from an x0, g and f against one process",
+                   traces_differ(&d, one, mpi, EVERY), 1e-10);
+    free(x0);
+    free(big);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+}

@@ -148,8 +148,10 @@ struct ircg_comm {
  * the column side is replicated, and the sums over Omega are reduced
  * through comm.  Only IR-CG runs on such a problem, with the Lanczos
  * engine or, when comm has a top_eig, the ARPACK one (the others are
- * refused by ircg_solver_new, naming the setting), from the default
- * start or zero; ircg_reference_compute runs on it too (collectively: its
+ * refused by ircg_solver_new, naming the setting), from any start: a
+ * given x0 is the whole matrix on every rank (column-major n_rows x
+ * n_cols; rank 0 factors it, collectively), and a state saved whole
+ * starts it through ircg_solver_restore_whole; ircg_reference_compute runs on it too (collectively: its
  * residual is this rank's rows, which the solver sums against; second_sv
  * stays NaN and nothing is certified unique there); the iterates it
  * returns are whole (gathered on every rank). */

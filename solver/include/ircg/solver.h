@@ -166,6 +166,24 @@ typedef enum ircg_restore_mode {
 ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
                                   ircg_restore_mode mode, ircg_diag *diag);
 
+/* ircg_solver_save_whole's inverse: the state of one process's checkpoint
+ * of the whole instance (ircg_solver_save, ircg_solver_save_whole)
+ * restored into a solver whose problem is spread over processes, each
+ * rank keeping its rows, as ircg_solver_restore_as with `mode`.
+ * Collective: every rank calls it; rank 0 alone reads the blob, len bytes
+ * in all (rank 0's len; the others' is not read), through get (which fills
+ * data with the next len bytes, returning 0, or nonzero when it cannot),
+ * and the bytes travel to the ranks through
+ * comm's sums in bounded pieces, so that no rank holds the whole state.
+ * The blob is checked against the whole instance (its |Omega|, dimensions
+ * and data digest) before anything is restored; every rank returns the
+ * same error.  On one process: ircg_solver_restore_as on the blob read
+ * whole. */
+typedef int (*ircg_read_fn)(void *ctx, void *data, size_t len);
+ircg_error ircg_solver_restore_whole(ircg_solver *sv, ircg_read_fn get, void *ctx,
+                                     uint64_t len, ircg_restore_mode mode,
+                                     ircg_diag *diag);
+
 /* The header of a checkpoint blob, read without a solver: a service checks
  * a warm start against a job before it builds anything.  At least
  * IRCG_CHECKPOINT_HEAD bytes of the blob (or the whole blob when shorter)

@@ -57,4 +57,39 @@ void slv_comm_pass_digest(const ircg_comm *c, slv_digest *h, int from);
  * no rank holds the whole.  Collective. */
 void slv_comm_stream_rows(const ircg_comm *c, const double *local, int64_t n, slv_sink *s);
 
+/* buf[0, len) of rank `from` to every rank, bit for bit (-0, NaN
+ * payloads included): each double travels as two 32-bit words, which a sum
+ * with zeros carries exactly.  Collective. */
+void slv_comm_bcast_exact(const ircg_comm *c, int from, double *buf, int64_t len);
+
+/* A blob that rank 0 reads (get, len bytes in all: its length is rank 0's
+ * word) read by every rank together, for a state saved whole
+ * (ircg_solver_restore_whole): the bytes travel as 32-bit words through
+ * the sums, in bounded pieces, each piece with rank 0's verdict, so that
+ * every rank sees the same bytes and the same failure.  On one process
+ * (c NULL) get is called directly. */
+typedef struct slv_csrc {
+    const ircg_comm *c;
+    ircg_read_fn get; /* rank 0 only */
+    void *ctx;
+    uint64_t len, pos;  /* the blob's length (every rank), bytes taken */
+    int failed;         /* past the end, or rank 0 could not read: every
+                           later call yields zeros (on every rank alike) */
+    double *piece;      /* the sums' buffer */
+    unsigned char *bytes; /* a piece's bytes */
+} slv_csrc;
+
+/* Starts s (collective: rank 0's len reaches every rank). */
+ircg_error slv_csrc_open(slv_csrc *s, const ircg_comm *c, ircg_read_fn get, void *ctx,
+                         uint64_t len);
+void slv_csrc_close(slv_csrc *s);
+/* The next n bytes on every rank (zeros once failed). */
+void slv_csrc_bytes(slv_csrc *s, void *out, size_t n);
+/* The next `total` little-endian doubles, of which those of index [from,
+ * from + n) are appended to out (the others pass by): a row-distributed
+ * vector's part. */
+void slv_csrc_rows(slv_csrc *s, int64_t total, int64_t from, int64_t n, slv_buf *out);
+/* The next n bytes appended to out whole. */
+void slv_csrc_copy(slv_csrc *s, size_t n, slv_buf *out);
+
 #endif /* IRCG_BASE_COMM_H */

@@ -100,6 +100,8 @@ static void buf_put(slv_buf *b, const void *p, size_t n)
     b->len += n;
 }
 
+void slv_buf_put_raw(slv_buf *b, const void *p, size_t n) { buf_put(b, p, n); }
+
 void slv_buf_put_u64(slv_buf *b, uint64_t v)
 {
     unsigned char le[8];

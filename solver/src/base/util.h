@@ -77,6 +77,7 @@ typedef struct slv_buf {
     int failed; /* an allocation failed: later appends are no-ops */
 } slv_buf;
 
+void slv_buf_put_raw(slv_buf *b, const void *p, size_t n); /* bytes as they are */
 void slv_buf_put_u64(slv_buf *b, uint64_t v);
 void slv_buf_put_i64(slv_buf *b, int64_t v);
 void slv_buf_put_f64(slv_buf *b, double v);

@@ -235,11 +235,10 @@ static ircg_error read_v2(const ircg_solver *sv, slv_rbuf *r, ircg_solver *tmp,
     return r->failed ? corrupt(diag) : IRCG_OK;
 }
 
-/* The header against this solver's problem and algorithm. */
-static ircg_error check_header(const ircg_solver *sv, const ircg_checkpoint_info *h,
-                               ircg_diag *diag)
+/* The header against a problem and an algorithm. */
+static ircg_error check_against(const ircg_problem_info *pi, ircg_algorithm alg,
+                                const ircg_checkpoint_info *h, ircg_diag *diag)
 {
-    const ircg_problem_info *pi = &sv->pb->info;
     if (h->kind != pi->kind || h->dim != pi->dim || h->n_observed != pi->n_observed)
         return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
                          "checkpoint is for another problem (dim %lld, %lld "
@@ -252,14 +251,21 @@ static ircg_error check_header(const ircg_solver *sv, const ircg_checkpoint_info
                          "(data digest %016llx, this problem's %016llx)",
                          (unsigned long long)h->data_digest,
                          (unsigned long long)pi->data_digest);
-    if (h->algorithm != sv->algorithm && h->version == 1)
+    if (h->algorithm != alg && h->version == 1)
         return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
                          "a version 1 checkpoint holds an IR-CG state");
-    if (h->algorithm != sv->algorithm)
+    if (h->algorithm != alg)
         return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
                          "checkpoint was made by another algorithm (%d, this "
-                         "solver runs %d)", (int)h->algorithm, (int)sv->algorithm);
+                         "solver runs %d)", (int)h->algorithm, (int)alg);
     return IRCG_OK;
+}
+
+/* The header against this solver's problem and algorithm. */
+static ircg_error check_header(const ircg_solver *sv, const ircg_checkpoint_info *h,
+                               ircg_diag *diag)
+{
+    return check_against(&sv->pb->info, sv->algorithm, h, diag);
 }
 
 /* A new run from the restored state (ircg_restore_mode). */
@@ -275,6 +281,9 @@ static ircg_error start_new_run(ircg_solver *sv, ircg_restore_mode mode,
         sv->last_gap = NAN;
         sv->last_sigma = NAN;
         sv->warm_done = 0;
+        /* the analyzer loses restore_as's *sv = tmp, which replaced the
+         * pointer it freed before: this is tmp's */
+        /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
         free(sv->cut_ref);
         sv->cut_ref = NULL;
         /* a new run: its own varsigma, start and first certificate; the
@@ -342,6 +351,7 @@ ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
         goto fail;
     }
     free(sv->cut_ref);
+    sv->cut_ref = NULL; /* tmp's replaces it below */
     double fresh_varsigma = sv->varsigma;
     tmp.pb = sv->pb;
     tmp.ops = sv->ops;
@@ -366,4 +376,109 @@ ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
                                ircg_diag *diag)
 {
     return ircg_solver_restore_as(sv, blob, len, IRCG_RESTORE_RESUME, diag);
+}
+
+/* ------------------------------------------ a whole state on the ranks -- */
+
+/* Bytes of the header (up to the oracle's state) of a blob of version v
+ * run by an algorithm that saves no CG-BiO residual. */
+static size_t header_len(uint64_t v)
+{
+    return 16 + 24 + (v >= 3 ? 8 : 0) + 56 + (v >= 2 ? 56 : 0) + (v >= 4 ? 120 : 0);
+}
+
+/* The header read by every rank and checked against the whole instance
+ * (whole_identity: its |Omega| and digest); into *head, as this rank's
+ * part's header (its n_observed and digest), which restore_as checks
+ * again. */
+static ircg_error whole_header(ircg_solver *sv, slv_csrc *src, slv_buf *head,
+                               ircg_diag *diag)
+{
+    unsigned char b[16 + 24 + 8 + 56 + 56 + 120];
+    ircg_checkpoint_info h;
+    ircg_solver tmp = {0};
+    int64_t n_observed = 0;
+    uint64_t digest = 0;
+    int rank = 0;
+    slv_csrc_bytes(src, b, 16);
+    uint64_t v = b[8] | (uint64_t)b[9] << 8; /* small: its low bytes say it */
+    if (src->failed || v < 1 || v > CKPT_VERSION)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                        src->failed ? "the state cannot be read" :
+                                      "not an ircg checkpoint, or of an unsupported version");
+    size_t len = header_len(v);
+    slv_csrc_bytes(src, b + 16, len - 16);
+    slv_rbuf r = {b, len, 0, 0};
+    ircg_error err = read_header(&r, &h, &tmp, diag);
+    if (err == IRCG_OK && src->failed)
+        err = slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint", "the state is truncated");
+    if (err == IRCG_OK)
+        err = sv->ops->whole_identity(sv->ws, &rank, &n_observed, &digest);
+    if (err != IRCG_OK)
+        return err;
+    ircg_problem_info whole = sv->pb->info; /* the blob is the whole's */
+    whole.n_observed = n_observed;
+    whole.data_digest = digest;
+    if ((err = check_against(&whole, sv->algorithm, &h, diag)) != IRCG_OK)
+        return err;
+    /* CG-BiO's state may hold a residual on Omega, which header_len does
+     * not count; no distributed solve runs it */
+    if (sv->algorithm == IRCG_ALG_CGBIO)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                        "a CG-BiO state cannot be restored on ranks");
+    /* this rank's identity in place of the whole's */
+    for (int i = 0; i < 8; i++) {
+        b[32 + i] = (unsigned char)((uint64_t)sv->pb->info.n_observed >> (8 * i));
+        if (v >= 3)
+            b[40 + i] = (unsigned char)(sv->pb->info.data_digest >> (8 * i));
+    }
+    slv_buf_put_raw(head, b, len);
+    return IRCG_OK;
+}
+
+/* One process: the blob read whole, then restore_as. */
+static ircg_error restore_read(ircg_solver *sv, ircg_read_fn get, void *ctx, uint64_t len,
+                               ircg_restore_mode mode, ircg_diag *diag)
+{
+    void *blob = len <= SIZE_MAX ? malloc(len ? (size_t)len : 1) : NULL;
+    ircg_error err;
+    if (!blob)
+        err = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    else if (get(ctx, blob, (size_t)len) != 0)
+        err = slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint", "the state cannot be read");
+    else
+        err = ircg_solver_restore_as(sv, blob, (size_t)len, mode, diag);
+    free(blob);
+    return err;
+}
+
+ircg_error ircg_solver_restore_whole(ircg_solver *sv, ircg_read_fn get, void *ctx,
+                                     uint64_t len, ircg_restore_mode mode,
+                                     ircg_diag *diag)
+{
+    const ircg_comm *c = sv->pb->comm;
+    slv_csrc src;
+    slv_buf part = {0};
+    ircg_error err;
+    if (!c || !sv->ops->split_whole)
+        return restore_read(sv, get, ctx, len, mode, diag);
+    if ((err = slv_csrc_open(&src, c, get, ctx, len)) != IRCG_OK)
+        return slv_fail(diag, err, "", "out of memory");
+    err = whole_header(sv, &src, &part, diag);
+    if (err == IRCG_OK)
+        err = sv->ops->split_whole(sv->ws, &src, &part, diag);
+    if (err == IRCG_OK && src.pos != src.len)
+        err = slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                       "the state has %llu bytes after its end",
+                       (unsigned long long)(src.len - src.pos));
+    slv_csrc_close(&src);
+    /* every rank has the same verdict so far; a rank out of memory for its
+     * part would leave the others in restore_as's sums: put to a vote */
+    int nomem = err == IRCG_OK && part.failed;
+    if (slv_comm_sum1(c, nomem) > 0 && err == IRCG_OK)
+        err = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory (on some rank)");
+    if (err == IRCG_OK)
+        err = ircg_solver_restore_as(sv, part.data, part.len, mode, diag);
+    slv_buf_free(&part);
+    return err;
 }

@@ -27,6 +27,7 @@
 
 #include "ircg.h"
 #include "base/util.h"
+#include "base/comm.h"
 
 /* The direction d = v - x found by the LMO for grad Phi_sigma(x). */
 typedef struct slv_dir {
@@ -201,6 +202,11 @@ typedef struct slv_oracle_ops {
     ircg_error (*whole_identity)(void *ws, int *rank, int64_t *n_observed,
                                  uint64_t *digest);
     ircg_error (*save_whole)(void *ws, slv_sink *s);
+    /* Optional, with save_whole: its inverse for this rank -- the
+     * workspace part of a whole state, read from src, rewritten into out
+     * as save() would have written this process's part of it
+     * (ircg_solver_restore_whole).  Collective. */
+    ircg_error (*split_whole)(void *ws, slv_csrc *src, slv_buf *out, ircg_diag *diag);
     /* z <- x: the averaged iterate starts again at the current x (a run
      * started afresh from a saved state, ircg_solver_restore_as). */
     ircg_error (*restart)(void *ws);

@@ -53,8 +53,9 @@ static ircg_error check_reference(const ircg_problem *pb, const ircg_reference *
     return IRCG_OK;
 }
 
-/* A distributed problem runs IR-CG from the default start or zero, with the
- * Lanczos engine or the ARPACK one its communicator brings (top_eig).  A
+/* A distributed problem runs IR-CG from any start (a given x0 is the whole
+ * matrix on every rank, factored once: mc_start.c), with the Lanczos
+ * engine or the ARPACK one its communicator brings (top_eig).  A
  * computed reference is one of the same part (ircg_reference_compute on
  * this problem): its residual is this rank's rows, as check_reference
  * checks. */
@@ -70,10 +71,6 @@ static ircg_error check_distributed(const ircg_problem *pb, const ircg_settings 
         return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",
                         "this distributed problem's communicator has no ARPACK "
                         "engine (top_eig): use the lanczos engine");
-    if (s->start == IRCG_START_GIVEN) /* x0 is whole: its SVD would be too */
-        return slv_fail(diag, IRCG_ERR_INVALID, "/start",
-                        "a distributed problem starts from the default start or zero "
-                        "only, not from an x0");
     return IRCG_OK;
 }
 

@@ -228,13 +228,16 @@ ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
                           int whole, ircg_problem **out, ircg_diag *diag);
 const mc_data *mc_data_of(const ircg_problem *pb);
 
-/* mc_start.c: a given start x0 (column-major n x p), checked finite and
- * inside the ball ("/x0" errors), as its thin SVD: the r nonzero singular
- * values s, left vectors U (n x m0) and right ones Vt (m0 x p, row i is
- * v_i'); its entries on Omega are read off x0 (mc_given_on_omega). */
+/* mc_start.c: a given start x0 (column-major n_all x p, the whole
+ * matrix also on a rank), checked finite and inside the ball ("/x0"
+ * errors), as its thin SVD: the r nonzero singular values s, left vectors
+ * U (the n rows held here, x m0) and right ones Vt (m0 x p, row i is
+ * v_i'); its entries on Omega are read off x0 (mc_given_on_omega).  On a
+ * distributed problem collective: rank 0 makes the one SVD. */
 typedef struct mc_given {
     int r;
     double *U, *s, *Vt;
+    double nuc; /* ||x0||_* when it was found outside the ball */
 } mc_given;
 ircg_error mc_given_svd(const mc_data *d, const double *x0, mc_given *g,
                         ircg_diag *diag);
@@ -336,6 +339,10 @@ uint64_t mc_whole_digest(const mc_data *d);
  * layout, to s on rank 0 (the ops' whole_identity and save_whole). */
 ircg_error mc_whole_identity(void *ws, int *rank, int64_t *n_observed, uint64_t *digest);
 ircg_error mc_save_whole(void *ws, slv_sink *s);
+/* Its inverse for this rank: the whole state read from src, as mc_save
+ * would have written this rank's part of it, into out (the ops'
+ * split_whole). */
+ircg_error mc_split_whole(void *ws, slv_csrc *src, slv_buf *out, ircg_diag *diag);
 
 /* mc_dist.c: what a distributed problem does differently (d->comm set) */
 /* Thin QR of the row-distributed A (n x k local rows, leading dimension

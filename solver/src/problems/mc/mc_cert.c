@@ -129,6 +129,9 @@ static double factor_size(const mc_ws *w, const mc_side *s)
 static double xo_drift(const mc_ws *w, const mc_side *s, double xo_norm)
 {
     double steps = (double)w->since_refresh + 1;
+    /* k, not the arrays' capacity: a bound of the state alone, the same
+     * for a run resumed from a checkpoint (which reserves for its k) as
+     * for the run that wrote it (whose capacity grew with its history) */
     return slv_up(slv_gamma(w->k + 8) * factor_size(w, s) +
                       steps * slv_gamma(16) * 4.0 * (xo_norm + w->d->delta),
                   8);
@@ -168,7 +171,7 @@ static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double 
 {
     const mc_data *d = w->d;
     mc_cert_buf *b = w->cert;
-    int K = d->p + d->n_all + 2 * w->cap + 16;
+    int K = d->p + d->n_all + 2 * w->k + 16; /* k: see xo_drift */
     double xn = sqrt(norm2_cols(d, x)), lr = 0;
 
     if (sigma > 0) {
@@ -257,7 +260,8 @@ static double sv1_bound(mc_ws *w, const double *xo, double sigma, const double *
 
 /* The Lanczos process's top right vector of C'C into b->v (C = sigma
  * grad f(X) + R at the x side, or R at side s when sigma = 0), warm from
- * the last LMO's v; its quality only decides how tight the bound is. */
+ * v0 (NULL: a fixed start); its quality only decides how tight the bound
+ * is. */
 typedef struct cert_op {
     mc_ws *w;
     const mc_side *s;
@@ -324,22 +328,24 @@ ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
     out->f_err = slv_gamma(4 * w->k + 64) * (fro2 + cs2 / d->n_all) + DBL_TRUE_MIN;
 
     /* the gap of g: <R, Y> + delta sigma_1(R) */
+    double a2 = lambda2_bound(w, 0.0, 0, xo_norm, D);
     if ((err = top_vector(w, s, 0.0, w->have_v ? w->v : NULL, &out->matvecs)) != IRCG_OK)
         return err;
     double nR = slv_up(rn + sqrt(2 * out->g_err) + D, 4); /* ||R||_F of the exact Y */
-    double s1 = sv1_bound(w, s->xo, 0.0, w->cert->v, nR, D, lambda2_bound(w, 0.0, 0, xo_norm, D),
-                          &sharp_g);
+    double s1 = sv1_bound(w, s->xo, 0.0, w->cert->v, nR, D, a2, &sharp_g);
     out->matvecs += 2;
     double gap = ss.rdot + d->delta * s1;
+
     out->gap_g = fmax(slv_up(gap + rdot_err, 2) + slv_gamma(2) * d->delta * s1, 0.0);
 
     if (sigma > 0 && which == IRCG_X) {
         /* Phi: <sigma grad f + R, Y> + delta sigma_1(C), <grad f(Y), Y> = 2 f(Y) */
-        if ((err = top_vector(w, s, sigma, w->have_v ? w->v : NULL, &out->matvecs)) != IRCG_OK)
+        double a2c = lambda2_bound(w, sigma, out->f + out->f_err, xo_norm, D);
+        if ((err = top_vector(w, s, sigma, w->have_v ? w->v : NULL, &out->matvecs)) !=
+            IRCG_OK)
             return err;
         double nC = slv_up(sigma * sqrt(2 * (out->f + out->f_err)) + nR, 4);
-        double a2 = lambda2_bound(w, sigma, out->f + out->f_err, xo_norm, D);
-        double c1 = sv1_bound(w, s->xo, sigma, w->cert->v, nC, D, a2, &sharp_phi);
+        double c1 = sv1_bound(w, s->xo, sigma, w->cert->v, nC, D, a2c, &sharp_phi);
         out->matvecs += 2;
         double ph = sigma * 2 * out->f + ss.rdot + d->delta * c1;
         double ph_err = 2 * sigma * out->f_err + rdot_err +

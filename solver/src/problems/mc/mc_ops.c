@@ -294,6 +294,7 @@ const slv_oracle_ops slv_mc_ops = {
     .save = mc_save,
     .whole_identity = mc_whole_identity,
     .save_whole = mc_save_whole,
+    .split_whole = mc_split_whole,
     .restore = mc_restore,
     .set_reference = mc_set_reference,
     .plan_lmo = mc_plan_lmo,

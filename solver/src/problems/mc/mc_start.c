@@ -1,14 +1,25 @@
 /* mc_start.c -- a given start point of matrix completion (settings.x0),
  * shared by the conditional-gradient and the projection workspaces: it is
  * checked (finite, inside the nuclear ball) and factored by its thin SVD;
- * its values on Omega are read from the entries, which is exact. */
+ * its values on Omega are read from the entries, which is exact.  On a
+ * distributed problem x0 is still the whole matrix (n_all x p, every
+ * rank's copy of the spec's): rank 0 factors it, each rank keeps its rows
+ * of U. */
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/comm.h"
 #include "problems/mc/mc.h"
+
+static ircg_error outside(ircg_diag *diag, double nuc, double delta)
+{
+    return slv_fail(diag, IRCG_ERR_INVALID, "/x0",
+                    "x0 lies outside the nuclear ball: ||x0||_* = %.17g > delta = %.17g",
+                    nuc, delta);
+}
 
 void mc_given_free(mc_given *g)
 {
@@ -20,37 +31,32 @@ void mc_given_free(mc_given *g)
     *g = (mc_given){0};
 }
 
-ircg_error mc_given_svd(const mc_data *d, const double *x0, mc_given *g,
-                        ircg_diag *diag)
+/* The thin SVD of the n x p x0 (every entry finite: checked before) into
+ * g: U n x m0, s, Vt m0 x p, r the values above dgesvd's noise. */
+static ircg_error whole_svd(int n, int p, double delta, const double *x0, mc_given *g,
+                            ircg_diag *diag)
 {
-    size_t np = (size_t)d->n * d->p;
-    int m0 = d->m0;
+    size_t np = (size_t)n * p;
+    int m0 = n < p ? n : p;
     double *A = malloc(np * sizeof *A), nuc = 0;
     ircg_error err = slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
 
     *g = (mc_given){0};
     g->s = malloc(2 * (size_t)m0 * sizeof *g->s);
-    g->U = malloc((size_t)d->n * m0 * sizeof *g->U);
-    g->Vt = malloc((size_t)m0 * d->p * sizeof *g->Vt);
+    g->U = malloc((size_t)n * m0 * sizeof *g->U);
+    g->Vt = malloc((size_t)m0 * p * sizeof *g->Vt);
     if (!A || !g->s || !g->U || !g->Vt)
         goto fail;
-    for (size_t e = 0; e < np; e++)
-        if (!isfinite(x0[e])) {
-            err = slv_fail(diag, IRCG_ERR_INVALID, "/x0", "x0 has a non-finite entry");
-            goto fail;
-        }
     memcpy(A, x0, np * sizeof *A);
-    if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'S', d->n, d->p, A, d->n, g->s, g->U,
-                       d->n, g->Vt, m0, g->s + m0) != 0) {
+    if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'S', 'S', n, p, A, n, g->s, g->U, n, g->Vt, m0,
+                       g->s + m0) != 0) {
         err = slv_fail(diag, IRCG_ERR_NUMERICAL, "/x0", "SVD of x0 failed");
         goto fail;
     }
     for (int i = 0; i < m0; i++)
         nuc += g->s[i];
-    if (nuc > d->delta * (1 + 1e-12)) {
-        err = slv_fail(diag, IRCG_ERR_INVALID, "/x0",
-                        "x0 lies outside the nuclear ball: ||x0||_* = %.17g > "
-                        "delta = %.17g", nuc, d->delta);
+    if (nuc > delta * (1 + 1e-12)) {
+        err = outside(diag, nuc, delta);
         goto fail;
     }
     /* Values at dgesvd's rounding level are noise of a lower-rank x0; kept,
@@ -61,16 +67,92 @@ ircg_error mc_given_svd(const mc_data *d, const double *x0, mc_given *g,
     free(A);
     return IRCG_OK;
 fail:
+    g->nuc = nuc;
     free(A);
-    mc_given_free(g);
+    free(g->U);
+    free(g->s);
+    free(g->Vt);
+    g->U = g->s = g->Vt = NULL;
     return err;
+}
+
+/* The rows of x0 held here, from rank 0's SVD of the whole x0 (every rank
+ * holds the whole: it is the spec's): the one SVD a single process makes,
+ * so its atoms are those bits, and no two ranks can factor differently
+ * (another CPU's kernels).  s, the r rows of Vt and this rank's rows of
+ * the r columns of U cross exactly (slv_comm_bcast_exact), with rank 0's
+ * verdict, which every rank reports alike. */
+static ircg_error dist_svd(const mc_data *d, const double *x0, mc_given *g, ircg_diag *diag)
+{
+    const ircg_comm *c = d->comm;
+    int m0 = d->m0, p = d->p;
+    mc_given whole = {0};
+    double head[3] = {0, 0, 0}; /* rank 0's error, r, nuclear norm */
+    ircg_error err = IRCG_OK;
+    const int root = c->rank == 0;
+    if (root) {
+        err = whole_svd(d->n_all, p, d->delta, x0, &whole, diag);
+        head[0] = err, head[1] = whole.r, head[2] = whole.nuc;
+    }
+    slv_comm_bcast_exact(c, 0, head, 3);
+    *g = (mc_given){.r = (int)head[1]};
+    g->s = calloc(2 * (size_t)m0, sizeof *g->s);
+    g->U = malloc((size_t)d->n * m0 * sizeof *g->U);
+    g->Vt = calloc((size_t)m0 * p, sizeof *g->Vt);
+    size_t cols = (size_t)p * (size_t)g->r;
+    double *col = calloc(((size_t)d->n_all > cols ? (size_t)d->n_all : cols) + 1, sizeof *col);
+    int nomem = !g->s || !g->U || !g->Vt || !col;
+    double any = slv_comm_sum1(c, nomem); /* collective: every rank, first */
+    if (nomem || any > 0 || err != IRCG_OK || head[0] != IRCG_OK) {
+        err = head[0] == IRCG_ERR_INVALID ? outside(diag, head[2], d->delta)
+              : head[0] == IRCG_ERR_NUMERICAL
+                  ? slv_fail(diag, IRCG_ERR_NUMERICAL, "/x0", "SVD of x0 failed")
+                  : slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+        goto done;
+    }
+    if (root && whole.s)
+        memcpy(g->s, whole.s, (size_t)m0 * sizeof *g->s);
+    slv_comm_bcast_exact(c, 0, g->s, m0);
+    for (int i = 0; i < g->r; i++) { /* U's columns, this rank's rows kept */
+        if (root && whole.U)
+            memcpy(col, whole.U + (size_t)i * d->n_all, (size_t)d->n_all * sizeof *col);
+        slv_comm_bcast_exact(c, 0, col, d->n_all);
+        memcpy(g->U + (size_t)i * d->n, col + d->row0, (size_t)d->n * sizeof *col);
+    }
+    for (int j = 0; root && whole.Vt && j < p; j++) /* Vt's r rows, packed */
+        for (int i = 0; i < g->r; i++) /* r >= 1: Vt holds m0 x p >= 1 numbers */
+            /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+            col[i + (size_t)j * g->r] = whole.Vt[i + (size_t)j * m0];
+    slv_comm_bcast_exact(c, 0, col, (int64_t)p * g->r);
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < g->r; i++)
+            g->Vt[i + (size_t)j * m0] = col[i + (size_t)j * g->r];
+done:
+    free(col);
+    mc_given_free(&whole);
+    if (err != IRCG_OK)
+        mc_given_free(g);
+    return err;
+}
+
+ircg_error mc_given_svd(const mc_data *d, const double *x0, mc_given *g,
+                        ircg_diag *diag)
+{
+    size_t np = (size_t)d->n_all * d->p;
+    *g = (mc_given){0};
+    /* every rank holds the whole x0: each finds the same entry */
+    for (size_t e = 0; e < np; e++)
+        if (!isfinite(x0[e]))
+            return slv_fail(diag, IRCG_ERR_INVALID, "/x0", "x0 has a non-finite entry");
+    return d->comm ? dist_svd(d, x0, g, diag) : whole_svd(d->n, d->p, d->delta, x0, g, diag);
 }
 
 void mc_given_on_omega(const mc_data *d, const double *x0, int minus_m, double *out)
 {
-    for (int i = 0; i < d->n; i++)
+    for (int i = 0; i < d->n; i++) /* x0 is the whole: its row row0 + i */
         for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++)
-            out[e] = x0[i + (size_t)d->col[e] * d->n] - (minus_m ? mc_rating(d, e) : 0.0);
+            out[e] = x0[d->row0 + i + (size_t)d->col[e] * d->n_all] -
+                     (minus_m ? mc_rating(d, e) : 0.0);
 }
 
 /* Whether x0 (whole, column-major n_all x p_all) lies where the problem's

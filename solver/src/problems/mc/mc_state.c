@@ -138,6 +138,77 @@ static ircg_error bad(ircg_diag *diag, const char *what)
                      "matrix-completion state: %s", what);
 }
 
+/* The ratings of the ranks before this one (collective). */
+static int64_t nnz_before(const mc_data *d)
+{
+    const ircg_comm *c = d->comm;
+    int64_t before = 0;
+    for (int r = 0; r < c->size - 1; r++) {
+        double nr = slv_comm_sum1(c, c->rank == r ? (double)d->nnz : 0.0);
+        if (r < c->rank)
+            before += (int64_t)nr;
+    }
+    return before;
+}
+
+/* An i64 of the little-endian bytes at b. */
+static int64_t le_i64(const unsigned char *b)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)b[i] << (8 * i);
+    return (int64_t)v;
+}
+
+static void put_le_i64(unsigned char *b, int64_t x)
+{
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)((uint64_t)x >> (8 * i));
+}
+
+/* mc_save_whole's inverse, for this rank: the whole workspace state read
+ * from src (every rank reads every byte; mc_save's layout for the whole
+ * instance) into out as mc_save would have written this rank's part of
+ * it -- its rows of P, u, R v's slot and X, Z on Omega, the replicated
+ * rest whole.  mc_restore then takes it as any checkpoint of the part.
+ * Collective; every rank gets the same verdict (its checks read only
+ * what every rank read). */
+ircg_error mc_split_whole(void *ws, slv_csrc *src, slv_buf *out, ircg_diag *diag)
+{
+    mc_ws *w = ws;
+    const mc_data *d = w->d;
+    unsigned char sc[16 * 8];
+    int64_t before = d->comm ? nnz_before(d) : 0;
+
+    slv_csrc_bytes(src, sc, 8);
+    uint64_t magic = (uint64_t)le_i64(sc);
+    if (src->failed || (magic != MC_MAGIC && magic != MC_MAGIC_V1))
+        return bad(diag, "not a matrix-completion checkpoint");
+    size_t nsc = magic == MC_MAGIC ? 16 : 15; /* version 1: no refresh counter */
+    slv_csrc_bytes(src, sc + 8, (nsc - 1) * 8);
+    int64_t n = le_i64(sc + 8), p = le_i64(sc + 16), nnz = le_i64(sc + 24);
+    int64_t k = le_i64(sc + 32);
+    if (src->failed || n != d->n_all || p != d->p || nnz != d->nnz_all)
+        return bad(diag, "shape differs from the problem's");
+    /* k bounds what is allocated below, before the blob's length does */
+    if (k < 0 || (uint64_t)k > (src->len - src->pos) / 8 / (uint64_t)(n + p))
+        return bad(diag, "corrupt atom count");
+    put_le_i64(sc + 8, d->n);
+    put_le_i64(sc + 24, d->nnz);
+    slv_buf_put_raw(out, sc, nsc * 8);
+    for (int64_t j = 0; j < k; j++)                      /* P */
+        slv_csrc_rows(src, n, d->row0, d->n, out);
+    slv_csrc_copy(src, (size_t)(p * k + 5 * k * k + 4 * k) * 8, out); /* Q, blocks */
+    slv_csrc_rows(src, n, d->row0, d->n, out);           /* u */
+    slv_csrc_copy(src, (size_t)p * 8, out);              /* v */
+    slv_csrc_rows(src, n, d->row0, d->n, out);           /* R v's slot */
+    slv_csrc_rows(src, nnz, before, d->nnz, out);        /* X on Omega */
+    slv_csrc_rows(src, nnz, before, d->nnz, out);        /* Z on Omega */
+    if (src->failed)
+        return bad(diag, "truncated");
+    return out->failed ? slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory") : IRCG_OK;
+}
+
 ircg_error mc_restore(void *ws, slv_rbuf *r, ircg_diag *diag)
 {
     mc_ws *w = ws;

@@ -1,0 +1,264 @@
+/*
+ * cluster_util.c -- see cluster_util.h.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../harness.h"
+#include "../integration/http_util.h"
+#include "../integration/mpi_util.h"
+#include "cluster_util.h"
+
+/* The test links' range (cluster.sh: NET). */
+#define CL_NET "198.18.29.0/24"
+
+static int g_checked;       /* 0 not yet, 1 hosts can be made, -1 cannot */
+static char g_why[512];     /* why not                                   */
+static int g_registered;
+static char g_shared[PATH_MAX];
+
+const char *cl_script(void)
+{
+    static char path[PATH_MAX];
+    if (!path[0] && hu_repo_file("tests/cluster/cluster.sh", path, sizeof path) != 0)
+        return "tests/cluster/cluster.sh";
+    return path;
+}
+
+const char *cl_host(int k)
+{
+    static char names[CL_MAX_HOSTS + 1][32];
+    const char *prefix = getenv("IRCG_CLUSTER_PREFIX");
+    if (k < 1 || k > CL_MAX_HOSTS)
+        return "?";
+    snprintf(names[k], sizeof names[k], "%s%d", prefix && *prefix ? prefix : "ircg-node", k);
+    return names[k];
+}
+
+int cl_sh(const char *cmd, char *out, size_t cap)
+{
+    FILE *p = popen(cmd, "r");
+    size_t n = 0;
+    char sink[4096];
+    if (!p)
+        return -1;
+    for (;;) {
+        int room = out && n + 1 < cap;
+        size_t k = fread(room ? out + n : sink, 1, room ? cap - 1 - n : sizeof sink, p);
+        if (k == 0)
+            break;
+        n += room ? k : 0;
+    }
+    if (out && cap)
+        out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void rm_shared(void)
+{
+    char cmd[PATH_MAX + 32];
+    if (g_shared[0] && !getenv("IRCG_KEEP_TMP")) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_shared);
+        if (system(cmd) != 0)
+            fprintf(stderr, "could not remove %s\n", g_shared);
+    }
+}
+
+const char *cl_shared(void)
+{
+    if (!g_shared[0]) {
+        const char *b = getenv("IRCG_BUILD_DIR");
+        char base[PATH_MAX - 32];
+        snprintf(base, sizeof base, "%s/cluster-tmp", b && *b ? b : "build");
+        mkdir(base, 0755);
+        snprintf(g_shared, sizeof g_shared, "%s/run-%d", base, (int)getpid());
+        if (mkdir(g_shared, 0755) != 0 && errno != EEXIST) {
+            perror(g_shared);
+            abort();
+        }
+        atexit(rm_shared);
+    }
+    return g_shared;
+}
+
+char *cl_path(const char *name)
+{
+    static char bufs[8][PATH_MAX];
+    static int next;
+    char *b = bufs[next++ % 8];
+    snprintf(b, PATH_MAX, "%s/%s", cl_shared(), name);
+    return b;
+}
+
+/* Everything the fixture made, at the end of the run (also when a test
+ * left the hosts up: each test makes its own afresh). */
+static void down(void)
+{
+    char cmd[PATH_MAX + 16], out[2048];
+    snprintf(cmd, sizeof cmd, "%s down 2>&1", cl_script());
+    if (cl_sh(cmd, out, sizeof out) != 0)
+        fprintf(stderr, "cluster.sh down failed: %s\n", out);
+}
+
+int cl_up(int n)
+{
+    char cmd[PATH_MAX + 64], out[4096];
+    if (g_checked == 0) {
+        snprintf(cmd, sizeof cmd, "%s check", cl_script());
+        int rc = cl_sh(cmd, g_why, sizeof g_why);
+        g_checked = rc == 0 ? 1 : -1;
+        g_why[strcspn(g_why, "\n")] = '\0';
+        if (rc != 0 && rc != 77)
+            snprintf(g_why + strlen(g_why), sizeof g_why - strlen(g_why),
+                     " (cluster.sh check: exit %d)", rc);
+    }
+    if (g_checked < 0) {
+        th_skip("hosts cannot be made here: %s", g_why);
+        return 0;
+    }
+    if (!g_registered) {
+        atexit(down);
+        g_registered = 1;
+    }
+    snprintf(cmd, sizeof cmd, "%s up %d 2>&1", cl_script(), n);
+    if (cl_sh(cmd, out, sizeof out) != 0) {
+        th_fail(__FILE__, __LINE__, "cluster.sh up %d failed: %s", n, out);
+        return -1;
+    }
+    return 1;
+}
+
+int cl_slurm_up(void)
+{
+    char cmd[PATH_MAX + 64], out[4096], path[8192];
+    const char *run = getenv("IRCG_CLUSTER_RUN");
+    snprintf(cmd, sizeof cmd, "%s slurm-up 2>&1", cl_script());
+    if (cl_sh(cmd, out, sizeof out) != 0) {
+        th_fail(__FILE__, __LINE__, "cluster.sh slurm-up failed: %s", out);
+        return -1;
+    }
+    /* srun, scancel, scontrol as a login node has them, for ircgd */
+    const char *old = getenv("PATH");
+    snprintf(path, sizeof path, "%s/bin:%s", run && *run ? run : "/run/ircg-cluster",
+             old ? old : "/usr/bin:/bin");
+    if (!strstr(old ? old : "", "ircg-cluster/bin"))
+        setenv("PATH", path, 1);
+    return 0;
+}
+
+int cl_hostfile(const char *path, int first, int hosts, int slots)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    for (int k = first; k < first + hosts; k++)
+        fprintf(f, "%s slots=%d\n", cl_host(k), slots);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+int cl_hostfile_of(const char *path, const char *hosts)
+{
+    FILE *f = fopen(path, "w");
+    int k, slots, used = 0;
+    if (!f)
+        return -1;
+    while (sscanf(hosts, "%d:%d%n", &k, &slots, &used) == 2) {
+        fprintf(f, "%s slots=%d\n", cl_host(k), slots);
+        hosts += used;
+        hosts += *hosts == ',';
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+void cl_mpirun(char *buf, size_t n, const char *hostfile, const char *np)
+{
+    snprintf(buf, n,
+             "%s exec %s env OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0 "
+             "%s -np %s --hostfile %s%s --mca plm_rsh_agent '%s agent' "
+             "--mca btl tcp,self --mca btl_tcp_if_include " CL_NET " "
+             "--mca oob_tcp_if_include " CL_NET " --mca mpi_yield_when_idle 1 --bind-to none "
+             "--mca oob_tcp_keepalive_time 5 --mca oob_tcp_keepalive_intvl 2 "
+             "--mca oob_tcp_keepalive_probes 3 -x OPENBLAS_NUM_THREADS -x ASAN_OPTIONS",
+             cl_script(), cl_host(1), mu_mpirun() ? mu_mpirun() : "mpirun", np, hostfile,
+             geteuid() == 0 ? " --allow-run-as-root" : "", cl_script());
+}
+
+int cl_run_mpi(int hosts, int slots, const char *args, char *err, size_t errn)
+{
+    char hf[64], np[16], *cmd = malloc(16384), *launch = malloc(8192);
+    int rc = -1;
+    snprintf(hf, sizeof hf, "hosts-%d-%d", hosts, slots);
+    snprintf(np, sizeof np, "%d", hosts * slots);
+    if (cmd && launch && cl_hostfile(cl_path(hf), 1, hosts, slots) == 0) {
+        cl_mpirun(launch, 8192, cl_path(hf), np);
+        snprintf(cmd, 16384, "%s %s %s 2>&1", launch, mu_mpi_bin(), args);
+        rc = cl_sh(cmd, err, errn);
+    }
+    free(cmd);
+    free(launch);
+    return rc;
+}
+
+/* The ids of the processes inside host k, from cluster.sh pids. */
+static int pids_of(int k, long *pids, int max)
+{
+    char cmd[PATH_MAX + 64], out[8192];
+    int n = 0;
+    snprintf(cmd, sizeof cmd, "%s pids %s 2>/dev/null", cl_script(), cl_host(k));
+    if (cl_sh(cmd, out, sizeof out) < 0)
+        return -1;
+    for (char *t = strtok(out, " \n"); t && n < max; t = strtok(NULL, " \n"))
+        pids[n++] = strtol(t, NULL, 10);
+    return n;
+}
+
+int cl_count_pids(int k)
+{
+    long pids[1024];
+    return pids_of(k, pids, 1024);
+}
+
+int cl_count_ranks(void)
+{
+    long pids[1024];
+    int ranks = 0;
+    for (int k = 1; k <= CL_MAX_HOSTS; k++) {
+        int n = pids_of(k, pids, 1024);
+        for (int i = 0; i < n; i++) {
+            char path[64], cmd[4096] = "";
+            snprintf(path, sizeof path, "/proc/%ld/cmdline", pids[i]);
+            FILE *f = fopen(path, "r");
+            size_t len = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0;
+            if (f)
+                fclose(f);
+            cmd[len] = '\0'; /* the program, the first word */
+            ranks += strstr(cmd, "ircg-mpi") != NULL;
+        }
+    }
+    return ranks;
+}
+
+int cl_daemon_restart(hu_daemon *d, const char *launch)
+{
+    setenv("IRCGD_MPI_LAUNCH", launch, 1);
+    int rc = hu_restart(d);
+    unsetenv("IRCGD_MPI_LAUNCH");
+    return rc;
+}
+
+int cl_daemon(hu_daemon *d, const char *name, const char *launch, const char *extra)
+{
+    char wd[96];
+    hu_prepare(d, name, 1);
+    snprintf(wd, sizeof wd, "wd-%s", name);
+    snprintf(d->extra, sizeof d->extra, "--mpi-workdir %s%s%s", cl_path(wd),
+             extra ? " " : "", extra ? extra : "");
+    return cl_daemon_restart(d, launch);
+}
