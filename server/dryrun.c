@@ -77,7 +77,7 @@ static void run_task(dry_task *t, store *st)
     api_parse_options opt;
     api_errors errs;
     api_spec *spec = NULL;
-    ircg_stop stop = {(const volatile int *)&t->cancel, ircg_clock() + t->limit};
+    ircg_thread_stop stop = {(const volatile int *)&t->cancel, ircg_clock() + t->limit};
     api_errors_init(&errs);
     srv_parse_options(&opt, st);
     ircg_stop_set(&stop);

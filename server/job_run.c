@@ -393,7 +393,7 @@ void srv_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
      * any of them: the library polls this stop (ircg_stop_set) within a
      * block of its work (SPEC.md, "Limits"). */
     double deadline = job->time_limit > 0 ? ircg_clock() + job->time_limit : 0;
-    ircg_stop stop = {(const volatile int *)&ctl->cancel, deadline};
+    ircg_thread_stop stop = {(const volatile int *)&ctl->cancel, deadline};
     ircg_stop_set(&stop);
     if (run(&c, &spec, &ref, &g_opt, &info, &err, &diag, deadline) == 0)
         conclude(&c, &info, err, &diag, ref, g_opt);

@@ -60,7 +60,7 @@ static double latency(phase_fn fn, void *ctx, int by_cancel, double *T, ircg_err
     if (*err != IRCG_OK || *T < MIN_RUN)
         return -1;
     canceller c = {0, *T / 3, 0};
-    ircg_stop stop = {&c.flag, 0};
+    ircg_thread_stop stop = {&c.flag, 0};
     if (by_cancel)
         pthread_create(&c.th, NULL, cancel_later, &c);
     else

@@ -89,14 +89,14 @@ typedef struct ircg_diag {
  * as for their own settings.cancel and time_limit (which still apply; the
  * earlier of the two deadlines counts).  A distributed problem polls
  * between iterations only, where its ranks vote. */
-typedef struct ircg_stop {
+typedef struct ircg_thread_stop {
     const volatile int *cancel; /* borrowed; NULL: none                   */
     double deadline;            /* ircg_clock() seconds; 0: none          */
-} ircg_stop;
+} ircg_thread_stop;
 
 /* The calling thread's stop: *s is copied (its cancel flag must outlive
  * it); NULL removes it.  Threads start without one. */
-void ircg_stop_set(const ircg_stop *s);
+void ircg_stop_set(const ircg_thread_stop *s);
 /* Seconds on the monotonic clock the deadlines are read on. */
 double ircg_clock(void);
 

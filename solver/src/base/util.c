@@ -36,9 +36,9 @@ static _Thread_local const slv_stop_frame *tl_top;
 
 double ircg_clock(void) { return slv_now(); }
 
-void ircg_stop_set(const ircg_stop *s)
+void ircg_stop_set(const ircg_thread_stop *s)
 {
-    tl_base.stop = s ? *s : (ircg_stop){NULL, 0};
+    tl_base.stop = s ? *s : (ircg_thread_stop){NULL, 0};
     tl_base.outer = NULL;
 }
 
@@ -61,7 +61,7 @@ int slv_stop_due(void) { return slv_stop_due_at(slv_stop_current()); }
 
 void slv_stop_push(slv_stop_frame *f, const volatile int *cancel, double deadline)
 {
-    f->stop = (ircg_stop){cancel, deadline};
+    f->stop = (ircg_thread_stop){cancel, deadline};
     f->outer = slv_stop_current();
     tl_top = f;
 }

@@ -31,7 +31,7 @@ double slv_now(void);
  * the settings' own (cancel, time_limit), each a frame pushed on the
  * function's stack and popped before it returns. */
 typedef struct slv_stop_frame {
-    ircg_stop stop;
+    ircg_thread_stop stop;
     const struct slv_stop_frame *outer;
 } slv_stop_frame;
 enum { SLV_GO = 0, SLV_STOP_CANCEL = 1, SLV_STOP_DEADLINE = 2 };
