@@ -12,8 +12,6 @@
 #include "../unit/test_cli_util.h"
 #include "mpi_util.h"
 
-#include <cjson/cJSON.h>
-
 const char *mu_mpi_bin(void)
 {
     static char path[PATH_MAX];
@@ -167,40 +165,4 @@ double mu_worst_relative(const double (*a)[4], const double (*b)[4], int n)
             worst = rel > worst || rel != rel ? rel : worst;
         }
     return worst;
-}
-
-static double cert_num(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-double mu_certificate_used(const cJSON *a, const cJSON *b, double tol)
-{
-    static const char *const values[] = {"g_lower", "g_upper", "f_lower", "g_x", "g_z",
-                                         "f_x", "f_z", "g_x0", NULL};
-    static const char *const gaps[][3] = {{"inner_gap_x", "g_x", "g_lower"},
-                                          {"inner_gap_z", "g_z", "g_lower"},
-                                          {"outer_gap_x", "f_x", "f_lower"},
-                                          {"outer_gap_z", "f_z", "f_lower"}};
-    double used = 0;
-    if (!a || !b)
-        return INFINITY;
-    for (int i = 0; values[i]; i++) {
-        double x = cert_num(a, values[i]), y = cert_num(b, values[i]);
-        double u = fabs(x - y) / (tol * fmax(fabs(x), fabs(y)));
-        used = x == y ? used : fmax(used, isnan(u) ? INFINITY : u);
-    }
-    for (int i = 0; i < 4; i++) {
-        double x = cert_num(a, gaps[i][0]), y = cert_num(b, gaps[i][0]);
-        double scale = fabs(cert_num(a, gaps[i][1])) + fabs(cert_num(a, gaps[i][2]));
-        double u = fabs(x - y) / (tol * scale);
-        used = x == y ? used : fmax(used, isnan(u) ? INFINITY : u);
-    }
-    const cJSON *sa = cJSON_GetObjectItemCaseSensitive(a, "sharp");
-    const cJSON *sb = cJSON_GetObjectItemCaseSensitive(b, "sharp");
-    if (cJSON_IsTrue(sa) != cJSON_IsTrue(sb) || cert_num(a, "count") != cert_num(b, "count") ||
-        cert_num(a, "iteration") != cert_num(b, "iteration"))
-        used = INFINITY;
-    return used;
 }

@@ -55,12 +55,4 @@ int mu_read_trace(const char *path, double (*v)[4], int max);
  * of n rows (NaN when any value is). */
 double mu_worst_relative(const double (*a)[4], const double (*b)[4], int n);
 
-/* A distributed result's certificate (cJSON object) against one
- * process's: the fraction of the tolerance tol its worst member used --
- * the bounds and values within tol relative, a gap (the difference of
- * two of them) within tol of the size of the two; INFINITY when a member
- * is missing or sharp, count or iteration differ. */
-struct cJSON;
-double mu_certificate_used(const struct cJSON *one, const struct cJSON *dist, double tol);
-
 #endif /* IRCG_TEST_MPI_UTIL_H */
