@@ -86,6 +86,14 @@ static void run_job(const hu_daemon *d, const char *spec, char *id)
     REQUIRE(hu_submit(d, spec, id, 64) == 202);
     REQUIRE(hu_wait_terminal(d, id, 120, state) == 0);
     CHECK_STR(state, "succeeded");
+    if (strcmp(state, "succeeded") != 0) { /* why, for the log */
+        char path[96];
+        hu_resp r;
+        snprintf(path, sizeof path, "/v1/jobs/%s", id);
+        if (hu_get(d, path, &r) == 200)
+            printf("    job %s: %s\n", id, r.body);
+        hu_resp_free(&r);
+    }
 }
 
 TEST(http_mpi_snap, snapshots_agree_with_one_process_and_start_a_job)

@@ -46,13 +46,15 @@ const slv_stop_frame *slv_stop_current(void) { return tl_top ? tl_top : &tl_base
 
 int slv_stop_due_at(const slv_stop_frame *f)
 {
-    int due = SLV_GO;
+    int due = SLV_GO, deadlines = 1;
     double now = -1;
     for (; f && due != SLV_STOP_CANCEL; f = f->outer) {
         if (f->stop.cancel && __atomic_load_n(f->stop.cancel, __ATOMIC_RELAXED))
             due = SLV_STOP_CANCEL;
-        else if (f->stop.deadline > 0 && (now < 0 ? (now = slv_now()) : now) >= f->stop.deadline)
+        else if (deadlines && f->stop.deadline > 0 &&
+                 (now < 0 ? (now = slv_now()) : now) >= f->stop.deadline)
             due = SLV_STOP_DEADLINE;
+        deadlines &= !f->grace;
     }
     return due;
 }
@@ -62,8 +64,15 @@ int slv_stop_due(void) { return slv_stop_due_at(slv_stop_current()); }
 void slv_stop_push(slv_stop_frame *f, const volatile int *cancel, double deadline)
 {
     f->stop = (ircg_thread_stop){cancel, deadline};
+    f->grace = 0;
     f->outer = slv_stop_current();
     tl_top = f;
+}
+
+void slv_stop_push_grace(slv_stop_frame *f)
+{
+    slv_stop_push(f, NULL, 0);
+    f->grace = 1;
 }
 
 void slv_stop_pop(slv_stop_frame *f)

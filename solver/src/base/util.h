@@ -32,6 +32,7 @@ double slv_now(void);
  * function's stack and popped before it returns. */
 typedef struct slv_stop_frame {
     ircg_thread_stop stop;
+    int grace; /* the deadlines of the frames outside this one do not count */
     const struct slv_stop_frame *outer;
 } slv_stop_frame;
 enum { SLV_GO = 0, SLV_STOP_CANCEL = 1, SLV_STOP_DEADLINE = 2 };
@@ -43,6 +44,11 @@ const slv_stop_frame *slv_stop_current(void);
 int slv_stop_due_at(const slv_stop_frame *f);
 void slv_stop_push(slv_stop_frame *f, const volatile int *cancel, double deadline);
 void slv_stop_pop(slv_stop_frame *f);
+/* A frame under which work runs past every deadline already pushed, and
+ * stops only on a cancel: for work of bounded cost that must not be cut
+ * (a certificate, a few passes and Lanczos processes, without which the
+ * result could not say how good it is). */
+void slv_stop_push_grace(slv_stop_frame *f);
 /* IRCG_ERR_STOPPED in diag: "cancelled" or "time limit reached", at
  * field; when nothing is due (a stop seen by a task of a pool), the
  * first reason still due is named, else "stopped". */

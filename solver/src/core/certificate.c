@@ -119,25 +119,43 @@ static int stop_met(const ircg_solver *sv)
     return any && ok;
 }
 
-/* A certificate of x and z folded into b. */
-static ircg_error certify_into(ircg_solver *sv, slv_bounds *b)
+/* The certificates of x and z; b unchanged on an error. */
+static ircg_error certify_both(ircg_solver *sv, double sigma, slv_cert *cx, slv_cert *cz,
+                               int *have_z)
 {
-    slv_cert cx, cz;
     ircg_error err;
-    double t0 = slv_now();
-    /* sigma of the next iteration: the one x_t is about to be regularized
-     * with; any sigma > 0 gives a valid bound */
-    double sigma = ircg_sigma(sv->varsigma, sv->set.p, sv->t);
-    if ((err = sv->ops->certify(sv->ws, IRCG_X, sigma, &cx)) != IRCG_OK)
+    if ((err = sv->ops->certify(sv->ws, IRCG_X, sigma, cx)) != IRCG_OK)
         return err;
     /* IR-CG's z is its own point (and the stochastic methods', the same
      * average); IR-PG's and CG-BiO's is x, Bi-SG's lies outside X, where a
      * Frank-Wolfe gap bounds nothing */
-    int have_z = sv->algorithm == IRCG_ALG_IRCG || slv_alg_stochastic(sv->algorithm);
-    if (have_z && (err = sv->ops->certify(sv->ws, IRCG_Z, 0.0, &cz)) != IRCG_OK)
+    *have_z = sv->algorithm == IRCG_ALG_IRCG || slv_alg_stochastic(sv->algorithm);
+    if (*have_z && (err = sv->ops->certify(sv->ws, IRCG_Z, 0.0, cz)) != IRCG_OK)
         return err;
     if (sv->algorithm == IRCG_ALG_IRPG || sv->algorithm == IRCG_ALG_CGBIO)
-        cz = cx, have_z = 1;
+        *cz = *cx, *have_z = 1;
+    return IRCG_OK;
+}
+
+/* A certificate of x and z folded into b.  It runs past the time limit
+ * (a grace frame: its cost is bounded, a few passes over the data and two
+ * or three top singular vectors, and a result cut short of it could not
+ * say how far from optimal it is); a cancel still stops it, leaving b as
+ * it was. */
+static ircg_error certify_into(ircg_solver *sv, slv_bounds *b)
+{
+    slv_cert cx, cz;
+    slv_stop_frame grace;
+    int have_z = 0;
+    double t0 = slv_now();
+    /* sigma of the next iteration: the one x_t is about to be regularized
+     * with; any sigma > 0 gives a valid bound */
+    double sigma = ircg_sigma(sv->varsigma, sv->set.p, sv->t);
+    slv_stop_push_grace(&grace);
+    ircg_error err = certify_both(sv, sigma, &cx, &cz, &have_z);
+    slv_stop_pop(&grace);
+    if (err != IRCG_OK)
+        return err;
     if (isnan(b->g0)) /* the run's first certificate: of x_0, unless the
                          state came from a version without bounds */
         b->g0 = cx.g;
@@ -158,12 +176,15 @@ ircg_error slv_certify(ircg_solver *sv, ircg_status *st)
     return err;
 }
 
+/* A cancel during it leaves the last certificate made (its iteration
+ * says which) as the result's. */
 ircg_error slv_certify_final(ircg_solver *sv)
 {
     sv->final = sv->bnd;
     if (!sv->set.certify || !sv->ops->certify || sv->bnd.t == sv->t)
         return IRCG_OK;
-    return certify_into(sv, &sv->final);
+    ircg_error err = certify_into(sv, &sv->final);
+    return err == IRCG_ERR_STOPPED ? IRCG_OK : err;
 }
 
 void slv_bounds_report(const ircg_solver *sv, ircg_iter_info *it)

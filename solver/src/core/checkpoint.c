@@ -381,10 +381,13 @@ ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
 /* ------------------------------------------ a whole state on the ranks -- */
 
 /* Bytes of the header (up to the oracle's state) of a blob of version v
- * run by an algorithm that saves no CG-BiO residual. */
+ * run by an algorithm that saves no CG-BiO residual: read_header's,
+ * read_v2's, read_bounds' and the samples' (version 5). */
+#define HEADER_MAX (16 + 24 + 8 + 56 + 56 + 120 + 8)
 static size_t header_len(uint64_t v)
 {
-    return 16 + 24 + (v >= 3 ? 8 : 0) + 56 + (v >= 2 ? 56 : 0) + (v >= 4 ? 120 : 0);
+    return 16 + 24 + (v >= 3 ? 8 : 0) + 56 + (v >= 2 ? 56 : 0) + (v >= 4 ? 120 : 0) +
+           (v >= 5 ? 8 : 0);
 }
 
 /* The header read by every rank and checked against the whole instance
@@ -394,7 +397,7 @@ static size_t header_len(uint64_t v)
 static ircg_error whole_header(ircg_solver *sv, slv_csrc *src, slv_buf *head,
                                ircg_diag *diag)
 {
-    unsigned char b[16 + 24 + 8 + 56 + 56 + 120];
+    unsigned char b[HEADER_MAX];
     ircg_checkpoint_info h;
     ircg_solver tmp = {0};
     int64_t n_observed = 0;

@@ -315,6 +315,10 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
     }
     if (sv->t == 0 && sv->bnd.t < 0) { /* the start point: g(x_0), first bounds */
         err = slv_certify(sv, &st);
+        if (err == IRCG_ERR_STOPPED) { /* a cancel */
+            err = IRCG_OK;
+            st = stopped_status();
+        }
         if (err == IRCG_OK && alg->values_at_certificates && sv->bnd.t == 0)
             values_of_certificate(sv, &sv->bnd);
         elapsed = slv_now() - start;
