@@ -247,3 +247,39 @@ TEST(http_mpi_snap, mpi_jobs_start_as_one_process)
     free(big);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }
+
+/* A single-process job drops the rows without ratings (api/SPEC.md); the
+ * ranks hold every row, so its snapshot cannot start a distributed job:
+ * the job fails saying so, and a job on one process continues from it. */
+TEST(http_mpi_snap, compacted_snapshot_is_refused_on_ranks)
+{
+    HM_NEED_MPI();
+    (void)bin;
+    hu_daemon d = {0};
+    char spec[1024], src[64], id[64], state[16], path[96];
+    static const char *const shape = "{\"problem\": {\"type\": \"matrix_completion\", "
+        "\"delta\": 5, \"data\": {\"source\": \"synthetic\", \"n_rows\": 3000, \"n_cols\": 80, "
+        "\"n_ratings\": 600, \"seed\": 11}}, \"algorithm\": {\"name\": \"ircg\", "
+        "\"max_iter\": %d%s}, \"output\": {\"snapshot_every\": %d}%s}";
+    REQUIRE(hm_start(&d, "http_mpi_compacted", "--snapshot-keep-finished 0") == 0);
+    snprintf(spec, sizeof spec, shape, ITERS, "", EVERY, "");
+    run_job(&d, spec, src);
+    char start[160];
+    snprintf(start, sizeof start, ", \"start\": {\"job\": \"%s\", \"snapshot\": %d, "
+             "\"schedule\": \"continue\"}", src, EVERY);
+    snprintf(spec, sizeof spec, shape, ITERS - EVERY, start, EVERY,
+             ", \"execution\": {\"ranks\": 2}");
+    REQUIRE(hu_submit(&d, spec, id, sizeof id) == 202);
+    REQUIRE(hu_wait_terminal(&d, id, 120, state) == 0);
+    CHECK_STR(state, "failed");
+    hu_resp r;
+    snprintf(path, sizeof path, "/v1/jobs/%s", id);
+    REQUIRE(hu_get(&d, path, &r) == 200);
+    CHECK(strstr(r.body, "continue it on one process") != NULL);
+    printf("    2 ranks from a compacted snapshot: %.160s\n",
+           strstr(r.body, "\"detail\"") ? strstr(r.body, "\"detail\"") : r.body);
+    hu_resp_free(&r);
+    snprintf(spec, sizeof spec, shape, ITERS - EVERY, start, EVERY, "");
+    run_job(&d, spec, id); /* one process continues it */
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+}

@@ -422,6 +422,14 @@ static ircg_error whole_header(ircg_solver *sv, slv_csrc *src, slv_buf *head,
     ircg_problem_info whole = sv->pb->info; /* the blob is the whole's */
     whole.n_observed = n_observed;
     whole.data_digest = digest;
+    /* one process drops the rows and columns without ratings, and such a
+     * state has its own digest; the ranks hold every row and column */
+    if (h.kind == whole.kind && h.dim == whole.dim && h.n_observed == n_observed &&
+        h.data_digest && digest && h.data_digest != digest)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/data",
+                        "the state is of other data of the same shape, or of one process "
+                        "that held only the rows and columns with ratings (the ranks hold "
+                        "them all): continue it on one process");
     if ((err = check_against(&whole, sv->algorithm, &h, diag)) != IRCG_OK)
         return err;
     /* CG-BiO's state may hold a residual on Omega, which header_len does
