@@ -257,14 +257,16 @@ TEST(cluster_lost, checkpoints_resume_on_the_remaining_hosts_bit_for_bit)
     REQUIRE(cl_hostfile(hf, 1, 4, 1) == 0);
     cl_mpirun(launch, sizeof launch, hf, "4");
     snprintf(cmd, sizeof cmd, "%s %s %s --quiet --trace %s --checkpoint-dir %s "
-             "--checkpoint-every 0.5 >/dev/null 2>&1 &", launch, mu_mpi_bin(), sp, part, ck);
+             "--checkpoint-every 0.25 >/dev/null 2>&1 &", launch, mu_mpi_bin(), sp, part, ck);
     REQUIRE(cl_sh(cmd, NULL, 0) == 0);
+    /* mid-run: 40 rows traced and a checkpoint of every rank written
+     * (the clock, not the rows, says when one is due) */
     int rows = 0;
-    for (int i = 0; i < 600 && rows < 40; i++) {
-        hu_sleep_ms(100);
+    for (int i = 0; i < 1200 && (rows < 40 || newest_whole(ck, 4) <= 0); i++) {
+        hu_sleep_ms(50);
         rows = tcli_count_lines(part);
     }
-    REQUIRE(rows >= 40);
+    REQUIRE(rows >= 40 && rows <= ITERS);
     REQUIRE(fixture("kill", 4) == 0);
     for (int i = 0; i < 300 && cl_count_ranks() > 0; i++)
         hu_sleep_ms(100);
