@@ -95,7 +95,11 @@ int sel_run(const sel_inst *s, double vs, ircg_step_rule rule, int64_t T, sel_ru
     st.callback = record;
     st.callback_data = o;
     if (o->g_t && o->f_t && ircg_solver_new(s->pb, &st, &sv, NULL) == IRCG_OK &&
-        ircg_solve(sv, &info) == IRCG_OK && info.iterations == T) {
+        ircg_solve(sv, &info) == IRCG_OK &&
+        (info.iterations == T ||
+         (info.status == IRCG_STATUS_CONVERGED && info.iterations < T))) {
+        o->T = info.iterations;
+        o->converged = info.status == IRCG_STATUS_CONVERGED;
         o->g = info.g_x;
         o->f = info.f_x;
         o->seconds = info.solve_seconds;

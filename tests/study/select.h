@@ -34,14 +34,17 @@ int sel_make(sel_inst *s, int n, int p, int64_t nr, uint64_t seed);
 void sel_free(sel_inst *s);
 
 typedef struct sel_run_out {
-    int64_t T;
+    int64_t T;              /* the iterations run: the limit asked for, or
+                               fewer when the run converged               */
+    int converged;          /* its certificate found an exact answer     */
     double g, f;            /* at x_T (g* = 0)                            */
     double seconds;
     double *g_t, *f_t;      /* every iteration (T + 1 entries), owned     */
 } sel_run_out;
 
 /* IR-CG with sigma_t = vs (t+1)^-1/2 (vs = 0: conditional gradient on g
- * alone) and the rule, T iterations from the paper's X_0; 0 on success. */
+ * alone) and the rule, T iterations from the paper's X_0, or fewer when a
+ * certificate shows an exact answer (status converged); 0 on success. */
 int sel_run(const sel_inst *s, double vs, ircg_step_rule rule, int64_t T, sel_run_out *o);
 void sel_run_free(sel_run_out *o);
 

@@ -46,8 +46,9 @@ int study_selection(cJSON *out, study_doc *doc, const char *dir)
     cJSON_AddNumberToObject(inst, "g_of_zero", s.g_zero);
     cJSON_AddNumberToObject(out, "iterations", T);
     cJSON *runs = cJSON_AddArrayToObject(out, "runs");
-    study_printf(doc, "| method | g(x_T) | g(x_T) / g(0) | f(x_T) | f(x_T) - f* | "
-                      "f at IR-CG's final g |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    study_printf(doc, "| method | iterations | g(x_T) | g(x_T) / g(0) | f(x_T) | f(x_T) - f* | "
+                      "f at IR-CG's final g |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: "
+                      "|\n");
     int rc = 0;
     for (int k = 0; k < 4; k++)
         if (sel_run(&s, k < 2 ? 1.0 : 0.0,
@@ -63,6 +64,8 @@ int study_selection(cJSON *out, study_doc *doc, const char *dir)
         cJSON_AddNumberToObject(o, "f", r[k].f);
         cJSON_AddNumberToObject(o, "f_minus_f_opt", r[k].f - s.f_opt);
         cJSON_AddNumberToObject(o, "seconds", r[k].seconds);
+        cJSON_AddNumberToObject(o, "iterations", (double)r[k].T);
+        cJSON_AddBoolToObject(o, "converged", r[k].converged);
         if (k >= 2 && t_at > 0) {
             cJSON_AddNumberToObject(o, "iteration_at_ircg_g", (double)t_at);
             cJSON_AddNumberToObject(o, "f_at_ircg_g", fm);
@@ -70,8 +73,11 @@ int study_selection(cJSON *out, study_doc *doc, const char *dir)
         char fm_s[64] = "-";
         if (k >= 2 && t_at > 0)
             snprintf(fm_s, sizeof fm_s, "%.6g (t = %lld)", fm, (long long)t_at);
-        study_printf(doc, "| %s | %.3g | %.2g | %.6g | %+.4g | %s |\n", NAMES[k], r[k].g,
-                     r[k].g / s.g_zero, r[k].f, r[k].f - s.f_opt, fm_s);
+        char its[48];
+        snprintf(its, sizeof its, "%lld%s", (long long)r[k].T,
+                 r[k].converged ? " (converged)" : "");
+        study_printf(doc, "| %s | %s | %.3g | %.2g | %.6g | %+.4g | %s |\n", NAMES[k], its,
+                     r[k].g, r[k].g / s.g_zero, r[k].f, r[k].f - s.f_opt, fm_s);
     }
     for (int k = 0; k < 4; k++)
         sel_run_free(&r[k]);
