@@ -17,6 +17,8 @@ import sys
 SKIP = re.compile(r"^(?:\s*\[[\w-]+\] )?skip ([^\s:]+): (.*)$")
 MARGIN = re.compile(r"^(?:\s*\[[\w-]+\] )?\s*margin (\S+) used (\S+) of its tolerance")
 RESULT = re.compile(r"^(?:\s*\[([\w-]+)\] )?(?:ok  |FAIL) (\S+)")
+# the test command as make echoes it: IRCG_SAN="-fsanitize=..." (make asan, tsan)
+SANITIZED = re.compile(r'IRCG_SAN="[^"]*-fsanitize=([\w,]+)')
 
 MOVIELENS = {"100k": "ml-100k/u.data.xz", "1m": "ml-1m-subset/ratings.dat.xz"}
 CAPS = {"sys_admin": 21, "net_admin": 12}
@@ -47,8 +49,14 @@ def cap_eff():
     return 0
 
 
-def holds(kind, arg):
-    """Whether condition `kind arg` holds on this machine, and what was seen."""
+def holds(kind, arg, sanitizers=()):
+    """Whether condition `kind arg` holds on this machine (and, for
+    `sanitizer`, in the log: the sanitizers its test command ran with), and
+    what was seen."""
+    if kind == "sanitizer":
+        on = arg == "any" and bool(sanitizers) or arg in sanitizers
+        return on, ("built with -fsanitize=" + ",".join(sanitizers) if sanitizers
+                    else "no sanitizer in the log's test command")
     if kind == "cpu-lacks":
         missing = [f for f in arg.split(",") if f not in cpu_flags()]
         return bool(missing), "lacks " + ",".join(missing) if missing else "has " + arg
@@ -80,7 +88,8 @@ def read_allowed(path):
                 continue
             parts = line.split(None, 3)
             ok = len(parts) == 4 and parts[1] in ("cpu-lacks", "no-cap", "no-movielens",
-                                                  "no-netns")
+                                                  "no-netns", "sanitizer")
+            ok = ok and (parts[1] != "sanitizer" or parts[2] in ("any", "address", "thread"))
             ok = ok and (parts[1] != "no-cap" or parts[2] in CAPS)
             ok = ok and (parts[1] != "no-movielens" or parts[2] in MOVIELENS)
             ok = ok and (parts[1] != "no-netns" or parts[2] == "hosts")
@@ -101,9 +110,13 @@ def main():
         return 2
     bad = 0
     for log in sys.argv[2:]:
-        skips, margins, pending = [], [], []
+        skips, margins, pending, sanitizers = [], [], [], []
         with open(log, encoding="utf-8", errors="replace") as f:
             for line in f:
+                m = SANITIZED.search(line)
+                if m:
+                    sanitizers = [x for x in m.group(1).split(",") if x != "undefined"] or \
+                        m.group(1).split(",")
                 m = SKIP.match(line.rstrip("\n"))
                 if m:
                     skips.append((m.group(1), m.group(2)))
@@ -121,7 +134,8 @@ def main():
                 print(f"  NOT ALLOWED  {name}: {why} (not in {sys.argv[1]})")
                 bad += 1
                 continue
-            verdicts = [(kind, arg) + holds(kind, arg) for kind, arg, _ in allowed[name]]
+            verdicts = [(kind, arg) + holds(kind, arg, sanitizers)
+                        for kind, arg, _ in allowed[name]]
             ok = any(v[2] for v in verdicts)
             seen = "; ".join(f"{k} {a}: {s}" for k, a, _, s in verdicts)
             print(f"  {'allowed    ' if ok else 'NOT ALLOWED'}  {name}: {why} [{seen}]")
