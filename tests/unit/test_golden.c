@@ -4,7 +4,9 @@
  * default: the traces of tests/data/golden/ (README there says how they
  * were made) against `ircg solve` now, every column but the two clocks,
  * compared as text -- the shortest round-trip text of a double is a
- * function of its bits, so equal text is equal bits.
+ * function of its bits, so equal text is equal bits.  The bits are those
+ * of the BLAS kernels the traces were made with (README there): not run
+ * under make test-kernels' other kernel sets.
  */
 #include <stdio.h>
 #include <stdlib.h>
