@@ -115,8 +115,7 @@ def main():
             for line in f:
                 m = SANITIZED.search(line)
                 if m:
-                    sanitizers = [x for x in m.group(1).split(",") if x != "undefined"] or \
-                        m.group(1).split(",")
+                    sanitizers = m.group(1).split(",")
                 m = SKIP.match(line.rstrip("\n"))
                 if m:
                     skips.append((m.group(1), m.group(2)))
