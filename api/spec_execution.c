@@ -49,7 +49,7 @@ static void check_problem(sp_ctx *c, const api_spec *s)
         return;
     }
     /* the service writes inline data and datasets to a file the ranks
-     * read (server/mpi_inputs.c); ircg-mpi alone reads files only */
+     * read (server/mpi/mpi_inputs.c); ircg-mpi alone reads files only */
     if (c->opt->distributed &&
         (s->mc.source == SP_SRC_INLINE || s->mc.source == SP_SRC_DATASET))
         sp_err(c, "/problem/data/source", "ircg-mpi reads a file or generates a synthetic "

@@ -21,7 +21,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "http.h"
+#include "base/base.h"
+#include "daemon.h"
+#include "http/http.h"
+#include "jobs/jobs.h"
+#include "mpi/mpi.h"
+#include "routes/routes.h"
 #include "problem.h"
 
 extern void openblas_set_num_threads(int num_threads);
@@ -145,6 +150,17 @@ static void stop(struct MHD_Daemon *d)
     srv_tls_free(&srv.tls);
 }
 
+/* The workers' runner: a job whose spec asks for ranks goes to the MPI
+ * room (its ranks load the data, not this process), any other is solved
+ * on the worker's thread. */
+static void run_job(srv_worker_ctl *ctl, store *st, const store_job *job)
+{
+    if (srv_mpi_ranks(job) > 0)
+        srv_mpi_job_run(ctl, st, job);
+    else
+        srv_job_run(ctl, st, job);
+}
+
 /* Steps 3 and 4 of the start and the wait for a signal; the socket is
  * MHD's once it started. */
 static int serve(srv_config *c, int *listen_fd, const char *bound, int port)
@@ -156,13 +172,14 @@ static int serve(srv_config *c, int *listen_fd, const char *bound, int port)
         goto done;
     }
     rc = 1;
+    srv_http_routes(srv_routes);
     if (srv_guard_start(c->request_timeout, c->conn_timeout) != 0 ||
         !(d = srv_http_start(c, *listen_fd))) {
         srv_log("cannot start the HTTP daemon on %s", c->listen);
         goto done;
     }
     *listen_fd = -1;
-    if (srv_workers_start(c->workers) != 0 || srv_dryrun_start() != 0 ||
+    if (srv_workers_start(c->workers, run_job) != 0 || srv_dryrun_start() != 0 ||
         srv_heartbeat_start(c->heartbeat_every) != 0)
         goto done;
     printf("listening on %s://%s:%d\n", srv.tls.cert ? "https" : "http", bound, port);

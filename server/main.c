@@ -1,5 +1,5 @@
 /* main.c -- ircgd entry point; everything else is in libircgserver.a. */
-#include "server.h"
+#include "daemon.h"
 
 int main(int argc, char **argv)
 {

@@ -27,7 +27,8 @@
 #include <strings.h>
 
 #include "fuzz.h"
-#include "http.h"
+#include "http/http.h"
+#include "routes/routes.h"
 
 #define MAX_KV 24
 
@@ -117,6 +118,7 @@ static store *daemon_state(void)
     srv_token_digest("fuzz-token", 10, token.digest);
     srv.tokens.list = &token;
     srv.tokens.n = 1;
+    srv_http_routes(srv_routes);
     if (store_open(srv.cfg.db, &st, err) != STORE_OK || srv_pool_init(srv.cfg.db) != 0 ||
         !seed_finished(st) || !seed_queued(st))
         abort();

@@ -12,7 +12,8 @@
 
 #include "../harness.h"
 #include "ircg.h"
-#include "server.h"
+#include "base/base.h"
+#include "jobs/jobs.h"
 #include "spec.h"
 
 /* The uninterrupted run, in process: same spec, same library. */
@@ -170,7 +171,7 @@ typedef struct rowbuf {
     int failed;
 } rowbuf;
 
-/* The row the daemon stores of an iteration (server/job_output.c), its
+/* The row the daemon stores of an iteration (server/jobs/job_output.c), its
  * certified bounds included. */
 static int keep_row(void *user, const ircg_iter_info *it)
 {

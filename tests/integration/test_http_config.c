@@ -39,28 +39,67 @@ static int run_status(const char *env, const char *args)
     return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* One row of the operators' table in deploy/README.md ("| `--flag ARG` |
+ * `IRCGD_VAR` | default | meaning |"): its flag and variable; 0 for any
+ * other line. */
+static int readme_option(const char *line, char *flag, size_t flen, char *var, size_t vlen)
+{
+    char f[80] = "", v[80] = "";
+    if (sscanf(line, "| `%79[^` ]", f) != 1 || strncmp(f, "--", 2) != 0)
+        return 0;
+    const char *bar = strchr(line + 1, '|');
+    if (!bar || sscanf(bar, "| `%79[^`]`", v) != 1)
+        v[0] = '\0';
+    snprintf(flag, flen, "%s", f);
+    snprintf(var, vlen, "%s", v);
+    return 1;
+}
+
+/* --help comes from the daemon's table of options; the operators' table
+ * (deploy/README.md) lists the same options with the same variables, and
+ * --help names each with its variable. */
 TEST(http_config, help_and_bad_values)
 {
-    static const char *const documented[] = {
-        "--listen", "IRCGD_LISTEN", "--db", "IRCGD_DB", "--data-dir", "IRCGD_DATA_DIR",
-        "--workers", "IRCGD_WORKERS", "--job-threads", "IRCGD_JOB_THREADS",
-        "--tokens-file", "IRCGD_TOKENS_FILE",
-        "--max-body", "IRCGD_MAX_BODY", "--conn-limit", "IRCGD_CONN_LIMIT",
-        "--per-ip-limit", "IRCGD_PER_IP_LIMIT", "--conn-timeout", "IRCGD_CONN_TIMEOUT",
-        "--max-queued", "IRCGD_MAX_QUEUED", "--max-attempts", "IRCGD_MAX_ATTEMPTS",
-        "--snapshot-keep", "IRCGD_SNAPSHOT_KEEP", "--max-elements", "IRCGD_MAX_ELEMENTS",
-        "--checkpoint-every", "IRCGD_CHECKPOINT_EVERY", "--heartbeat-every",
-        "IRCGD_HEARTBEAT_EVERY", "--healthcheck", "exit status"};
-    char cmd[800], help[8192];
+    char cmd[800], help[16384], line[1024], flag[80], var[80], want[200];
     snprintf(cmd, sizeof cmd, "'%s' --help", bin());
     FILE *p = popen(cmd, "r");
     REQUIRE(p);
     size_t n = fread(help, 1, sizeof help - 1, p);
     help[n] = '\0';
     CHECK_INT(WEXITSTATUS(pclose(p)), 0);
-    for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++)
-        if (!strstr(help, documented[i]))
-            th_fail(__FILE__, __LINE__, "--help does not mention %s", documented[i]);
+    REQUIRE(n < sizeof help - 1);
+    CHECK(strstr(help, "exit status") != NULL);
+    FILE *md = fopen("deploy/README.md", "r");
+    REQUIRE(md);
+    int rows = 0, flags = 0;
+    while (fgets(line, sizeof line, md))
+        if (readme_option(line, flag, sizeof flag, var, sizeof var)) {
+            rows++;
+            snprintf(want, sizeof want, "  %s ", flag);
+            if (!strstr(help, want) &&
+                !strstr(help, (snprintf(want, sizeof want, "  %s\n", flag), want)))
+                th_fail(__FILE__, __LINE__, "--help does not list %s", flag);
+            snprintf(want, sizeof want, "[%s", var);
+            if (var[0] && !strstr(help, want))
+                th_fail(__FILE__, __LINE__, "--help does not name %s for %s", var, flag);
+        }
+    fclose(md);
+    /* and every flag of --help is a row there (--help and --version aside) */
+    for (const char *s = help; (s = strstr(s, "\n  --")) != NULL; s += 5, flags++) {
+        size_t len = strcspn(s + 3, " \n");
+        snprintf(flag, sizeof flag, "| `%.*s", (int)len, s + 3);
+        md = fopen("deploy/README.md", "r");
+        int found = 0;
+        while (md && !found && fgets(line, sizeof line, md))
+            found = !strncmp(line, flag, strlen(flag)) &&
+                    (line[strlen(flag)] == ' ' || line[strlen(flag)] == '`');
+        if (md)
+            fclose(md);
+        if (!found && strcmp(flag, "| `--help") != 0 && strcmp(flag, "| `--version") != 0)
+            th_fail(__FILE__, __LINE__, "%s of --help is not in deploy/README.md", flag + 3);
+    }
+    printf("    %d options in deploy/README.md, %d flags in --help\n", rows, flags);
+    CHECK_INT(rows, flags - 2);
 
     /* usage errors, from flags and from the environment: status 2 */
     CHECK_INT(run_status(NULL, "--conn-limit 0"), 2);

@@ -10,11 +10,19 @@ flags of each layer already hide what it may not see; this check also
 catches what flags cannot: relative paths ("../storage/store.h") and the
 rooms inside solver/src, which share one include root.
 
+With --objects DIR (the build's object tree, DIR/server/http/http.o for
+server/http/http.c), the direct calls between the files are read off the
+objects' symbol tables (nm): a cycle of calls between two rooms of the
+server -- a room calling into another that calls back, directly or through
+a third -- is a violation too.  Calls through function pointers a room is
+handed (the daemon's hooks) are not direct calls, and do not count.
+
 Prints one line per violation and exits 1 when there is any.
 """
 import argparse
 import os
 import re
+import subprocess
 import sys
 
 # Where the compiler looks, in the order of the Makefile's -I flags.
@@ -40,7 +48,19 @@ RULES = {
     "solver/src/core": [SOLVER_PUBLIC, "solver/src"],
     "api": [SOLVER_PUBLIC],
     "storage": [],
-    "server": [SOLVER_PUBLIC, "api", "storage"],
+    # ircgd's rooms (docs/DESIGN.md, "The server's rooms"): another room is
+    # reached through its one public header only, one way: daemon -> routes
+    # -> {http, jobs, mpi}; mpi -> jobs -> base; http -> base.
+    "server/base": [SOLVER_PUBLIC, "api", "storage"],
+    "server/http": [SOLVER_PUBLIC, "api", "storage", "server/base/base.h"],
+    "server/jobs": [SOLVER_PUBLIC, "api", "storage", "server/base/base.h"],
+    "server/mpi": [SOLVER_PUBLIC, "api", "storage", "server/base/base.h",
+                   "server/jobs/jobs.h"],
+    "server/routes": [SOLVER_PUBLIC, "api", "storage", "server/base/base.h",
+                      "server/http/http.h", "server/jobs/jobs.h", "server/mpi/mpi.h"],
+    "server": [SOLVER_PUBLIC, "api", "storage", "server/base/base.h",
+               "server/http/http.h", "server/jobs/jobs.h", "server/mpi/mpi.h",
+               "server/routes/routes.h"],
     "clients/c": [],
     "clients/cli": [SOLVER_PUBLIC, "api", "clients/c/ircg_client.h"],
     # ircg-mpi: the CLI's outputs and spec helpers, and the one room that
@@ -91,10 +111,76 @@ def sources(root):
                     yield os.path.relpath(os.path.join(dirpath, f), root)
 
 
+CALL_ROOMS = "server"  # the layer whose rooms the call check covers
+
+
+def symbols(obj):
+    """(defined, undefined) global symbols of an object file."""
+    out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "TDBRC":
+            defined.add(f[2])
+        elif len(f) == 2 and f[0] == "U":
+            undefined.add(f[1])
+    return defined, undefined
+
+
+def room_calls(root, objects):
+    """{(from room, to room): an example call} between the rooms of
+    CALL_ROOMS, from the objects under objects/CALL_ROOMS whose source is
+    still a file under root (an object left by a file since moved is
+    not the program's)."""
+    files = {}
+    for dirpath, _, names in os.walk(os.path.join(objects, CALL_ROOMS)):
+        for n in names:
+            if n.endswith(".o"):
+                obj = os.path.join(dirpath, n)
+                src = os.path.relpath(obj, objects)[:-2] + ".c"
+                if part_of(src) and os.path.isfile(os.path.join(root, src)):
+                    files[src] = symbols(obj)
+    owner = {s: src for src, (defined, _) in files.items() for s in defined}
+    edges = {}
+    for src, (_, undefined) in sorted(files.items()):
+        for s in sorted(undefined):
+            if s in owner and part_of(owner[s]) != part_of(src):
+                edges.setdefault((part_of(src), part_of(owner[s])),
+                                 f"{src} calls {s} of {owner[s]}")
+    return edges
+
+
+def call_cycles(root, objects):
+    """One line per call from a room into one that calls back into it,
+    directly or through others; and the count of room-to-room edges."""
+    edges = room_calls(root, objects)
+    graph = {}
+    for a, b in edges:
+        graph.setdefault(a, set()).add(b)
+
+    def reaches(a, b):
+        seen, todo = set(), [a]
+        while todo:
+            x = todo.pop()
+            for y in graph.get(x, ()):
+                if y == b:
+                    return True
+                if y not in seen:
+                    seen.add(y)
+                    todo.append(y)
+        return False
+
+    bad = [f"{why}: {a} calls {b}, and {b} calls back into {a}"
+           for (a, b), why in sorted(edges.items()) if reaches(b, a)]
+    return bad, len(edges)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", default=".")
-    root = ap.parse_args().root
+    ap.add_argument("--objects", help="the build's object tree: check calls too")
+    args = ap.parse_args()
+    root = args.root
     bad = checked = 0
     for src in sorted(sources(root)):
         part = part_of(src)
@@ -121,6 +207,13 @@ def main():
                           f"(it may use: {', '.join(RULES[part]) or 'nothing of ours'})")
                     bad += 1
     print(f"layers: {checked} includes checked, {bad} across a forbidden boundary")
+    if args.objects:
+        cycles, n = call_cycles(root, args.objects)
+        for line in cycles:
+            print(line)
+        print(f"layers: {n} calls between rooms of {CALL_ROOMS} checked, "
+              f"{len(cycles)} in a cycle")
+        bad += len(cycles)
     return 1 if bad else 0
 
 

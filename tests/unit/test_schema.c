@@ -16,7 +16,8 @@
 #include <cJSON.h>
 
 #include "../harness.h"
-#include "http.h"
+#include "http/http.h"
+#include "routes/routes.h"
 #include "result.h"
 #include "spec.h"
 #include "test_spec_util.h"
@@ -155,34 +156,34 @@ static void check_scope_documented(const cJSON *op, const srv_route *rt, const c
                 rt->name, r401, r403, open);
 }
 
-/* The route table of the daemon (server/routes_misc.c) and the paths of
- * the document are the same set, method for method, scope for scope. */
+/* The route table of the daemon (server/routes/table.c) and the paths
+ * of the document are the same set, method for method, scope for scope. */
 TEST(schema, every_route_documented)
 {
     docs d;
     REQUIRE(docs_load(&d));
     const cJSON *paths = cJSON_GetObjectItem(d.api, "paths");
-    int routes = 0;
-    for (const srv_route *rt = srv_routes; rt->pattern; rt++, routes++) {
+    static const char *const METHODS[] = {"GET", "POST", "DELETE"};
+    static const char *const LOWER[] = {"get", "post", "delete"};
+    int rows = 0, operations = 0;
+    for (const srv_route *rt = srv_routes; rt->method; rt++, rows++) {
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(paths, rt->name);
-        if (!p) {
-            th_fail(__FILE__, __LINE__, "route %s is not documented", rt->name);
-            continue;
-        }
-        static const char *const METHODS[] = {"GET", "POST", "DELETE"};
-        static const char *const LOWER[] = {"get", "post", "delete"};
-        for (int m = 0; m < 3; m++) {
-            int served = strstr(rt->allow, METHODS[m]) != NULL;
-            int documented = cJSON_GetObjectItem(p, LOWER[m]) != NULL;
-            if (served != documented)
-                th_fail(__FILE__, __LINE__, "%s %s: served %d, documented %d", METHODS[m],
-                        rt->name, served, documented);
-            const cJSON *op = cJSON_GetObjectItem(p, LOWER[m]);
-            if (op)
-                check_scope_documented(op, rt, METHODS[m]);
-        }
+        int m = 0;
+        while (m < 3 && strcmp(METHODS[m], rt->method) != 0)
+            m++;
+        const cJSON *op = m < 3 && p ? cJSON_GetObjectItem(p, LOWER[m]) : NULL;
+        if (!op)
+            th_fail(__FILE__, __LINE__, "%s %s is not documented", rt->method, rt->name);
+        else
+            check_scope_documented(op, rt, rt->method);
     }
-    CHECK_INT(cJSON_GetArraySize(paths), routes);
+    /* and nothing is documented that the daemon does not serve */
+    const cJSON *p;
+    cJSON_ArrayForEach(p, paths)
+        for (int m = 0; m < 3; m++)
+            operations += cJSON_GetObjectItem(p, LOWER[m]) != NULL;
+    printf("    %d routes, %d operations documented\n", rows, operations);
+    CHECK_INT(operations, rows);
     docs_free(&d);
 }
 
