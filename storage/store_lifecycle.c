@@ -5,7 +5,8 @@
  * Each public function is one BEGIN IMMEDIATE transaction: the guarded
  * UPDATE (WHERE state = ... and, for a worker's writes, AND run = its
  * claim's run), the version bump and the SSE state events commit together
- * or not at all.
+ * or not at all.  Every transition is one of TRANSITIONS below, checked
+ * (moved()) before its transaction commits.
  */
 #include "store_jobs.h"
 
@@ -13,6 +14,61 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ------------------------------------------------------ transitions -- */
+
+/* Who moves a job from one state to another. */
+typedef enum st_mover {
+    BY_CLAIM,   /* a worker claims the oldest queued job                 */
+    BY_CANCEL,  /* a user's cancel of a queued job (a running one is only
+                   asked to stop: cancel_requested, its run ends it)      */
+    BY_FINISH,  /* the run that holds the claim ends it                  */
+    BY_REQUEUE, /* a clean shutdown gives the claim back                 */
+    BY_RELEASE, /* the watchdog releases a claim whose worker is gone    */
+    BY_RECOVER, /* the next start settles what a crash left running      */
+} st_mover;
+
+static const char *const MOVER_NAMES[] = {"claim", "cancel", "finish", "requeue",
+                                          "release", "recover"};
+
+/* The job's states and every move between them (docs/DESIGN.md, "A job's
+ * life"): from, who moves it, to.  A settled job (requeue, release,
+ * recover) is cancelled when a cancel was requested, failed when out of
+ * attempts (never on a clean requeue), else queued again.  Deleting is for
+ * finished jobs only and is no move: the row goes. */
+static const struct {
+    store_state from;
+    st_mover who;
+    store_state to;
+} TRANSITIONS[] = {
+    {STORE_QUEUED, BY_CLAIM, STORE_RUNNING},
+    {STORE_QUEUED, BY_CANCEL, STORE_CANCELLED},
+    {STORE_RUNNING, BY_FINISH, STORE_SUCCEEDED},
+    {STORE_RUNNING, BY_FINISH, STORE_FAILED},
+    {STORE_RUNNING, BY_FINISH, STORE_CANCELLED},
+    {STORE_RUNNING, BY_REQUEUE, STORE_QUEUED},
+    {STORE_RUNNING, BY_REQUEUE, STORE_CANCELLED},
+    {STORE_RUNNING, BY_RELEASE, STORE_QUEUED},
+    {STORE_RUNNING, BY_RELEASE, STORE_FAILED},
+    {STORE_RUNNING, BY_RELEASE, STORE_CANCELLED},
+    {STORE_RUNNING, BY_RECOVER, STORE_QUEUED},
+    {STORE_RUNNING, BY_RECOVER, STORE_FAILED},
+    {STORE_RUNNING, BY_RECOVER, STORE_CANCELLED},
+};
+
+/* The move of job id just made, inside its transaction: STORE_OK when the
+ * table has it; else an error, and the transaction rolls back. */
+static store_rc moved(store *st, const char *id, store_state from, st_mover who,
+                      store_state to)
+{
+    for (size_t i = 0; i < sizeof TRANSITIONS / sizeof TRANSITIONS[0]; i++)
+        if (TRANSITIONS[i].from == from && TRANSITIONS[i].who == who &&
+            TRANSITIONS[i].to == to)
+            return STORE_OK;
+    return st_err(st, STORE_ERROR, "%s: job %s would move from %s to %s, not a move of "
+                  "the job's states", MOVER_NAMES[who], id, store_state_name(from),
+                  store_state_name(to));
+}
 
 /* Why a guarded UPDATE changed nothing: no such job, or the wrong state. */
 static store_rc explain_no_change(store *st, const char *id, const char *op)
@@ -40,7 +96,7 @@ static const char SQL_CLAIM[] =
     " attempt = attempt + 1, run = run + 1, version = version + 1"
     " WHERE seq = (SELECT seq FROM jobs WHERE state = 'queued'"
     "              ORDER BY seq LIMIT 1)"
-    " RETURNING id";
+    " RETURNING id, state";
 
 static store_rc claim_tx(store *st, char *id)
 {
@@ -52,7 +108,10 @@ static store_rc claim_tx(store *st, char *id)
     b |= sqlite3_bind_double(s, 1, store_now());
     r = st_step(st, s, b);
     if (r == SQLITE_ROW) {
+        store_state now = STORE_QUEUED;
         snprintf(id, STORE_JOB_ID_LEN + 1, "%s", st_col_str(s, 0));
+        store_state_parse(st_col_str(s, 1), &now);
+        rc = moved(st, id, STORE_QUEUED, BY_CLAIM, now);
         r = sqlite3_step(s); /* run the statement to completion */
     } else if (r == SQLITE_DONE) {
         rc = st_err(st, STORE_NOTFOUND, "no queued job");
@@ -200,6 +259,8 @@ static store_rc finish_tx(store *st, const store_claim *c, store_state final,
     rc = st_step_done(st, s, b, "finish");
     if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
         rc = explain_stale(st, c, "finish");
+    if (rc == STORE_OK)
+        rc = moved(st, c->id, STORE_RUNNING, BY_FINISH, final);
     return rc == STORE_OK ? st_event_state_tx(st, c->id) : rc;
 }
 
@@ -210,7 +271,7 @@ store_rc store_job_finish(store *st, const store_claim *c, store_state final,
     if (!st)
         return STORE_INVALID;
     rc = st_check_claim(st, c);
-    if (rc == STORE_OK && !store_state_terminal(final))
+    if (rc == STORE_OK && !store_state_terminal(final)) /* the caller's mistake */
         rc = st_err(st, STORE_INVALID, "finish: %s is not a final state",
                     store_state_name(final));
     if (rc == STORE_OK)
@@ -250,6 +311,8 @@ static store_rc cancel_tx(store *st, const char *id)
     if (state == STORE_QUEUED)
         b |= sqlite3_bind_double(s, 2, store_now());
     rc = st_step_done(st, s, b, "cancel");
+    if (rc == STORE_OK && state == STORE_QUEUED)
+        rc = moved(st, id, STORE_QUEUED, BY_CANCEL, STORE_CANCELLED);
     return rc == STORE_OK ? st_event_state_tx(st, id) : rc;
 }
 
@@ -356,7 +419,11 @@ static store_rc settle_tx(store *st, const store_claim *c, settle_kind kind,
     b |= sqlite3_bind_int64(s, 6, kind == SETTLE_RECOVER ? -1 : c->run);
     r = st_step(st, s, b);
     if (r == SQLITE_ROW) {
+        static const st_mover WHO[] = {[SETTLE_CLEAN] = BY_REQUEUE,
+                                       [SETTLE_RECOVER] = BY_RECOVER,
+                                       [SETTLE_RELEASE] = BY_RELEASE};
         store_state_parse((const char *)sqlite3_column_text(s, 0), now);
+        rc = moved(st, c->id, STORE_RUNNING, WHO[kind], *now);
         r = sqlite3_step(s);
     } else if (r == SQLITE_DONE) {
         rc = STORE_NOTFOUND; /* explained by the caller */
