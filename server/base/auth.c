@@ -91,7 +91,7 @@ static int parse_entry(char *line, srv_token *t, const char **why)
     return -1;
 }
 
-static int blank_or_comment(const char *line)
+static bool is_blank_or_comment(const char *line)
 {
     while (isspace((unsigned char)*line))
         line++;
@@ -111,7 +111,7 @@ int srv_tokens_load(const char *path, srv_tokens *out, char *err, size_t errlen)
     }
     while (!why && fgets(line, sizeof line, f)) {
         ln++;
-        if (blank_or_comment(line))
+        if (is_blank_or_comment(line))
             continue;
         srv_token *grown = realloc(ts.list, (ts.n + 1) * sizeof *grown);
         if (!grown)
@@ -169,7 +169,7 @@ srv_scope srv_auth_scope(const char *authorization)
 }
 
 /* The characters of an RFC 6750 token (b64token) */
-static int token_char(int c)
+static bool is_token_char(int c)
 {
     return isalnum(c) || strchr("-._~+/=", c) != NULL;
 }
@@ -188,7 +188,7 @@ int srv_hash_token_main(const char *scope_name)
         tok[--n] = '\0';
     int ok = n >= SRV_TOKEN_MIN && n < sizeof tok - 1;
     for (size_t i = 0; ok && i < n; i++)
-        ok = token_char((unsigned char)tok[i]);
+        ok = is_token_char((unsigned char)tok[i]);
     if (!ok) {
         fprintf(stderr, "ircgd: --hash-token reads one token on standard input: %d to "
                         "4094 characters of A-Z a-z 0-9 - . _ ~ + / = (for example "

@@ -163,32 +163,32 @@ static void env_name(const opt *o, char *out, size_t len)
     out[n] = '\0';
 }
 
-/* Parses a non-negative integer in [lo, hi]; 0 on error. */
+/* Parses an integer in [lo, hi]: 0, or -1 on error. */
 static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     char *end = NULL;
     errno = 0;
     long long v = strtoll(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > hi)
-        return 0;
+        return -1;
     *out = v;
-    return 1;
+    return 0;
 }
 
-/* Parses a finite number in [lo, hi]; 0 on error. */
+/* Parses a finite number in [lo, hi]: 0, or -1 on error. */
 static int parse_double(const char *s, double lo, double hi, double *out)
 {
     char *end = NULL;
     errno = 0;
     double v = strtod(s, &end);
     if (errno || end == s || *end || !(v >= lo && v <= hi))
-        return 0;
+        return -1;
     *out = v;
-    return 1;
+    return 0;
 }
 
 /* Bytes: an integer, or one with K, M, G or T (powers of 1024), at least
- * 1 MiB; 0 on error. */
+ * 1 MiB: 0, or -1 on error. */
 static int parse_bytes(const char *s, int64_t *out)
 {
     static const char units[] = "KMGT";
@@ -202,16 +202,16 @@ static int parse_bytes(const char *s, int64_t *out)
         n--;
     }
     if (n == 0 || n >= sizeof num)
-        return 0;
+        return -1;
     memcpy(num, s, n);
     num[n] = '\0';
-    if (!parse_int(num, 1, (INT64_C(1) << 50) / scale, &v) || v * scale < (INT64_C(1) << 20))
-        return 0;
+    if (parse_int(num, 1, (INT64_C(1) << 50) / scale, &v) != 0 || v * scale < (INT64_C(1) << 20))
+        return -1;
     *out = v * scale;
-    return 1;
+    return 0;
 }
 
-/* A duration: seconds, or a number with s, m, h or d; 0 on error. */
+/* A duration: seconds, or a number with s, m, h or d: 0, or -1 on error. */
 static int parse_duration(const char *s, double *out)
 {
     static const struct { char unit; double sec; } units[] = {
@@ -225,13 +225,13 @@ static int parse_duration(const char *s, double *out)
             n--;
         }
     if (n == 0 || n >= sizeof num)
-        return 0;
+        return -1;
     memcpy(num, s, n);
     num[n] = '\0';
-    if (!parse_double(num, 0, 1e12, out))
-        return 0;
+    if (parse_double(num, 0, 1e12, out) != 0)
+        return -1;
     *out *= scale;
-    return 1;
+    return 0;
 }
 
 /* Sets o's field from its text v: 0, or -1 for a bad value. */
@@ -248,7 +248,7 @@ static int set_option(srv_config *c, const opt *o, const char *v)
         return 0;
     case OPT_INT:
     case OPT_INT64:
-        if (!parse_int(v, (int64_t)o->lo, (int64_t)o->hi, &n))
+        if (parse_int(v, (int64_t)o->lo, (int64_t)o->hi, &n) != 0)
             return -1;
         if (o->type == OPT_INT)
             *(int *)(void *)field = (int)n; /* hi fits an int */
@@ -256,14 +256,14 @@ static int set_option(srv_config *c, const opt *o, const char *v)
             *(int64_t *)(void *)field = n;
         return 0;
     case OPT_REAL:
-        if (!parse_double(v, o->lo, o->hi, &d))
+        if (parse_double(v, o->lo, o->hi, &d) != 0)
             return -1;
         *(double *)(void *)field = d;
         return 0;
     case OPT_BYTES:
-        return parse_bytes(v, (int64_t *)(void *)field) ? 0 : -1;
+        return parse_bytes(v, (int64_t *)(void *)field);
     case OPT_DURATION:
-        return parse_duration(v, (double *)(void *)field) ? 0 : -1;
+        return parse_duration(v, (double *)(void *)field);
     case OPT_SWITCH:
         *(int *)(void *)field = 1;
         return 0;
@@ -442,7 +442,7 @@ int srv_parse_listen(const char *s, char *host, size_t hostlen, int *port)
         hl = (size_t)(colon - s);
     }
     int64_t p = 0;
-    if (hl == 0 || hl >= hostlen || !parse_int(colon + 1, 0, 65535, &p))
+    if (hl == 0 || hl >= hostlen || parse_int(colon + 1, 0, 65535, &p) != 0)
         return -1;
     memcpy(host, h, hl);
     host[hl] = '\0';

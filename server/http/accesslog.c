@@ -18,7 +18,7 @@
 
 #include "http/http.h"
 
-static int acceptable_id(const char *v)
+static bool is_acceptable_id(const char *v)
 {
     size_t n = v ? strlen(v) : 0;
     return n > 0 && n <= SRV_REQUEST_ID_MAX &&
@@ -45,7 +45,7 @@ static void fresh_id(char *out, size_t cap)
 void srv_request_id(srv_req *r)
 {
     const char *v = srv_req_header(r, "X-Request-Id");
-    if (acceptable_id(v))
+    if (is_acceptable_id(v))
         snprintf(r->request_id, sizeof r->request_id, "%s", v);
     else
         fresh_id(r->request_id, sizeof r->request_id);

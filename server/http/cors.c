@@ -21,26 +21,26 @@
 
 /* Is origin in the comma-separated list (exact match, case-insensitive
  * scheme and host as browsers send them lowercased)? */
-static int origin_allowed(const char *origin)
+static bool is_origin_allowed(const char *origin)
 {
     const char *list = srv.cfg.cors_origins;
     size_t n = origin ? strlen(origin) : 0;
     if (!n)
-        return 0;
+        return false;
     for (const char *p = list; *p;) {
         p += strspn(p, " ,");
         size_t w = strcspn(p, " ,");
         if (w == n && !strncasecmp(p, origin, n))
-            return 1;
+            return true;
         p += w;
     }
-    return 0;
+    return false;
 }
 
 void srv_cors_headers(srv_req *r, struct MHD_Response *resp)
 {
     const char *origin = srv_req_header(r, "Origin");
-    if (!srv.cfg.cors_origins[0] || !origin_allowed(origin))
+    if (!srv.cfg.cors_origins[0] || !is_origin_allowed(origin))
         return;
     MHD_add_response_header(resp, "Access-Control-Allow-Origin", origin);
     MHD_add_response_header(resp, "Vary", "Origin");
@@ -56,7 +56,7 @@ void srv_cors_preflight(srv_req *r)
         return;
     srv_route_allow(r->route, allow, sizeof allow);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-    if (srv.cfg.cors_origins[0] && origin_allowed(srv_req_header(r, "Origin"))) {
+    if (srv.cfg.cors_origins[0] && is_origin_allowed(srv_req_header(r, "Origin"))) {
         MHD_add_response_header(resp, "Access-Control-Allow-Methods", allow);
         MHD_add_response_header(resp, "Access-Control-Allow-Headers", ALLOW_HEADERS);
         MHD_add_response_header(resp, "Access-Control-Max-Age", "600");

@@ -133,7 +133,7 @@ void srv_reply_json(srv_req *r, unsigned status, cJSON *doc)
 /* Matches path segments against a pattern where "{}" matches one
  * non-empty segment and a final "{*}" the rest of the path (possibly
  * empty); captured segments go to r->params. */
-static int match(const char *pattern, const char *path, srv_req *r)
+static bool matches(const char *pattern, const char *path, srv_req *r)
 {
     int np = 0;
     const char *p = pattern, *s = path;
@@ -141,22 +141,22 @@ static int match(const char *pattern, const char *path, srv_req *r)
         if (!strcmp(p, "{*}")) {
             size_t n = strlen(s);
             if (n >= sizeof r->params[0] || np >= SRV_MAX_PARAMS)
-                return 0;
+                return false;
             memcpy(r->params[np], s, n + 1);
-            return 1;
+            return true;
         }
         if (!*s)
             break;
         if (p[0] == '{' && p[1] == '}') {
             size_t n = strcspn(s, "/");
             if (n == 0 || n >= sizeof r->params[0] || np >= SRV_MAX_PARAMS)
-                return 0;
+                return false;
             memcpy(r->params[np], s, n);
             r->params[np++][n] = '\0';
             s += n;
             p += 2;
         } else if (*p++ != *s++) {
-            return 0;
+            return false;
         }
     }
     return *p == '\0' && *s == '\0';
@@ -179,7 +179,7 @@ static const srv_route *find_route(srv_req *r)
 {
     const srv_route *first = NULL;
     for (const srv_route *rt = routes; rt && rt->method; rt++) {
-        if (first ? strcmp(rt->pattern, first->pattern) != 0 : !match(rt->pattern, r->path, r))
+        if (first ? strcmp(rt->pattern, first->pattern) != 0 : !matches(rt->pattern, r->path, r))
             continue;
         if (srv_route_serves(rt, r->method))
             return rt;
@@ -235,28 +235,28 @@ static srv_handler handler_of(const srv_route *rt, const char *method)
 
 /* ------------------------------------------------------- early checks -- */
 
-static int content_type_is_json(const char *ct)
+static bool is_json_content_type(const char *ct)
 {
     if (!ct)
-        return 0;
+        return false;
     size_t n = strcspn(ct, "; \t");
     return n == 16 && !strncasecmp(ct, "application/json", 16);
 }
 
-static int body_too_large(srv_req *r)
+static bool is_body_too_large(srv_req *r)
 {
     const char *cl = srv_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
     return cl && strtoll(cl, NULL, 10) > srv.cfg.max_body;
 }
 
-/* 401 without a known token, 403 (RFC 6750 insufficient_scope) with a
- * token whose scope is too low; 1 when the request may go on. */
-static int authorized(srv_req *r, srv_scope need)
+/* 0 when the request may go on; else -1, 401 without a known token, 403
+ * (RFC 6750 insufficient_scope) with a token whose scope is too low. */
+static int check_scope(srv_req *r, srv_scope need)
 {
     srv_scope have = need == SRV_SCOPE_NONE ? SRV_SCOPE_ADMIN
                      : srv_auth_scope(srv_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION));
     if (have >= need)
-        return 1;
+        return 0;
     if (have == SRV_SCOPE_NONE) {
         srv_reply_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"ircgd\"");
         srv_problem(r, MHD_HTTP_UNAUTHORIZED, "unauthorized", "Unauthorized",
@@ -269,7 +269,7 @@ static int authorized(srv_req *r, srv_scope need)
                     "%s %s needs a token of scope %s; this one has scope %s", r->method,
                     r->route->name, srv_scope_name(need), srv_scope_name(have));
     }
-    return 0;
+    return -1;
 }
 
 /* Who a request comes from, for the rate limit: its token when tokens
@@ -294,21 +294,22 @@ static void client_of(srv_req *r, char *out, size_t len)
     snprintf(out, len, "address %s", addr);
 }
 
-/* 1 when the client is within its rate (or no limit is set). */
-static int rate_ok(srv_req *r)
+/* 0 when the client is within its rate (or no limit is set); else -1,
+ * 429 queued. */
+static int check_rate(srv_req *r)
 {
     char client[400];
     double wait = 0;
     if (srv.cfg.rate_limit <= 0)
-        return 1;
+        return 0;
     client_of(r, client, sizeof client);
     if (srv_rate_take(client, &wait) == 0)
-        return 1;
+        return 0;
     srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "%.0f", ceil(wait));
     srv_problem(r, MHD_HTTP_TOO_MANY_REQUESTS, "rate-limited", "Too many requests",
                 "more than %g requests per second (burst %g); retry after %.0f s",
                 srv.cfg.rate_limit, srv.cfg.rate_burst, ceil(wait));
-    return 0;
+    return -1;
 }
 
 /* Called on the headers-only call; queues a refusal when the request can
@@ -321,10 +322,10 @@ static void early_checks(srv_req *r)
         /* 404 after the body, from dispatch */
     } else if (!strcmp(r->method, "OPTIONS")) {
         srv_cors_preflight(r); /* browsers send no credentials with it */
-    } else if (!authorized(r, srv_route_need(rt, r->method))) {
+    } else if (check_scope(r, srv_route_need(rt, r->method)) != 0) {
         /* refused: 401 or 403 queued */
-    } else if (srv_route_need(rt, r->method) != SRV_SCOPE_NONE && !rate_ok(r)) {
-        /* 429 queued by rate_ok */
+    } else if (srv_route_need(rt, r->method) != SRV_SCOPE_NONE && check_rate(r) != 0) {
+        /* 429 queued by check_rate */
     } else if (srv_query_check(r) != 0) {
         /* 400 naming the parameter queued */
     } else if (posts_body && srv_is_shutting_down()) {
@@ -332,10 +333,10 @@ static void early_checks(srv_req *r)
         srv_problem(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting-down",
                     "Shutting down", "the server is shutting down");
     } else if (posts_body && rt->body == 1 &&
-               !content_type_is_json(srv_req_header(r, MHD_HTTP_HEADER_CONTENT_TYPE))) {
+               !is_json_content_type(srv_req_header(r, MHD_HTTP_HEADER_CONTENT_TYPE))) {
         srv_problem(r, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type",
                     "Unsupported media type", "the body must be application/json");
-    } else if (posts_body && body_too_large(r)) {
+    } else if (posts_body && is_body_too_large(r)) {
         srv_problem(r, MHD_HTTP_CONTENT_TOO_LARGE, "payload-too-large",
                     "Payload too large", "the body exceeds the limit of %lld bytes",
                     (long long)srv.cfg.max_body);

@@ -14,17 +14,17 @@ typedef struct unknown_scan {
 } unknown_scan;
 
 /* Is `name` one of the space-separated words of `list`? */
-static int listed(const char *list, const char *name)
+static bool is_listed(const char *list, const char *name)
 {
     size_t n = strlen(name);
     for (const char *p = list; p && *p;) {
         size_t w = strcspn(p, " ");
         if (w == n && !strncmp(p, name, n))
-            return 1;
+            return true;
         p += w;
         p += strspn(p, " ");
     }
-    return 0;
+    return false;
 }
 
 static enum MHD_Result check_one(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -33,7 +33,7 @@ static enum MHD_Result check_one(void *cls, enum MHD_ValueKind kind, const char 
     unknown_scan *u = cls;
     (void)kind;
     (void)value;
-    if (listed(u->accepted, key))
+    if (is_listed(u->accepted, key))
         return MHD_YES;
     snprintf(u->first, sizeof u->first, "%s", key);
     return MHD_NO; /* stop at the first */

@@ -53,7 +53,7 @@ static void round_done(void)
     __atomic_store_n(&hb_round_ms, (int64_t)(srv_mono() * 1000.0), __ATOMIC_RELEASE);
 }
 
-/* One heartbeat per busy worker; 1 when every write went through. */
+/* One heartbeat per busy worker: 0 when every write went through, else -1. */
 static int beat_all(store *st, store_claim *claims)
 {
     int n = srv_workers_claims(claims, MAX_CLAIMS), ok = 1;
@@ -75,15 +75,15 @@ static int beat_all(store *st, store_claim *claims)
             ok = 0;
         }
     }
-    return ok;
+    return ok ? 0 : -1;
 }
 
-static int held(const store_claim *c, const store_claim *mine, int n)
+static bool is_held(const store_claim *c, const store_claim *mine, int n)
 {
     for (int i = 0; i < n; i++)
         if (mine[i].run == c->run && !strcmp(mine[i].id, c->id))
-            return 1;
-    return 0;
+            return true;
+    return false;
 }
 
 static void release(store *st, const store_claim *c, const char *why)
@@ -118,13 +118,13 @@ static void release_orphans(store *st, store_claim *mine, store_claim *stale)
         500, "worker-lost", "Job lost its worker",
         "the job's worker stopped reporting and the job has no attempts left", NULL));
     for (size_t i = 0; why && i < n; i++)
-        if (!held(&stale[i], mine, nmine))
+        if (!is_held(&stale[i], mine, nmine))
             release(st, &stale[i], why);
     free(why);
 }
 
 /* Sleeps until the next round is due; 0 when told to stop. */
-static int wait_round(void)
+static bool wait_round(void)
 {
     struct timespec dl;
     cv_ready();
@@ -133,7 +133,7 @@ static int wait_round(void)
     int rc = 0;
     while (!hb_stopping && rc == 0)
         rc = pthread_cond_timedwait(&hb_cv, &hb_mu, &dl);
-    int go_on = !hb_stopping;
+    bool go_on = !hb_stopping;
     pthread_mutex_unlock(&hb_mu);
     return go_on;
 }
@@ -149,7 +149,7 @@ static void *ticker(void *arg)
         goto done;
     }
     while (wait_round()) {
-        if (beat_all(st, claims))
+        if (beat_all(st, claims) == 0)
             round_done();
         release_orphans(st, claims, claims + MAX_CLAIMS);
     }

@@ -116,50 +116,53 @@ int srv_run_store_rows(srv_run *c)
     return srv_run_must(c, append_backlog, NULL, "trace append") == STORE_OK ? 0 : -1;
 }
 
-/* One try; after a refusal the next one waits for its backoff. */
+/* One try: 0 when the backlog is stored (or refused for good: nothing to
+ * retry), -1 when it waits; after a refusal the next one waits for its
+ * backoff. */
 static int rows_try(srv_run *c)
 {
     store_rc rc;
     if (c->gap)
-        return 0;
+        return -1;
     if (c->nrows == 0)
-        return 1;
+        return 0;
     rc = append_backlog(c, NULL);
     outcome(c, rc, "trace append");
     if (rc == STORE_OK || !store_rc_transient(rc)) {
         set_waiting(c, 0);
-        return 1;
+        return 0;
     }
     c->next_try = srv_mono() + srv_store_backoff(c->row_fails++);
     set_waiting(c, 1);
-    return 0;
+    return -1;
 }
 
 /* Room for one more row: the backlog grows up to SRV_RUN_TRACE_BACKLOG rows;
- * full, the solver waits here until the store takes them. */
+ * full, the solver waits here until the store takes them.  0, or -1 when
+ * the rows cannot be stored (the claim is lost or a shutdown gave up). */
 static int make_room(srv_run *c)
 {
     if (c->nrows < c->caprows)
-        return 1;
+        return 0;
     if (c->caprows < SRV_RUN_TRACE_BACKLOG) {
         size_t cap = c->caprows ? 2 * c->caprows : SRV_RUN_TRACE_BATCH;
         void *p = realloc(c->rows, cap * sizeof *c->rows);
         if (p) {
             c->rows = p;
             c->caprows = cap;
-            return 1;
+            return 0;
         }
     }
     srv_log("job %s: %zu trace rows wait for the store; the solver pauses",
             c->claim.id, c->nrows);
-    return srv_run_store_rows(c) == 0 || c->nrows < c->caprows;
+    return srv_run_store_rows(c) == 0 || c->nrows < c->caprows ? 0 : -1;
 }
 
 static void record(srv_run *c, const ircg_iter_info *it)
 {
     /* the trace's cursor: iterations only ever grow */
     assert(it->t > c->last_recorded);
-    if (!make_room(c)) {
+    if (make_room(c) != 0) {
         /* Claim lost, or a shutdown gave up on the store: this row is not
          * kept, so no row or checkpoint after it may be stored either (a
          * resume from an earlier checkpoint recomputes it). */
@@ -203,7 +206,7 @@ static void flush(srv_run *c)
     if (srv_run_is_lost(c))
         return;
     c->last_flush = srv_mono();
-    if (rows_try(c))
+    if (rows_try(c) == 0)
         srv_run_report_progress(c);
 }
 
@@ -347,7 +350,7 @@ int srv_run_on_iteration(void *user, const ircg_iter_info *it)
         srv_run_save_snapshot(c, it->t);
     /* timed: only once every row up to here is stored */
     if (srv.cfg.checkpoint_every > 0 && now - c->last_checkpoint >= srv.cfg.checkpoint_every &&
-        now >= c->next_try && rows_try(c))
+        now >= c->next_try && rows_try(c) == 0)
         srv_run_save_checkpoint(c, it->t, 0);
     return 0;
 }

@@ -235,7 +235,7 @@ static int warm_start(srv_run *c, int64_t *iter)
                  sj.job, (long long)sj.iteration, store_errmsg(c->st));
         rc = -1;
     } else {
-        rc = srv_warm_restore(c->sv, &sj, blob, len, iter, &c->diag);
+        rc = srv_warm_restore(c->sv, &sj, blob, len, iter, &c->diag) == 0 ? 1 : -1;
     }
     free(blob);
     return rc;

@@ -151,8 +151,8 @@ ircg_error srv_job_source(void *user, const char *id, int64_t snapshot,
 void srv_parse_options(struct api_parse_options *o, store *st);
 /* A spec's start from another job (sj; its snapshot's state read by the
  * worker, through store faults): restored into sv as the spec says; *iter
- * is where the run goes on (the snapshot's iteration, or 0 afresh).  1
- * when restored, -1 on failure (diag says why). */
+ * is where the run goes on (the snapshot's iteration, or 0 afresh).  0,
+ * or -1 on failure (diag says why). */
 int srv_warm_restore(ircg_solver *sv, const struct api_start_job *sj, const void *blob,
                      size_t len, int64_t *iter, ircg_diag *diag);
 

@@ -72,5 +72,5 @@ int srv_warm_restore(ircg_solver *sv, const api_start_job *sj, const void *blob,
     if (ircg_solver_restore_as(sv, blob, len, sj->mode, diag) != IRCG_OK)
         return -1;
     *iter = sj->mode == IRCG_RESTORE_CONTINUE ? sj->iteration : 0;
-    return 1;
+    return 0;
 }

@@ -67,7 +67,7 @@ static void set_busy(worker *w, const store_job *job)
     pthread_mutex_unlock(&w_mu);
 }
 
-static int is_stopping(uint64_t *gen)
+static bool is_stopping(uint64_t *gen)
 {
     pthread_mutex_lock(&w_mu);
     int s = stopping;

@@ -296,7 +296,7 @@ static void on_err_line(void *user, const char *line, size_t len)
 {
     mjob *m = user;
     (void)len;
-    if (!m->lost[0] && srv_sched_lost_host(line, m->lost, sizeof m->lost))
+    if (!m->lost[0] && srv_sched_names_lost_host(line, m->lost, sizeof m->lost))
         srv_log("job %s: the launcher names host %s as lost", m->job->id, m->lost);
 }
 
@@ -431,11 +431,11 @@ static int write_start(mjob *m, const api_spec *spec, char *err, size_t errlen)
 
 /* Why the ranks must stop now, if they must: SRV_STOP_* from the worker's
  * control block, or the time limit overrun by the grace. */
-static int must_stop(mjob *m)
+static bool must_stop(mjob *m)
 {
     int reason = __atomic_load_n(&m->ctl->reason, __ATOMIC_ACQUIRE);
     if (reason != SRV_STOP_NONE || __atomic_load_n(&m->ctl->cancel, __ATOMIC_ACQUIRE))
-        return 1;
+        return true;
     if (m->time_limit > 0 && m->first_row > 0 &&
         srv_mono() - m->first_row > m->time_limit + srv.cfg.mpi_stop_grace) {
         if (!m->overdue)
@@ -453,10 +453,10 @@ static int via_slurm(void *user, int sig)
 {
     const mjob *m = user;
     if (!m->slurm_job[0])
-        return 0;
+        return -1;
     srv_log("job %s: scancel%s Slurm job %s", m->job->id,
             sig == SIGUSR1 ? " --signal=USR1" : "", m->slurm_job);
-    return srv_slurm_cancel(m->slurm_job, sig == SIGUSR1 ? SIGUSR1 : 0) == 0;
+    return srv_slurm_cancel(m->slurm_job, sig == SIGUSR1 ? SIGUSR1 : 0);
 }
 
 /* The launcher run to its end, stopped when asked. */

@@ -186,7 +186,7 @@ void mpi_proc_stop(mpi_proc *p, double grace, mpi_stop_fn via, void *user)
     if (p->stage == 2 && now - p->stage_at < KILL_AFTER_TERM_S)
         return;
     int sig = sigs[p->stage];
-    if (!(via && via(user, sig)) || sig == SIGKILL)
+    if (!(via && via(user, sig) == 0) || sig == SIGKILL)
         kill(-p->pid, sig);
     p->stage++;
     p->stage_at = now;

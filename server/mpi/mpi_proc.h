@@ -34,8 +34,8 @@ typedef struct mpi_proc {
 } mpi_proc;
 
 typedef void (*mpi_line_fn)(void *user, const char *line, size_t len);
-/* A stop's signal delivered another way (a scheduler's cancel): 1 when it
- * was, and the launcher's group is then not signalled for it. */
+/* A stop's signal delivered another way (a scheduler's cancel): 0 when it
+ * was, and the launcher's group is then not signalled for it; -1 when not. */
 typedef int (*mpi_stop_fn)(void *user, int sig);
 
 /* Starts argv[0] (a path) with argv; stdin from /dev/null.  0, or -1 with

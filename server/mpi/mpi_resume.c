@@ -32,16 +32,16 @@
 #define READ_PAGE 10000
 
 /* Every rank's file of the checkpoint at iteration it is there. */
-static int whole(const char *dir, int ranks, int64_t it)
+static bool is_whole(const char *dir, int ranks, int64_t it)
 {
     char path[PATH_MAX + 64];
     for (int r = 0; r < ranks; r++) {
         snprintf(path, sizeof path, "%s/ckpt/it-%lld/rank-%d-of-%d.ckpt", dir, (long long)it,
                  r, ranks);
         if (access(path, R_OK) != 0)
-            return 0;
+            return false;
     }
-    return 1;
+    return true;
 }
 
 /* The newest whole checkpoint on disk at an iteration <= most; 0: none. */
@@ -55,7 +55,7 @@ static int64_t newest_whole(const char *dir, int ranks, int64_t most)
         long long it = 0;
         char tail = 0;
         if (sscanf(e->d_name, "it-%lld%c", &it, &tail) == 1 && it > best && it <= most &&
-            whole(dir, ranks, it))
+            is_whole(dir, ranks, it))
             best = it;
     }
     if (d)

@@ -27,7 +27,8 @@ extern char **environ;
 
 /* ------------------------------------------------------- lost hosts -- */
 
-/* The host name at s (letters, digits, '.', '-', '_') into host. */
+/* The host name at s (letters, digits, '.', '-', '_') into host: 0, or -1
+ * when there is none (or it does not fit). */
 static int take_name(const char *s, char *host, size_t cap)
 {
     size_t n = 0;
@@ -36,28 +37,28 @@ static int take_name(const char *s, char *host, size_t cap)
     while (s[n] && (isalnum((unsigned char)s[n]) || strchr(".-_", s[n])))
         n++;
     if (n == 0 || n >= cap)
-        return 0;
+        return -1;
     memcpy(host, s, n);
     host[n] = '\0';
-    return 1;
+    return 0;
 }
 
-int srv_sched_lost_host(const char *line, char *host, size_t cap)
+bool srv_sched_names_lost_host(const char *line, char *host, size_t cap)
 {
     const char *a;
     if ((a = strstr(line, "Remote daemon:")) && (a = strstr(a, " on node ")))
-        return take_name(a + 9, host, cap);
+        return take_name(a + 9, host, cap) == 0;
     if ((a = strstr(line, "Peer host:")))
-        return take_name(a + 10, host, cap);
+        return take_name(a + 10, host, cap) == 0;
     if ((a = strstr(line, " on node ")) && strstr(a, " exited on signal"))
-        return take_name(a + 9, host, cap);
+        return take_name(a + 9, host, cap) == 0;
     if ((a = strstr(line, "Node failure on ")))
-        return take_name(a + 16, host, cap);
+        return take_name(a + 16, host, cap) == 0;
     /* srun: error: HOST: task N: Killed (a task killed, not one that
      * exited: the others exit when the ranks stop together) */
     if ((a = strstr(line, "srun: error: ")) && strstr(a, ": task ") && strstr(a, ": Killed"))
-        return take_name(a + 13, host, cap);
-    return 0;
+        return take_name(a + 13, host, cap) == 0;
+    return false;
 }
 
 /* ----------------------------------------------------- the commands -- */
@@ -172,13 +173,13 @@ static void field(const char *rec, const char *key, char *v, size_t cap)
 }
 
 /* A node state that cannot run a job's tasks. */
-static int not_up(const char *state)
+static bool is_not_up(const char *state)
 {
     static const char *const bad[] = {"DOWN", "DRAIN", "FAIL", "NOT_RESPONDING", NULL};
     for (int i = 0; bad[i]; i++)
         if (strstr(state, bad[i]))
-            return 1;
-    return 0;
+            return true;
+    return false;
 }
 
 /* "; node X: STATE (reason)" for each host whose node is not up. */
@@ -198,7 +199,7 @@ static void describe_nodes(const char *const *hosts, int nhosts, char *buf, size
             for (int i = 0; i < nhosts && !ours; i++)
                 ours = hosts[i] && !strcmp(hosts[i], name);
             size_t at = strlen(buf);
-            if (ours && not_up(state) && at < len)
+            if (ours && is_not_up(state) && at < len)
                 snprintf(buf + at, len - at, "; node %s: %s%s%s%s", name, state,
                          reason[0] ? " (" : "", reason, reason[0] ? ")" : "");
         }
@@ -206,7 +207,7 @@ static void describe_nodes(const char *const *hosts, int nhosts, char *buf, size
 }
 
 /* A job state Slurm has not settled yet (its steps still ending). */
-static int unsettled(const char *state)
+static bool is_unsettled(const char *state)
 {
     return !strcmp(state, "COMPLETING") || !strcmp(state, "RUNNING") ||
            !strcmp(state, "CONFIGURING") || !strcmp(state, "PENDING");
@@ -220,11 +221,11 @@ void srv_slurm_describe(const char *job, const char *const *hosts, int nhosts, c
     buf[0] = '\0';
     /* the launcher may end before slurmctld has ended the job: its final
      * state, for up to SETTLE_S */
-    for (double end = srv_mono() + SETTLE_S; !state[0] || unsettled(state);) {
+    for (double end = srv_mono() + SETTLE_S; !state[0] || is_unsettled(state);) {
         if (run(argv, out, sizeof out) != 0)
             return;
         field(out, "JobState", state, sizeof state);
-        if (!unsettled(state) || srv_mono() > end)
+        if (!is_unsettled(state) || srv_mono() > end)
             break;
         struct timespec ts = {0, 250000000L};
         nanosleep(&ts, NULL);

@@ -13,15 +13,16 @@
 #ifndef IRCG_MPI_SCHED_H
 #define IRCG_MPI_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The host that a launcher's stderr line names as lost or failed, into
- * host (cap bytes); 1 when the line names one.  Open MPI's mpirun:
+ * host (cap bytes); whether the line names one.  Open MPI's mpirun:
  * "Remote daemon: [[...]] on node X" (a daemon lost: its host killed or
  * cut off), "Peer host: X" (a peer's connection dropped), "... on node X
  * exited on signal N"; Slurm's srun: "srun: error: Node failure on X",
  * "srun: error: X: task N: Killed|Exited...". */
-int srv_sched_lost_host(const char *line, char *host, size_t cap);
+bool srv_sched_names_lost_host(const char *line, char *host, size_t cap);
 
 /* scancel --signal=NAME JOB (sig USR1: the ranks vote and stop) or, sig
  * 0, scancel JOB (Slurm ends the job: SIGTERM, then SIGKILL after its

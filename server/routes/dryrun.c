@@ -154,10 +154,10 @@ void srv_dryrun_stop(void)
     d_started = 0;
 }
 
-/* Queued, or 0 when the queue is full or no dry runs are served. */
+/* Queued: 0, or -1 when the queue is full or no dry runs are served. */
 static int enqueue(dry_task *t)
 {
-    int ok = 0;
+    int rc = -1;
     pthread_mutex_lock(&d_mu);
     if (d_started && !d_stopping && d_waiting < SRV_DRY_QUEUE) {
         if (d_tail)
@@ -167,10 +167,10 @@ static int enqueue(dry_task *t)
         d_tail = t;
         d_waiting++;
         pthread_cond_broadcast(&d_cv);
-        ok = 1;
+        rc = 0;
     }
     pthread_mutex_unlock(&d_mu);
-    return ok;
+    return rc;
 }
 
 /* Waits for t, cancelling it past its limit (and the time it waited in
@@ -201,7 +201,7 @@ void srv_dryrun_full(srv_req *r, double time_limit)
         return;
     }
     memcpy(t.text, r->body.p ? r->body.p : "", t.len);
-    if (!enqueue(&t)) {
+    if (enqueue(&t) != 0) {
         srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "%d", (int)t.limit + 1);
         srv_problem(r, MHD_HTTP_SERVICE_UNAVAILABLE, "dry-runs-busy", "Dry runs busy",
                     "%d full dry runs are waiting (or none are served now); retry later",

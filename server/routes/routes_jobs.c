@@ -142,19 +142,19 @@ static char *estimate_text(const api_spec *spec)
     return e.memory > 0 ? api_estimate_json(&e) : NULL;
 }
 
-static int query_true(srv_req *r, const char *name)
+static bool is_query_true(srv_req *r, const char *name)
 {
     const char *v = srv_req_query(r, name);
     return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, ""));
 }
 
-/* 404 for an unknown job, 500 for anything else; 1 when found. */
+/* 0 when found; else -1, 404 for an unknown job, 500 for anything else. */
 static int load_job(srv_req *r, store_job *j)
 {
     store_rc rc = store_job_get(r->st, r->params[0], j);
     if (rc != STORE_OK)
         srv_problem_job(r, rc);
-    return rc == STORE_OK;
+    return rc == STORE_OK ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ submit -- */
@@ -170,11 +170,11 @@ static void reply_spec_errors(srv_req *r, const api_errors *errs)
         srv_problem_internal(r, "out of memory");
 }
 
-static int queue_full(srv_req *r)
+static bool is_queue_full(srv_req *r)
 {
     int64_t counts[STORE_NSTATES] = {0};
     if (srv.cfg.max_queued <= 0 || store_job_counts(r->st, counts) != STORE_OK)
-        return 0;
+        return false;
     return counts[STORE_QUEUED] >= srv.cfg.max_queued;
 }
 
@@ -231,7 +231,7 @@ static int dry_run_mode(srv_req *r)
         return 0;
     if (!strcmp(v, "full"))
         return 2;
-    if (query_true(r, "dry_run"))
+    if (is_query_true(r, "dry_run"))
         return 1;
     srv_problem_member(r, MHD_HTTP_BAD_REQUEST, "invalid-parameter", "Invalid parameter",
                        "/query/dry_run", "must be true, false or full");
@@ -284,7 +284,7 @@ void srv_route_jobs_submit(srv_req *r)
             cJSON_AddItemToObject(o, "estimate", cJSON_Parse(est));
         free(est);
         srv_reply_json(r, MHD_HTTP_OK, o);
-    } else if (queue_full(r)) {
+    } else if (is_queue_full(r)) {
         /* 429: this client should slow down; the service is fine */
         srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "30");
         srv_problem(r, MHD_HTTP_TOO_MANY_REQUESTS, "queue-full", "Queue full",
@@ -303,7 +303,7 @@ void srv_route_jobs_submit(srv_req *r)
 void srv_route_job_spec(srv_req *r)
 {
     store_job j = {0};
-    if (load_job(r, &j)) {
+    if (load_job(r, &j) == 0) {
         srv_reply(r, MHD_HTTP_OK, "application/json", j.spec_json, strlen(j.spec_json));
         j.spec_json = NULL; /* ownership moved to the response */
     }
@@ -313,7 +313,7 @@ void srv_route_job_spec(srv_req *r)
 void srv_route_job_get(srv_req *r)
 {
     store_job j = {0};
-    if (load_job(r, &j)) {
+    if (load_job(r, &j) == 0) {
         char etag[64];
         snprintf(etag, sizeof etag, "W/\"%lld\"", (long long)j.version);
         const char *inm = srv_req_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
@@ -326,7 +326,7 @@ void srv_route_job_get(srv_req *r)
     store_job_clear(&j);
 }
 
-/* Parses ?state=, ?page_size=, ?page_token=; 0 after replying 400. */
+/* Parses ?state=, ?page_size=, ?page_token=: 0, or -1 after replying 400. */
 static int list_options(srv_req *r, store_list_opts *o)
 {
     const char *state = srv_req_query(r, "state");
@@ -356,14 +356,14 @@ static int list_options(srv_req *r, store_list_opts *o)
     if (bad)
         srv_problem_member(r, MHD_HTTP_BAD_REQUEST, "invalid-parameter",
                            "Invalid parameter", bad, why);
-    return bad == NULL;
+    return bad == NULL ? 0 : -1;
 }
 
 void srv_route_jobs_list(srv_req *r)
 {
     store_list_opts o;
     store_job_list l = {0};
-    if (!list_options(r, &o))
+    if (list_options(r, &o) != 0)
         return;
     store_rc rc = store_job_list_page(r->st, &o, &l);
     if (rc != STORE_OK) {
@@ -416,7 +416,7 @@ void srv_route_job_cancel(srv_req *r)
 void srv_route_job_delete(srv_req *r)
 {
     store_job j = {0};
-    if (!load_job(r, &j))
+    if (load_job(r, &j) != 0)
         return;
     store_rc rc = store_job_delete(r->st, r->params[0]);
     if (rc == STORE_OK || rc == STORE_NOTFOUND) {

@@ -30,7 +30,7 @@ void srv_route_healthz(srv_req *r)
 }
 
 /* The database file and its directory (WAL side files) must be writable. */
-static int db_writable(void)
+static bool is_db_writable(void)
 {
     char copy[sizeof srv.cfg.db];
     snprintf(copy, sizeof copy, "%s", srv.cfg.db);
@@ -50,7 +50,7 @@ void srv_route_readyz(srv_req *r)
     why[0] = '\0';
     if (srv_is_shutting_down())
         snprintf(why, sizeof why, "shutting down");
-    else if (!db_writable() || store_changes(r->st, &changes) != STORE_OK)
+    else if (!is_db_writable() || store_changes(r->st, &changes) != STORE_OK)
         snprintf(why, sizeof why, "the database is not writable");
     else if (srv_store_is_degraded(why, sizeof why))
         ; /* why says it */

@@ -21,7 +21,7 @@
 #define PAGE_MAX 100000
 
 
-static int wants_csv(srv_req *r)
+static bool wants_csv(srv_req *r)
 {
     const char *f = srv_req_query(r, "format");
     const char *acc = srv_req_header(r, MHD_HTTP_HEADER_ACCEPT);
@@ -30,8 +30,8 @@ static int wants_csv(srv_req *r)
     return acc && strstr(acc, "text/csv") != NULL;
 }
 
-/* ?after=ITER&limit=N (limit 0 = every row)&format=json|csv; 0 after
- * replying 400. */
+/* ?after=ITER&limit=N (limit 0 = every row)&format=json|csv: 0, or -1
+ * after replying 400. */
 static int trace_params(srv_req *r, long long *after, long *limit)
 {
     const char *a = srv_req_query(r, "after");
@@ -50,7 +50,7 @@ static int trace_params(srv_req *r, long long *after, long *limit)
     if (bad)
         srv_problem_member(r, MHD_HTTP_BAD_REQUEST, "invalid-parameter",
                            "Invalid parameter", bad, why);
-    return bad == NULL;
+    return bad == NULL ? 0 : -1;
 }
 
 /* Appends rows as CSV lines or JSON array items (a comma before each but
@@ -181,7 +181,7 @@ void srv_route_job_trace(srv_req *r)
     store_rc rc = store_job_get(r->st, r->params[0], &j);
     if (rc != STORE_OK)
         srv_problem_job(r, rc);
-    else if (!trace_params(r, &after, &limit))
+    else if (trace_params(r, &after, &limit) != 0)
         ; /* answered */
     else if (limit == 0)
         send_whole(r, j.id, after, wants_csv(r));

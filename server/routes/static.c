@@ -65,7 +65,7 @@ static uint64_t fnv1a(const unsigned char *p, size_t n)
     return h;
 }
 
-static int etag_matches(srv_req *r, const char *etag)
+static bool etag_matches(srv_req *r, const char *etag)
 {
     const char *inm = srv_req_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
     return inm && (strstr(inm, etag) || !strcmp(inm, "*"));
@@ -134,15 +134,15 @@ void srv_route_ui_root(srv_req *r)
 
 /* A path below the Chart.js directory: segments of [A-Za-z0-9._-] not
  * starting with a dot (no "..", no hidden files), a script's extension. */
-static int chartjs_name_ok(const char *rel)
+static bool is_chartjs_name(const char *rel)
 {
     size_t n = strlen(rel);
     if (n == 0 || strspn(rel, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                               "0123456789._-/") != n)
-        return 0;
+        return false;
     for (const char *seg = rel; seg;) {
         if (*seg == '.' || *seg == '/' || *seg == '\0')
-            return 0;
+            return false;
         seg = strchr(seg, '/');
         seg = seg ? seg + 1 : NULL;
     }
@@ -179,7 +179,7 @@ static void send_chartjs(srv_req *r, const char *rel)
     char path[sizeof srv.cfg.ui_chartjs + sizeof r->params[0] + 2], etag[64];
     struct stat sb;
     char *data = NULL;
-    if (chartjs_name_ok(rel)) {
+    if (is_chartjs_name(rel)) {
         snprintf(path, sizeof path, "%s/%s", srv.cfg.ui_chartjs, rel);
         data = read_regular(path, &sb);
     }
