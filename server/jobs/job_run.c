@@ -79,7 +79,7 @@ void srv_run_end_failed(srv_run *c, const char *slug, const char *title, const c
 static char *result_json(srv_run *c)
 {
     ircg_iterate *x = NULL, *z = NULL;
-    ircg_reference_info ri;
+    ircg_reference_info ri = {0};
     if (c->ref)
         ircg_reference_get_info(c->ref, &ri);
     ircg_solver_iterate(c->sv, IRCG_X, c->out.dense_iterate, &x);
