@@ -53,6 +53,10 @@ MPI_SRC     := $(wildcard clients/mpi/*.c)
 STUDY_LIB   := $(filter-out tests/study/study_main.c,$(wildcard tests/study/*.c))
 TEST_SRC    := tests/harness.c $(wildcard tests/unit/*.c) $(wildcard tests/integration/*.c) \
                $(STUDY_LIB) $(wildcard tests/fuzz/*.c)
+# The suites a target runs, named by the tests themselves: a line
+# "/* make TARGET: FILTER */" in a test file (its suite, "suite.", or one
+# test, "suite.test"); test_suite_lists checks each names its own file's.
+marked = $(shell sed -n 's|^/\* make $(1): \([a-z0-9_.]*\) \*/$$|\1|p' $(TEST_SRC))
 BENCH_SRC   := $(wildcard tests/bench/*.c)
 # The cluster tests (tests/cluster/README.md): hosts made of network
 # namespaces; their own runner, run by make test-cluster only.
@@ -274,10 +278,9 @@ test-cluster: all data-local
 # (tests/tools/kernels.sh): a tolerance must hold on any CPU's kernels.
 # Not golden.: it compares bits with traces made on the default kernels of
 # this machine's CPU (tests/data/golden/README.md), which another kernel
-# set rounds differently in the first rows.
-NUMERIC_SUITES := cgbio. core. cut_ls. cut_mc. logreg. logreg_ref. ls. ls_domain. ls_leastnorm. \
-                  ls_norm. ls_oracle. ls_overparam. ls_rates. ls_simplex. portfolio. rates_qg. mc_dense. mc_lmo. mc_proj. mc_prox. mc_prox_dense. mc_sweep. \
-                  mc_state. prox_ls. reference. restore. selection. synth. scale. bounds. stop.
+# set rounds differently in the first rows.  The suites: those whose file
+# says "make test-kernels: SUITE." (marked, above).
+NUMERIC_SUITES = $(call marked,test-kernels)
 #> the numerical suites under several OpenBLAS kernel sets
 test-kernels: all data-local
 	IRCG_BUILD_DIR=$(abspath $(BUILD)) tests/tools/kernels.sh ./$(RUN_TESTS) $(NUMERIC_SUITES)
@@ -310,9 +313,9 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SUPPORT) tests/fuzz/fuzz.h $(LI
 # cancel and delete racing running jobs, shutdown during a solve); the
 # daemons they start are the TSan build too.  Reports of any process go to
 # build-tsan/tsan.PID; tests/tools/tsan.supp lists what is not ours, each
-# entry with its reason.  Fails on any report.
-TSAN_TESTS := http_race. http_sse. http_jobs. http_heartbeat. http_crash.sigterm \
-              http_faults. http_owner. store_conc. pool.
+# entry with its reason.  Fails on any report.  The tests: those whose
+# file says "make tsan: FILTER" (marked, above).
+TSAN_TESTS = $(call marked,tsan)
 # gcc instruments the load-time resolvers of target_clones functions, which
 # run before the TSan runtime starts and crash: the files that use
 # target_clones (numerical kernels, through SLV_CLONES of base/ksum.h)

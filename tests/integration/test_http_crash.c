@@ -3,6 +3,7 @@
  * resumes from its checkpoint and ends with the trace and the numbers of
  * an uninterrupted run; clean stops do not use up its attempts.
  */
+/* make tsan: http_crash.sigterm */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,6 +10,7 @@
  * and afterwards every accepted job ended with a contiguous trace and the
  * numbers of a fault-free run.
  */
+/* make tsan: http_faults. */
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>

@@ -3,6 +3,7 @@
  * time (here: a reference computation of g_opt that would take hours)
  * still beats, can be cancelled, and goes back to the queue on SIGTERM.
  */
+/* make tsan: http_heartbeat. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /*
  * test_http_jobs.c -- several jobs at once, cancel, time limit, delete.
  */
+/* make tsan: http_jobs. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>

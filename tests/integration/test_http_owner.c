@@ -5,6 +5,7 @@
  * bind, and leave the first daemon with two workers on one job), and a
  * daemon that cannot bind must not have run its recovery either.
  */
+/* make tsan: http_owner. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,6 +8,7 @@
  * answered with a sensible status, every stream in order, every job ended
  * as it was told to.
  */
+/* make tsan: http_race. */
 #include <curl/curl.h>
 #include <pthread.h>
 #include <signal.h>

@@ -2,6 +2,7 @@
  * test_http_sse.c -- GET /v1/jobs/{id}/events: progress and state events,
  * the end of the stream, and resuming with Last-Event-ID.
  */
+/* make tsan: http_sse. */
 #include <curl/curl.h>
 #include <signal.h>
 #include <stdio.h>

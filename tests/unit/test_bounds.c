@@ -15,6 +15,7 @@
  *    LAPACK), and within 1e-9 of them relative to the terms' magnitude
  *    when the spectrum allows Kato-Temple (sharp = 1).
  */
+/* make test-kernels: bounds. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>

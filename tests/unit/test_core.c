@@ -4,6 +4,7 @@
  * stopping rules, resuming, checkpoints, and g_opt against a closed form.
  * Instances are small least-squares problems generated here.
  */
+/* make test-kernels: core. */
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>

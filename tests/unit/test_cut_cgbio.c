@@ -19,6 +19,7 @@
  *    and cut, and an exact cut LP (dual golden section, then bisection on
  *    the sign of <A, V(l)> - b and the combination meeting the cut).
  */
+/* make test-kernels: cgbio. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>

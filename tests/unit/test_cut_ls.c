@@ -15,6 +15,7 @@
  * quadratic), so that a = x - b and c = x - c0 are chosen freely; dyadic
  * values keep a and c exact where ties matter.
  */
+/* make test-kernels: cut_ls. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

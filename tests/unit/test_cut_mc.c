@@ -16,6 +16,7 @@
  * iterate of a random partially observed instance with the column-variance
  * outer.
  */
+/* make test-kernels: cut_mc. */
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>

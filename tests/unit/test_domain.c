@@ -5,6 +5,7 @@
  * threshold, the variational inequality <y - P y, z - P y> <= 0 for random z
  * in X, idempotence, and validation messages.
  */
+/* make test-kernels: ls_domain. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,6 +9,7 @@
  * of its tolerance); checkpoints; labels 0/1; and the errors that name
  * their member.
  */
+/* make test-kernels: logreg. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>

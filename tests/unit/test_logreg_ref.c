@@ -12,6 +12,7 @@
  *    for the linear systems); IR-CG gets there;
  *  - errors that name the member: labels, outer objectives, methods.
  */
+/* make test-kernels: logreg_ref. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>

@@ -5,6 +5,7 @@
  * kept residuals against direct computations, dense versus CSR, start
  * points, and checkpoints.
  */
+/* make test-kernels: ls. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>

@@ -8,6 +8,7 @@
  * dgelsd.  X is an l2 ball of radius 2 ||x+|| or an l1 ball of radius
  * 2 ||x+||_1, both containing x+ in their interior.
  */
+/* make test-kernels: ls_leastnorm. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>

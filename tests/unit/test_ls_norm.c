@@ -5,6 +5,7 @@
  * method: a top eigenvector of A'A orthogonal to its fixed start and a
  * cluster of eigenvalues just below the top one.
  */
+/* make test-kernels: ls_norm. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>

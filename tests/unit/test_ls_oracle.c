@@ -10,6 +10,7 @@
  * shape and kind mismatches), for every outer objective including the
  * validation loss 1/2 ||A_v x - b_v||^2.
  */
+/* make test-kernels: ls_oracle. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>

@@ -9,6 +9,7 @@
  * The instance and its closed-form reference: tests/study/overparam.h
  * (m = 10 training rows, n = 30 unknowns, 40 validation rows).
  */
+/* make test-kernels: ls_overparam. */
 #include <math.h>
 #include <stdio.h>
 

@@ -13,6 +13,7 @@
  * d = [b; 1]) that are feasible: the KKT system [Q_SS C_S'; C_S 0] solved
  * by LAPACK (least squares: a consistent solution is the face's minimizer).
  */
+/* make test-kernels: ls_simplex. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>

@@ -6,6 +6,7 @@
  * and so must every step alpha_t; the adaptive rules are run where their
  * steps are clipped (the paper's radius) and where they are not.
  */
+/* make test-kernels: mc_dense. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

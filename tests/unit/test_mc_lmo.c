@@ -6,6 +6,7 @@
  * residual, the top singular values of grad g, and a gradient whose top
  * singular value is repeated (the vertex is then not unique).
  */
+/* make test-kernels: mc_lmo. */
 #include <cblas.h>
 #include <float.h>
 #include <lapacke.h>

@@ -9,6 +9,7 @@
  * zero matrix.  PARTIAL must match FULL without falling back where few
  * triplets suffice.
  */
+/* make test-kernels: mc_proj. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,6 +6,7 @@
  * projected and outer (Bi-SG) steps, from points with and without the
  * 1 w' term; start points; and bad arguments.
  */
+/* make test-kernels: mc_prox. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -8,6 +8,7 @@
  * Also: a checkpoint taken mid-run continues bit for bit, a damaged one
  * leaves the solver as it was, and the thread count changes nothing.
  */
+/* make test-kernels: mc_prox_dense. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

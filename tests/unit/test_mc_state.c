@@ -3,6 +3,7 @@
  * bit for bit, compression keeps x and z, the thread count does not change
  * the values, start points, and input validation.
  */
+/* make test-kernels: mc_state. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

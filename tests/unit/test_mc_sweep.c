@@ -5,6 +5,7 @@
  * iterates, the LMO's first product made by the step pass against the one
  * the LMO makes itself (bit for bit), and the thread count (bit for bit).
  */
+/* make test-kernels: mc_sweep. */
 #include <cblas.h>
 #include <float.h>
 #include <math.h>

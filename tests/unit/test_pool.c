@@ -9,6 +9,7 @@
  * (which do not spin) too.  Under `make tsan` a missing happens-before
  * between a task's plain writes and the caller's reads is reported.
  */
+/* make tsan: pool. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

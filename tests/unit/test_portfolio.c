@@ -16,6 +16,7 @@
  * another point of P, found along a direction of the null space of [A; 1'],
  * and IR-CG ends far below the benchmark's f.
  */
+/* make test-kernels: portfolio. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>

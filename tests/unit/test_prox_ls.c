@@ -12,6 +12,7 @@
  *    IR-PG as Solodov proves, Bi-SG with the rates O(k^-alpha) for the inner
  *    and O(k^-(1-alpha)) for the outer objective (Merchav and Sabach).
  */
+/* make test-kernels: prox_ls. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>

@@ -27,6 +27,7 @@
  * varsigma = 0.05 and 1, and all three step rules.  L_f, L_g and D come from
  * ircg_problem_get_info and are checked against independent values first.
  */
+/* make test-kernels: ls_rates. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>

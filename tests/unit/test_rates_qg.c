@@ -24,6 +24,7 @@
  *    tangentially, so the regularized minimizer sits at angle
  *    theta ~ sigma^(1/3) and g(x) - g* ~ theta^4 ~ sigma^(4/3).
  */
+/* make test-kernels: rates_qg. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>

@@ -4,6 +4,7 @@
  * dense projected-gradient solve written here (full SVDs from LAPACKE), on
  * least squares against LAPACKE_dgels, and on MovieLens 100K.
  */
+/* make test-kernels: reference. */
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>

@@ -8,6 +8,7 @@
  * refusing a state of other data of the same shape, and the same whether
  * the ratings are kept as floats or doubles; version 2 blobs.
  */
+/* make test-kernels: restore. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -28,6 +28,7 @@
  * 1/s^2 (f by c' = 1/s^2).  For matrix completion scaling the ratings and
  * delta by s scales X by s and both g and f by s^2.
  */
+/* make test-kernels: scale. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>

@@ -7,6 +7,7 @@
  * at a completion whose column variance is far above it.  The uniqueness
  * certificate, run on this instance, certifies nothing.
  */
+/* make test-kernels: selection. */
 #include <math.h>
 #include <stdio.h>
 

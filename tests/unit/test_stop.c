@@ -8,6 +8,7 @@
  * other units with today's absolute varsigma), and the relative default
  * solves the same instance at every scale alike.
  */
+/* make test-kernels: stop. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>

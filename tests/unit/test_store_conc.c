@@ -3,6 +3,7 @@
  * claimers (BEGIN IMMEDIATE + busy_timeout: no job claimed twice, no
  * SQLITE_BUSY surfacing) and recovery after a process dies mid-job.
  */
+/* make tsan: store_conc. */
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>

@@ -4,6 +4,7 @@
  * validation naming the member, the MovieLens size in well under a second,
  * and hard-coded checksums that catch any change of the generator.
  */
+/* make test-kernels: synth. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
