@@ -165,7 +165,6 @@ static bool matches(const char *pattern, const char *path, srv_req *r)
 static const srv_route *routes; /* srv_http_routes, before any request */
 
 void srv_http_routes(const srv_route *table) { routes = table; }
-const srv_route *srv_http_route_table(void) { return routes; }
 
 bool srv_route_serves(const srv_route *rt, const char *method)
 {
@@ -189,11 +188,13 @@ static const srv_route *find_route(srv_req *r)
     return first;
 }
 
-/* The rows of rt's path: the table's run of rows with its pattern. */
+/* The rows of rt's path: the table's run of rows with its pattern (rt a
+ * row of the table srv_http_routes set; without one, rt and the rows
+ * after it). */
 static const srv_route *path_rows(const srv_route *rt, const srv_route **end)
 {
     const srv_route *b = rt, *e = rt;
-    while (b > routes && !strcmp(b[-1].pattern, rt->pattern))
+    while (routes && b > routes && !strcmp(b[-1].pattern, rt->pattern))
         b--;
     while (e->method && !strcmp(e->pattern, rt->pattern))
         e++;
@@ -216,7 +217,15 @@ srv_scope srv_route_need(const srv_route *rt, const char *method)
 
 const char *srv_route_query(const srv_route *rt, const char *method)
 {
-    return srv_route_serves(rt, method) ? rt->query : NULL;
+    const srv_route *end, *p;
+    if (srv_route_serves(rt, method))
+        return rt->query;
+    if (!strcmp(method, "POST") || !strcmp(method, "DELETE"))
+        return NULL;
+    for (p = path_rows(rt, &end); p < end; p++)
+        if (!strcmp(p->method, "GET"))
+            return p->query;
+    return NULL;
 }
 
 void srv_route_allow(const srv_route *rt, char *out, size_t len)

@@ -85,15 +85,15 @@ typedef struct srv_route {
 /* The route table requests are matched against, in order; set once by
  * the daemon (or a test) before the first request. */
 void srv_http_routes(const srv_route *table);
-const srv_route *srv_http_route_table(void);
 
 /* The scope a request with `method` needs on rt's path; a method the path
  * does not serve needs the lowest scope of the ones it does (its 405
  * tells which methods exist, nothing more). */
 srv_scope srv_route_need(const srv_route *rt, const char *method);
 
-/* The query parameters `method` accepts on rt's path (NULL: none, and so
- * for a method the path does not serve). */
+/* The query parameters `method` accepts on rt's path (NULL: none).  A
+ * method the path does not serve is checked before its 405 as it always
+ * was: POST and DELETE accept none, any other method the GET row's. */
 const char *srv_route_query(const srv_route *rt, const char *method);
 
 /* The methods rt's path serves, as Allow lists them ("GET, POST"). */

@@ -317,6 +317,21 @@ TEST(http_basic, dry_run_idempotency_routes)
     hu_req(&d, "DELETE", "/healthz", NULL, NULL, 0, NULL, &r);
     CHECK_INT(r.status, 405);
     hu_resp_free(&r);
+    hu_req(&d, "DELETE", "/v1/jobs/j_nosuchjob/trace", NULL, NULL, 0, NULL, &r);
+    CHECK_INT(r.status, 405);
+    CHECK_STR(r.allow, "GET");
+    hu_resp_free(&r);
+    /* before its 405, a method a path does not serve has its query checked:
+     * any method but POST and DELETE as the path's GET does */
+    hu_req(&d, "PUT", "/v1/jobs?state=queued", NULL, NULL, 0, NULL, &r);
+    CHECK_INT(r.status, 405);
+    hu_resp_free(&r);
+    hu_req(&d, "PUT", "/v1/jobs?bogus=1", NULL, NULL, 0, NULL, &r);
+    CHECK_INT(r.status, 400);
+    hu_resp_free(&r);
+    hu_req(&d, "POST", "/v1/jobs/j_nosuchjob/trace?after=1", NULL, NULL, 0, NULL, &r);
+    CHECK_INT(r.status, 400);
+    hu_resp_free(&r);
     CHECK_INT(hu_get(&d, "/readyz", &r), 200);
     hu_resp_free(&r);
     CHECK_INT(hu_get(&d, "/v1/version", &r), 200);
