@@ -178,7 +178,9 @@ static const srv_route *find_route(srv_req *r)
 {
     const srv_route *first = NULL;
     for (const srv_route *rt = routes; rt && rt->method; rt++) {
-        if (first ? strcmp(rt->pattern, first->pattern) != 0 : !matches(rt->pattern, r->path, r))
+        if (first && strcmp(rt->pattern, first->pattern) != 0)
+            break; /* a path's rows are adjacent: its method is not served */
+        if (!first && !matches(rt->pattern, r->path, r))
             continue;
         if (srv_route_serves(rt, r->method))
             return rt;
