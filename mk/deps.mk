@@ -14,8 +14,9 @@ DEB_PKGS := build-essential pkg-config xz-utils bzip2 unzip curl libopenblas-dev
 TEST_TOOLS ?= 1
 TEST_PKGS  := chromium
 # make test-cluster: the hosts (iproute2's ip, util-linux's nsenter and
-# unshare) and Slurm with its authentication (munge).
-CLUSTER_PKGS := iproute2 util-linux slurm-wlm munge
+# unshare), Slurm with its authentication (munge), and gdb for the
+# backtrace of a rank's core file.
+CLUSTER_PKGS := iproute2 util-linux slurm-wlm munge gdb
 
 # `make lint` needs the two analyzers; `make loadtest` wrk, curl.
 LINT_PKGS := cppcheck clang-tidy

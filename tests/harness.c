@@ -24,6 +24,8 @@ static int g_ntests, g_cap;
 static int g_failed_now, g_skipped_now;
 static char g_skip_msg[256];
 static char g_tmp[256];
+static th_fn g_after[8];
+static int g_nafter;
 
 void th_register(const char *suite, const char *name, th_fn fn)
 {
@@ -57,6 +59,18 @@ void th_skip(const char *fmt, ...)
 }
 
 int th_failed(void) { return g_failed_now > 0; }
+
+void th_after_each(th_fn fn)
+{
+    for (int i = 0; i < g_nafter; i++)
+        if (g_after[i] == fn)
+            return;
+    if (g_nafter == (int)(sizeof g_after / sizeof g_after[0])) {
+        fprintf(stderr, "th_after_each: more than %d hooks\n", g_nafter);
+        abort();
+    }
+    g_after[g_nafter++] = fn;
+}
 
 void th_margin(const char *file, int line, double used)
 {
@@ -162,6 +176,8 @@ int main(int argc, char **argv)
         g_failed_now = g_skipped_now = 0;
         double t0 = now_s();
         t->fn();
+        for (int k = 0; k < g_nafter; k++)
+            g_after[k]();
         double dt = now_s() - t0;
         if (g_failed_now) {
             failed++;

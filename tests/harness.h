@@ -20,6 +20,10 @@ void th_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void th_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int th_failed(void); /* has the running test failed so far */
+/* fn runs after every test from now on, as part of it (its th_fail fails
+ * that test): a fixture's checks of what a test may not leave behind.
+ * Registering the same fn again does nothing; at most 8. */
+void th_after_each(th_fn fn);
 /* A passing CHECK_NEAR/CHECK_REL that used the fraction `used` of its
  * tolerance: reported when IRCG_TEST_MARGIN=F is set and used > F, so that
  * tolerances near their edge on this CPU's kernels can be found and derived

@@ -1,11 +1,13 @@
 /*
  * cluster_util.c -- see cluster_util.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,6 +99,119 @@ char *cl_path(const char *name)
     return b;
 }
 
+const char *cl_rank_dir(void)
+{
+    static char dir[PATH_MAX];
+    if (!dir[0]) {
+        const char *made = cl_path("ranks");
+        if (mkdir(made, 0777) != 0 && errno != EEXIST)
+            fprintf(stderr, "cannot make %s: %s\n", made, strerror(errno));
+        if (!realpath(made, dir)) /* the launchers' own folders differ */
+            snprintf(dir, sizeof dir, "%s", made);
+    }
+    return dir;
+}
+
+/* Core files for everything the tests start: the soft RLIMIT_CORE raised
+ * to the hard one (mpirun's daemons and srun pass it on to the ranks:
+ * slurm.conf's PropagateResourceLimits is ALL by default), and a word when
+ * the kernel sends cores elsewhere than the crashing rank's folder. */
+static void enable_cores(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_CORE, &rl) == 0 && rl.rlim_cur != rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_CORE, &rl) != 0)
+            fprintf(stderr, "cannot raise RLIMIT_CORE: %s\n", strerror(errno));
+    }
+    if (!cl_cores_land_here())
+        printf("    note: no core file of a crashed rank will be in %s (RLIMIT_CORE 0, or "
+               "/proc/sys/kernel/core_pattern sends cores elsewhere)\n", cl_rank_dir());
+}
+
+int cl_cores_land_here(void)
+{
+    char pattern[256] = "";
+    struct rlimit rl;
+    FILE *f = fopen("/proc/sys/kernel/core_pattern", "r");
+    if (f && fgets(pattern, sizeof pattern, f))
+        pattern[strcspn(pattern, "\n")] = '\0';
+    if (f)
+        fclose(f);
+    return pattern[0] && pattern[0] != '|' && !strchr(pattern, '/') &&
+           getrlimit(RLIMIT_CORE, &rl) == 0 && rl.rlim_cur > 0;
+}
+
+/* gdb's backtrace of ircg-mpi's core file `core`: the crashed thread's,
+ * then every thread's; printed and into bt (cap bytes; bt may be NULL). */
+static void backtrace_of(const char *core, char *bt, size_t cap)
+{
+    static char out[1 << 16];
+    char cmd[3 * PATH_MAX];
+    if (cl_sh("command -v gdb >/dev/null 2>&1", NULL, 0) != 0) {
+        snprintf(out, sizeof out, "(gdb is not installed: no backtrace; make deps installs it)");
+    } else {
+        snprintf(cmd, sizeof cmd, "gdb -batch -nx -ex bt -ex 'thread apply all bt' '%s' '%s' 2>&1",
+                 mu_mpi_bin(), core);
+        if (cl_sh(cmd, out, sizeof out) < 0)
+            snprintf(out, sizeof out, "(gdb did not run)");
+    }
+    printf("    core file %s, its backtrace:\n%s\n", core, out);
+    if (bt && cap)
+        snprintf(bt, cap, "%s", out);
+}
+
+int cl_collect_cores(char *bt, size_t cap)
+{
+    const char *dir = cl_rank_dir();
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    char path[PATH_MAX + 256];
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "core", 4) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        backtrace_of(path, found == 0 ? bt : NULL, cap);
+        if (remove(path) != 0)
+            fprintf(stderr, "cannot remove %s: %s\n", path, strerror(errno));
+        found++;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+int cl_rank_keeps_cores(long pid)
+{
+    char path[64], cwd[PATH_MAX], line[256];
+    unsigned long long soft = 0;
+    int found = 0;
+    snprintf(path, sizeof path, "/proc/%ld/cwd", pid);
+    ssize_t n = readlink(path, cwd, sizeof cwd - 1);
+    if (n < 0)
+        return 0;
+    cwd[n] = '\0';
+    snprintf(path, sizeof path, "/proc/%ld/limits", pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "Max core file size", 18))
+            found = strstr(line, "unlimited") ? (soft = ~0ULL, 1)
+                                               : sscanf(line + 18, "%llu", &soft) == 1;
+    if (f)
+        fclose(f);
+    return strcmp(cwd, cl_rank_dir()) == 0 && found && soft > 0;
+}
+
+/* After every test of the hosts: a rank that dumped core fails it. */
+static void no_core_left(void)
+{
+    int n = cl_collect_cores(NULL, 0);
+    if (n > 0)
+        th_fail(__FILE__, __LINE__, "%d rank(s) dumped core during this test "
+                "(backtraces above)", n);
+}
+
 /* Everything the fixture made, at the end of the run (also when a test
  * left the hosts up: each test makes its own afresh). */
 static void down(void)
@@ -125,6 +240,8 @@ int cl_up(int n)
     }
     if (!g_registered) {
         atexit(down);
+        enable_cores();
+        th_after_each(no_core_left);
         g_registered = 1;
     }
     snprintf(cmd, sizeof cmd, "%s up %d 2>&1", cl_script(), n);
@@ -181,13 +298,13 @@ void cl_mpirun(char *buf, size_t n, const char *hostfile, const char *np)
 {
     snprintf(buf, n,
              "%s exec %s env OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0 "
-             "%s -np %s --hostfile %s%s --mca plm_rsh_agent '%s agent' "
+             "%s -np %s --hostfile %s%s --wdir %s --mca plm_rsh_agent '%s agent' "
              "--mca btl tcp,self --mca btl_tcp_if_include " CL_NET " "
              "--mca oob_tcp_if_include " CL_NET " --mca mpi_yield_when_idle 1 --bind-to none "
              "--mca oob_tcp_keepalive_time 5 --mca oob_tcp_keepalive_intvl 2 "
              "--mca oob_tcp_keepalive_probes 3 -x OPENBLAS_NUM_THREADS -x ASAN_OPTIONS",
              cl_script(), cl_host(1), mu_mpirun() ? mu_mpirun() : "mpirun", np, hostfile,
-             geteuid() == 0 ? " --allow-run-as-root" : "", cl_script());
+             geteuid() == 0 ? " --allow-run-as-root" : "", cl_rank_dir(), cl_script());
 }
 
 int cl_run_mpi(int hosts, int slots, const char *args, char *err, size_t errn)
@@ -225,24 +342,39 @@ int cl_count_pids(int k)
     return pids_of(k, pids, 1024);
 }
 
+/* Whether process pid runs ircg-mpi (its program, the first word). */
+static int is_rank(long pid)
+{
+    char path[64], cmd[4096] = "";
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+    FILE *f = fopen(path, "r");
+    size_t len = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0;
+    if (f)
+        fclose(f);
+    cmd[len] = '\0';
+    return strstr(cmd, "ircg-mpi") != NULL;
+}
+
 int cl_count_ranks(void)
 {
     long pids[1024];
     int ranks = 0;
     for (int k = 1; k <= CL_MAX_HOSTS; k++) {
         int n = pids_of(k, pids, 1024);
-        for (int i = 0; i < n; i++) {
-            char path[64], cmd[4096] = "";
-            snprintf(path, sizeof path, "/proc/%ld/cmdline", pids[i]);
-            FILE *f = fopen(path, "r");
-            size_t len = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0;
-            if (f)
-                fclose(f);
-            cmd[len] = '\0'; /* the program, the first word */
-            ranks += strstr(cmd, "ircg-mpi") != NULL;
-        }
+        for (int i = 0; i < n; i++)
+            ranks += is_rank(pids[i]);
     }
     return ranks;
+}
+
+long cl_rank_pid(int k)
+{
+    long pids[1024];
+    int n = pids_of(k, pids, 1024);
+    for (int i = 0; i < n; i++)
+        if (is_rank(pids[i]))
+            return pids[i];
+    return -1;
 }
 
 int cl_daemon_restart(hu_daemon *d, const char *launch)

@@ -44,6 +44,25 @@ int cl_hostfile(const char *path, int first, int hosts, int slots);
 /* A hostfile at path from "K:SLOTS,K:SLOTS,..." (host K, SLOTS ranks). */
 int cl_hostfile_of(const char *path, const char *hosts);
 
+/* Where every rank runs (mpirun --wdir, srun --chdir): a folder of the
+ * shared directory, so that a rank that dumps core leaves its core file
+ * there (cl_up raises RLIMIT_CORE for everything the tests start; the
+ * kernel's core_pattern must be a plain file name for the file to land in
+ * the rank's folder, which cl_up says once when it is not). */
+const char *cl_rank_dir(void);
+/* Whether a crashing rank's core file lands in cl_rank_dir(): RLIMIT_CORE
+ * is not 0 and /proc/sys/kernel/core_pattern is a plain file name. */
+int cl_cores_land_here(void);
+/* Each core file in cl_rank_dir(): gdb's backtrace of its every thread
+ * printed (or why there is none), the file removed.  How many there were;
+ * the first one's backtrace into bt (cap bytes; bt may be NULL).  After
+ * every test of the hosts the fixture does this and fails the test for
+ * any core: a rank's crash is never silent. */
+int cl_collect_cores(char *bt, size_t cap);
+/* Whether rank pid runs in cl_rank_dir() with a core limit above 0: the
+ * launcher passed on where to dump and that it may. */
+int cl_rank_keeps_cores(long pid);
+
 /* The shell command that starts `np` ranks ("{ranks}" for ircgd's
  * template) of what follows on the hostfile's hosts: mpirun on host 1
  * with the rsh agent `cluster.sh agent`, TCP only (btl tcp,self) on the
@@ -75,5 +94,7 @@ int cl_count_pids(int k);
 
 /* The ircg-mpi processes inside every host: how many. */
 int cl_count_ranks(void);
+/* The id of an ircg-mpi process inside host k, or -1. */
+long cl_rank_pid(int k);
 
 #endif /* IRCG_TEST_CLUSTER_UTIL_H */

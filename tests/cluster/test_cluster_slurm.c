@@ -12,7 +12,8 @@
  * names the Slurm job; once it solves, its Slurm time limit is the spec's
  * plus the stop's grace; a cancel is an scancel; a node set down mid-job
  * fails the job with Slurm's state and reason and the node's; a node whose
- * processes are killed fails it naming the node.  No rank is left.
+ * processes are killed fails it naming the node.  No rank is left.  The
+ * ranks run where a crash's core file would land, allowed to dump one.
  */
 #include <limits.h>
 #include <math.h>
@@ -37,10 +38,17 @@
 #define KILL_WAIT 5.0
 #define SLURM_KILL_BOUND_S (SLURMD_TIMEOUT * 4 / 3 + KILL_WAIT + KILL_WAIT + 2 + 5)
 
-#define LAUNCH                                                                         \
-    "env OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0 OMPI_MCA_btl=tcp,self "    \
-    "OMPI_MCA_btl_tcp_if_include=198.18.29.0/24 OMPI_MCA_mpi_yield_when_idle=1 "       \
-    "srun --mpi=pmix --kill-on-bad-exit=1 --ntasks-per-node=1 -n {ranks}"
+/* The launcher: srun, its ranks in cl_rank_dir() (where a core would land). */
+static const char *launch(void)
+{
+    static char cmd[PATH_MAX + 512];
+    snprintf(cmd, sizeof cmd,
+             "env OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0 OMPI_MCA_btl=tcp,self "
+             "OMPI_MCA_btl_tcp_if_include=198.18.29.0/24 OMPI_MCA_mpi_yield_when_idle=1 "
+             "srun --mpi=pmix --kill-on-bad-exit=1 --ntasks-per-node=1 --chdir=%s -n {ranks}",
+             cl_rank_dir());
+    return cmd;
+}
 
 static void spec_of(char *out, size_t n, long long iters, int ranks, const char *extra)
 {
@@ -60,7 +68,7 @@ static int slurm_daemon(hu_daemon *d, const char *name)
         return -1;
     if (cl_slurm_up() != 0)
         return -1;
-    return cl_daemon(d, name, LAUNCH, NULL);
+    return cl_daemon(d, name, launch(), NULL);
 }
 
 /* The Slurm job of job id, once the ranks named it. */
@@ -219,6 +227,10 @@ TEST(cluster_slurm, killed_node_fails_the_job_naming_it)
     REQUIRE(hu_submit(&d, spec, id, sizeof id) == 202);
     REQUIRE(slurm_job_of(&d, id, sj, sizeof sj) == 0);
     REQUIRE(hu_wait_iteration(&d, id, 3, 120) == 0);
+    /* slurmd started the rank as srun asked: in the folder where a core
+     * would land, with srun's core limit (cluster_util.h) */
+    if (cl_cores_land_here())
+        CHECK(cl_rank_keeps_cores(cl_rank_pid(4)));
     double t0 = hu_now();
     snprintf(cmd, sizeof cmd, "%s kill %s", cl_script(), cl_host(4));
     REQUIRE(cl_sh(cmd, NULL, 0) == 0);
