@@ -161,17 +161,18 @@ static void backtrace_of(const char *core, char *bt, size_t cap)
         snprintf(bt, cap, "%s", out);
 }
 
-int cl_collect_cores(char *bt, size_t cap)
+/* The core files of folder dir into collect_cores' count. */
+static int cores_in(const char *dir, char *bt, size_t cap, int found)
 {
-    const char *dir = cl_rank_dir();
     DIR *d = opendir(dir);
     struct dirent *e;
-    int found = 0;
+    struct stat st;
     char path[PATH_MAX + 256];
     while (d && (e = readdir(d))) {
-        if (strncmp(e->d_name, "core", 4) != 0)
-            continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if ((strcmp(e->d_name, "core") != 0 && strncmp(e->d_name, "core.", 5) != 0) ||
+            stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
         backtrace_of(path, found == 0 ? bt : NULL, cap);
         if (remove(path) != 0)
             fprintf(stderr, "cannot remove %s: %s\n", path, strerror(errno));
@@ -179,6 +180,15 @@ int cl_collect_cores(char *bt, size_t cap)
     }
     if (d)
         closedir(d);
+    return found;
+}
+
+int cl_collect_cores(char *bt, size_t cap)
+{
+    char cwd[PATH_MAX];
+    int found = cores_in(cl_rank_dir(), bt, cap, 0);
+    if (getcwd(cwd, sizeof cwd))
+        found = cores_in(cwd, bt, cap, found);
     return found;
 }
 
@@ -298,13 +308,13 @@ void cl_mpirun(char *buf, size_t n, const char *hostfile, const char *np)
 {
     snprintf(buf, n,
              "%s exec %s env OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0 "
-             "%s -np %s --hostfile %s%s --wdir %s --mca plm_rsh_agent '%s agent' "
+             "%s -np %s --hostfile %s%s --mca plm_rsh_agent '%s agent' "
              "--mca btl tcp,self --mca btl_tcp_if_include " CL_NET " "
              "--mca oob_tcp_if_include " CL_NET " --mca mpi_yield_when_idle 1 --bind-to none "
              "--mca oob_tcp_keepalive_time 5 --mca oob_tcp_keepalive_intvl 2 "
              "--mca oob_tcp_keepalive_probes 3 -x OPENBLAS_NUM_THREADS -x ASAN_OPTIONS",
              cl_script(), cl_host(1), mu_mpirun() ? mu_mpirun() : "mpirun", np, hostfile,
-             geteuid() == 0 ? " --allow-run-as-root" : "", cl_rank_dir(), cl_script());
+             geteuid() == 0 ? " --allow-run-as-root" : "", cl_script());
 }
 
 int cl_run_mpi(int hosts, int slots, const char *args, char *err, size_t errn)
