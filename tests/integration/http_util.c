@@ -96,6 +96,46 @@ static int read_port(hu_daemon *d)
     return -1;
 }
 
+/* The daemons started and not yet waited for.  After every test any that
+ * test left running (a REQUIRE that returned early skips its hu_stop) is
+ * stopped and the test fails: no daemon outlives its test. */
+typedef struct live_daemon {
+    pid_t pid;
+    int fd;
+} live_daemon;
+static live_daemon g_live[64];
+static int g_nlive;
+
+static int wait_exit(hu_daemon *d, double timeout_s);
+
+static void live_drop(pid_t pid)
+{
+    for (int i = 0; i < g_nlive; i++)
+        if (g_live[i].pid == pid) {
+            g_live[i] = g_live[--g_nlive];
+            return;
+        }
+}
+
+static void stop_left_running(void)
+{
+    while (g_nlive > 0) {
+        hu_daemon d = {.pid = g_live[0].pid, .out_fd = g_live[0].fd};
+        int pid = (int)d.pid;
+        kill(d.pid, SIGTERM);
+        wait_exit(&d, 10.0); /* drops it from g_live */
+        th_fail(__FILE__, __LINE__, "a daemon this test started (pid %d) was still running "
+                "at its end: stopped", pid);
+    }
+}
+
+static void live_add(pid_t pid, int fd)
+{
+    th_after_each(stop_left_running);
+    if (g_nlive < (int)(sizeof g_live / sizeof g_live[0]))
+        g_live[g_nlive++] = (live_daemon){.pid = pid, .fd = fd};
+}
+
 static int wait_exit(hu_daemon *d, double timeout_s)
 {
     int status = 0;
@@ -110,6 +150,7 @@ static int wait_exit(hu_daemon *d, double timeout_s)
     }
     if (d->out_fd >= 0)
         close(d->out_fd);
+    live_drop(d->pid);
     d->out_fd = -1;
     d->pid = 0;
     return status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -129,6 +170,8 @@ int hu_restart(hu_daemon *d)
     if (log_fd >= 0)
         close(log_fd);
     d->out_fd = fds[0];
+    if (d->pid > 0)
+        live_add(d->pid, d->out_fd);
     if (d->pid < 0 || read_port(d) != 0) {
         if (d->pid > 0)
             hu_kill9(d);
@@ -151,6 +194,8 @@ int hu_start_refused(hu_daemon *d)
     if (log_fd >= 0)
         close(log_fd);
     d->out_fd = fds[0];
+    if (d->pid > 0)
+        live_add(d->pid, d->out_fd);
     if (d->pid < 0)
         return -1;
     if (read_port(d) == 0) { /* it started: not what the caller expected */
