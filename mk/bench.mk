@@ -1,7 +1,7 @@
 # mk/bench.mk -- benchmarks and the long crash loop: measurements, never
 # run by `make test`.
 
-# The crash loop of `make test` (tests/integration/test_http_crashloop.c)
+# The crash loop of `make test` (tests/integration/server/test_http_crashloop.c)
 # with many more kills: CRASHLOOP_KILLS (200 by default; about ten minutes
 # here), CRASHLOOP_SEED to replay a sequence of kill moments.
 CRASHLOOP_KILLS ?= 200

@@ -52,7 +52,7 @@ endef
 
 # The daemon, the CLI, the unit; the shared libraries with their headers
 # and pkg-config files (`cc app.c $$(pkg-config --cflags --libs ircg-client)`).
-# DESTDIR stages it (tests/integration/test_install.c).
+# DESTDIR stages it (tests/integration/deploy/test_install.c).
 #> ircgd, ircg, the systemd unit, libircg.so and libircgclient.so with
 #> headers and pkg-config files under PREFIX=/usr/local (DESTDIR stages)
 install: all

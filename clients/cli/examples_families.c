@@ -151,7 +151,7 @@ cJSON *ex_portfolio(const ex_opts *o)
     cJSON *of = cJSON_AddObjectToObject(pb, "outer");
     cJSON_AddStringToObject(of, "type", "quadratic");
     cJSON_AddItemToObject(of, "Q", rows(Q, n, n));
-    /* f converges slowly (tests/unit/test_portfolio.c): at 5000
+    /* f converges slowly (tests/unit/cli/test_portfolio.c): at 5000
      * iterations z is no less risky than the benchmark yet, at 50000 a
      * quarter less (0.2 s) */
     cJSON_AddItemToObject(root, "algorithm", ex_algorithm(o, o->small ? 20000 : 50000, 60));

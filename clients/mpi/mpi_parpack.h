@@ -21,7 +21,7 @@
  * PARPACK's own reductions are MPI_Allreduce, whose order of addition is
  * Open MPI's and differs with the number of ranks: the Lanczos vectors,
  * and so the vertex, differ between rank counts in their last bits (within
- * lmo_tol of the top pair either way; tests/integration/test_mpi.c).
+ * lmo_tol of the top pair either way; tests/integration/mpi/test_mpi.c).
  *
  * Every rank must take the same path through the reverse communication:
  * each exchange carries every rank's ido and info beside its slice, so the

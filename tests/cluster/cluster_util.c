@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../harness.h"
-#include "../integration/http_util.h"
-#include "../integration/mpi_util.h"
+#include "harness.h"
+#include "common/http_util.h"
+#include "common/mpi_util.h"
 #include "cluster_util.h"
 
 /* The test links' range (cluster.sh: NET). */

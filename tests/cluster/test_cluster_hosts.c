@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness.h"
-#include "../integration/http_util.h"
-#include "../integration/mpi_util.h"
+#include "harness.h"
+#include "common/http_util.h"
+#include "common/mpi_util.h"
 #include "cluster_util.h"
 
 /* `cluster.sh exec HOST cmd` (cmd one shell string): exit status, out. */

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness.h"
-#include "../integration/http_mpi_util.h"
-#include "../unit/test_cli_util.h"
+#include "harness.h"
+#include "common/http_mpi_util.h"
+#include "common/test_cli_util.h"
 #include "cluster_util.h"
 
 #define MPI_TOL 1e-10 /* test_mpi.c */

@@ -30,9 +30,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../harness.h"
-#include "../integration/http_mpi_util.h"
-#include "../unit/test_cli_util.h"
+#include "harness.h"
+#include "common/http_mpi_util.h"
+#include "common/test_cli_util.h"
 #include "cluster_util.h"
 
 #define MPI_TOL 1e-10

@@ -15,7 +15,8 @@
  * g* = 0, f* = f(x*).  f(A^+ b), another inner solution, gives the scale of
  * f over X_opt.
  *
- * Used by tests/unit/test_ls_overparam.c and `study overparam`.
+ * Used by tests/unit/solver/problems/ls/test_ls_overparam.c and
+ * `study overparam`.
  */
 #ifndef IRCG_STUDY_OVERPARAM_H
 #define IRCG_STUDY_OVERPARAM_H

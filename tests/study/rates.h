@@ -11,8 +11,8 @@
  * the least-squares form 1/2 ||sqrt2 B x - sqrt2 B y||^2 = g + y'Ay with
  * B'B = A and A y = b) and reports g and f at every iteration.
  *
- * Used by tests/unit/test_rates_qg.c (the assertions) and by the study
- * program (tests/study/study_main.c: the rate table of RESULTS.md).
+ * Used by tests/unit/solver/core/test_rates_qg.c (the assertions) and by the
+ * study program (tests/study/study_main.c: the rate table of RESULTS.md).
  */
 #ifndef IRCG_STUDY_RATES_H
 #define IRCG_STUDY_RATES_H

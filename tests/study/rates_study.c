@@ -1,7 +1,7 @@
 /*
  * rates_study.c -- `study rates`: the rate table of RESULTS.md, from the
- * same runs as tests/unit/test_rates_qg.c (rates.c): Example 1 with and
- * without quadratic growth, p in {1/3, 1/2, 2/3}, the three step rules,
+ * same runs as tests/unit/solver/core/test_rates_qg.c (rates.c): Example 1 with
+ * and without quadratic growth, p in {1/3, 1/2, 2/3}, the three step rules,
  * varsigma = 1, T = 20000 iterations.
  */
 #include <math.h>

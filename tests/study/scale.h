@@ -1,7 +1,7 @@
 /*
  * scale.h -- instances in other units: the study of the scale-free varsigma
  * (`study scale`, scale_study.c) and its short version in `make test`
- * (tests/unit/test_scale_study.c).
+ * (tests/unit/solver/core/test_scale_study.c).
  *
  * Each instance is built at a scale c of g (its data times sqrt(c): A and
  * b, or the ratings and delta, which for matrix completion scales f by c

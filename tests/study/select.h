@@ -13,7 +13,7 @@
  * (M_ij - mean_j)^2, attained by X_fill, which lies in X_opt.  (Computed
  * here with LAPACK and sums, not with the library.)
  *
- * Used by tests/unit/test_selection.c and `study selection`.
+ * Used by tests/unit/solver/core/test_selection.c and `study selection`.
  */
 #ifndef IRCG_STUDY_SELECT_H
 #define IRCG_STUDY_SELECT_H

@@ -12,8 +12,8 @@
  * is an envelope: (f(z_t) - f*)^+ (t+1)^rate over [T/20, T] against its
  * largest value before T/20, which the theorem's rate keeps bounded.
  *
- * Used by tests/unit/test_sto_rates.c (the assertions) and the study
- * program (its table).
+ * Used by tests/unit/solver/core/test_sto_rates.c (the assertions) and the
+ * study program (its table).
  */
 #ifndef IRCG_STUDY_STO_RATES_H
 #define IRCG_STUDY_STO_RATES_H

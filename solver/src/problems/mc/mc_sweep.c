@@ -114,8 +114,9 @@ typedef slv_v4d v4d;
  * by at most 4 ulps of its terms' magnitude, gq by an ulp of itself, the
  * addition by half an ulp of g: near the reference, where the gaps
  * matter, the terms are small and g is within 2 ulps (its own sums: 3);
- * far from it (terms as large as g) within 6.  tests/unit/test_mc_sweep.c
- * checks both sums to these bounds, with every kernel. */
+ * far from it (terms as large as g) within 6.
+ * tests/unit/solver/problems/mc/test_mc_sweep.c checks both sums to these
+ * bounds, with every kernel. */
 typedef int v4i __attribute__((vector_size(16)));
 
 /* Q~ of entries e..e+3 as doubles: 16-bit integers to 32-bit ones to

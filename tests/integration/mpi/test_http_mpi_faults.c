@@ -1,0 +1,129 @@
+/*
+ * test_http_mpi_faults.c -- MPI jobs through a real ircgd (mpirun on
+ * loopback) when things go wrong outside the solver:
+ *   - ranks that overrun the spec's time limit (one rank stopped with
+ *     SIGSTOP: the others wait for it in their sums, so no vote can end
+ *     the solve) are ended by the daemon's watchdog -- SIGUSR1, then
+ *     SIGTERM and SIGKILL to the launcher's process group -- and the job
+ *     fails with the reason "time-limit"; no process of the job is left;
+ *   - a daemon killed with SIGKILL while the ranks run leaves no rank
+ *     running (none writes into the job's folder afterwards), and the
+ *     restarted daemon resumes the job from the ranks' last checkpoint to
+ *     a whole trace that agrees with one process to 1e-10.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "common/test_cli_util.h"
+#include "common/http_check.h"
+#include "common/http_mpi_util.h"
+
+#define SPEC "{\"problem\": {\"type\": \"matrix_completion\", \"delta\": 5, " \
+             "\"data\": {\"source\": \"synthetic\", \"n_rows\": 3000, \"n_cols\": 800, " \
+             "\"n_ratings\": 1200000, \"seed\": 5}}, \"algorithm\": {\"name\": \"ircg\", " \
+             "\"max_iter\": %d%s}%s}"
+#define EXEC2 ", \"execution\": {\"ranks\": 2}"
+
+/* Waits up to timeout_s for no rank of the job's folder to be left. */
+static int ranks_gone(const char *dir, double timeout_s)
+{
+    pid_t pids[16];
+    double end = hu_now() + timeout_s;
+    while (hm_pids_with(dir, pids, 16) > 0)
+        if (hu_now() > end)
+            return 0;
+        else
+            hu_sleep_ms(100);
+    return 1;
+}
+
+TEST(http_mpi_faults, time_limit_overrun_ends_the_ranks)
+{
+    HM_NEED_MPI();
+    (void)bin;
+    hu_daemon d = {0};
+    char spec[1024], id[64], state[16], dir[800], path[128];
+    pid_t pids[16];
+    hu_resp r;
+    /* under a sanitizer the first certificate alone (its anchor: a pass
+     * of sum_i nnz_i^2 products) takes longer than 3 s, and a job ended
+     * before its third iteration would leave nothing to stop */
+    const char *san = getenv("IRCG_SAN");
+    int limit = san && *san ? 30 : 3;
+    char tl[48];
+    snprintf(tl, sizeof tl, ", \"time_limit\": %d", limit);
+    snprintf(spec, sizeof spec, SPEC, 100000000, tl, EXEC2);
+    REQUIRE(hm_start(&d, "http_mpi_overrun", "--mpi-stop-grace 1") == 0);
+    REQUIRE(hu_submit(&d, spec, id, sizeof id) == 202);
+    REQUIRE(hu_wait_iteration(&d, id, 3, 120) == 0);
+    hm_job_dir(&d, id, dir, sizeof dir);
+    REQUIRE(hm_pids_with(dir, pids, 16) == 2);
+    /* a rank that takes no signal but SIGKILL: the other waits for it */
+    double t0 = hu_now();
+    kill(pids[1], SIGSTOP);
+    /* the limit, the grace (1 s) before SIGTERM, then 10 s to SIGKILL */
+    CHECK(hu_wait_terminal(&d, id, 60 + limit, state) == 0);
+    CHECK_STR(state, "failed");
+    printf("    ended %.1f s after the rank stopped\n", hu_now() - t0);
+    snprintf(path, sizeof path, "/v1/jobs/%s", id);
+    REQUIRE(hu_get(&d, path, &r) == 200);
+    CHECK(strstr(r.body, "time-limit") && strstr(r.body, "overran the time limit"));
+    hu_resp_free(&r);
+    CHECK(ranks_gone(dir, 5));
+    kill(pids[1], SIGKILL); /* in case: never leave a stopped process */
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+}
+
+TEST(http_mpi_faults, daemon_killed_leaves_no_rank_and_the_job_resumes)
+{
+    HM_NEED_MPI();
+    (void)bin;
+    hu_daemon d = {0};
+    char spec[1024], one[1024], id[64], state[16], dir[800], ckpt[900];
+    pid_t pids[16];
+    /* 1000 iterations: at 200 a faster solver could finish the job
+     * between iteration 20 and the look for its ranks (seen in the image) */
+    snprintf(spec, sizeof spec, SPEC, 1000, "", EXEC2);
+    snprintf(one, sizeof one, SPEC, 1000, "", "");
+    REQUIRE(hm_start(&d, "http_mpi_kill9", "--checkpoint-every 0.05") == 0);
+    REQUIRE(hu_submit(&d, spec, id, sizeof id) == 202);
+    REQUIRE(hu_wait_iteration(&d, id, 20, 120) == 0);
+    hm_job_dir(&d, id, dir, sizeof dir);
+    REQUIRE(hm_pids_with(dir, pids, 16) == 2);
+    hu_kill9(&d);
+    /* the launcher dies with the daemon, the ranks with the launcher */
+    CHECK(ranks_gone(dir, 20));
+    /* and nothing writes into the job's folder any more */
+    snprintf(ckpt, sizeof ckpt, "%s/ckpt", dir);
+    char cmd[1000];
+    snprintf(cmd, sizeof cmd, "ls -R %s", ckpt);
+    FILE *f = popen(cmd, "r");
+    static char a[8192], b[8192];
+    size_t na = f ? fread(a, 1, sizeof a - 1, f) : 0;
+    if (f)
+        pclose(f);
+    hu_sleep_ms(500);
+    f = popen(cmd, "r");
+    size_t nb = f ? fread(b, 1, sizeof b - 1, f) : 0;
+    if (f)
+        pclose(f);
+    CHECK(na == nb && !memcmp(a, b, na));
+
+    REQUIRE(hm_restart(&d) == 0);
+    /* a guard against a hang, not a measure: a checkpoint every 0.05 s is
+     * an fsync'ed file per rank and iteration, minutes on a loaded disk */
+    CHECK(hu_wait_terminal(&d, id, 600, state) == 0);
+    CHECK_STR(state, "succeeded");
+    char *log = hu_read_file(d.log);
+    CHECK(log && strstr(log, "resuming from their checkpoint"));
+    if (log && !strstr(log, "resuming from their checkpoint"))
+        fprintf(stderr, "%s\n", log);
+    free(log);
+    hc_check_trace_complete(&d, id, 1000);
+    hm_check_agrees(&d, id, one, 1000);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+}

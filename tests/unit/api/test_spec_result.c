@@ -1,0 +1,282 @@
+/*
+ * test_spec_result.c -- result JSON and trace CSV / JSON lines on a tiny
+ * solved least squares instance, parsed back and compared with the values
+ * of the public API.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "harness.h"
+#include "result.h"
+#include "spec.h"
+
+typedef struct rows {
+    ircg_iter_info it[64];
+    int n;
+} rows;
+
+static int keep(void *user, const ircg_iter_info *it)
+{
+    rows *r = user;
+    if (r->n < 64)
+        r->it[r->n++] = *it;
+    return 0;
+}
+
+static const char SPEC[] =
+    "{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":\"inline\","
+    "\"A\":[[1,0,2,0.5],[0,1,1,-1]],\"b\":[1,2]},\"domain\":{\"type\":\"l2_ball\","
+    "\"radius\":3}},\"algorithm\":{\"max_iter\":20}}";
+
+static double jnum(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+TEST(spec_result, json_and_traces)
+{
+    api_spec *s = NULL;
+    api_errors e;
+    api_errors_init(&e);
+    REQUIRE(api_spec_parse(SPEC, strlen(SPEC), NULL, &s, &e) == 0);
+    ircg_settings st;
+    api_spec_settings(s, &st);
+    rows rs = {0};
+    st.callback = keep;
+    st.callback_data = &rs;
+    ircg_solver *sv = NULL;
+    ircg_info info = {0};
+    REQUIRE(ircg_solver_new(api_spec_problem(s), &st, &sv, NULL) == IRCG_OK);
+    REQUIRE(ircg_solve(sv, &info) == IRCG_OK);
+    ircg_iterate *x = NULL, *z = NULL;
+    REQUIRE(ircg_solver_iterate(sv, IRCG_X, 0, &x) == IRCG_OK);
+    REQUIRE(ircg_solver_iterate(sv, IRCG_Z, 0, &z) == IRCG_OK);
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, x, z, &st, NULL};
+    char *text = api_result_json(&r);
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    REQUIRE(j != NULL);
+    CHECK_STR(cJSON_GetObjectItem(j, "status")->valuestring, ircg_status_string(info.status));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "error")));
+    CHECK_STR(cJSON_GetObjectItem(j, "algorithm")->valuestring, "ircg");
+    CHECK_INT(jnum(j, "lmo_unconverged"), info.lmo_unconverged);
+    CHECK(!cJSON_GetObjectItem(j, "projections") && !cJSON_GetObjectItem(j, "warmup_seconds"));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "g_opt")));
+    CHECK_INT(jnum(j, "iterations"), 20);
+    /* exact round trip of every double */
+    CHECK(jnum(j, "g_x") == info.g_x);
+    CHECK(jnum(j, "f_x") == info.f_x);
+    CHECK(jnum(j, "g_z") == info.g_z);
+    CHECK(jnum(j, "f_z") == info.f_z);
+    CHECK(jnum(j, "solve_seconds") == info.solve_seconds);
+    const cJSON *jz = cJSON_GetObjectItem(j, "z");
+    CHECK_STR(cJSON_GetObjectItem(jz, "kind")->valuestring, "vector");
+    const cJSON *vals = cJSON_GetObjectItem(jz, "values");
+    REQUIRE(cJSON_GetArraySize(vals) == 4);
+    for (int i = 0; i < 4; i++)
+        CHECK(cJSON_GetArrayItem(vals, i)->valuedouble == z->dense[i]);
+    vals = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "x"), "values");
+    for (int i = 0; i < 4; i++)
+        CHECK(cJSON_GetArrayItem(vals, i)->valuedouble == x->dense[i]);
+    cJSON_Delete(j);
+    free(text);
+
+    /* traces: header + row field count, values read back exactly */
+    REQUIRE(rs.n == 20);
+    char row[1024];
+    int commas = 0;
+    for (const char *p = API_TRACE_CSV_HEADER; *p; p++)
+        commas += *p == ',';
+    CHECK_INT(commas, 23);
+    CHECK(strstr(API_TRACE_CSV_HEADER, ",rank,lmo_converged,backtracks,proj_full,lambda,"
+                 "certified,inner_gap_x,inner_gap_z,g_lower,f_lower\n"));
+    const ircg_iter_info *it = &rs.it[rs.n - 1];
+    int len = api_trace_csv_row(row, sizeof row, it);
+    CHECK(len > 0 && row[len - 1] == '\n');
+    int fc = 0;
+    for (const char *p = row; *p; p++)
+        fc += *p == ',';
+    CHECK_INT(fc, 23);
+    CHECK(strtoll(row, NULL, 10) == it->t);
+    char *f = strchr(row, ',') + 1; /* elapsed */
+    CHECK(strtod(f, NULL) == it->elapsed);
+    for (int k = 0; k < 3; k++)
+        f = strchr(f, ',') + 1; /* g_x */
+    CHECK(strtod(f, NULL) == it->g_x);
+    /* NaN fields (no reference: g_gap_x) are empty in CSV, null in JSON */
+    CHECK(strstr(row, ",,") != NULL);
+    api_trace_json_row(row, sizeof row, it);
+    j = cJSON_Parse(row);
+    REQUIRE(j != NULL);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "g_gap_x")));
+    CHECK(jnum(j, "f_z") == it->f_z);
+    CHECK(jnum(j, "gap") == it->gap || (isnan(it->gap) && cJSON_IsNull(cJSON_GetObjectItem(j, "gap"))));
+    CHECK_INT(jnum(j, "t"), it->t);
+    cJSON_Delete(j);
+
+    ircg_iterate_free(x);
+    ircg_iterate_free(z);
+    ircg_solver_free(sv);
+    api_spec_free(s);
+}
+
+TEST(spec_result, fmt_double)
+{
+    char b[32];
+    double v[] = {0.1, 1.0 / 3, 1e-300, -2.5e17, 5, 123456789.123456789};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        CHECK(strtod(api_fmt_double(b, v[i]), NULL) == v[i]);
+    CHECK_STR(api_fmt_double(b, 0.1), "0.1");
+    CHECK_STR(api_fmt_double(b, NAN), "null");
+    CHECK_STR(api_fmt_double(b, -INFINITY), "null");
+}
+
+TEST(spec_result, failed_result_has_error)
+{
+    ircg_info info = {0};
+    info.g_x = NAN;
+    api_result r = {&info, IRCG_ERR_NUMERICAL, "LAPACK \"dpotrf\" failed", NULL, NAN, NULL, NULL, NULL, NULL};
+    char *text = api_result_json(&r);
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    REQUIRE(j != NULL);
+    const cJSON *err = cJSON_GetObjectItem(j, "error");
+    CHECK_STR(cJSON_GetObjectItem(err, "message")->valuestring, "LAPACK \"dpotrf\" failed");
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "g_x")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "algorithm"))); /* no settings given */
+    cJSON_Delete(j);
+    free(text);
+    /* no message: one naming the failure and the iteration, never "" */
+    info.iterations = 17;
+    r.error_message = "";
+    text = api_result_json(&r);
+    j = text ? cJSON_Parse(text) : NULL;
+    REQUIRE(j != NULL);
+    const char *msg = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "error"), "message")->valuestring;
+    CHECK(strstr(msg, "numerical kernel broke down") && strstr(msg, "after 17 iterations"));
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "error"), "code")->valuestring,
+              "numerical breakdown");
+    cJSON_Delete(j);
+    free(text);
+}
+
+/* IR-PG and Bi-SG on least squares: the result names the algorithm and
+ * its projections; the trace's new columns carry the iteration's values. */
+static void baseline_run(const char *alg_json, const char *name)
+{
+    char spec[512];
+    snprintf(spec, sizeof spec,
+             "{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":"
+             "\"synthetic\",\"m\":6,\"n\":15},\"domain\":{\"type\":\"l1_ball\","
+             "\"radius\":2}},\"algorithm\":%s}", alg_json);
+    api_spec *s = NULL;
+    REQUIRE(api_spec_parse(spec, strlen(spec), NULL, &s, NULL) == 0);
+    ircg_settings st;
+    api_spec_settings(s, &st);
+    rows rs = {0};
+    st.callback = keep;
+    st.callback_data = &rs;
+    ircg_solver *sv = NULL;
+    ircg_info info = {0};
+    REQUIRE(ircg_solver_new(api_spec_problem(s), &st, &sv, NULL) == IRCG_OK);
+    REQUIRE(ircg_solve(sv, &info) == IRCG_OK);
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL};
+    char *text = api_result_json(&r);
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    REQUIRE(j != NULL);
+    CHECK_STR(cJSON_GetObjectItem(j, "algorithm")->valuestring, name);
+    const cJSON *pr = cJSON_GetObjectItem(j, "projections");
+    REQUIRE(cJSON_IsObject(pr));
+    CHECK_STR(cJSON_GetObjectItem(pr, "mode")->valuestring, "full");
+    CHECK_INT(jnum(pr, "partial"), info.proj_partial);
+    CHECK_INT(jnum(pr, "full"), info.proj_full);
+    CHECK(!cJSON_GetObjectItem(j, "warmup_iterations"));
+    cJSON_Delete(j);
+    free(text);
+    int backtracks = 0;
+    for (int i = 0; i < rs.n; i++) {
+        char row[API_TRACE_ROW_MAX + 1];
+        const ircg_iter_info *it = &rs.it[i];
+        backtracks += it->backtracks;
+        api_trace_json_row(row, sizeof row, it);
+        cJSON *o = cJSON_Parse(row);
+        REQUIRE(o != NULL);
+        CHECK_INT(jnum(o, "lmo_converged"), it->lmo_converged);
+        CHECK_INT(jnum(o, "backtracks"), it->backtracks);
+        CHECK_INT(jnum(o, "proj_full"), it->proj_full);
+        CHECK(cJSON_IsNull(cJSON_GetObjectItem(o, "lambda"))); /* NaN but for CG-BiO */
+        cJSON_Delete(o);
+        /* CSV: lmo_converged, backtracks, proj_full, lambda, certified */
+        api_trace_csv_row(row, sizeof row, it);
+        char *f = row;
+        for (int k = 0; k < 15; k++)
+            f = strchr(f, ',') + 1;
+        int lc = -1, bt = -1, pf = -1, ce = -1;
+        CHECK(sscanf(f, "%d,%d,%d,,%d,", &lc, &bt, &pf, &ce) == 4); /* lambda empty */
+        CHECK(lc == it->lmo_converged && bt == it->backtracks && pf == it->proj_full);
+        CHECK(ce == it->certified);
+    }
+    if (!strcmp(name, "irpg")) { /* a first step of 50 is too long: Armijo cuts it */
+        printf("    irpg: %d backtracks in %d iterations\n", backtracks, rs.n);
+        CHECK(backtracks > 0);
+    }
+    ircg_solver_free(sv);
+    api_spec_free(s);
+}
+
+TEST(spec_result, baselines)
+{
+    baseline_run("{\"name\":\"irpg\",\"projection\":\"full\",\"irpg_step\":50,"
+                 "\"max_iter\":30}", "irpg");
+    baseline_run("{\"name\":\"bisg\",\"projection\":\"full\",\"max_iter\":30}", "bisg");
+}
+
+/* CG-BiO's own members, from the values given. */
+TEST(spec_result, cgbio_members)
+{
+    ircg_settings st;
+    ircg_settings_default(&st);
+    st.algorithm = IRCG_ALG_CGBIO;
+    ircg_info info = {0};
+    info.status = IRCG_STATUS_MAX_ITER;
+    info.warmup_iterations = 1234;
+    info.warmup_seconds = 0.375;
+    info.lmo_unconverged = 3;
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL};
+    char *text = api_result_json(&r);
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    REQUIRE(j != NULL);
+    CHECK_STR(cJSON_GetObjectItem(j, "algorithm")->valuestring, "cgbio");
+    CHECK_INT(jnum(j, "warmup_iterations"), 1234);
+    CHECK(jnum(j, "warmup_seconds") == 0.375);
+    CHECK_INT(jnum(j, "lmo_unconverged"), 3);
+    CHECK(!cJSON_GetObjectItem(j, "projections"));
+    cJSON_Delete(j);
+    free(text);
+}
+
+/* The longest possible row fits API_TRACE_ROW_MAX (the server and the CLI
+ * size their buffers by it). */
+TEST(spec_result, longest_trace_row)
+{
+    ircg_iter_info it;
+    const double worst = -2.2250738585072014e-308; /* 24 characters */
+    it.t = INT64_MIN;
+    it.elapsed = it.sigma = it.alpha = it.g_x = it.f_x = it.g_z = it.f_z = worst;
+    it.gap = it.g_gap_x = it.g_gap_z = it.lmo_seconds = it.top_sv = it.lambda = worst;
+    it.lmo_matvecs = INT64_MIN;
+    it.rank = it.lmo_converged = it.backtracks = it.proj_full = INT32_MIN;
+    char buf[2048];
+    int nj = api_trace_json_row(buf, sizeof buf, &it);
+    CHECK((size_t)nj == strlen(buf) && nj <= API_TRACE_ROW_MAX);
+    cJSON *o = cJSON_Parse(buf);
+    CHECK(o != NULL && jnum(o, "lambda") == worst);
+    cJSON_Delete(o);
+    int nc = api_trace_csv_row(buf, sizeof buf, &it);
+    CHECK((size_t)nc == strlen(buf) && nc <= API_TRACE_ROW_MAX);
+    printf("    longest rows: JSON %d, CSV %d bytes\n", nj, nc);
+}

@@ -1,0 +1,338 @@
+/*
+ * test_scale.c -- the default varsigma is scale-free: multiplying g by c
+ * (its data by sqrt(c)) or f by c' (its data by sqrt(c'), Q by c') leaves
+ * every iterate unchanged, for every family and step rule.
+ *
+ * varsigma = varsigma_rel L_g / L_f makes sigma_t f + g the same function
+ * up to one factor however the two are scaled, and the steps (open loop,
+ * closed loop, line search) depend on Phi only up to such a factor.  So:
+ *  - for c a power of 4 (sqrt(c) a power of 2) the scaled data are the
+ *    data exactly, every operation of the solve is the unscaled one times a
+ *    power of 2 (no overflow or underflow here), and the traces agree to
+ *    the bit: x_t equal, g(x_t)/c equal, f(x_t)/c' equal, at every t;
+ *  - for c in {1e-4, 1e-2, 1e2, 1e4} the scaled data are the data times
+ *    sqrt(c) rounded: within half an ulp of A sqrt(c).  The trace of such
+ *    a run is the exact scaling of a run on data perturbed by at most an
+ *    ulp (and every operation of it rounds its own way), so it is
+ *    compared with the unscaled run to the spread that perturbing every
+ *    datum by one ulp (NPERT random perturbations) makes at that
+ *    iteration or before, times SPREAD_FACTOR, plus 16 ulps of the value: the
+ *    tolerance is derived from the rounding of the scaling by measuring
+ *    what such a rounding does, and the test prints the worst fraction of
+ *    it used (at most 0.25 here; logistic regression's closed loop, whose
+ *    steps amplify rounding most, had used 1.08 of a tolerance of 4 times
+ *    the spread of 4 perturbations at each iteration alone).
+ * For logistic regression g has no data that scales it (the labels are
+ * signs): scaling the features A by s and the domain by 1/s is a change
+ * of units, x_t scales by 1/s, g is unchanged and 1/2 ||x||^2 scales by
+ * 1/s^2 (f by c' = 1/s^2).  For matrix completion scaling the ratings and
+ * delta by s scales X by s and both g and f by s^2.
+ */
+/* make test-kernels: scale. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "ircg.h"
+#include "test_num.h"
+
+enum { T = 60, NPERT = 6, SPREAD_FACTOR = 8 };
+
+typedef enum fam { LEASTNORM, OVERPARAM, PORTFOLIO, BOX, LOGISTIC, MATRIX, NFAM } fam;
+static const char *const FAM_NAME[NFAM] = {"least-norm l2", "overparam l1 + validation",
+                                           "simplex + quadratic", "box + distance",
+                                           "logistic l2 (units)", "matrix completion"};
+
+/* One instance's data, scaled: sg multiplies g's data (A, b; ratings; the
+ * features of logistic regression), sf f's (A_v, b_v; Q, q).  pert: one ulp
+ * of random sign on every entry of A (seeded), 0 = none. */
+typedef struct inst {
+    fam f;
+    double A[40 * 60], b[40], Av[20 * 60], bv[20], Q[60 * 60], q[60], c[60];
+    int m, n, mv;
+    int32_t r_row[200], r_col[200];
+    double r_val[200];
+    int nr;
+} inst;
+
+static void make(inst *I, fam f)
+{
+    uint64_t s = 11 + 7 * (uint64_t)f;
+    memset(I, 0, sizeof *I);
+    I->f = f;
+    I->m = f == PORTFOLIO ? 6 : 12;
+    I->n = f == LOGISTIC ? 8 : 30;
+    I->mv = 10;
+    for (int i = 0; i < I->m * I->n; i++)
+        I->A[i] = test_urand(&s);
+    for (int i = 0; i < I->m; i++)
+        I->b[i] = f == LOGISTIC ? (test_urand(&s) > 0 ? 1 : -1) : test_urand(&s);
+    for (int i = 0; i < I->mv * I->n; i++)
+        I->Av[i] = test_urand(&s);
+    for (int i = 0; i < I->mv; i++)
+        I->bv[i] = test_urand(&s);
+    for (int j = 0; j < I->n; j++) { /* Q = B'B / n, PSD */
+        I->q[j] = 0.1 * test_urand(&s);
+        I->c[j] = test_urand(&s);
+    }
+    for (int i = 0; i < I->n; i++)
+        for (int j = 0; j < I->n; j++) {
+            double v = 0;
+            for (int k = 0; k < I->mv; k++)
+                v += I->Av[k * I->n + i] * I->Av[k * I->n + j];
+            I->Q[i * I->n + j] = v / I->n;
+        }
+    I->nr = 0; /* half of the 20 x 15 cells, a checkerboard */
+    for (int i = 0; i < 20; i++)
+        for (int j = 0; j < 15; j++)
+            if ((i + j) % 2 == 0) {
+                I->r_row[I->nr] = i;
+                I->r_col[I->nr] = j;
+                I->r_val[I->nr++] = 1 + 4 * (0.5 + 0.5 * test_urand(&s));
+            }
+}
+
+/* The trace of a run: x_t (MC: g and f only), g(x_t), f(x_t), g(z_t). */
+typedef struct trace {
+    int n, t;
+    double x[T + 1][60], g[T + 1], f[T + 1], gz[T + 1];
+    ircg_solver *sv;
+} trace;
+
+static int record(void *u, const ircg_iter_info *it)
+{
+    trace *tr = u;
+    ircg_iterate *x = NULL;
+    if (it->t > T)
+        return 1;
+    tr->g[it->t] = it->g_x;
+    tr->f[it->t] = it->f_x;
+    tr->gz[it->t] = it->g_z;
+    if (tr->n > 0 && ircg_solver_iterate(tr->sv, IRCG_X, 0, &x) == IRCG_OK)
+        memcpy(tr->x[it->t], x->dense, (size_t)tr->n * sizeof(double));
+    ircg_iterate_free(x);
+    tr->t = (int)it->t;
+    return 0;
+}
+
+/* One ulp of a random sign on every entry of a (len of them) when pert is
+ * nonzero: what rounding the scaled data can do, and more. */
+static void perturb(double *a, int len, uint64_t *pert)
+{
+    for (int i = 0; *pert && i < len; i++)
+        a[i] = nextafter(a[i], test_urand(pert) > 0 ? INFINITY : -INFINITY);
+}
+
+/* Build and run the instance scaled by (sg, sf); 0 on success. */
+static int run(const inst *I0, ircg_step_rule rule, double sg, double sf, uint64_t pert,
+               trace *tr)
+{
+    static inst I;
+    ircg_problem *pb = NULL;
+    ircg_diag d = {0};
+    ircg_error e;
+    double radius = 3 / sg, delta = 3 * sg; /* logistic, matrix completion */
+    I = *I0;
+    for (int i = 0; i < I.m * I.n; i++)
+        I.A[i] *= sg;
+    for (int i = 0; i < I.m && I.f != LOGISTIC; i++)
+        I.b[i] *= sg;
+    for (int i = 0; i < I.mv * I.n; i++)
+        I.Av[i] *= sf;
+    for (int i = 0; i < I.mv; i++)
+        I.bv[i] *= sf;
+    for (int i = 0; i < I.n * I.n; i++)
+        I.Q[i] *= sf * sf;
+    for (int i = 0; i < I.n; i++)
+        I.q[i] *= sf * sf;
+    for (int k = 0; k < I.nr; k++)
+        I.r_val[k] *= sg;
+    perturb(I.A, I.m * I.n, &pert);
+    if (I.f != LOGISTIC) /* labels are signs */
+        perturb(I.b, I.m, &pert);
+    perturb(I.Av, I.mv * I.n, &pert);
+    perturb(I.bv, I.mv, &pert);
+    perturb(I.Q, I.n * I.n, &pert);
+    perturb(I.q, I.n, &pert);
+    perturb(I.r_val, I.nr, &pert);
+    perturb(&radius, 1, &pert);
+    perturb(&delta, 1, &pert);
+    for (int i = 0; i < I.n; i++) /* keep Q symmetric: its upper triangle */
+        for (int j = 0; j < i; j++)
+            I.Q[i * I.n + j] = I.Q[j * I.n + i];
+    ircg_ls_data ld = {.m = I.m, .n = I.n, .A_dense = I.A, .b = I.b};
+    ircg_ls_data vd = {.m = I.mv, .n = I.n, .A_dense = I.Av, .b = I.bv};
+    ircg_outer o = {.kind = IRCG_OUTER_HALF_NORM_SQ};
+    ircg_domain dom = {.kind = IRCG_DOMAIN_L2_BALL, .radius = 3};
+    switch (I.f) {
+    case OVERPARAM:
+        o = (ircg_outer){.kind = IRCG_OUTER_VALIDATION, .val = &vd};
+        dom = (ircg_domain){.kind = IRCG_DOMAIN_L1_BALL, .radius = 4};
+        break;
+    case PORTFOLIO:
+        o = (ircg_outer){.kind = IRCG_OUTER_QUADRATIC, .Q = I.Q, .q = I.q};
+        dom = (ircg_domain){.kind = IRCG_DOMAIN_SIMPLEX, .radius = 1};
+        break;
+    case BOX:
+        o = (ircg_outer){.kind = IRCG_OUTER_DIST_SQ, .c = I.c};
+        dom = (ircg_domain){.kind = IRCG_DOMAIN_BOX, .lower = -0.5, .upper = 0.5};
+        break;
+    case LOGISTIC:
+        dom.radius = radius; /* the units of x change with the features' */
+        break;
+    default:
+        break;
+    }
+    if (I.f == MATRIX) {
+        ircg_ratings R = {.n_rows = 20, .n_cols = 15, .nnz = I.nr, .row = I.r_row,
+                          .col = I.r_col, .val = I.r_val};
+        e = ircg_problem_matrix_completion(&R, IRCG_OUTER_COLUMN_VARIANCE, delta, &pb, &d);
+    } else if (I.f == LOGISTIC) {
+        e = ircg_problem_logistic(&ld, &o, &dom, &pb, &d);
+    } else {
+        e = ircg_problem_least_squares(&ld, &o, &dom, &pb, &d);
+    }
+    if (e != IRCG_OK) {
+        printf("    build: %s (%s)\n", d.message, d.field);
+        return -1;
+    }
+    ircg_settings st;
+    ircg_settings_default(&st); /* varsigma relative */
+    st.step_rule = rule;
+    st.max_iter = T;
+    st.callback = record;
+    st.callback_data = tr;
+    tr->n = I.f == MATRIX ? 0 : I.n;
+    e = ircg_solver_new(pb, &st, &tr->sv, &d);
+    if (e == IRCG_OK)
+        e = ircg_solve(tr->sv, NULL);
+    ircg_solver_free(tr->sv);
+    ircg_problem_free(pb);
+    if (e != IRCG_OK || tr->t != T)
+        printf("    run: %s, %d iterations: %s\n", ircg_error_string(e), tr->t, d.message);
+    return e == IRCG_OK && tr->t == T ? 0 : -1;
+}
+
+/* What is compared, per family: x scales by xs, g by gs, f by fs. */
+static void factors(fam f, double sg, double sf, double *xs, double *gs, double *fs)
+{
+    *xs = 1, *gs = sg * sg, *fs = sf * sf;
+    if (f == LOGISTIC)
+        *xs = 1 / sg, *gs = 1, *fs = 1 / (sg * sg);
+    if (f == MATRIX)
+        *xs = sg, *gs = sg * sg, *fs = sg * sg;
+}
+
+static trace base, other, pert;
+
+/* Power-of-4 scalings: the same bits. */
+static void exact_case(const inst *I, ircg_step_rule rule, double sg, double sf)
+{
+    double xs, gs, fs;
+    factors(I->f, sg, sf, &xs, &gs, &fs);
+    if (run(I, rule, sg, sf, 0, &other) != 0) {
+        th_fail(__FILE__, __LINE__, "%s: the scaled run failed", FAM_NAME[I->f]);
+        return;
+    }
+    for (int t = 1; t <= T; t++) {
+        int same = other.g[t] / gs == base.g[t] && other.f[t] / fs == base.f[t] &&
+                   other.gz[t] / gs == base.gz[t];
+        for (int i = 0; i < base.n; i++)
+            same &= other.x[t][i] / xs == base.x[t][i];
+        if (!same) {
+            th_fail(__FILE__, __LINE__, "%s, rule %d, g x %g, f x %g: iteration %d differs",
+                    FAM_NAME[I->f], (int)rule, gs, fs, t);
+            return;
+        }
+    }
+}
+
+/* The largest |a - b| over what is compared at iteration t, each kind
+ * relative to its own tolerance unit. */
+static double dev(const trace *a, const trace *b, int t, double xs, double gs, double fs,
+                  int which)
+{
+    switch (which) {
+    case 0: return fabs(a->g[t] / gs - b->g[t]);
+    case 1: return fabs(a->f[t] / fs - b->f[t]);
+    default: {
+        double m = 0;
+        for (int i = 0; i < b->n; i++)
+            m = fmax(m, fabs(a->x[t][i] / xs - b->x[t][i]));
+        return m;
+    }
+    }
+}
+
+/* Decimal scalings: within 4 times the one-ulp spread, plus 16 ulps. */
+static double rounded_case(const inst *I, ircg_step_rule rule, double sg, double sf)
+{
+    static double spread[3][T + 1];
+    double used = 0, xs, gs, fs;
+    memset(spread, 0, sizeof spread);
+    for (int k = 1; k <= NPERT; k++) {
+        if (run(I, rule, 1, 1, 1000 + (uint64_t)k, &pert) != 0) {
+            th_fail(__FILE__, __LINE__, "%s: a perturbed run failed", FAM_NAME[I->f]);
+            return INFINITY;
+        }
+        for (int t = 1; t <= T; t++)
+            for (int w = 0; w < 3; w++)
+                spread[w][t] = fmax(spread[w][t], dev(&pert, &base, t, 1, 1, 1, w));
+    }
+    for (int t = 2; t <= T; t++) /* a difference, once made, stays possible */
+        for (int w = 0; w < 3; w++)
+            spread[w][t] = fmax(spread[w][t], spread[w][t - 1]);
+    factors(I->f, sg, sf, &xs, &gs, &fs);
+    if (run(I, rule, sg, sf, 0, &other) != 0) {
+        th_fail(__FILE__, __LINE__, "%s: the scaled run failed", FAM_NAME[I->f]);
+        return INFINITY;
+    }
+    for (int t = 1; t <= T; t++) {
+        double xn = 0;
+        for (int i = 0; i < base.n; i++)
+            xn = fmax(xn, fabs(base.x[t][i]));
+        const double mag[3] = {fabs(base.g[t]), fabs(base.f[t]), xn};
+        for (int w = 0; w < 3; w++) {
+            double tol = SPREAD_FACTOR * spread[w][t] + 16 * DBL_EPSILON * mag[w];
+            double d = dev(&other, &base, t, xs, gs, fs, w);
+            if (!(d <= tol)) {
+                th_fail(__FILE__, __LINE__, "%s, rule %d, scale %g/%g: iteration %d, %s "
+                        "differs by %.3g > %.3g", FAM_NAME[I->f], (int)rule, sg * sg, sf * sf,
+                        t, w == 0 ? "g/c" : w == 1 ? "f/c'" : "x", d, tol);
+                return INFINITY;
+            }
+            used = fmax(used, tol > 0 ? d / tol : 0);
+        }
+    }
+    return used;
+}
+
+TEST(scale, every_family_and_step_rule_is_scale_free)
+{
+    static const double POW4[] = {0x1p-14, 0x1p-6, 0x1p6, 0x1p14}; /* c = 4^k */
+    static const double DEC[] = {1e-4, 1e-2, 1e2, 1e4};
+    static inst I;
+    for (int f = 0; f < NFAM; f++) {
+        make(&I, (fam)f);
+        int scales_f = f == OVERPARAM || f == PORTFOLIO;
+        double worst = 0;
+        for (int r = 0; r < 3; r++) {
+            ircg_step_rule rule = (ircg_step_rule)r;
+            REQUIRE(run(&I, rule, 1, 1, 0, &base) == 0);
+            for (int k = 0; k < 4; k++) {
+                exact_case(&I, rule, sqrt(POW4[k]), 1);
+                if (scales_f)
+                    exact_case(&I, rule, 1, sqrt(POW4[k]));
+                worst = fmax(worst, rounded_case(&I, rule, sqrt(DEC[k]), 1));
+                if (scales_f)
+                    worst = fmax(worst, rounded_case(&I, rule, 1, sqrt(DEC[k])));
+            }
+        }
+        printf("    %-26s powers of 4: the same bits; 1e-4..1e4: at most %.2f of the "
+               "tolerance\n", FAM_NAME[f], worst);
+        th_margin(__FILE__, __LINE__, worst);
+    }
+}
