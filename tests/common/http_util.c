@@ -156,7 +156,9 @@ static int wait_exit(hu_daemon *d, double timeout_s)
     return status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-int hu_restart(hu_daemon *d)
+/* Forks and execs the daemon d describes, its stdout (the port line) a
+ * pipe to d->out_fd: 0, or -1 when it could not be started. */
+static int spawn(hu_daemon *d)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -170,11 +172,21 @@ int hu_restart(hu_daemon *d)
     if (log_fd >= 0)
         close(log_fd);
     d->out_fd = fds[0];
-    if (d->pid > 0)
-        live_add(d->pid, d->out_fd);
-    if (d->pid < 0 || read_port(d) != 0) {
-        if (d->pid > 0)
-            hu_kill9(d);
+    if (d->pid < 0) {
+        close(d->out_fd);
+        d->out_fd = -1;
+        return -1;
+    }
+    live_add(d->pid, d->out_fd);
+    return 0;
+}
+
+int hu_restart(hu_daemon *d)
+{
+    if (spawn(d) != 0)
+        return -1;
+    if (read_port(d) != 0) {
+        hu_kill9(d);
         return -1;
     }
     return 0;
@@ -182,21 +194,7 @@ int hu_restart(hu_daemon *d)
 
 int hu_start_refused(hu_daemon *d)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-        return -1;
-    int log_fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    fflush(NULL);
-    d->pid = fork();
-    if (d->pid == 0)
-        exec_daemon(d, fds[1], log_fd);
-    close(fds[1]);
-    if (log_fd >= 0)
-        close(log_fd);
-    d->out_fd = fds[0];
-    if (d->pid > 0)
-        live_add(d->pid, d->out_fd);
-    if (d->pid < 0)
+    if (spawn(d) != 0)
         return -1;
     if (read_port(d) == 0) { /* it started: not what the caller expected */
         hu_kill9(d);
