@@ -161,7 +161,8 @@ static void backtrace_of(const char *core, char *bt, size_t cap)
         snprintf(bt, cap, "%s", out);
 }
 
-/* The core files of folder dir into collect_cores' count. */
+/* cl_collect_cores in one folder: found is the count so far (bt takes
+ * the first core's backtrace); the count after it. */
 static int cores_in(const char *dir, char *bt, size_t cap, int found)
 {
     DIR *d = opendir(dir);
@@ -204,10 +205,13 @@ int cl_rank_keeps_cores(long pid)
     cwd[n] = '\0';
     snprintf(path, sizeof path, "/proc/%ld/limits", pid);
     FILE *f = fopen(path, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "Max core file size", 18))
-            found = strstr(line, "unlimited") ? (soft = ~0ULL, 1)
-                                               : sscanf(line + 18, "%llu", &soft) == 1;
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "Max core file size", 18) != 0)
+            continue;
+        if (strstr(line + 18, "unlimited"))
+            soft = ~0ULL;
+        found = soft > 0 || sscanf(line + 18, "%llu", &soft) == 1;
+    }
     if (f)
         fclose(f);
     return strcmp(cwd, cl_rank_dir()) == 0 && found && soft > 0;
