@@ -23,8 +23,10 @@ LINT_PKGS := cppcheck clang-tidy
 LOAD_PKGS := wrk curl
 VALGRIND_PKGS := valgrind
 
-# `make paper` also needs gnuplot for Figure 1.
-PAPER_PKGS := gnuplot-nox
+# `make paper` also needs gnuplot for Figure 1, and python3-sklearn for the
+# breast-cancer features of `study scale`'s natural-scale table (the CSV
+# the package ships, tests/study/scale.h; without it that row says so).
+PAPER_PKGS := gnuplot-nox python3-sklearn
 
 # Installs the Debian packages of $(1) that are missing.
 define apt_install
