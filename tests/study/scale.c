@@ -468,7 +468,7 @@ ircg_problem *sc_problem(const sc_inst *s, double c)
 typedef struct watch {
     const sc_inst *s;
     double c, fscale; /* f's scale at c: c for MC, 1/c for logistic units, 1 */
-    double g0_minus_gup, ftol;
+    double g0, ftol; /* g(x_0) of the start's certificate; f's tolerance */
     sc_run *out;
 } watch;
 
@@ -478,7 +478,12 @@ static int on_iter(void *u, const ircg_iter_info *it)
     if (!it->certified || w->out->iterations >= 0)
         return 0;
     double f = it->f_x / w->fscale;
-    if (it->inner_gap_x <= 1e-6 * w->g0_minus_gup && fabs(f - w->s->fstar) <= w->ftol) {
+    /* the inner target as the stop's inner_gap_rel reads it: relative to
+     * g(x_0) - g_upper with the certificate's g_upper (the least g so far,
+     * not the one of the first iterations: a first step that raises g left
+     * no room below g(x_0), and the target was unreachable) */
+    double tol = 1e-6 * (w->g0 - it->g_upper);
+    if (it->inner_gap_x <= tol && fabs(f - w->s->fstar) <= w->ftol) {
         w->out->iterations = it->t;
         w->out->seconds = it->elapsed;
         return 1; /* found: no need to go on */
@@ -506,14 +511,14 @@ int sc_solve(const sc_inst *s, double c, double varsigma, ircg_step_rule rule,
     st.callback_data = &w;
     if (!pb || ircg_solver_new(pb, &st, &sv, NULL) != IRCG_OK)
         goto done;
-    /* the scale of the inner target: g(x_0) - g_upper of the start's
-     * certificate, which a first solve of 0 iterations cannot make, so
-     * of one iteration (its certificate at t = 0 is what counts) */
+    /* g(x_0), of the start's certificate, which a first solve of 0
+     * iterations cannot make, so of one iteration (its certificate at
+     * t = 0 is what counts) */
     ircg_settings *ls = ircg_solver_settings(sv);
     ls->max_iter = 1;
     if (ircg_solve(sv, &in) != IRCG_OK)
         goto done;
-    w.g0_minus_gup = in.g_x0 - in.g_upper;
+    w.g0 = in.g_x0;
     /* 1e-3 of |f*|, or of f(x_0) when f* is 0 but for rounding (an exact
      * fit outside: the small overparam-regression has 30 unknowns for 20
      * rows of training and validation) */

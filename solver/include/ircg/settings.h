@@ -117,10 +117,12 @@ typedef struct ircg_iter_info {
      * defines them): certified = 1 when a certificate was made at it (its
      * inner gaps then come from x_t and z_t afresh), else they combine
      * the solve's running g(x_t), g(z_t) with the last certificate's
-     * g_lower.  NaN before the first certificate or without any. */
+     * g_lower; g_upper is the least certified g so far, the scale of
+     * the relative inner tolerance (ircg_stop).  NaN before the first
+     * certificate or without any. */
     int certified;
     double inner_gap_x, inner_gap_z;
-    double g_lower, f_lower;
+    double g_lower, g_upper, f_lower;
     /* Oracle calls counted in samples: the gradients of single rows
      * (terms g_k, and f_k of a validation loss) this iteration evaluated,
      * a full gradient counting every row.  IR-CG on least squares and

@@ -192,10 +192,11 @@ void slv_bounds_report(const ircg_solver *sv, ircg_iter_info *it)
     const slv_bounds *b = &sv->bnd;
     it->certified = b->t == sv->t && b->t >= 0;
     if (b->t < 0) {
-        it->inner_gap_x = it->inner_gap_z = it->g_lower = it->f_lower = NAN;
+        it->inner_gap_x = it->inner_gap_z = it->g_lower = it->g_upper = it->f_lower = NAN;
         return;
     }
     it->g_lower = b->g_lower;
+    it->g_upper = b->g_upper;
     it->f_lower = b->f_lower;
     if (it->certified) {
         it->inner_gap_x = b->gap_x;
