@@ -196,8 +196,7 @@ int cl_collect_cores(char *bt, size_t cap)
 int cl_rank_keeps_cores(long pid)
 {
     char path[64], cwd[PATH_MAX], line[256];
-    unsigned long long soft = 0;
-    int found = 0;
+    unsigned long long soft = 0; /* the soft core limit; 0 when unread */
     snprintf(path, sizeof path, "/proc/%ld/cwd", pid);
     ssize_t n = readlink(path, cwd, sizeof cwd - 1);
     if (n < 0)
@@ -210,11 +209,12 @@ int cl_rank_keeps_cores(long pid)
             continue;
         if (strstr(line + 18, "unlimited"))
             soft = ~0ULL;
-        found = soft > 0 || sscanf(line + 18, "%llu", &soft) == 1;
+        else if (sscanf(line + 18, "%llu", &soft) != 1)
+            soft = 0;
     }
     if (f)
         fclose(f);
-    return strcmp(cwd, cl_rank_dir()) == 0 && found && soft > 0;
+    return strcmp(cwd, cl_rank_dir()) == 0 && soft > 0;
 }
 
 /* After every test of the hosts: a rank that dumped core fails it. */
