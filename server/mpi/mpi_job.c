@@ -59,6 +59,7 @@
 #include "spec.h"
 
 #define PUMP_S 0.2
+#define MPI_START_LAUNCHES 2 /* a launch whose ranks died at their start: once more */
 
 typedef struct mjob {
     srv_worker_ctl *ctl;
@@ -78,6 +79,8 @@ typedef struct mjob {
     char hosts[8][64];     /* the ranks' first hosts, for Slurm's reasons  */
     int nhosts;
     char lost[64];         /* the host the launcher named as lost; ""      */
+    int launches;          /* the launcher's starts so far                 */
+    char died[1024];       /* why the first launch died at its start; ""   */
 } mjob;
 
 /* ------------------------------------------------ running jobs' hosts -- */
@@ -277,6 +280,18 @@ static void note_execution(mjob *m, const cJSON *ex)
     }
 }
 
+/* A relaunched job's execution says so: "launches" and the first
+ * launch's "start_failure". */
+static void add_launches(const mjob *m, cJSON *ex)
+{
+    if (m->launches < 2)
+        return;
+    cJSON_DeleteItemFromObjectCaseSensitive(ex, "launches");
+    cJSON_DeleteItemFromObjectCaseSensitive(ex, "start_failure");
+    cJSON_AddNumberToObject(ex, "launches", m->launches);
+    cJSON_AddStringToObject(ex, "start_failure", m->died);
+}
+
 /* Under Slurm, once the ranks solve: the Slurm job's time limit is what
  * it ran so far, the spec's limit and our stop's grace, a minute more
  * (Slurm counts whole minutes, and checks them every half minute), so
@@ -318,7 +333,11 @@ static void on_line(void *user, const char *line, size_t len)
     const cJSON *ck = cJSON_GetObjectItemCaseSensitive(o, "checkpoint");
     const cJSON *sn = cJSON_GetObjectItemCaseSensitive(o, "snapshot");
     const cJSON *ex = cJSON_GetObjectItemCaseSensitive(o, "execution");
-    char *text = cJSON_IsObject(ex) ? cJSON_PrintUnformatted(ex) : NULL;
+    char *text = NULL;
+    if (cJSON_IsObject(ex)) {
+        add_launches(m, (cJSON *)ex);
+        text = cJSON_PrintUnformatted(ex);
+    }
     if (cJSON_IsNumber(ck) && ck->valuedouble >= 1) {
         char blob[96];
         int n = snprintf(blob, sizeof blob, "{\"mpi\":{\"ranks\":%d,\"iteration\":%.0f}}",
@@ -483,8 +502,11 @@ static void failure_detail(const mjob *m, const mpi_proc *p, char *buf, size_t l
     const char *hosts[8];
     size_t n = 0;
     buf[0] = '\0';
-    if (m->lost[0])
-        n = (size_t)snprintf(buf, len, "lost host %s; ", m->lost);
+    if (m->died[0])
+        n = (size_t)snprintf(buf, len, "launch 1 of %d: the ranks died at their start: %s; "
+                             "launch %d: ", m->launches, m->died, m->launches);
+    if (m->lost[0] && n < len)
+        n += (size_t)snprintf(buf + n, len - n, "lost host %s; ", m->lost);
     for (int i = 0; i < m->nhosts; i++)
         hosts[i] = m->hosts[i];
     if (m->slurm_job[0])
@@ -495,15 +517,66 @@ static void failure_detail(const mjob *m, const mpi_proc *p, char *buf, size_t l
         mpi_proc_describe(p, buf + n, len - n);
 }
 
+/* The ranks died before all of them started: rank 0 never named their
+ * execution, which it does once every rank is past MPI_Init and has read
+ * the spec, nobody asked them to stop, and the launcher's status is not
+ * one of ircg-mpi's own (0, 2 refused input, 3 failed solve, 130 stopped).
+ * Open MPI's ranks have been seen to die so inside MPI_Init, through a
+ * null function pointer (issue 29): nothing of the solve ran, so a new
+ * launch loses nothing. */
+static int died_at_start(const mjob *m, const mpi_proc *p)
+{
+    int code = mpi_proc_exit_code(p);
+    return m->exec_at == 0 && m->first_row == 0 && !m->overdue &&
+           __atomic_load_n(&m->ctl->reason, __ATOMIC_ACQUIRE) == SRV_STOP_NONE &&
+           !__atomic_load_n(&m->ctl->cancel, __ATOMIC_ACQUIRE) && code != 0 && code != 2 &&
+           code != 3 && code != 130;
+}
+
+/* The launcher started and supervised to its end; launched once more when
+ * the ranks died at their start (MPI_START_LAUNCHES in all), the first
+ * death kept for the job's execution and error.  0, or -1 (err set) when
+ * the launcher cannot be started. */
+static int launch(mjob *m, mpi_proc *p, char *err, size_t errlen)
+{
+    for (;;) {
+        if (spawn(m, p, err, errlen) != 0)
+            return -1;
+        m->launches++;
+        srv_log("job %s: %d ranks launched (pid %d, launch %d)%s", m->job->id, m->ranks,
+                (int)p->pid, m->launches,
+                m->resume_at > 0 ? ", resuming from their checkpoint" : "");
+        set_execution(m->job->id, NULL);
+        supervise(m, p);
+        if (m->launches >= MPI_START_LAUNCHES || !died_at_start(m, p))
+            return 0;
+        if (!m->died[0])
+            failure_detail(m, p, m->died, sizeof m->died);
+        srv_log("job %s: the ranks died at their start (%s): launching them again",
+                m->job->id, m->died);
+        kill(-p->pid, SIGKILL); /* what the launcher left in its group */
+        mpi_proc_free(p);
+        *p = (mpi_proc){.out_fd = -1, .err_fd = -1};
+        m->lost[0] = '\0';
+    }
+}
+
 /* A result: succeeded, cancelled when the service stopped it, and failed
  * when the ranks were stopped by someone else (a scheduler's cancel, its
  * node failure, a signal): the job did not end as it asked. */
 static void conclude_result(mjob *m, const mpi_proc *p, const char *result, int reason)
 {
-    char why[MPI_PROC_TAIL + 1600];
+    char why[MPI_PROC_TAIL + 2700];
     cJSON *o = cJSON_Parse(result);
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
+    cJSON *ex = cJSON_GetObjectItemCaseSensitive(o, "execution");
     int cancelled = cJSON_IsString(st) && !strcmp(st->valuestring, "cancelled");
+    char *relaunched = NULL;
+    if (m->launches > 1 && cJSON_IsObject(ex)) {
+        add_launches(m, ex);
+        relaunched = cJSON_PrintUnformatted(o);
+        result = relaunched ? relaunched : result;
+    }
     if (reason == SRV_STOP_USER) {
         srv_run_finish(m->run, STORE_CANCELLED, result, NULL);
     } else if (cancelled) {
@@ -513,13 +586,14 @@ static void conclude_result(mjob *m, const mpi_proc *p, const char *result, int 
     } else {
         srv_run_finish(m->run, STORE_SUCCEEDED, result, NULL);
     }
+    free(relaunched);
     cJSON_Delete(o);
 }
 
 /* The job ends as the launcher and rank 0's result say. */
 static void conclude(mjob *m, const mpi_proc *p)
 {
-    char why[MPI_PROC_TAIL + 1600], path[PATH_MAX + 16];
+    char why[MPI_PROC_TAIL + 2700], path[PATH_MAX + 16];
     int code = mpi_proc_exit_code(p);
     int reason = __atomic_load_n(&m->ctl->reason, __ATOMIC_ACQUIRE);
     snprintf(path, sizeof path, "%s/result.json", m->dir);
@@ -591,13 +665,9 @@ void srv_mpi_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
         srv_run_fail(m.run, "mpi-failed", "Cannot prepare the MPI job's data", err);
     } else if (write_start(&m, spec, err, sizeof err) != 0) {
         srv_run_fail(m.run, "mpi-failed", "Cannot prepare the MPI job's start", err);
-    } else if (spawn(&m, &p, err, sizeof err) != 0) {
+    } else if (launch(&m, &p, err, sizeof err) != 0) {
         srv_run_fail(m.run, "mpi-failed", "Cannot start the MPI launcher", err);
     } else {
-        srv_log("job %s: %d ranks launched (pid %d)%s", job->id, m.ranks, (int)p.pid,
-                m.resume_at > 0 ? ", resuming from their checkpoint" : "");
-        set_execution(job->id, NULL);
-        supervise(&m, &p);
         conclude(&m, &p);
     }
 done:

@@ -14,7 +14,10 @@
  * fails the job with Slurm's state and reason and the node's; a node whose
  * processes are killed fails it naming the node.  No rank is left.  The
  * ranks run where a crash's core file would land, allowed to dump one, and
- * a rank that crashes leaves its backtrace.
+ * a rank that crashes leaves its backtrace.  A rank that dies at its start
+ * (before MPI_Init: how a rank was once seen to die here, in Open MPI's
+ * start-up) has the ranks launched again, in a new Slurm job, and the job
+ * agrees with one process.
  */
 #include <limits.h>
 #include <math.h>
@@ -290,5 +293,40 @@ TEST(cluster_slurm, crashed_rank_fails_the_job_and_leaves_its_backtrace)
     } else {
         printf("    the kernel sends core files elsewhere here: only the job's error checked\n");
     }
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+}
+
+TEST(cluster_slurm, rank_dead_at_its_start_is_launched_again)
+{
+    HM_NEED_MPI();
+    (void)bin;
+    hu_daemon d = {0};
+    char spec[1024], one[1024], id[64], state[16], cmd[PATH_MAX + 1200];
+    const char *wrap = hm_crash_at_start(cl_rank_dir(), "slurm_start_once", 0);
+    REQUIRE(wrap != NULL);
+    if (cl_up(4) != 1 || cl_slurm_up() != 0)
+        return;
+    snprintf(cmd, sizeof cmd, "%s %s", launch(), wrap);
+    REQUIRE(cl_daemon(&d, "cluster_slurm_start", cmd, NULL) == 0);
+    spec_of(spec, sizeof spec, 20, 2, NULL);
+    spec_of(one, sizeof one, 20, 0, NULL);
+    REQUIRE(hu_submit(&d, spec, id, sizeof id) == 202);
+    REQUIRE(hu_wait_terminal(&d, id, 300, state) == 0);
+    CHECK_STR(state, "succeeded");
+    if (strcmp(state, "succeeded") != 0) {
+        static char text[8192];
+        job_text(&d, id, text, sizeof text);
+        printf("    %.1500s\n", strstr(text, "\"detail\"") ? strstr(text, "\"detail\"") : text);
+    }
+    CHECK_INT(hm_launches(wrap), 2);
+    cJSON *res = hu_result(&d, id), *e = cJSON_GetObjectItem(res, "execution");
+    const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(e, "start_failure"));
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(e, "launches")) == 2);
+    CHECK(cJSON_GetStringValue(cJSON_GetObjectItem(e, "slurm_job")) != NULL);
+    CHECK(why && strstr(why, "launcher exited with status"));
+    printf("    start_failure: %.400s\n", why ? why : "(none)");
+    cJSON_Delete(res);
+    hm_check_agrees(&d, id, one, 20);
+    no_rank_left();
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }

@@ -2,9 +2,11 @@
  * http_mpi_util.c -- see http_mpi_util.h.
  */
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -13,9 +15,15 @@
 
 int hm_restart(hu_daemon *d)
 {
-    char launch[256];
+    return hm_restart_wrapped(d, NULL);
+}
+
+int hm_restart_wrapped(hu_daemon *d, const char *wrap)
+{
+    char launch[1024];
     snprintf(launch, sizeof launch, "env ASAN_OPTIONS=detect_leaks=0 %s -np {ranks} "
-             "--oversubscribe%s", mu_mpirun(), geteuid() == 0 ? " --allow-run-as-root" : "");
+             "--oversubscribe%s%s%s", mu_mpirun(), geteuid() == 0 ? " --allow-run-as-root" : "",
+             wrap ? " " : "", wrap ? wrap : "");
     setenv("IRCGD_MPI_LAUNCH", launch, 1);
     int rc = hu_restart(d);
     unsetenv("IRCGD_MPI_LAUNCH");
@@ -85,4 +93,33 @@ void hm_check_agrees(const hu_daemon *d, const char *id, const char *spec_one, i
     if (!(worst <= 1e-10))
         fprintf(stderr, "    worst relative difference %.3g\n", worst);
     CHECK(worst <= 1e-10);
+}
+
+const char *hm_crash_at_start(const char *dir, const char *name, int every)
+{
+    static char path[PATH_MAX + 64];
+    char text[3 * PATH_MAX], base[PATH_MAX];
+    snprintf(base, sizeof base, "%.3000s/%s", dir ? dir : th_tmpdir(), name);
+    snprintf(path, sizeof path, "%s.sh", base);
+    /* the rank from mpirun's variable, or srun's before MPI_Init sets it;
+     * no core file of the shell (the cluster tests collect cores) */
+    snprintf(text, sizeof text,
+             "#!/bin/sh\n"
+             "if [ \"${OMPI_COMM_WORLD_RANK:-$SLURM_PROCID}\" = 1 ]; then\n"
+             "    echo launch >> %s.launches\n"
+             "    if [ %d = 1 ] || mkdir %s.died 2>/dev/null; then\n"
+             "        ulimit -c 0; kill -SEGV $$\n"
+             "    fi\n"
+             "fi\n"
+             "exec \"$@\"\n", base, every ? 1 : 0, base);
+    if (tcli_write(path, text) != 0 || chmod(path, 0755) != 0)
+        return NULL;
+    return path;
+}
+
+int hm_launches(const char *wrap)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%.*s.launches", (int)strlen(wrap) - 3, wrap);
+    return tcli_count_lines(path);
 }

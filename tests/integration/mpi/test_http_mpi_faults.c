@@ -9,7 +9,12 @@
  *   - a daemon killed with SIGKILL while the ranks run leaves no rank
  *     running (none writes into the job's folder afterwards), and the
  *     restarted daemon resumes the job from the ranks' last checkpoint to
- *     a whole trace that agrees with one process to 1e-10.
+ *     a whole trace that agrees with one process to 1e-10;
+ *   - a rank that dies with SIGSEGV at its start (before MPI_Init, as Open
+ *     MPI's ranks were seen to die inside it) has the ranks launched once
+ *     more: the job succeeds, agrees with one process and says so in its
+ *     execution; ranks that die at every start fail the job after two
+ *     launches, naming both deaths.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -125,5 +130,80 @@ TEST(http_mpi_faults, daemon_killed_leaves_no_rank_and_the_job_resumes)
     free(log);
     hc_check_trace_complete(&d, id, 1000);
     hm_check_agrees(&d, id, one, 1000);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+}
+
+/* The job's resource, parsed (freed by the caller). */
+static cJSON *job_json(const hu_daemon *d, const char *id)
+{
+    char path[128];
+    hu_resp r;
+    snprintf(path, sizeof path, "/v1/jobs/%s", id);
+    if (hu_get(d, path, &r) != 200) {
+        hu_resp_free(&r);
+        return NULL;
+    }
+    cJSON *j = hu_json(&r);
+    hu_resp_free(&r);
+    return j;
+}
+
+TEST(http_mpi_faults, rank_dead_at_its_start_is_launched_again)
+{
+    HM_NEED_MPI();
+    (void)bin;
+    hu_daemon d = {0};
+    char spec[1024], one[1024], id[64], state[16];
+    const char *wrap = hm_crash_at_start(NULL, "mpi_start_once", 0);
+    REQUIRE(wrap != NULL);
+    snprintf(spec, sizeof spec, SPEC, 30, "", EXEC2);
+    snprintf(one, sizeof one, SPEC, 30, "", "");
+    hu_prepare(&d, "http_mpi_start_once", 1);
+    REQUIRE(hm_restart_wrapped(&d, wrap) == 0);
+    REQUIRE(hu_submit(&d, spec, id, sizeof id) == 202);
+    REQUIRE(hu_wait_terminal(&d, id, 300, state) == 0);
+    CHECK_STR(state, "succeeded");
+    CHECK_INT(hm_launches(wrap), 2);
+    cJSON *j = job_json(&d, id), *e = cJSON_GetObjectItem(j, "execution");
+    const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(e, "start_failure"));
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(e, "launches")) == 2);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(e, "hosts")) == 2);
+    /* mpirun's words on the dead rank: "exited on signal 11" */
+    CHECK(why && strstr(why, "signal 11"));
+    printf("    start_failure: %.300s\n", why ? why : "(none)");
+    cJSON_Delete(j);
+    cJSON *res = hu_result(&d, id);
+    e = cJSON_GetObjectItem(res, "execution");
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(e, "launches")) == 2);
+    cJSON_Delete(res);
+    hm_check_agrees(&d, id, one, 30);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+}
+
+TEST(http_mpi_faults, ranks_dead_at_every_start_fail_after_two_launches)
+{
+    HM_NEED_MPI();
+    (void)bin;
+    hu_daemon d = {0};
+    char spec[1024], id[64], state[16];
+    const char *wrap = hm_crash_at_start(NULL, "mpi_start_never", 1);
+    REQUIRE(wrap != NULL);
+    snprintf(spec, sizeof spec, SPEC, 30, "", EXEC2);
+    hu_prepare(&d, "http_mpi_start_never", 1);
+    REQUIRE(hm_restart_wrapped(&d, wrap) == 0);
+    REQUIRE(hu_submit(&d, spec, id, sizeof id) == 202);
+    REQUIRE(hu_wait_terminal(&d, id, 300, state) == 0);
+    CHECK_STR(state, "failed");
+    CHECK_INT(hm_launches(wrap), 2);
+    cJSON *j = job_json(&d, id);
+    char *text = j ? cJSON_PrintUnformatted(j) : NULL;
+    CHECK(text && strstr(text, "mpi-failed"));
+    CHECK(text && strstr(text, "launch 1 of 2: the ranks died at their start: "));
+    CHECK(text && strstr(text, "; launch 2: "));
+    CHECK(text && strstr(text, "the launcher exited with status 139")); /* 128 + SIGSEGV */
+    const char *detail = text ? strstr(text, "\"detail\"") : NULL;
+    printf("    %.500s\n", detail ? detail : "(no detail)");
+    free(text);
+    cJSON_Delete(j);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }
