@@ -332,10 +332,10 @@ static void on_line(void *user, const char *line, size_t len)
     cJSON *o = cJSON_ParseWithLength(line, len);
     const cJSON *ck = cJSON_GetObjectItemCaseSensitive(o, "checkpoint");
     const cJSON *sn = cJSON_GetObjectItemCaseSensitive(o, "snapshot");
-    const cJSON *ex = cJSON_GetObjectItemCaseSensitive(o, "execution");
+    cJSON *ex = cJSON_GetObjectItemCaseSensitive(o, "execution");
     char *text = NULL;
     if (cJSON_IsObject(ex)) {
-        add_launches(m, (cJSON *)ex);
+        add_launches(m, ex);
         text = cJSON_PrintUnformatted(ex);
     }
     if (cJSON_IsNumber(ck) && ck->valuedouble >= 1) {
