@@ -80,7 +80,8 @@ typedef struct mjob {
     int nhosts;
     char lost[64];         /* the host the launcher named as lost; ""      */
     int launches;          /* the launcher's starts so far                 */
-    char died[1024];       /* why the first launch died at its start; ""   */
+    char died[MPI_PROC_TAIL + 512]; /* why the first launch died at its
+                                        start (a whole stderr tail); ""  */
 } mjob;
 
 /* ------------------------------------------------ running jobs' hosts -- */
@@ -503,8 +504,8 @@ static void failure_detail(const mjob *m, const mpi_proc *p, char *buf, size_t l
     size_t n = 0;
     buf[0] = '\0';
     if (m->died[0])
-        n = (size_t)snprintf(buf, len, "launch 1 of %d: the ranks died at their start: %s; "
-                             "launch %d: ", m->launches, m->died, m->launches);
+        n = (size_t)snprintf(buf, len, "launch 1: the ranks died at their start: %s; "
+                             "launch %d: ", m->died, m->launches);
     if (m->lost[0] && n < len)
         n += (size_t)snprintf(buf + n, len - n, "lost host %s; ", m->lost);
     for (int i = 0; i < m->nhosts; i++)
@@ -540,8 +541,14 @@ static int died_at_start(const mjob *m, const mpi_proc *p)
 static int launch(mjob *m, mpi_proc *p, char *err, size_t errlen)
 {
     for (;;) {
-        if (spawn(m, p, err, errlen) != 0)
+        if (spawn(m, p, err, errlen) != 0) {
+            if (m->died[0]) {
+                size_t n = strlen(err);
+                snprintf(err + n, errlen - n, " (launch %d; launch 1: the ranks died at their "
+                         "start: %s)", m->launches + 1, m->died);
+            }
             return -1;
+        }
         m->launches++;
         srv_log("job %s: %d ranks launched (pid %d, launch %d)%s", m->job->id, m->ranks,
                 (int)p->pid, m->launches,
@@ -566,7 +573,7 @@ static int launch(mjob *m, mpi_proc *p, char *err, size_t errlen)
  * node failure, a signal): the job did not end as it asked. */
 static void conclude_result(mjob *m, const mpi_proc *p, const char *result, int reason)
 {
-    char why[MPI_PROC_TAIL + 2700];
+    char why[2 * MPI_PROC_TAIL + 2700];
     cJSON *o = cJSON_Parse(result);
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
     cJSON *ex = cJSON_GetObjectItemCaseSensitive(o, "execution");
@@ -593,7 +600,7 @@ static void conclude_result(mjob *m, const mpi_proc *p, const char *result, int 
 /* The job ends as the launcher and rank 0's result say. */
 static void conclude(mjob *m, const mpi_proc *p)
 {
-    char why[MPI_PROC_TAIL + 2700], path[PATH_MAX + 16];
+    char why[2 * MPI_PROC_TAIL + 2700], path[PATH_MAX + 16];
     int code = mpi_proc_exit_code(p);
     int reason = __atomic_load_n(&m->ctl->reason, __ATOMIC_ACQUIRE);
     snprintf(path, sizeof path, "%s/result.json", m->dir);
@@ -627,7 +634,7 @@ void srv_mpi_job_run(srv_worker_ctl *ctl, store *st, const store_job *job)
     api_output_spec out = {.trace_every = 1};
     ircg_settings set;
     mpi_proc p = {.out_fd = -1, .err_fd = -1};
-    char err[512] = "";
+    char err[MPI_PROC_TAIL + 1536] = "";
     mjob m = {.ctl = ctl, .job = job, .ranks = srv_mpi_ranks(job)};
 
     /* the cheap checks again (the launcher may be gone since submission);

@@ -302,7 +302,7 @@ TEST(cluster_slurm, rank_dead_at_its_start_is_launched_again)
     (void)bin;
     hu_daemon d = {0};
     char spec[1024], one[1024], id[64], state[16], cmd[PATH_MAX + 1200];
-    const char *wrap = hm_crash_at_start(cl_rank_dir(), "slurm_start_once", 0);
+    const char *wrap = hm_start_wrapper(cl_rank_dir(), "slurm_start_once", HM_CRASH_ONCE);
     REQUIRE(wrap != NULL);
     if (cl_up(4) != 1 || cl_slurm_up() != 0)
         return;

@@ -15,15 +15,17 @@
 
 int hm_restart(hu_daemon *d)
 {
-    return hm_restart_wrapped(d, NULL);
+    return hm_restart_with(d, 0, NULL);
 }
 
-int hm_restart_wrapped(hu_daemon *d, const char *wrap)
+int hm_restart_with(hu_daemon *d, int np, const char *wrap)
 {
-    char launch[1024];
-    snprintf(launch, sizeof launch, "env ASAN_OPTIONS=detect_leaks=0 %s -np {ranks} "
-             "--oversubscribe%s%s%s", mu_mpirun(), geteuid() == 0 ? " --allow-run-as-root" : "",
-             wrap ? " " : "", wrap ? wrap : "");
+    char launch[1024], n[16] = "{ranks}";
+    if (np > 0) /* the daemon wants {ranks} in its launcher: given to env */
+        snprintf(n, sizeof n, "%d", np);
+    snprintf(launch, sizeof launch, "env ASAN_OPTIONS=detect_leaks=0%s %s -np %s "
+             "--oversubscribe%s%s%s", np > 0 ? " SPEC_RANKS={ranks}" : "", mu_mpirun(), n,
+             geteuid() == 0 ? " --allow-run-as-root" : "", wrap ? " " : "", wrap ? wrap : "");
     setenv("IRCGD_MPI_LAUNCH", launch, 1);
     int rc = hu_restart(d);
     unsetenv("IRCGD_MPI_LAUNCH");
@@ -95,7 +97,7 @@ void hm_check_agrees(const hu_daemon *d, const char *id, const char *spec_one, i
     CHECK(worst <= 1e-10);
 }
 
-const char *hm_crash_at_start(const char *dir, const char *name, int every)
+const char *hm_start_wrapper(const char *dir, const char *name, hm_start_fault fault)
 {
     static char path[PATH_MAX + 64];
     char text[3 * PATH_MAX], base[PATH_MAX];
@@ -105,13 +107,16 @@ const char *hm_crash_at_start(const char *dir, const char *name, int every)
      * no core file of the shell (the cluster tests collect cores) */
     snprintf(text, sizeof text,
              "#!/bin/sh\n"
-             "if [ \"${OMPI_COMM_WORLD_RANK:-$SLURM_PROCID}\" = 1 ]; then\n"
-             "    echo launch >> %s.launches\n"
-             "    if [ %d = 1 ] || mkdir %s.died 2>/dev/null; then\n"
+             "rank=${OMPI_COMM_WORLD_RANK:-$SLURM_PROCID}\n"
+             "[ \"$rank\" = 0 ] && echo launch >> %s.launches\n"
+             "[ \"$rank\" = 0 ] && [ %d = 1 ] && sleep 5\n"
+             "if [ \"$rank\" = 1 ]; then\n"
+             "    if [ %d = 1 ] || { [ %d = 1 ] && mkdir %s.died 2>/dev/null; }; then\n"
              "        ulimit -c 0; kill -SEGV $$\n"
              "    fi\n"
              "fi\n"
-             "exec \"$@\"\n", base, every ? 1 : 0, base);
+             "exec \"$@\"\n", base, fault == HM_START_SLOW, fault == HM_CRASH_EVERY,
+             fault == HM_CRASH_ONCE, base);
     if (tcli_write(path, text) != 0 || chmod(path, 0755) != 0)
         return NULL;
     return path;

@@ -22,9 +22,10 @@
  * which its flags would split: --oversubscribe, and --allow-run-as-root
  * only as root); the ranks without leak reports (mpi_util.h). */
 int hm_restart(hu_daemon *d);
-/* The same with every rank started through `wrap` (a program that is
- * given the rank's command line; NULL: none). */
-int hm_restart_wrapped(hu_daemon *d, const char *wrap);
+/* The same with np ranks whatever the spec asks (0: as it asks) and every
+ * rank started through `wrap` (a program given the rank's command line;
+ * NULL: none). */
+int hm_restart_with(hu_daemon *d, int np, const char *wrap);
 /* Prepares d (one worker, `extra` flags or NULL) and starts it so. */
 int hm_start(hu_daemon *d, const char *name, const char *extra);
 /* The rank processes (ircg-mpi, not mpirun) whose command line holds
@@ -38,13 +39,15 @@ void hm_job_dir(const hu_daemon *d, const char *id, char *dir, size_t n);
  * within 1e-10 relative (test_mpi.c derives the tolerance).  Checks. */
 void hm_check_agrees(const hu_daemon *d, const char *id, const char *spec_one, int rows);
 
-/* A wrapper for a launcher (hm_restart_wrapped): rank 1 of every launch
- * counts it and kills itself with SIGSEGV before ircg-mpi starts -- the
- * first time only, or every time.  Written as DIR/NAME.sh (dir NULL: the
- * test's temporary folder; the ranks must see it); its path (a static
- * buffer), NULL when it cannot be written.  hm_launches(path): the
+/* A wrapper for a launcher (hm_restart_with): rank 0 of every launch
+ * counts it; then, as `fault` says, rank 1 kills itself with SIGSEGV
+ * before ircg-mpi starts -- at the first launch only, or at every one --,
+ * or rank 0 sleeps 5 s first, or nothing.  Written as DIR/NAME.sh (dir
+ * NULL: the test's temporary folder; the ranks must see it); its path (a
+ * static buffer), NULL when it cannot be written.  hm_launches(path): the
  * launches it counted. */
-const char *hm_crash_at_start(const char *dir, const char *name, int every);
+typedef enum { HM_CRASH_ONCE, HM_CRASH_EVERY, HM_START_SLOW, HM_START_PLAIN } hm_start_fault;
+const char *hm_start_wrapper(const char *dir, const char *name, hm_start_fault fault);
 int hm_launches(const char *wrap);
 
 #endif /* IRCG_TEST_HTTP_MPI_UTIL_H */

@@ -14,7 +14,8 @@
  *     MPI's ranks were seen to die inside it) has the ranks launched once
  *     more: the job succeeds, agrees with one process and says so in its
  *     execution; ranks that die at every start fail the job after two
- *     launches, naming both deaths.
+ *     launches, naming both deaths; a start that ends badly because the
+ *     ranks refused their spec, or because of a cancel, is not run again.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -133,19 +134,39 @@ TEST(http_mpi_faults, daemon_killed_leaves_no_rank_and_the_job_resumes)
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }
 
-/* The job's resource, parsed (freed by the caller). */
-static cJSON *job_json(const hu_daemon *d, const char *id)
+/* The job's resource as text (freed by the caller), "" when unreadable. */
+static char *job_text(const hu_daemon *d, const char *id)
 {
     char path[128];
     hu_resp r;
     snprintf(path, sizeof path, "/v1/jobs/%s", id);
-    if (hu_get(d, path, &r) != 200) {
-        hu_resp_free(&r);
-        return NULL;
-    }
-    cJSON *j = hu_json(&r);
+    char *text = strdup(hu_get(d, path, &r) == 200 && r.body ? r.body : "");
     hu_resp_free(&r);
-    return j;
+    return text;
+}
+
+/* A daemon whose launcher starts np ranks (0: as the spec asks) through a
+ * wrapper with `fault`, and a job of `iters` iterations on 2 ranks
+ * submitted to it: its id; the wrapper's path in *wrap. */
+static int faulted_job(hu_daemon *d, const char *name, hm_start_fault fault, int np, int iters,
+                       char *id, size_t idn, const char **wrap)
+{
+    char spec[1024];
+    snprintf(spec, sizeof spec, SPEC, iters, "", EXEC2);
+    *wrap = hm_start_wrapper(NULL, name, fault);
+    hu_prepare(d, name, 1);
+    if (!*wrap || hm_restart_with(d, np, *wrap) != 0)
+        return -1;
+    return hu_submit(d, spec, id, idn) == 202 ? 0 : -1;
+}
+
+/* Whether the daemon's log has `text`. */
+static int log_has(const hu_daemon *d, const char *text)
+{
+    char *log = hu_read_file(d->log);
+    int has = log && strstr(log, text);
+    free(log);
+    return has;
 }
 
 TEST(http_mpi_faults, rank_dead_at_its_start_is_launched_again)
@@ -153,29 +174,26 @@ TEST(http_mpi_faults, rank_dead_at_its_start_is_launched_again)
     HM_NEED_MPI();
     (void)bin;
     hu_daemon d = {0};
-    char spec[1024], one[1024], id[64], state[16];
-    const char *wrap = hm_crash_at_start(NULL, "mpi_start_once", 0);
-    REQUIRE(wrap != NULL);
-    snprintf(spec, sizeof spec, SPEC, 30, "", EXEC2);
+    char one[1024], id[64], state[16];
+    const char *wrap;
     snprintf(one, sizeof one, SPEC, 30, "", "");
-    hu_prepare(&d, "http_mpi_start_once", 1);
-    REQUIRE(hm_restart_wrapped(&d, wrap) == 0);
-    REQUIRE(hu_submit(&d, spec, id, sizeof id) == 202);
+    REQUIRE(faulted_job(&d, "mpi_start_once", HM_CRASH_ONCE, 0, 30, id, sizeof id, &wrap) == 0);
     REQUIRE(hu_wait_terminal(&d, id, 300, state) == 0);
     CHECK_STR(state, "succeeded");
     CHECK_INT(hm_launches(wrap), 2);
-    cJSON *j = job_json(&d, id), *e = cJSON_GetObjectItem(j, "execution");
+    CHECK(log_has(&d, "the ranks died at their start (") &&
+          log_has(&d, "launching them again"));
+    cJSON *res = hu_result(&d, id), *e = cJSON_GetObjectItem(res, "execution");
     const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(e, "start_failure"));
     CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(e, "launches")) == 2);
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(e, "hosts")) == 2);
-    /* mpirun's words on the dead rank: "exited on signal 11" */
-    CHECK(why && strstr(why, "signal 11"));
+    /* the launcher's status, and mpirun's last words on the dead rank */
+    CHECK(why && strstr(why, "the launcher exited with status") && strstr(why, "signal 11"));
     printf("    start_failure: %.300s\n", why ? why : "(none)");
-    cJSON_Delete(j);
-    cJSON *res = hu_result(&d, id);
-    e = cJSON_GetObjectItem(res, "execution");
-    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(e, "launches")) == 2);
     cJSON_Delete(res);
+    char *text = job_text(&d, id); /* the job resource repeats the result's */
+    CHECK(strstr(text, "\"launches\":2") && strstr(text, "\"start_failure\":"));
+    free(text);
     hm_check_agrees(&d, id, one, 30);
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }
@@ -185,25 +203,70 @@ TEST(http_mpi_faults, ranks_dead_at_every_start_fail_after_two_launches)
     HM_NEED_MPI();
     (void)bin;
     hu_daemon d = {0};
-    char spec[1024], id[64], state[16];
-    const char *wrap = hm_crash_at_start(NULL, "mpi_start_never", 1);
-    REQUIRE(wrap != NULL);
-    snprintf(spec, sizeof spec, SPEC, 30, "", EXEC2);
-    hu_prepare(&d, "http_mpi_start_never", 1);
-    REQUIRE(hm_restart_wrapped(&d, wrap) == 0);
-    REQUIRE(hu_submit(&d, spec, id, sizeof id) == 202);
+    char id[64], state[16];
+    const char *wrap;
+    REQUIRE(faulted_job(&d, "mpi_start_never", HM_CRASH_EVERY, 0, 30, id, sizeof id, &wrap) == 0);
     REQUIRE(hu_wait_terminal(&d, id, 300, state) == 0);
     CHECK_STR(state, "failed");
     CHECK_INT(hm_launches(wrap), 2);
-    cJSON *j = job_json(&d, id);
-    char *text = j ? cJSON_PrintUnformatted(j) : NULL;
-    CHECK(text && strstr(text, "mpi-failed"));
-    CHECK(text && strstr(text, "launch 1 of 2: the ranks died at their start: "));
-    CHECK(text && strstr(text, "; launch 2: "));
-    CHECK(text && strstr(text, "the launcher exited with status 139")); /* 128 + SIGSEGV */
-    const char *detail = text ? strstr(text, "\"detail\"") : NULL;
+    char *text = job_text(&d, id);
+    CHECK(strstr(text, "mpi-failed") != NULL);
+    /* each launch: its launcher's status, 128 + SIGSEGV */
+    const char *first = strstr(text, "launch 1: the ranks died at their start: ");
+    const char *second = first ? strstr(first, "; launch 2: ") : NULL;
+    CHECK(first && strstr(first, "the launcher exited with status 139"));
+    CHECK(second && strstr(second, "the launcher exited with status 139"));
+    const char *detail = strstr(text, "\"detail\"");
     printf("    %.500s\n", detail ? detail : "(no detail)");
     free(text);
-    cJSON_Delete(j);
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+}
+
+/* ircg-mpi refuses a run of another size than its spec's before rank 0
+ * names the execution (status 2): that is the spec's fault, not the
+ * start's, and one launch. */
+TEST(http_mpi_faults, refused_input_is_not_launched_again)
+{
+    HM_NEED_MPI();
+    (void)bin;
+    hu_daemon d = {0};
+    char id[64], state[16];
+    const char *wrap;
+    REQUIRE(faulted_job(&d, "mpi_start_refused", HM_START_PLAIN, 1, 30, id, sizeof id, &wrap) ==
+            0);
+    REQUIRE(hu_wait_terminal(&d, id, 300, state) == 0);
+    CHECK_STR(state, "failed");
+    CHECK_INT(hm_launches(wrap), 1);
+    char *text = job_text(&d, id);
+    CHECK(strstr(text, "invalid-input") && strstr(text, "/execution/ranks"));
+    CHECK(strstr(text, "launch 1:") == NULL);
+    free(text);
+    CHECK(!log_has(&d, "launching them again"));
+    CHECK_INT(hu_stop(&d, SIGTERM), 0);
+}
+
+/* A cancel while the ranks start: the launch ends badly because it was
+ * asked to, and is not run again. */
+TEST(http_mpi_faults, cancel_at_the_start_is_not_launched_again)
+{
+    HM_NEED_MPI();
+    (void)bin;
+    hu_daemon d = {0};
+    char id[64], state[16], path[128];
+    const char *wrap;
+    hu_resp r;
+    REQUIRE(faulted_job(&d, "mpi_start_slow", HM_START_SLOW, 0, 30, id, sizeof id, &wrap) == 0);
+    for (int i = 0; i < 300 && hm_launches(wrap) < 1; i++) /* rank 0 sleeps 5 s now */
+        hu_sleep_ms(20);
+    REQUIRE(hm_launches(wrap) == 1);
+    snprintf(path, sizeof path, "/v1/jobs/%s/cancel", id);
+    REQUIRE(hu_req(&d, "POST", path, NULL, NULL, 0, NULL, &r) == 0);
+    CHECK(r.status == 202 || r.status == 200);
+    hu_resp_free(&r);
+    REQUIRE(hu_wait_terminal(&d, id, 120, state) == 0);
+    CHECK_STR(state, "cancelled");
+    hu_sleep_ms(500);
+    CHECK_INT(hm_launches(wrap), 1);
+    CHECK(!log_has(&d, "launching them again"));
     CHECK_INT(hu_stop(&d, SIGTERM), 0);
 }
