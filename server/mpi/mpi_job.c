@@ -281,16 +281,16 @@ static void note_execution(mjob *m, const cJSON *ex)
     }
 }
 
-/* A relaunched job's execution says so: "launches" and the first
- * launch's "start_failure". */
-static void add_launches(const mjob *m, cJSON *ex)
+/* A relaunched job's execution (rank 0's, which has neither member) says
+ * so: "launches" and the first launch's "start_failure".  1 when it was
+ * relaunched. */
+static int add_launches(const mjob *m, cJSON *ex)
 {
     if (m->launches < 2)
-        return;
-    cJSON_DeleteItemFromObjectCaseSensitive(ex, "launches");
-    cJSON_DeleteItemFromObjectCaseSensitive(ex, "start_failure");
+        return 0;
     cJSON_AddNumberToObject(ex, "launches", m->launches);
     cJSON_AddStringToObject(ex, "start_failure", m->died);
+    return 1;
 }
 
 /* Under Slurm, once the ranks solve: the Slurm job's time limit is what
@@ -579,8 +579,7 @@ static void conclude_result(mjob *m, const mpi_proc *p, const char *result, int 
     cJSON *ex = cJSON_GetObjectItemCaseSensitive(o, "execution");
     int cancelled = cJSON_IsString(st) && !strcmp(st->valuestring, "cancelled");
     char *relaunched = NULL;
-    if (m->launches > 1 && cJSON_IsObject(ex)) {
-        add_launches(m, ex);
+    if (cJSON_IsObject(ex) && add_launches(m, ex)) {
         relaunched = cJSON_PrintUnformatted(o);
         result = relaunched ? relaunched : result;
     }
