@@ -491,25 +491,29 @@ static int on_iter(void *u, const ircg_iter_info *it)
     return 0;
 }
 
-int sc_solve(const sc_inst *s, double c, double varsigma, ircg_step_rule rule,
-             int64_t max_iter, sc_run *out)
+/* IR-CG on the instance at scale c with settings st (its callback and
+ * max_iter set here), from x0 when given (st->start then GIVEN); the end
+ * iterate into x_end when given (least squares: n values). */
+static int run(const sc_inst *s, double c, ircg_settings *st, int64_t max_iter,
+               const double *x0, double *x_end, sc_run *out)
 {
     ircg_problem *pb = sc_problem(s, c);
     ircg_solver *sv = NULL;
-    ircg_settings st;
+    ircg_iterate *it = NULL;
     ircg_info in;
     watch w = {.s = s, .c = c, .out = out};
     int rc = -1;
     *out = (sc_run){.iterations = -1, .seconds = NAN};
     w.fscale = s->R ? c : 1; /* logistic: the validation loss keeps its margins */
-    ircg_settings_default(&st);
-    st.varsigma = varsigma;
-    st.step_rule = rule;
-    st.max_iter = max_iter;
-    st.certify_every = 16;
-    st.callback = on_iter;
-    st.callback_data = &w;
-    if (!pb || ircg_solver_new(pb, &st, &sv, NULL) != IRCG_OK)
+    st->max_iter = max_iter;
+    st->certify_every = 16;
+    st->callback = on_iter;
+    st->callback_data = &w;
+    if (x0) {
+        st->start = IRCG_START_GIVEN;
+        st->x0 = x0;
+    }
+    if (!pb || ircg_solver_new(pb, st, &sv, NULL) != IRCG_OK)
         goto done;
     /* g(x_0), of the start's certificate, which a first solve of 0
      * iterations cannot make, so of one iteration (its certificate at
@@ -527,14 +531,104 @@ int sc_solve(const sc_inst *s, double c, double varsigma, ircg_step_rule rule,
     ls->max_iter = max_iter;
     if (ircg_solve(sv, &in) != IRCG_OK)
         goto done;
+    if (x_end && (s->R || ircg_solver_iterate(sv, IRCG_X, 1, &it) != IRCG_OK))
+        goto done;
+    if (x_end)
+        memcpy(x_end, it->dense, (size_t)s->n * sizeof *x_end);
     out->varsigma = in.varsigma;
     out->ran = in.iterations;
+    out->inner_gap = in.inner_gap_x;
+    out->g_x0 = in.g_x0;
+    out->f = in.f_x / w.fscale;
     out->inner_rel = in.inner_gap_x / fmax(in.g_x0 - in.g_upper, 0.0);
     out->outer_rel = fabs(in.f_x / w.fscale - s->fstar) / (w.ftol * 1e3);
     out->outer_signed = (in.f_x / w.fscale - s->fstar) / (w.ftol * 1e3);
     rc = 0;
 done:
+    ircg_iterate_free(it);
     ircg_solver_free(sv);
     ircg_problem_free(pb);
+    return rc;
+}
+
+int sc_solve(const sc_inst *s, double c, double varsigma, ircg_step_rule rule,
+             int64_t max_iter, sc_run *out)
+{
+    ircg_settings st;
+    ircg_settings_default(&st);
+    st.varsigma = varsigma;
+    st.step_rule = rule;
+    return run(s, c, &st, max_iter, NULL, NULL, out);
+}
+
+int sc_solve_held(const sc_inst *s, double sigma, ircg_step_rule rule, int64_t max_iter,
+                  const double *x0, double *x_end, sc_run *out)
+{
+    ircg_settings st;
+    ircg_settings_default(&st);
+    st.varsigma = sigma;
+    st.p = SC_P_HELD;
+    st.step_rule = rule;
+    return run(s, 1, &st, max_iter, x0, x_end, out);
+}
+
+/* f = 1/2 ||F x - d||^2 of a least-squares instance: F = I, d = 0 for
+ * 1/2 ||x||^2, the validation rows otherwise.  0 when f is no such square
+ * (the portfolio's quadratic form, logistic g, matrix completion). */
+static int outer_square(const sc_inst *s, int *rows)
+{
+    if (s->R || s->Q || s->kind == SC_LOGISTIC)
+        return 0;
+    *rows = s->mv > 0 ? s->mv : s->n;
+    return 1;
+}
+
+int sc_penalty_path(const sc_inst *s, double sigma, sc_path *out)
+{
+    int m = s->m, n = s->n, mf = 0;
+    if (!outer_square(s, &mf) || !(sigma > 0))
+        return 1;
+    int rows = m + mf, ld = rows > n ? rows : n;
+    double *M = calloc((size_t)rows * n, sizeof *M), *y = calloc((size_t)ld, sizeof *y);
+    double *sv = malloc((size_t)(rows < n ? rows : n) * sizeof *sv), *x = malloc((size_t)n * sizeof *x);
+    double rs = sqrt(sigma);
+    lapack_int rank = 0;
+    int rc = -1;
+    if (!M || !y || !sv || !x)
+        goto done;
+    memcpy(M, s->A, (size_t)m * n * sizeof *M);
+    memcpy(y, s->b, (size_t)m * sizeof *y);
+    for (int i = 0; i < mf; i++) {
+        if (s->mv > 0) {
+            for (int j = 0; j < n; j++)
+                M[(size_t)(m + i) * n + j] = rs * s->Av[(size_t)i * n + j];
+            y[m + i] = rs * s->bv[i];
+        } else {
+            M[(size_t)(m + i) * n + i] = rs;
+        }
+    }
+    if (LAPACKE_dgelsd(LAPACK_ROW_MAJOR, rows, n, 1, M, n, y, 1, sv, 1e-12, &rank) != 0 ||
+        rank < 1)
+        goto done;
+    memcpy(x, y, (size_t)n * sizeof *x);
+    *out = (sc_path){.cond = pow(sv[0] / sv[rank - 1], 2)};
+    for (int j = 0; j < n; j++) {
+        out->l1 += fabs(x[j]);
+        out->l2 += x[j] * x[j];
+    }
+    out->l2 = sqrt(out->l2);
+    for (int i = 0; i < m + (s->mv > 0 ? s->mv : 0); i++) {
+        double r = -s->b[i];
+        for (int j = 0; j < n; j++)
+            r += s->A[(size_t)i * n + j] * x[j];
+        *(i < m ? &out->g : &out->f) += 0.5 * r * r;
+    }
+    if (s->mv == 0)
+        out->f = 0.5 * out->l2 * out->l2;
+    /* a minimizer over R^n is one over X only when it lies in X */
+    rc = (s->dom.kind == IRCG_DOMAIN_L1_BALL && out->l1 <= s->dom.radius) ||
+         (s->dom.kind == IRCG_DOMAIN_L2_BALL && out->l2 <= s->dom.radius) ? 0 : 1;
+done:
+    free(M), free(y), free(sv), free(x);
     return rc;
 }

@@ -62,6 +62,8 @@ typedef struct sc_run {
     double inner_rel, outer_rel; /* at the end of the run                    */
     double outer_signed;         /* (f - f*) / |f*| at the end               */
     int64_t ran;        /* iterations run                                    */
+    double inner_gap, f; /* the certified inner gap and f(x) at the end      */
+    double g_x0;        /* g at the run's start                              */
 } sc_run;
 
 /* IR-CG on the instance at scale c: varsigma absolute (NaN: the relative
@@ -69,5 +71,32 @@ typedef struct sc_run {
  * 16.  0 on success. */
 int sc_solve(const sc_inst *s, double c, double varsigma, ircg_step_rule rule,
              int64_t max_iter, sc_run *out);
+
+/* IR-CG at scale 1 with sigma held: varsigma = sigma and p = SC_P_HELD,
+ * so that sigma_t moves by less than 1e-7 of itself in 10^6 iterations
+ * (p must lie in (0, 1)): conditional gradient on the one function
+ * sigma f + g.  From x0 when given (least squares, n values; NULL: the
+ * default start), the last iterate into x_end when given.  A held run
+ * from the previous one's x_end is one phase of a continuation. */
+#define SC_P_HELD 1e-9
+int sc_solve_held(const sc_inst *s, double sigma, ircg_step_rule rule, int64_t max_iter,
+                  const double *x0, double *x_end, sc_run *out);
+
+/* The exact penalty path x_sigma = argmin over X of sigma f + g, where it
+ * has a closed form: a least-squares instance whose f is a square (1/2
+ * ||x||^2 or a validation least squares 1/2 ||A_v x - b_v||^2) and whose
+ * minimum-norm minimizer over R^n -- of ||[A; sqrt(sigma) F] x - [b;
+ * sqrt(sigma) d]||, by LAPACK's dgelsd, singular values below 1e-12 of
+ * the largest counting as zero -- lies in X, where it is then a minimizer
+ * over X.  Every minimizer has the same A x and F x, so the same f and g.
+ * 0 on success, 1 when the instance has no such closed form or the
+ * minimizer lies outside X, -1 on failure. */
+typedef struct sc_path {
+    double f, g;     /* f(x_sigma), g(x_sigma)                              */
+    double cond;     /* of the Hessian of sigma f + g on its range: (s_1 /
+                        s_r)^2 over the stacked matrix's kept singular values */
+    double l1, l2;   /* the norms of the minimum-norm x_sigma               */
+} sc_path;
+int sc_penalty_path(const sc_inst *s, double sigma, sc_path *out);
 
 #endif /* IRCG_STUDY_SCALE_H */
