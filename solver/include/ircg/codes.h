@@ -40,11 +40,13 @@ typedef enum ircg_status {
 
 /* What a result says besides its status (ircg_info.warnings, a mask). */
 typedef enum ircg_warning {
-    IRCG_WARN_INNER_UNSOLVED = 1, /* the solve ended on a limit with the
-                                     certified inner gap above its tolerance
-                                     (stop.inner_gap*, else 1e-3 of
-                                     g(x_0) - g_upper): x is not a solution
-                                     of the inner problem to that accuracy */
+    IRCG_WARN_INNER_UNSOLVED = 1, /* the last certified inner gap is above
+                                     its tolerance (stop.inner_gap*, else
+                                     1e-3 of g(x_0) - g_upper), whatever
+                                     ended the solve: a limit, or a stop
+                                     with only outer tolerances: x is not
+                                     a solution of the inner problem to
+                                     that accuracy                        */
     IRCG_WARN_OUTER_UNSOLVED = 2, /* a stop.outer_gap* was given and the
                                      certified outer gap stayed above it  */
     IRCG_WARN_UNCERTIFIED = 4,    /* no certificate was made (certify = 0,

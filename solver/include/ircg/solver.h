@@ -51,8 +51,8 @@ typedef struct ircg_info {
                                resolved: settings.varsigma_rel times
                                ircg_varsigma_scale)                       */
     /* The certificate (settings.certify): bounds that hold for the exact
-     * problem, every rounding of their computation bounded (oracle.h says
-     * how, per family), made at iteration cert_iteration from x and z
+     * problem, every rounding of their computation bounded (docs/DESIGN.md
+     * says how, per family), made at iteration cert_iteration from x and z
      * themselves:
      *   g_lower <= g* = min_X g <= g_upper,
      *   g(x) - g* <= inner_gap_x,  g(z) - g* <= inner_gap_z,

@@ -26,7 +26,12 @@
  * signs): scaling the features A by s and the domain by 1/s is a change
  * of units, x_t scales by 1/s, g is unchanged and 1/2 ||x||^2 scales by
  * 1/s^2 (f by c' = 1/s^2).  For matrix completion scaling the ratings and
- * delta by s scales X by s and both g and f by s^2.
+ * delta by s scales X by s and both g and f by s^2.  AFFINE (f = q'x, Q =
+ * 0) takes the other branch of the scale: L_f = 0, L_g D / ||q||.
+ *
+ * The other methods with a relative varsigma, and the paper's instance
+ * (L_g = L_f = 1, so varsigma_rel 0.05 is the absolute 0.05 bit for bit),
+ * have their own tests below.
  */
 /* make test-kernels: scale. */
 #include <float.h>
@@ -41,10 +46,17 @@
 
 enum { T = 60, NPERT = 6, SPREAD_FACTOR = 8 };
 
-typedef enum fam { LEASTNORM, OVERPARAM, PORTFOLIO, BOX, LOGISTIC, MATRIX, NFAM } fam;
+typedef enum fam { LEASTNORM, OVERPARAM, PORTFOLIO, BOX, LOGISTIC, MATRIX, AFFINE, NFAM } fam;
 static const char *const FAM_NAME[NFAM] = {"least-norm l2", "overparam l1 + validation",
                                            "simplex + quadratic", "box + distance",
-                                           "logistic l2 (units)", "matrix completion"};
+                                           "logistic l2 (units)", "matrix completion",
+                                           "simplex + affine (L_f = 0)"};
+
+/* The method of the runs: IR-CG, but for the test of the other methods
+ * that take the relative varsigma. */
+static ircg_algorithm ALG = IRCG_ALG_IRCG;
+static int IRPG_STEP_FIXED; /* 1: irpg_step 0.5 whatever the scale */
+static double VARSIGMA = NAN; /* the runs' varsigma: NaN, the relative default */
 
 /* One instance's data, scaled: sg multiplies g's data (A, b; ratings; the
  * features of logistic regression), sf f's (A_v, b_v; Q, q).  pert: one ulp
@@ -78,7 +90,7 @@ static void make(inst *I, fam f)
         I->q[j] = 0.1 * test_urand(&s);
         I->c[j] = test_urand(&s);
     }
-    for (int i = 0; i < I->n; i++)
+    for (int i = 0; i < I->n && f != AFFINE; i++) /* AFFINE: Q = 0, f = q'x */
         for (int j = 0; j < I->n; j++) {
             double v = 0;
             for (int k = 0; k < I->mv; k++)
@@ -118,12 +130,14 @@ static int record(void *u, const ircg_iter_info *it)
     return 0;
 }
 
-/* One ulp of a random sign on every entry of a (len of them) when pert is
- * nonzero: what rounding the scaled data can do, and more. */
+/* One ulp of a random sign on every nonzero entry of a (len of them) when
+ * pert is nonzero: what rounding the scaled data can do, and more (a zero
+ * scales to zero exactly: AFFINE's Q = 0 stays 0 and positive semidefinite). */
 static void perturb(double *a, int len, uint64_t *pert)
 {
     for (int i = 0; *pert && i < len; i++)
-        a[i] = nextafter(a[i], test_urand(pert) > 0 ? INFINITY : -INFINITY);
+        if (a[i] != 0)
+            a[i] = nextafter(a[i], test_urand(pert) > 0 ? INFINITY : -INFINITY);
 }
 
 /* Build and run the instance scaled by (sg, sf); 0 on success. */
@@ -173,6 +187,7 @@ static int run(const inst *I0, ircg_step_rule rule, double sg, double sf, uint64
         dom = (ircg_domain){.kind = IRCG_DOMAIN_L1_BALL, .radius = 4};
         break;
     case PORTFOLIO:
+    case AFFINE: /* f affine: L_f = 0, the scale is L_g D / ||q|| */
         o = (ircg_outer){.kind = IRCG_OUTER_QUADRATIC, .Q = I.Q, .q = I.q};
         dom = (ircg_domain){.kind = IRCG_DOMAIN_SIMPLEX, .radius = 1};
         break;
@@ -200,8 +215,13 @@ static int run(const inst *I0, ircg_step_rule rule, double sg, double sf, uint64
         return -1;
     }
     ircg_settings st;
-    ircg_settings_default(&st); /* varsigma relative */
+    ircg_settings_default(&st);
+    st.varsigma = VARSIGMA;
+    st.algorithm = ALG;
     st.step_rule = rule;
+    /* IR-PG's first trial step is a length per unit of gradient: in the
+     * units of 1 / L_g, as the gradient of sigma_t f + g scales by c = sg^2 */
+    st.irpg_step = IRPG_STEP_FIXED ? 0.5 : 0.5 / (sg * sg);
     st.max_iter = T;
     st.callback = record;
     st.callback_data = tr;
@@ -228,6 +248,13 @@ static void factors(fam f, double sg, double sf, double *xs, double *gs, double 
 
 static trace base, other, pert;
 
+/* a == b, or both NaN (the stochastic methods evaluate g and f only at
+ * their trace's iterations) */
+static int same_value(double a, double b)
+{
+    return a == b || (isnan(a) && isnan(b));
+}
+
 /* Power-of-4 scalings: the same bits. */
 static void exact_case(const inst *I, ircg_step_rule rule, double sg, double sf)
 {
@@ -238,8 +265,9 @@ static void exact_case(const inst *I, ircg_step_rule rule, double sg, double sf)
         return;
     }
     for (int t = 1; t <= T; t++) {
-        int same = other.g[t] / gs == base.g[t] && other.f[t] / fs == base.f[t] &&
-                   other.gz[t] / gs == base.gz[t];
+        int same = same_value(other.g[t] / gs, base.g[t]) &&
+                   same_value(other.f[t] / fs, base.f[t]) &&
+                   same_value(other.gz[t] / gs, base.gz[t]);
         for (int i = 0; i < base.n; i++)
             same &= other.x[t][i] / xs == base.x[t][i];
         if (!same) {
@@ -267,7 +295,7 @@ static double dev(const trace *a, const trace *b, int t, double xs, double gs, d
     }
 }
 
-/* Decimal scalings: within 4 times the one-ulp spread, plus 16 ulps. */
+/* Decimal scalings: within SPREAD_FACTOR times the one-ulp spread, plus 16 ulps. */
 static double rounded_case(const inst *I, ircg_step_rule rule, double sg, double sf)
 {
     static double spread[3][T + 1];
@@ -317,7 +345,7 @@ TEST(scale, every_family_and_step_rule_is_scale_free)
     static inst I;
     for (int f = 0; f < NFAM; f++) {
         make(&I, (fam)f);
-        int scales_f = f == OVERPARAM || f == PORTFOLIO;
+        int scales_f = f == OVERPARAM || f == PORTFOLIO || f == AFFINE;
         double worst = 0;
         for (int r = 0; r < 3; r++) {
             ircg_step_rule rule = (ircg_step_rule)r;
@@ -334,5 +362,79 @@ TEST(scale, every_family_and_step_rule_is_scale_free)
         printf("    %-26s powers of 4: the same bits; 1e-4..1e4: at most %.2f of the "
                "tolerance\n", FAM_NAME[f], worst);
         th_margin(__FILE__, __LINE__, worst);
+    }
+}
+
+/* The other methods that take the relative varsigma (IR-PG's sigma_t f +
+ * g, the stochastic methods' estimates of it, their draws seeded) are
+ * scale-free by the same argument: at powers of 4 the same bits, on
+ * least squares with each outer function whose data scale, g and f
+ * scaled apart.  The stochastic methods' steps are the open loop's; IR-PG's
+ * Armijo rule compares values of Phi, all scaled alike, but starts from
+ * the absolute trial step irpg_step, a length per unit of gradient: it is
+ * scale-free when that step is scaled with 1 / L_g (run() does), and not
+ * otherwise, which the last check shows. */
+TEST(scale, irpg_and_the_stochastic_methods_are_scale_free)
+{
+    static const ircg_algorithm ALGS[] = {IRCG_ALG_IRPG, IRCG_ALG_IRSCG, IRCG_ALG_IRFSCG};
+    static const char *const NAMES[] = {"IR-PG", "IR-SCG", "IR-FSCG"};
+    static const fam FAMS[] = {LEASTNORM, OVERPARAM, AFFINE};
+    static const double POW4[] = {0x1p-14, 0x1p14};
+    static inst I;
+    for (int a = 0; a < 3; a++) {
+        ALG = ALGS[a];
+        for (int k = 0; k < 3; k++) {
+            make(&I, FAMS[k]);
+            REQUIRE(run(&I, IRCG_STEP_OPEN_LOOP, 1, 1, 0, &base) == 0);
+            for (int p = 0; p < 2; p++) {
+                exact_case(&I, IRCG_STEP_OPEN_LOOP, sqrt(POW4[p]), 1);
+                if (FAMS[k] != LEASTNORM)
+                    exact_case(&I, IRCG_STEP_OPEN_LOOP, 1, sqrt(POW4[p]));
+            }
+        }
+        printf("    %s: g x 4^-7, 4^7 and f likewise: the same bits at every iteration\n",
+               NAMES[a]);
+    }
+    /* IR-PG with the same absolute irpg_step at both scales: other steps
+     * (on the simplex; on the balls the projection of a long step can end
+     * where the shorter one's does, to the bit) */
+    ALG = IRCG_ALG_IRPG;
+    IRPG_STEP_FIXED = 1;
+    make(&I, PORTFOLIO);
+    REQUIRE(run(&I, IRCG_STEP_OPEN_LOOP, 1, 1, 0, &base) == 0);
+    REQUIRE(run(&I, IRCG_STEP_OPEN_LOOP, 0x1p7, 1, 0, &other) == 0);
+    int t = 1;
+    while (t <= T && other.x[t][0] == base.x[t][0])
+        t++;
+    printf("    IR-PG with irpg_step 0.5 at both scales (g x 4^7): iterates differ from "
+           "iteration %d\n", t);
+    CHECK(t <= T);
+    IRPG_STEP_FIXED = 0;
+    ALG = IRCG_ALG_IRCG;
+}
+
+/* Matrix completion has L_g = L_f = 1 (g = 1/2 ||P_Omega(X - M)||^2, f the
+ * column variance), so the relative default varsigma_rel 0.05 is the
+ * absolute 0.05 of the paper's runs: the same bits at every iteration,
+ * every step rule. */
+TEST(scale, relative_default_is_the_papers_absolute_varsigma_on_matrix_completion)
+{
+    static inst I;
+    static trace abs_run;
+    make(&I, MATRIX);
+    for (int r = 0; r < 3; r++) {
+        ircg_step_rule rule = (ircg_step_rule)r;
+        VARSIGMA = NAN;
+        REQUIRE(run(&I, rule, 1, 1, 0, &base) == 0);
+        VARSIGMA = 0.05;
+        REQUIRE(run(&I, rule, 1, 1, 0, &abs_run) == 0);
+        VARSIGMA = NAN;
+        int same = 1;
+        for (int t = 1; t <= T; t++)
+            same &= base.g[t] == abs_run.g[t] && base.f[t] == abs_run.f[t] &&
+                    base.gz[t] == abs_run.gz[t];
+        printf("    rule %d: relative default and absolute 0.05, %d iterations: %s\n", r, T,
+               same ? "the same bits" : "different");
+        CHECK(same);
     }
 }
