@@ -6,7 +6,8 @@
  * |f - f*| <= 1e-3 |f*|) at the same iteration at every scale where the
  * unscaled instance does, while the absolute varsigma 0.05 of the version
  * before does not reach them on least-norm data times 1e-2 (the issue's
- * table) but does on the data as drawn.
+ * table) but does on the data as drawn.  And the study's exact penalty
+ * path (sc_penalty_path), below.
  */
 #include <math.h>
 #include <stdio.h>
