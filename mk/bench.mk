@@ -35,11 +35,11 @@ bench-scale: all
 # follow-up paper's experiment on an instance of its shape, then least
 # squares and logistic regression at m = 1e6 and 1e7 rows, n = 1e3 and
 # 1e5, each IR-CG step rule against IR-SCG and IR-FSCG (two batch sizes
-# each).  About 6 GB of memory at 1e7 rows and hours of CPU: run it once,
+# each).  About 12 GB of memory at its peak (1e7 rows) and hours of CPU: run it once,
 # not in make test.  BENCH_STO_ARGS="--sizes 1e6 --budget 30" for a quick
 # look (tests/bench_sto/bench_sto.c lists the options).
 #> IR-SCG and IR-FSCG against IR-CG at 1e6 and 1e7 rows, the LIBSVM
-#> reader, the follow-up's experiment (hours, ~6 GB; BENCH_STO_ARGS=)
+#> reader, the follow-up's experiment (hours, ~12 GB at its peak; BENCH_STO_ARGS=)
 bench-stochastic: all
 	OPENBLAS_NUM_THREADS=1 nice ./$(BENCH_STO_BIN) --tmp $(BUILD) $(BENCH_STO_ARGS)
 

@@ -48,6 +48,9 @@ endef
 deps: deps-core
 ifeq ($(TEST_TOOLS),1)
 deps: deps-test deps-lint deps-fuzz deps-load deps-valgrind
+# make test installs what its tests need, as make run does for the
+# service: on a fresh machine a missing tool would be a skip that fails CI
+test: deps-test
 endif
 
 deps-core:

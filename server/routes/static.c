@@ -33,6 +33,8 @@
 
 static const char *content_type(const char *path)
 {
+    if (!strcmp(path, "/v1/examples")) /* JSON without a suffix to say so */
+        return "application/json";
     static const char *const types[][2] = {
         {".html", "text/html; charset=utf-8"},  {".mjs", "text/javascript; charset=utf-8"},
         {".js", "text/javascript; charset=utf-8"}, {".css", "text/css; charset=utf-8"},

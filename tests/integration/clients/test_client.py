@@ -391,6 +391,32 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(p.stdout, csv)
         self.c.delete(job["id"])
 
+    def test_readme_example(self):
+        """clients/README.md's Python example runs as written and prints
+        what the README says it prints (its last line to the character:
+        the values are the same on the same BLAS kernels)."""
+        root = os.path.join(HERE, "..", "..", "..")
+        with open(os.path.join(root, "clients", "README.md")) as f:
+            text = f.read()
+        code = text.split("```python\n", 1)[1].split("```", 1)[0]
+        printed = text.split("prints\n\n```\n", 1)[1].split("```", 1)[0].splitlines()
+        build = os.environ.get("IRCG_BUILD_DIR", os.path.join(root, "build"))
+        env = dict(os.environ, IRCG_URL=URL)
+        if not INSTALLED:
+            env["PYTHONPATH"] = CLIENT_DIR
+        env.pop("IRCG_TOKEN", None)
+        with tempfile.TemporaryDirectory() as tmp:  # the example writes into its cwd
+            os.symlink(os.path.abspath(build), os.path.join(tmp, "build"))
+            p = subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env,
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            out = p.stdout.splitlines()
+            self.assertTrue(out[0].startswith("submitted j_"), out)
+            self.assertIn("state: succeeded", out)
+            self.assertEqual(out[-1], printed[-1])
+            with open(os.path.join(tmp, "trace.csv")) as f:
+                self.assertEqual(len(f.read().splitlines()), 2001)  # a header, 2000 rows
+
     def test_cli(self):
         env = dict(os.environ, IRCG_URL=URL)
         if not INSTALLED:

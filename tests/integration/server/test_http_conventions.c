@@ -165,6 +165,7 @@ TEST(http_conventions, openapi_examples_and_job_fields)
     char id[64], path[128];
     REQUIRE(hu_start(&d, "conv_docs", 1) == 0);
     CHECK_INT(hu_get(&d, "/openapi.json", &r), 200);
+    CHECK_STR(r.ctype, "application/json");
     cJSON *served = hu_json(&r), *file = tcli_read_json("api/openapi.json");
     CHECK(served && file && cJSON_Compare(served, file, 1));
     cJSON_Delete(served);
@@ -178,6 +179,7 @@ TEST(http_conventions, openapi_examples_and_job_fields)
     hu_resp_free(&r);
 
     CHECK_INT(hu_get(&d, "/v1/examples", &r), 200);
+    CHECK_STR(r.ctype, "application/json"); /* as the OpenAPI document says */
     cJSON *ex = hu_json(&r);
     const cJSON *e, *least = NULL;
     cJSON_ArrayForEach(e, cJSON_GetObjectItem(ex, "examples"))
