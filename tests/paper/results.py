@@ -206,6 +206,31 @@ def study_values(v, study):
     v["rates.violations"] = str(sum(r["violations"] for r in qg["runs"]))
     v["rates.lemma_f"] = f"{max(r['max_ratio_lemma_f'] for r in qg['runs']):.2f}"
     v["rates.noqg_slopes"] = ", ".join(f"{r['slope_g']:.2f}" for r in noqg["runs"])
+    penalty_values(v, load(os.path.join(study, "scale.json")))
+
+
+def penalty_values(v, scale):
+    """The penalty path of breast-cancer at sigma = 1e-2 and 1e-3 times the
+    default (scale.json's penalty_path): what the prose after the table
+    says of it.  "not run" when the instance's data was absent."""
+    fstar = next((r["f_star"] for r in scale.get("natural_scale", [])
+                  if r["instance"] == "breast-cancer"), None)
+    rows = {r["sigma_over_default"]: r for r in scale.get("penalty_path", [])}
+    for k, m in (("2", 1e-2), ("3", 1e-3)):
+        r = rows.get(m)
+        if r is None or fstar is None:
+            for key in ("path_f", "cond", "held_f", "cont_f", "held_gap", "cont_gap"):
+                v[f"scale.{key}_{k}"] = "not run"
+            continue
+        def pct(f):
+            p = 100 * abs(f - fstar) / fstar
+            return f"{p:.2g}%" if p < 10 else f"{p:.0f}%"
+        v[f"scale.path_f_{k}"] = pct(r["path_f"])
+        v[f"scale.cond_{k}"] = f"{r['path_condition']:.1e}"
+        v[f"scale.held_f_{k}"] = pct(r["held_f"])
+        v[f"scale.cont_f_{k}"] = pct(r["continuation_f"])
+        v[f"scale.held_gap_{k}"] = f"{r['held_inner_gap'] / r['g_x0']:.1e}"
+        v[f"scale.cont_gap_{k}"] = f"{r['continuation_inner_gap'] / r['g_x0']:.1e}"
 
 
 def copy_outputs(paper, study, into):
