@@ -8,22 +8,35 @@
 
 #include "result.h"
 
+/* The scale of the relative inner tolerances, g(x0) - g_upper, in words:
+ * before any certified g below g(x0) it is 0 (the solver's tolerance is
+ * then 0), and the rounding of g(x0) and g_upper can make the difference
+ * negative, a number that would read as nonsense. */
+static void scale_text(char *buf, size_t n, const ircg_info *in)
+{
+    double scale = in->g_x0 - in->g_upper;
+    if (scale > 0)
+        snprintf(buf, n, "g(x0) - g_upper = %.3g", scale);
+    else
+        snprintf(buf, n, "g(x0) - g_upper, which is 0 (no certified g is below g(x0) yet)");
+}
+
 int api_warning_message(char *buf, size_t n, const ircg_info *in, const ircg_stop *stop,
                         ircg_warning w)
 {
-    double scale = in->g_x0 - in->g_upper;
+    char scale[80];
+    scale_text(scale, sizeof scale, in);
     switch (w) {
     case IRCG_WARN_INNER_UNSOLVED:
         if (stop && (stop->inner_gap > 0 || stop->inner_gap_rel > 0))
             return snprintf(buf, n, "the inner problem is not solved to the tolerance asked: "
                             "g(x) - min g <= %.3g (certified at iteration %lld), above "
-                            "stop.inner_gap %.3g / stop.inner_gap_rel %.3g of g(x0) - g_upper "
-                            "= %.3g; run longer", in->inner_gap_x,
-                            (long long)in->cert_iteration, stop->inner_gap,
+                            "stop.inner_gap %.3g / stop.inner_gap_rel %.3g of %s; run longer",
+                            in->inner_gap_x, (long long)in->cert_iteration, stop->inner_gap,
                             stop->inner_gap_rel, scale);
         return snprintf(buf, n, "the inner problem is not solved: g(x) - min g <= %.3g "
-                        "(certified at iteration %lld) is above 1e-3 of g(x0) - g_upper = %.3g; "
-                        "run longer, or set stop.inner_gap_rel", in->inner_gap_x,
+                        "(certified at iteration %lld) is above 1e-3 of %s; run longer, or "
+                        "set stop.inner_gap_rel", in->inner_gap_x,
                         (long long)in->cert_iteration, scale);
     case IRCG_WARN_OUTER_UNSOLVED:
         return snprintf(buf, n, "the outer tolerance was not reached: f(x) - f_lower = %.3g "

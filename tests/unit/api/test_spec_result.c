@@ -1,7 +1,7 @@
 /*
  * test_spec_result.c -- result JSON and trace CSV / JSON lines on a tiny
  * solved least squares instance, parsed back and compared with the values
- * of the public API.
+ * of the public API; the certificate and the warnings a result carries.
  */
 #include <math.h>
 #include <stdint.h>
@@ -279,4 +279,118 @@ TEST(spec_result, longest_trace_row)
     int nc = api_trace_csv_row(buf, sizeof buf, &it);
     CHECK((size_t)nc == strlen(buf) && nc <= API_TRACE_ROW_MAX);
     printf("    longest rows: JSON %d, CSV %d bytes\n", nj, nc);
+}
+
+/* The result JSON of spec solved through the public API (NULL when the
+ * spec is refused or the solve fails). */
+static cJSON *solved_json(const char *spec)
+{
+    api_spec *s = NULL;
+    ircg_settings st;
+    ircg_solver *sv = NULL;
+    ircg_info info = {0};
+    cJSON *j = NULL;
+    if (api_spec_parse(spec, strlen(spec), NULL, &s, NULL) != 0)
+        return NULL;
+    api_spec_settings(s, &st);
+    if (ircg_solver_new(api_spec_problem(s), &st, &sv, NULL) == IRCG_OK &&
+        ircg_solve(sv, &info) == IRCG_OK) {
+        api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL};
+        char *text = api_result_json(&r);
+        j = text ? cJSON_Parse(text) : NULL;
+        free(text);
+    }
+    ircg_solver_free(sv);
+    api_spec_free(s);
+    return j;
+}
+
+/* The message of the result's warning code, or NULL when it has none. */
+static const char *warning_of(const cJSON *j, const char *code)
+{
+    const cJSON *w = NULL;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(j, "warnings"))
+        if (!strcmp(cJSON_GetObjectItem(w, "code")->valuestring, code))
+            return cJSON_GetObjectItem(w, "message")->valuestring;
+    return NULL;
+}
+
+/* certify false: "certificate" null and the one warning "uncertified";
+ * the same solve certified has a certificate and no such warning. */
+TEST(spec_result, uncertified_result)
+{
+    static const char *const SPECS[] = {
+        "{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":\"inline\","
+        "\"A\":[[1,0,2,0.5],[0,1,1,-1]],\"b\":[1,2]}},\"algorithm\":{\"max_iter\":20,"
+        "\"certify\":false}}",
+        "{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":\"inline\","
+        "\"A\":[[1,0,2,0.5],[0,1,1,-1]],\"b\":[1,2]}},\"algorithm\":{\"max_iter\":20}}"};
+    for (int certify = 0; certify < 2; certify++) {
+        cJSON *j = solved_json(SPECS[certify]);
+        REQUIRE(j != NULL);
+        const cJSON *cert = cJSON_GetObjectItem(j, "certificate");
+        const char *msg = warning_of(j, "uncertified");
+        if (!certify) {
+            CHECK(cJSON_IsNull(cert));
+            CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "warnings")), 1);
+            CHECK(msg && strstr(msg, "no certificate: nothing bounds how far from optimal"));
+        } else {
+            CHECK(cJSON_IsObject(cert) && jnum(cert, "iteration") == 20);
+            CHECK(msg == NULL);
+        }
+        cJSON_Delete(j);
+    }
+}
+
+/* A stop with only an outer tolerance, on synthetic least squares whose
+ * start x0 = 0 minimizes f = 1/2||x||^2: the certificate at t = 0 meets it
+ * (f(x0) = 0 <= f_lower), so the solve converges there with g unsolved,
+ * and the warning says so without a negative scale (api/SPEC.md, the
+ * certified stop). */
+TEST(spec_result, outer_stop_at_the_start_leaves_g_unsolved)
+{
+    cJSON *j = solved_json("{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":"
+                           "\"synthetic\",\"m\":20,\"n\":40}},\"algorithm\":{\"stop\":"
+                           "{\"outer_gap_rel\":0.01}}}");
+    REQUIRE(j != NULL);
+    const cJSON *cert = cJSON_GetObjectItem(j, "certificate");
+    const char *msg = warning_of(j, "inner_unsolved");
+    CHECK_STR(cJSON_GetObjectItem(j, "status")->valuestring, "converged");
+    CHECK_INT(jnum(j, "iterations"), 0);
+    CHECK(jnum(cert, "iteration") == 0 && jnum(cert, "f_x") == 0);
+    printf("    converged at 0: g(x0) - g_upper %.3g, certified g(x) - min g <= %.3g\n",
+           jnum(cert, "g_x0") - jnum(cert, "g_upper"), jnum(cert, "inner_gap_x"));
+    REQUIRE(msg != NULL);
+    printf("    inner_unsolved: %s\n", msg);
+    CHECK(strstr(msg, "no certified g is below g(x0) yet") != NULL);
+    CHECK(strstr(msg, "= -") == NULL);
+    CHECK(warning_of(j, "outer_unsolved") == NULL);
+    cJSON_Delete(j);
+}
+
+/* The inner_unsolved sentence: the scale g(x0) - g_upper as a number when
+ * positive, in words when rounding leaves it at or just below 0, with or
+ * without a stop's inner tolerance. */
+TEST(spec_result, inner_unsolved_sentence_scale)
+{
+    static const double G_UPPER[] = {0.25, 1.0, 1.0 + 4.83e-13};
+    ircg_stop stop = {.inner_gap_rel = 1e-6};
+    for (int k = 0; k < 3; k++) {
+        ircg_info in = {0};
+        char msg[400];
+        in.g_x0 = 1.0;
+        in.g_upper = G_UPPER[k];
+        in.inner_gap_x = 0.5;
+        for (int with_stop = 0; with_stop < 2; with_stop++) {
+            int n = api_warning_message(msg, sizeof msg, &in, with_stop ? &stop : NULL,
+                                        IRCG_WARN_INNER_UNSOLVED);
+            CHECK(n > 0 && (size_t)n < sizeof msg);
+            if (k == 0)
+                CHECK(strstr(msg, "g(x0) - g_upper = 0.75") != NULL);
+            else
+                CHECK(strstr(msg, "g(x0) - g_upper, which is 0 (no certified g is below "
+                                  "g(x0) yet)") != NULL);
+            CHECK(strstr(msg, "e-13") == NULL && strstr(msg, "= -") == NULL);
+        }
+    }
 }

@@ -1,7 +1,8 @@
 /*
  * test_spec_table.c -- a table of invalid job specs, each with the JSON
  * pointer and a reason substring its validation must produce; and specs
- * with several errors that must all be reported together.
+ * with several errors that must all be reported together; the stop's
+ * members, each refused by its own name.
  * Specs are written with ' for " to keep the table readable.
  */
 #include <stdio.h>
@@ -361,5 +362,71 @@ TEST(spec, error_list_is_capped)
     CHECK_INT(e.count, API_MAX_ERRORS + 1);
     CHECK(strstr(e.items[e.count - 1].reason, "more errors not listed") != NULL);
     free(json);
+    api_errors_clear(&e);
+}
+
+/* One spec, one error, at exactly ptr: a stop member's error names that
+ * member and no other (api/SPEC.md, algorithm: stop, varsigma). */
+static void one_error(const char *json, const char *ptr, const char *reason)
+{
+    api_errors e;
+    api_spec *s = NULL;
+    api_errors_init(&e);
+    int n = parse(json, &e, &s);
+    if (n != 1 || s || !has_error(&e, ptr, reason)) {
+        th_fail(__FILE__, __LINE__, "%s\n      want exactly %s: ...%s...", json, ptr, reason);
+        dump(&e);
+    }
+    api_spec_free(s);
+    api_errors_clear(&e);
+}
+
+TEST(spec, stop_members_refused_by_name)
+{
+    static const char *const GAPS[] = {"inner_gap", "inner_gap_rel", "outer_gap",
+                                       "outer_gap_rel"};
+    char json[512], ptr[64];
+    one_error("{" LS_OK ",'algorithm':{'stop':{}}}", "/algorithm/stop", "give at least one of");
+    one_error("{" LS_OK ",'algorithm':{'stop':0.01}}", "/algorithm/stop", "expected an object");
+    one_error("{" LS_OK ",'algorithm':{'stop':{'gap':0.01}}}", "/algorithm/stop/gap",
+              "unknown member");
+    for (int k = 0; k < 4; k++) {
+        snprintf(ptr, sizeof ptr, "/algorithm/stop/%s", GAPS[k]);
+        snprintf(json, sizeof json, "{" LS_OK ",'algorithm':{'stop':{'%s':-1e-9}}}", GAPS[k]);
+        one_error(json, ptr, "out of range: must be in [0, ");
+        snprintf(json, sizeof json, "{" LS_OK ",'algorithm':{'stop':{'%s':'1e-3'}}}", GAPS[k]);
+        one_error(json, ptr, "wrong type: expected a number");
+        snprintf(json, sizeof json, "{" LS_OK ",'algorithm':{'stop':{'%s':1e999}}}", GAPS[k]);
+        one_error(json, ptr, "not a finite number");
+        if (strstr(GAPS[k], "_rel")) { /* relative: at most 1 */
+            snprintf(json, sizeof json, "{" LS_OK ",'algorithm':{'stop':{'%s':1.000001}}}",
+                     GAPS[k]);
+            one_error(json, ptr, "must be in [0, 1], got 1.000001");
+        }
+    }
+    /* the stop needs certificates */
+    one_error("{" LS_OK ",'algorithm':{'certify':false,'stop':{'outer_gap_rel':0.01}}}",
+              "/algorithm/certify", "needs certificates");
+    one_error("{" LS_OK ",'algorithm':{'varsigma':0.1,'varsigma_rel':0.05}}",
+              "/algorithm/varsigma_rel", "not both");
+}
+
+/* The accepted edges land in their own members: 0 and 1 for the relative
+ * ones, and each value in the settings' field of its name. */
+TEST(spec, stop_members_accepted)
+{
+    api_errors e;
+    api_spec *s = NULL;
+    ircg_settings st;
+    api_errors_init(&e);
+    CHECK_INT(parse("{" LS_OK ",'algorithm':{'stop':{'inner_gap':2e-9,'inner_gap_rel':1,"
+                    "'outer_gap':3e-7,'outer_gap_rel':0}}}", &e, &s), 0);
+    dump(&e);
+    REQUIRE(s != NULL);
+    api_spec_settings(s, &st);
+    CHECK(st.stop.inner_gap == 2e-9 && st.stop.inner_gap_rel == 1);
+    CHECK(st.stop.outer_gap == 3e-7 && st.stop.outer_gap_rel == 0);
+    CHECK(st.certify == 1);
+    api_spec_free(s);
     api_errors_clear(&e);
 }

@@ -1,8 +1,10 @@
 /*
  * test_cli.c -- the `ircg` binary end to end: exit codes, the examples
  * (least norm against A^+ b by LAPACKE, the dense synthetic iterate against
- * its factors, the paper's MovieLens run), the algorithm overrides.  Ctrl-C
- * and failures are in test_cli_interrupt.c.
+ * its factors, the paper's MovieLens run), the algorithm overrides, the
+ * certified stop against least norm's closed forms, and the warnings on
+ * stderr that leave the exit status alone.  Ctrl-C and failures are in
+ * test_cli_interrupt.c.
  * Suite "spec_cli" so that `make test T=spec` runs it with the spec tests.
  */
 #include <fcntl.h>
@@ -427,4 +429,175 @@ TEST(spec_cli, literature_examples)
                                   "ir-scg", NULL}, NULL), 2);
     CHECK_INT(tcli_run((char *[]){(char *)bin, "example", "logistic", "--algorithm", "cgbio",
                                   NULL}, NULL), 2);
+}
+
+/* The least-norm example's spec with its algorithm replaced by alg (JSON),
+ * written to path; 0 on success. */
+static int least_norm_with(const char *bin, const char *path, const char *alg)
+{
+    if (tcli_run((char *[]){(char *)bin, "example", "least-norm", NULL}, path) != 0)
+        return -1;
+    cJSON *s = tcli_read_json(path), *a = cJSON_Parse(alg);
+    char *text = NULL;
+    int rc = -1;
+    if (s && a && cJSON_ReplaceItemInObject(s, "algorithm", a)) {
+        a = NULL;
+        text = cJSON_Print(s);
+        rc = text ? tcli_write(path, text) : -1;
+    }
+    free(text);
+    cJSON_Delete(a);
+    cJSON_Delete(s);
+    return rc;
+}
+
+/* g(x) = 1/2 ||A x - b||^2 and f(x) = 1/2 ||x||^2 of the result's x, from
+ * the example's own data (30 x 80, seed 1), in long double. */
+static void least_norm_values(const cJSON *res, double *g, double *f)
+{
+    double *A = NULL, *b = NULL;
+    const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "x"), "values");
+    long double gs = 0, fs = 0;
+    *g = *f = NAN;
+    if (cJSON_GetArraySize(v) != 80 ||
+        ircg_synth_least_squares(30, 80, 0, 1, &A, &b, NULL) != IRCG_OK)
+        goto done;
+    for (int j = 0; j < 80; j++)
+        fs += 0.5L * cJSON_GetArrayItem(v, j)->valuedouble * cJSON_GetArrayItem(v, j)->valuedouble;
+    for (int i = 0; i < 30; i++) {
+        long double r = -(long double)b[i];
+        for (int j = 0; j < 80; j++)
+            r += (long double)A[i * 80 + j] * cJSON_GetArrayItem(v, j)->valuedouble;
+        gs += 0.5L * r * r;
+    }
+    *g = (double)gs;
+    *f = (double)fs;
+done:
+    free(A);
+    free(b);
+}
+
+static int has_warning(const cJSON *res, const char *code)
+{
+    const cJSON *w = NULL;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(res, "warnings"))
+        if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(w, "code")), code))
+            return 1;
+    return 0;
+}
+
+/* Solve alg on least norm: its exit status, the result into *res. */
+static int least_norm_solve(const char *bin, const char *alg, cJSON **res, char *err, size_t n)
+{
+    char *spec = tcli_tmp("stop.json"), *out = tcli_tmp("stop-r.json");
+    *res = NULL;
+    if (least_norm_with(bin, spec, alg) != 0)
+        return -1;
+    unlink(out);
+    int rc = tcli_run_err((char *[]){(char *)bin, "solve", spec, "--result", out, "--quiet",
+                                     NULL}, NULL, err, n);
+    *res = tcli_read_json(out);
+    return rc;
+}
+
+/* The certificate's f lower bound, or NaN. */
+static double f_lower_of(const cJSON *res)
+{
+    const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "certificate"), "f_lower");
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Solve alg on least norm to a certified stop: its iterations (-1 when it
+ * did not converge) and the result into *res. */
+static double stopped_at(const char *bin, const char *alg, cJSON **res)
+{
+    char err[8192];
+    CHECK_INT(least_norm_solve(bin, alg, res, err, sizeof err), 0);
+    if (!*res)
+        return -1;
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(*res, "status")), "converged");
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(*res, "warnings")) == 0);
+    double t = cJSON_GetNumberValue(cJSON_GetObjectItem(*res, "iterations"));
+    return t < 100000 ? t : -1;
+}
+
+/* The certified stop keeps its promises against the closed forms of least
+ * norm (A has full row rank: g* = 0 and the solution A^+ b, inside the
+ * ball): stop.inner_gap alone ends the solve with g(x) <= inner_gap, and
+ * stop.outer_gap_rel with f(x) - f_lower <= 1e-2 max(|f(x)|, |f_lower|)
+ * for f(x) recomputed here and f_lower <= f*; it ends the solve later than
+ * its inner tolerance alone does, so the outer one was waited for (alone
+ * it would end the solve at x0 = 0, which minimizes f). */
+TEST(spec_cli, certified_stop_on_least_norm)
+{
+    NEED_CLI();
+    cJSON *r = NULL;
+    double g, f, *xs = pinv_solution(30, 80), fstar = 0;
+    REQUIRE(xs != NULL);
+    for (int i = 0; i < 80; i++)
+        fstar += 0.5 * xs[i] * xs[i];
+    free(xs);
+    double t = stopped_at(bin, "{\"step_rule\":\"line_search\",\"max_iter\":100000,"
+                          "\"certify_every\":10,\"stop\":{\"inner_gap\":1e-3}}", &r);
+    REQUIRE(r != NULL);
+    least_norm_values(r, &g, &f);
+    printf("    inner_gap 1e-3: converged at %g, g(x) - g* = %.3e\n", t, g);
+    CHECK(t > 0 && g <= 1e-3);
+    cJSON_Delete(r);
+    double t_inner = stopped_at(bin, "{\"step_rule\":\"line_search\",\"max_iter\":100000,"
+                                "\"certify_every\":10,\"stop\":{\"inner_gap_rel\":1e-3}}", &r);
+    cJSON_Delete(r);
+    t = stopped_at(bin, "{\"step_rule\":\"line_search\",\"max_iter\":100000,"
+                   "\"certify_every\":10,\"stop\":{\"inner_gap_rel\":1e-3,"
+                   "\"outer_gap_rel\":1e-2}}", &r);
+    REQUIRE(r != NULL);
+    least_norm_values(r, &g, &f);
+    double fl = f_lower_of(r), rel = (f - fl) / fmax(fabs(f), fabs(fl));
+    printf("    outer_gap_rel 1e-2: converged at %g (inner_gap_rel alone: %g), f(x) - f_lower "
+           "= %.3e of max(|f(x)|, |f_lower|), f* - f_lower = %.3e (f* = %.6g)\n", t, t_inner,
+           rel, fstar - fl, fstar);
+    CHECK(t_inner > 0 && t > t_inner);
+    CHECK(fl <= fstar && rel <= 1e-2);
+    cJSON_Delete(r);
+}
+
+/* A max_iter run exits 0 with or without warnings; each warning of the
+ * result is printed on stderr, as its sentence, even with --quiet. */
+TEST(spec_cli, warnings_on_stderr_do_not_change_the_exit_status)
+{
+    NEED_CLI();
+    static const char *const ALGS[] = {
+        /* long enough to solve g: no warning */
+        "{\"step_rule\":\"line_search\",\"max_iter\":2000}",
+        /* an outer tolerance out of reach: outer_unsolved (the inner one, met
+         * early, keeps the outer one alone from ending the solve at x0 = 0,
+         * the minimum of f) */
+        "{\"step_rule\":\"line_search\",\"max_iter\":200,\"stop\":{\"inner_gap_rel\":0.5,"
+        "\"outer_gap_rel\":1e-12}}",
+        /* no certificate: uncertified */
+        "{\"step_rule\":\"line_search\",\"max_iter\":2000,\"certify\":false}"};
+    for (int k = 0; k < 3; k++) {
+        char err[16384], line[600];
+        cJSON *r = NULL;
+        CHECK_INT(least_norm_solve(bin, ALGS[k], &r, err, sizeof err), 0);
+        REQUIRE(r != NULL);
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "max_iter");
+        const cJSON *ws = cJSON_GetObjectItem(r, "warnings"), *w = NULL;
+        CHECK_INT(cJSON_GetArraySize(ws), k == 0 ? 0 : 1);
+        CHECK(k != 1 || has_warning(r, "outer_unsolved"));
+        CHECK(k != 2 || has_warning(r, "uncertified"));
+        int printed = 0;
+        for (const char *p = err; (p = strstr(p, "ircg: warning: ")); p++)
+            printed++;
+        CHECK_INT(printed, cJSON_GetArraySize(ws));
+        cJSON_ArrayForEach(w, ws) {
+            snprintf(line, sizeof line, "ircg: warning: %s\n",
+                     cJSON_GetStringValue(cJSON_GetObjectItem(w, "message")));
+            if (!strstr(err, line))
+                th_fail(__FILE__, __LINE__, "run %d: stderr lacks \"%s\":\n%s", k, line, err);
+            else
+                printf("    %s", line);
+        }
+        cJSON_Delete(r);
+    }
 }
