@@ -12,8 +12,9 @@
  *  - each oracle's certificate against a dense computation at an iterate:
  *    its gap_g and gap_phi are at least the exact Frank-Wolfe gaps (for
  *    the nuclear ball, the top singular value of the dense gradient by
- *    LAPACK), and within 1e-9 of them relative to the terms' magnitude
- *    when the spectrum allows Kato-Temple (sharp = 1).
+ *    LAPACK), and within 1e-9 (nuclear ball, when the spectrum allows
+ *    Kato-Temple: sharp = 1) or 1e-10 (vector domains) of them relative to
+ *    the terms' magnitude: measured tolerances, printed beside the value.
  */
 /* make test-kernels: bounds. */
 #include <lapacke.h>
@@ -93,12 +94,13 @@ static double ln_g(const ln *L, const double *x)
 static void check_bounds(check_ctx *c, double g_true, const ircg_iter_info *it)
 {
     c->certified++;
-    if (!(it->g_lower <= c->gstar) || !(g_true - c->gstar <= it->inner_gap_x) ||
-        !(it->f_lower <= c->fstar)) {
+    if (!(it->g_lower <= c->gstar) || !(c->gstar <= it->g_upper) ||
+        !(g_true - c->gstar <= it->inner_gap_x) || !(it->f_lower <= c->fstar)) {
         if (!c->bad++)
-            th_fail(__FILE__, __LINE__, "t %lld: g_lower %.17g g* %.17g; g(x)-g* %.3g "
-                    "inner_gap %.3g; f_lower %.17g f* %.17g", (long long)it->t, it->g_lower,
-                    c->gstar, g_true - c->gstar, it->inner_gap_x, it->f_lower, c->fstar);
+            th_fail(__FILE__, __LINE__, "t %lld: g_lower %.17g g* %.17g g_upper %.17g; "
+                    "g(x)-g* %.3g inner_gap %.3g; f_lower %.17g f* %.17g", (long long)it->t,
+                    it->g_lower, c->gstar, it->g_upper, g_true - c->gstar, it->inner_gap_x,
+                    it->f_lower, c->fstar);
     }
 }
 
@@ -295,10 +297,14 @@ TEST(bounds, matrix_completion_oracle_against_dense_svd)
         mc_dense_gaps(R, x->dense, 40, 25, 5, sigma, &gg, &gp, &scale);
         CHECK(c.gap_g >= gg && c.gap_phi >= gp);
         CHECK(c.sharp == 1);
-        CHECK(c.gap_g - gg <= 1e-9 * scale && c.gap_phi - gp <= 1e-9 * scale);
         printf("    t %lld: gap_g %.6e (dense %.6e, +%.1e), gap_phi %.6e (+%.1e), scale %.3g\n",
                (long long)stops[k], c.gap_g, gg, c.gap_g - gg, c.gap_phi, c.gap_phi - gp,
                scale);
+        /* a measurement plus headroom (the certificate's rounding terms and
+         * Kato-Temple's rho^2/(theta - a), against the dense SVD's own
+         * rounding), printed: measured 3.6e-13 at t = 30 */
+        CHECK_MEASURED("MC gap_g excess / scale", (c.gap_g - gg) / scale, 1e-9);
+        CHECK_MEASURED("MC gap_phi excess / scale", (c.gap_phi - gp) / scale, 1e-9);
         ircg_iterate_free(x);
         ircg_solver_free(sv);
         sv = NULL;
@@ -359,8 +365,12 @@ TEST(bounds, least_squares_oracle_against_long_double)
             mag += fabsl(h);
         }
         CHECK(c.gap_g >= (double)gap && c.gap_phi >= (double)gphi);
-        CHECK(c.gap_g - (double)gap <= 1e-10 * (double)mag);
-        CHECK(c.gap_phi - (double)gphi <= 1e-10 * (double)mag);
+        /* a measurement plus headroom (the certificate's rounding terms
+         * against long double), printed */
+        CHECK_MEASURED("LS gap_g excess / magnitude", (c.gap_g - (double)gap) / (double)mag,
+                       1e-10);
+        CHECK_MEASURED("LS gap_phi excess / magnitude",
+                       (c.gap_phi - (double)gphi) / (double)mag, 1e-10);
         CHECK(fabs(c.g - ln_g(&L, x->dense)) <= c.g_err);
         printf("    domain %d: gap_g %.9e >= %.9e (+%.1e), gap_phi +%.1e, g_err %.1e\n", k,
                c.gap_g, (double)gap, c.gap_g - (double)gap, c.gap_phi - (double)gphi, c.g_err);

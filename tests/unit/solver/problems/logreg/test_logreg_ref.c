@@ -95,9 +95,10 @@ static void project(double *x, int n, double r, int l1)
 }
 
 /* FISTA, step 1/L with L = ||A||_F^2 / 4 >= ||A||_2^2 / 4; returns g at the
- * last point and its Frank-Wolfe gap over the ball in *gap. */
+ * last point and its Frank-Wolfe gap over the ball in *gap, the point in
+ * xout (n, when not NULL). */
 static double fista(const double *A, const double *y, int m, int n, double r, int l1,
-                    int iters, double *gap)
+                    int iters, double *gap, double *xout)
 {
     double x[64] = {0}, xo[64] = {0}, yk[64] = {0}, gr[64], L = 0, t = 1;
     for (int i = 0; i < m * n; i++)
@@ -120,6 +121,8 @@ static double fista(const double *A, const double *y, int m, int n, double r, in
         mx = fmax(mx, fabs(gr[j]));
     }
     *gap = gx + r * (l1 ? mx : sqrt(nv)); /* <grad, x> - min_ball <grad, v> */
+    if (xout)
+        memcpy(xout, x, (size_t)n * sizeof *x);
     return g;
 }
 
@@ -145,7 +148,7 @@ TEST(logreg_ref, g_opt_agrees_with_fista)
         rs.max_iter = 20000;
         REQUIRE(ircg_reference_compute(pb, &rs, &ref, NULL) == IRCG_OK);
         ircg_reference_get_info(ref, &ri);
-        double gf = fista(A, y, M, N, r, l1, 3000, &fgap);
+        double gf = fista(A, y, M, N, r, l1, 3000, &fgap, NULL);
         printf("    %s ball, radius %g: g_opt %.15g (gap %.2g, %s, %lld iterations), FISTA %.15g "
                "(gap %.2g)\n", l1 ? "l1" : "l2", r, ri.g_opt, ri.gap,
                ircg_status_string(ri.status), (long long)ri.iterations, gf, fgap);
@@ -215,6 +218,7 @@ TEST(logreg_ref, duplicated_features_select_the_least_norm_solution)
         nw += w[j] * w[j];
     double g_star = g_grad(B, y, M, K, w, NULL), f_star = nw / 4;
     ircg_ls_data d = {.m = M, .n = 2 * K, .A_dense = A, .b = y};
+    cert_data cd = {.A = A, .b = y, .m = M, .n = 2 * K, .logistic = 1};
     ircg_outer o = {.kind = IRCG_OUTER_HALF_NORM_SQ};
     ircg_domain dom = {IRCG_DOMAIN_L2_BALL, 2 * sqrt(nw), 0, 0}; /* holds (w, w)/2 */
     ircg_problem *pb = NULL;
@@ -244,6 +248,8 @@ TEST(logreg_ref, duplicated_features_select_the_least_norm_solution)
         s.x0 = x0;
         REQUIRE(ircg_solver_new(pb, &s, &sv, NULL) == IRCG_OK);
         REQUIRE(ircg_solve(sv, &info) == IRCG_OK);
+        double gx, gz;
+        cert_iterates_g(sv, &cd, &gx, &gz);
         printf("    %s rule %d: g(z) - g* %.3g, f(z) %.6g, f* %.6g\n",
                rule < 3 ? "IR-CG" : "CG on g", (int)s.step_rule, info.g_gap_z, info.f_z,
                f_star);
@@ -256,7 +262,8 @@ TEST(logreg_ref, duplicated_features_select_the_least_norm_solution)
             CHECK(fabs(info.f_z - 2 * f_star) <= 1e-6 * f_star);
         /* g* and f* from Newton's method to its own rounding (the check of
          * g_opt above holds it to 1e-12) */
-        check_cert_brackets(rule < 3 ? "IR-CG" : "CG on g", &info, g_star, f_star, 1e-10);
+        check_cert_brackets(rule < 3 ? "IR-CG" : "CG on g", &info, gx, gz, g_star, f_star,
+                            1e-10);
         ircg_solver_free(sv);
     }
     ircg_reference_free(ref);
@@ -367,7 +374,46 @@ TEST(logreg_ref, quadratic_outer_with_q_identity_is_the_norm)
     for (int j = 0; j < N; j++)
         cx += c[j] * it->dense[j];
     CHECK_REL(iq.f_z, cx * cx, 1e-12, 1e-300);
-    CHECK(iq.f_lower <= iq.f_z);
+    /* f_lower <= f*, the certificate's promise: A has full column rank, so
+     * g is strictly convex, X_opt = {x*} and f* = (c'x*)^2.  FISTA's x_F
+     * brackets it: on the l1 ball |a_i'x| <= s_max = r max_ij |a_ij|, so g
+     * is mu-strongly convex there with mu = lambda_min(A'A) l''(s_max)
+     * (l'' = sigma(s) sigma(-s), even, decreasing in |s|), and as x*
+     * minimizes g over the ball, mu/2 ||x_F - x*||^2 <= g(x_F) - g* <= the
+     * Frank-Wolfe gap of x_F.  FISTA projects onto the radius r(1 - 1e-13),
+     * so x_F lies in X despite the projection's rounding; its gap over the
+     * radius r is at most (r 1e-13) max|grad g| (<= 60: 60 rows, |a_ij| <
+     * 1) more, and the double rounding of that gap is below 1e-11 (each
+     * gradient entry within 60 u of 60 terms of magnitude <= 1, 1e-12, the
+     * gap of 9 terms within ||x_F||_1 + r = 4 of them plus 9 u of its
+     * terms' magnitude 240); so gap_hi = fgap + 2e-11 + 1.2e-11.  mu is
+     * taken 0.999 of its computed value, far more than the rounding of
+     * the eigenvalue (N u ||A'A||) and of l'', which only widens the
+     * bracket. */
+    {
+        double xF[N], fgap, AtA[N * N] = {0}, ev[N], amax = 0, cn = 0, cxF = 0;
+        fista(A, y, M, N, 2 * (1 - 1e-13), 1, 20000, &fgap, xF);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                amax = fmax(amax, fabs(A[i * N + j]));
+                for (int k = 0; k < N; k++)
+                    AtA[j * N + k] += A[i * N + j] * A[i * N + k];
+            }
+        REQUIRE(LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', N, AtA, N, ev) == 0);
+        double smax = 2 * amax, mu = 0.999 * ev[0] * sig(smax) * sig(-smax);
+        double gap_hi = fmax(fgap, 0) + 2e-11 + 1.2e-11;
+        for (int j = 0; j < N; j++) {
+            cn += c[j] * c[j];
+            cxF += c[j] * xF[j];
+        }
+        double dist = sqrt(2 * gap_hi / mu), w = sqrt(cn) * dist;
+        double f_lo = pow(fmax(fabs(cxF) - w, 0), 2), f_hi = pow(fabs(cxF) + w, 2);
+        REQUIRE(mu > 0);
+        printf("    (c'x)^2: f* in [%.10g, %.10g] (FISTA gap %.2g, mu %.3g, ||x_F - x*|| <= "
+               "%.2g); f_lower %.10g, f* - f_lower >= %.3g, f(z) %.10g\n", f_lo, f_hi, fgap,
+               mu, dist, iq.f_lower, f_lo - iq.f_lower, iq.f_z);
+        CHECK(iq.f_lower <= f_hi);
+    }
     ircg_iterate_free(it);
     ircg_solver_free(sq);
     ircg_problem_free(ph);
