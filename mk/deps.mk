@@ -48,10 +48,12 @@ endef
 deps: deps-core
 ifeq ($(TEST_TOOLS),1)
 deps: deps-test deps-lint deps-fuzz deps-load deps-valgrind
-# make test installs what its tests need, as make run does for the
-# service: on a fresh machine a missing tool would be a skip that fails CI
+# make test installs what is missing, as make run does for the service:
+# on a fresh machine a missing test tool (Redocly, chromium, Slurm for the
+# cluster suites' hosts) would be a skip that fails CI
 test: deps-test
 endif
+test: deps-core
 
 deps-core:
 	$(call apt_install,$(DEB_PKGS))

@@ -65,8 +65,8 @@ static inline void cert_iterates_g(const ircg_solver *sv, const cert_data *d, do
     double *out[2] = {g_x, g_z};
     for (int k = 0; k < 2; k++) {
         ircg_iterate *it = NULL;
-        *out[k] = NAN;
-        if (ircg_solver_iterate(sv, W[k], 1, &it) != IRCG_OK)
+        *out[k] = NAN; /* also when the solver could not be made (sv NULL) */
+        if (!sv || ircg_solver_iterate(sv, W[k], 1, &it) != IRCG_OK)
             continue;
         if (it->dense && it->dim == d->n)
             *out[k] = cert_g(d, it->dense);

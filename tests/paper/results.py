@@ -218,13 +218,14 @@ def penalty_values(v, scale):
     rows = {r["sigma_over_default"]: r for r in scale.get("penalty_path", [])}
     for k, m in (("2", 1e-2), ("3", 1e-3)):
         r = rows.get(m)
-        if r is None or fstar is None:
+        if r is None or fstar is None or "path_f" not in r:
             for key in ("path_f", "cond", "held_f", "cont_f", "held_gap", "cont_gap"):
                 v[f"scale.{key}_{k}"] = "not run"
             continue
-        def pct(f):
-            p = 100 * abs(f - fstar) / fstar
-            return f"{p:.2g}%" if p < 10 else f"{p:.0f}%"
+        def pct(f):  # "59% above", "1% below": the direction is measured too
+            p = 100 * abs(f - fstar) / abs(fstar)
+            size = f"{p:.2g}%" if p < 10 else f"{p:.0f}%"
+            return f"{size} {'above' if f > fstar else 'below'}"
         v[f"scale.path_f_{k}"] = pct(r["path_f"])
         v[f"scale.cond_{k}"] = f"{r['path_condition']:.1e}"
         v[f"scale.held_f_{k}"] = pct(r["held_f"])
