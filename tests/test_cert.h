@@ -11,8 +11,8 @@
  * the inner gaps, so that a gap understated by the library fails.  ref_rel
  * is the reference's own relative error (its computation's rounding), the
  * only allowance: the long double sums here (64-bit significands or
- * more) round some 10^6 times below any ref_rel used.  How tight the bounds are depends on the run's progress and is
- * printed, not checked.
+ * more) round some 10^6 times below any ref_rel used.  How tight the
+ * bounds are depends on the run's progress and is printed, not checked.
  */
 #ifndef IRCG_TEST_CERT_H
 #define IRCG_TEST_CERT_H

@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "ircg.h"
+#include "test_cert.h"
 #include "test_num.h"
 
 enum { M = 30, N = 80 };
@@ -64,30 +65,28 @@ static ircg_problem *problem(const inst *P)
     return ircg_problem_least_squares(&d, &o, &dom, &pb, NULL) == IRCG_OK ? pb : NULL;
 }
 
+/* g of x, in long double from the data (test_cert.h's cert_g). */
+static double g_of(const inst *P, const double *x)
+{
+    cert_data d = {.A = P->A, .b = P->b, .m = M, .n = N};
+    return cert_g(&d, x);
+}
+
 /* g at the default start x_0 = 0 (in the l2 ball): 1/2 ||b||^2, here. */
 static double g_zero(const inst *P)
 {
-    long double g = 0;
-    for (int i = 0; i < M; i++)
-        g += 0.5L * (long double)P->b[i] * P->b[i];
-    return (double)g;
+    static const double zero[N];
+    return g_of(P, zero);
 }
 
 /* g and f of the solver's x, independently. */
 static void values(const inst *P, ircg_solver *sv, double *g, double *f)
 {
     ircg_iterate *x = NULL;
-    long double gs = 0;
     *g = *f = NAN;
     if (ircg_solver_iterate(sv, IRCG_X, 0, &x) != IRCG_OK)
         return;
-    for (int i = 0; i < M; i++) {
-        long double r = -(long double)P->b[i];
-        for (int j = 0; j < N; j++)
-            r += (long double)P->A[i * N + j] * x->dense[j];
-        gs += 0.5L * r * r;
-    }
-    *g = (double)gs;
+    *g = g_of(P, x->dense);
     *f = 0.5 * test_dot(x->dense, x->dense, N);
     ircg_iterate_free(x);
 }
@@ -192,10 +191,9 @@ TEST(stop, exact_answers_with_varsigma_are_successes)
     ircg_domain dom = {.kind = IRCG_DOMAIN_L1_BALL, .radius = R};
     ircg_problem *pb = NULL;
     REQUIRE(ircg_problem_least_squares(&d, &o, &dom, &pb, NULL) == IRCG_OK);
-    long double g0l = 0;
-    for (int i = 0; i < EM; i++)
-        g0l += 0.5L * (long double)b[i] * b[i];
-    double g0 = (double)g0l; /* g(x_0), x_0 = 0 */
+    cert_data cd = {.A = A, .b = b, .m = EM, .n = EN};
+    static const double zero[EN];
+    double g0 = cert_g(&cd, zero); /* g(x_0), x_0 = 0 */
     for (int r = 0; r < 3; r++) {
         ircg_settings st;
         ircg_solver *sv = NULL;
@@ -208,26 +206,21 @@ TEST(stop, exact_answers_with_varsigma_are_successes)
         REQUIRE(ircg_solver_new(pb, &st, &sv, NULL) == IRCG_OK);
         CHECK(ircg_solve(sv, &in) == IRCG_OK);
         REQUIRE(ircg_solver_iterate(sv, IRCG_X, 0, &x) == IRCG_OK);
-        long double g = 0, f = 0; /* of x, here */
-        for (int i = 0; i < EM; i++) {
-            long double ri = -(long double)b[i];
-            for (int j = 0; j < EN; j++)
-                ri += (long double)A[i * EN + j] * x->dense[j];
-            g += 0.5L * ri * ri;
-        }
+        double g = cert_g(&cd, x->dense); /* of x, here */
+        long double f = 0;
         for (int j = 0; j < EN; j++)
             f += 0.5L * ((long double)x->dense[j] - xc[j]) * ((long double)x->dense[j] - xc[j]);
         double ug = 8 * DBL_EPSILON * (g0 - in.g_upper);
         double uf = 8 * DBL_EPSILON * fmax(fabs(in.cert_f_x), fabs(in.f_lower));
         printf("    rule %d: %s after %lld iterations (x = x_c: %s); inner gap %.2e <= %.2e, "
-               "outer gap %.2e <= %.2e (f_lower %.3g); g(x) %.2Le, f(x) %.2Le here\n", r,
+               "outer gap %.2e <= %.2e (f_lower %.3g); g(x) %.2e, f(x) %.2Le here\n", r,
                ircg_status_string(in.status), (long long)in.iterations,
                memcmp(x->dense, xc, sizeof xc) ? "no" : "yes", in.inner_gap_x, ug,
                in.outer_gap_x, uf, in.f_lower, g, f);
         CHECK(in.status == IRCG_STATUS_CONVERGED && in.iterations < st.max_iter);
         CHECK(in.cert_iteration == in.iterations);
         CHECK(in.g_upper >= 0 && in.f_lower <= 0); /* g* = f* = 0 */
-        CHECK(in.inner_gap_x <= ug && in.inner_gap_x >= (double)g);
+        CHECK(in.inner_gap_x <= ug && in.inner_gap_x >= g);
         CHECK(in.outer_gap_x <= uf);
         /* the answer is the bilevel solution: f(x) - f* within the
          * certified outer gap, f* = 0 */
