@@ -379,3 +379,38 @@ TEST(bounds, least_squares_oracle_against_long_double)
         ircg_problem_free(pb);
     }
 }
+
+/* Projection methods on the nuclear ball make no certificate (README, SPEC
+ * "Results"): IR-PG and Bi-SG on a small synthetic matrix completion end
+ * with none made (cert_iteration -1, the bounds NaN) and the warning
+ * uncertified, where IR-CG on the same instance makes one. */
+TEST(bounds, projections_on_the_nuclear_ball_are_uncertified)
+{
+    static const ircg_algorithm ALGS[] = {IRCG_ALG_IRCG, IRCG_ALG_IRPG, IRCG_ALG_BISG};
+    ircg_synth_ratings_spec sp = {60, 40, 3, 600, 1, 5, 0.5, 1, 1};
+    ircg_ratings *R = NULL;
+    ircg_problem *pb = NULL;
+    REQUIRE(ircg_synth_ratings(&sp, &R, NULL) == IRCG_OK);
+    REQUIRE(ircg_problem_matrix_completion(R, IRCG_OUTER_COLUMN_VARIANCE, 5, &pb, NULL) ==
+            IRCG_OK);
+    for (int a = 0; a < 3; a++) {
+        ircg_settings st;
+        ircg_solver *sv = NULL;
+        ircg_info in;
+        ircg_settings_default(&st);
+        st.algorithm = ALGS[a];
+        st.max_iter = 20;
+        REQUIRE(ircg_solver_new(pb, &st, &sv, NULL) == IRCG_OK);
+        REQUIRE(ircg_solve(sv, &in) == IRCG_OK);
+        int uncertified = (in.warnings & IRCG_WARN_UNCERTIFIED) != 0;
+        printf("    algorithm %d: certificate at %lld, uncertified %d\n", (int)ALGS[a],
+               (long long)in.cert_iteration, uncertified);
+        if (ALGS[a] == IRCG_ALG_IRCG)
+            CHECK(in.cert_iteration == 20 && !uncertified);
+        else
+            CHECK(in.cert_iteration == -1 && isnan(in.inner_gap_x) && uncertified);
+        ircg_solver_free(sv);
+    }
+    ircg_problem_free(pb);
+    ircg_ratings_free(R);
+}
