@@ -202,10 +202,11 @@ $(IRCGD): $(call obj,server/main.c) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_HTTP) $(LIB_SQL) $(LIB_JSON) $(LIB_SOLVER)
 
+# zlib: `ircg instance` writes an .npz (api/npz.c)
 $(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBCLIENT) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) $(LIB_SOLVER)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) -lz $(LIB_SOLVER)
 
 # ircg-mpi shares the CLI's output files and spec helpers.
 MPI_CLI_SRC := clients/cli/solve_output.c clients/cli/cli_util.c clients/cli/cli_opts.c

@@ -2,7 +2,8 @@
  * npz.h -- iterates as NumPy .npz archives (npz.c, iterate_npz.c): what a
  * job's 'x' and 'z' snapshots hold (api/SPEC.md, "Snapshots"), written by
  * ircgd for a solve on its worker and by ircg-mpi's rank 0 for a
- * distributed one, so that both are the same bytes for the same iterate.
+ * distributed one, so that both are the same bytes for the same iterate;
+ * and a built vector instance (instance_npz.c) for another solver.
  */
 #ifndef IRCG_API_NPZ_H
 #define IRCG_API_NPZ_H
@@ -29,5 +30,10 @@ typedef struct api_npz_array {
     const void *data;        /* borrowed                                */
 } api_npz_array;
 int api_npz_write(const api_npz_array *arrays, size_t n, void **out, size_t *len);
+
+/* A least-squares or logistic-regression instance as the solver holds it
+ * (instance_npz.c lists the members): malloc'ed into *out.  0, or -1 with
+ * why (cap bytes) when pb is no such instance or out of memory. */
+int api_instance_npz(const ircg_problem *pb, void **out, size_t *len, char *why, size_t cap);
 
 #endif /* IRCG_API_NPZ_H */

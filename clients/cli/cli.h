@@ -50,6 +50,7 @@ int cmd_solve(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_example(int argc, char **argv);
 int cmd_paper(int argc, char **argv);
+int cmd_instance(int argc, char **argv);
 
 /* Whole file (or stdin for "-") into a malloc'ed NUL-terminated buffer;
  * NULL with a message on stderr. */

@@ -29,6 +29,9 @@ static const char USAGE[] =
     "  validate SPEC.json\n"
     "        print every error with its JSON pointer, or \"valid\" and the\n"
     "        normalized spec (all defaults filled in).\n"
+    "  instance SPEC.json --npz FILE\n"
+    "        write the spec's least-squares or logistic-regression instance,\n"
+    "        as the solver holds it, to a NumPy .npz (for another solver).\n"
     "  example NAME [--ratings PATH] [--data PATH]\n"
     "               [--algorithm ircg|cgbio|irpg|bisg|ir-scg|ir-fscg]\n"
     "               [--step-rule RULE] [--projection partial|full]\n"
@@ -77,7 +80,7 @@ static const cli_entry COMMANDS[] = {
     {"paper", cmd_paper},   {"submit", cmd_submit},     {"jobs", cmd_jobs},
     {"status", cmd_status}, {"watch", cmd_watch},       {"trace", cmd_trace},
     {"result", cmd_result}, {"cancel", cmd_cancel},     {"delete", cmd_delete},
-    {"upload", cmd_upload},
+    {"upload", cmd_upload}, {"instance", cmd_instance},
 };
 
 int main(int argc, char **argv)

@@ -176,6 +176,17 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
 ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *outer,
                                  const ircg_domain *domain, ircg_problem **out,
                                  ircg_diag *diag);
+/* The data a least-squares or logistic-regression problem holds, as the
+ * solver reads it: its checked copies (logistic labels mapped to -1/+1),
+ * for a caller that writes the instance out for another solver (`ircg
+ * instance`).  *data: m, n, A (dense row-major or CSR) and b; *outer: the
+ * kind with c, Q, q (NULL when the kind has none; q NULL = 0) and, for the
+ * validation loss, val = the given *val, filled with the held-out rows (n
+ * columns).  The domain is ircg_problem_info's.  Every pointer is
+ * borrowed: valid while pb lives.  IRCG_ERR_INVALID ("/problem") for
+ * matrix completion. */
+ircg_error ircg_problem_vector_data(const ircg_problem *pb, ircg_ls_data *data,
+                                    ircg_outer *outer, ircg_ls_data *val, ircg_diag *diag);
 void ircg_problem_free(ircg_problem *pb);
 
 typedef enum ircg_problem_kind {
