@@ -21,7 +21,10 @@
 typedef enum sc_kind {
     SC_LEAST_NORM,  /* ircg example least-norm: l2 ball, 1/2 ||x||^2       */
     SC_OVERPARAM,   /* ... overparam-regression (small): l1 ball, validation */
-    SC_LOGISTIC,    /* ... logistic (small): l1 ball, validation loss      */
+    SC_LOGISTIC,    /* ... logistic (small: 40 x 10, 20 validation rows)
+                       with noise 3, not 1: the example's labels are
+                       separable, g has no minimizer; l1 ball, validation
+                       loss                                              */
     SC_PORTFOLIO,   /* the simplex among exact fits, the variance of other
                        returns outside (f varies on the inner solutions)  */
     SC_MC_SYNTH,    /* ... synthetic-movielens (small)                     */
@@ -71,6 +74,10 @@ typedef struct sc_run {
  * 16.  0 on success. */
 int sc_solve(const sc_inst *s, double c, double varsigma, ircg_step_rule rule,
              int64_t max_iter, sc_run *out);
+/* The same with the relative varsigma varsigma_rel (times L_g / L_f of
+ * the problem at scale c, as the solver resolves it). */
+int sc_solve_rel(const sc_inst *s, double c, double varsigma_rel, ircg_step_rule rule,
+                 int64_t max_iter, sc_run *out);
 
 /* IR-CG at scale 1 with sigma held: varsigma = sigma and p = SC_P_HELD,
  * so that sigma_t moves by less than 1e-7 of itself in 10^6 iterations

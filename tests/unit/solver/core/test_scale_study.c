@@ -68,7 +68,7 @@ TEST(scale_study, the_absolute_varsigma_of_before_depends_on_the_units)
  *
  * Against conditional gradient: IR-CG with sigma held (SC_P_HELD) on
  * least-norm and on least squares with a validation least squares outside
- * (the study's other branch; the logistic example's data, 40 training
+ * (the study's other branch; the study's logistic data, 40 training
  * and 20 validation rows of 10 features, labels as targets, so that
  * neither fits exactly and the minimum of Phi is not 0), line search,
  * ends with its Frank-Wolfe gap of
