@@ -12,7 +12,10 @@ DEB_PKGS := build-essential pkg-config xz-utils bzip2 unzip curl libopenblas-dev
 # only when its command is missing).  TEST_TOOLS=0 leaves them out (the
 # container image's build stage): those tests then skip, saying why.
 TEST_TOOLS ?= 1
-TEST_PKGS  := chromium
+# The exact references of tests/accuracy (CVXOPT, by /usr/bin/python3):
+# the tests and make bench-accuracy, never ircg or ircgd.
+ACCURACY_PKGS := python3-numpy python3-cvxopt
+TEST_PKGS  := chromium $(ACCURACY_PKGS)
 # make test-cluster: the hosts (iproute2's ip, util-linux's nsenter and
 # unshare), Slurm with its authentication (munge), and gdb for the
 # backtrace of a rank's core file.
@@ -78,6 +81,9 @@ deps-node:
 
 deps-paper:
 	$(call apt_install,$(PAPER_PKGS))
+
+deps-accuracy:
+	$(call apt_install,$(ACCURACY_PKGS))
 
 deps-lint:
 	$(call apt_install,$(LINT_PKGS))
