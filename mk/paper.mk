@@ -33,11 +33,14 @@ study: all
 	else echo "gnuplot is not installed (make deps-paper): $(STUDY_OUT)/overparam.gp not run"; fi
 
 # Only the instances in other units: the scale-free varsigma against the
-# absolute one of before and a grid (tests/study/scale_study.c); `make
-# test` runs its short version (test_scale_study.c).
-#> the scale-free varsigma: six examples and the paper's instance at 5 scales
+# absolute one of before and a grid (tests/study/scale_study.c), and the
+# grid of varsigma_rel the default's constant is chosen from
+# (varsigma_study.c); `make test` runs its short version (test_scale_study.c).
+#> the scale-free varsigma: six examples and the paper's instance at 5 scales,
+#> and the grid of varsigma_rel that chose the default
 study-scale: all data
 	$(STUDY_ENV) ./$(STUDY_BIN) scale --out $(STUDY_OUT)
+	$(STUDY_ENV) ./$(STUDY_BIN) varsigma --out $(STUDY_OUT)
 
 # tests/paper/RESULTS.md (from its template RESULTS.in.md) and its copies
 # of the outputs, from the last runs.

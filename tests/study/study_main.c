@@ -10,6 +10,9 @@
  *              (select.c, select_study.c)
  *   overparam  the trade-off curves of over-parameterized regression for
  *              IR-CG and CG-BiO (overparam.c, overparam_study.c)
+ *   scale      the instances in other units (scale.c, scale_study.c)
+ *   varsigma   the constant of the default varsigma_rel over a grid
+ *              (varsigma_study.c)
  */
 #include <cJSON.h>
 #include <stdio.h>
@@ -20,7 +23,7 @@
 
 static int usage(void)
 {
-    fputs("usage: study rates|selection|overparam|all --out DIR\n", stderr);
+    fputs("usage: study rates|selection|overparam|scale|varsigma|all --out DIR\n", stderr);
     return 64;
 }
 
