@@ -157,7 +157,7 @@ typedef struct ircg_settings {
                              (z = x) and IR-PG projected gradient on g.
                              NaN (the default): relative, varsigma_rel
                              times the problem's scale ircg_varsigma_scale */
-    double varsigma_rel;  /* > 0; the paper's 0.05 (its L_g = L_f = 1)    */
+    double varsigma_rel;  /* > 0; 0.01 (`study varsigma`; the paper: 0.05) */
     double p;             /* in (0, 1)                                     */
     int64_t max_iter;     /* >= 1                                          */
     double time_limit;    /* seconds; <= 0 means none                      */

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "common/test_cli_util.h"
 #include "harness.h"
 #include "study/scale.h"
 
@@ -37,6 +38,28 @@ TEST(scale_study, the_default_reaches_the_tolerances_at_every_scale)
      * iterations: the study's table says where the default is slow) */
     one(SC_MC_SYNTH, IRCG_STEP_OPEN_LOOP, 2000);
     one(SC_MC_SYNTH, IRCG_STEP_LINE_SEARCH, 2000);
+}
+
+/* The default's constant is the one `study varsigma` chose
+ * (tests/study/varsigma_study.c), as the run that RESULTS.md shows
+ * recorded it: a default changed without the study, or a study whose
+ * choice moved without the default, fails here. */
+TEST(scale_study, the_default_is_the_choice_of_study_varsigma)
+{
+    const char *path = "tests/paper/studies/varsigma.json";
+    FILE *f = fopen(path, "r");
+    if (!f)
+        SKIP("%s is missing (run from the repository root)", path);
+    fclose(f);
+    cJSON *doc = tcli_read_json(path);
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "chosen");
+    REQUIRE(cJSON_IsNumber(c));
+    double chosen = c->valuedouble;
+    cJSON_Delete(doc);
+    ircg_settings st;
+    ircg_settings_default(&st);
+    printf("    study varsigma chose %g; the default is %g\n", chosen, st.varsigma_rel);
+    CHECK(st.varsigma_rel == chosen);
 }
 
 TEST(scale_study, the_absolute_varsigma_of_before_depends_on_the_units)

@@ -130,6 +130,7 @@ static int compare(ircg_outer_kind outer, ircg_step_rule rule, int n, int p,
     }
     dense_ircg(&in, outer, delta, 0.05, 0.5, rule, &ref);
     ircg_settings_default(&s);
+    s.varsigma = 0.05; /* the dense reference's */
     s.step_rule = rule;
     s.max_iter = ITERS;
     /* FW amplifies LMO errors once the gradient's top singular values
