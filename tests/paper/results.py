@@ -3,6 +3,7 @@
 
     results.py --paper build/paper --study build/study --into tests/paper [--check]
     results.py --paper build/paper --into tests/paper --only tta
+    results.py --accuracy build/bench-accuracy --into tests/paper --only accuracy
 
 Reads what `make paper` wrote: provenance.json (the commit, the machine),
 ml-1m/ and ml-100k/ (summary.json, table1.md, best-*.dat, trace-*.csv,
@@ -22,7 +23,10 @@ An unknown NAME or KEY is an error, so no number can be left behind by a
 typo.  --check also fails when a digit stands in the prose outside those
 markers, code and links: every number of RESULTS.md comes from a run.
 --only tta replaces the time-to-accuracy section of the RESULTS.md there is
-(`make tta`), nothing else.  --check-template FILE checks a template alone
+(`make tta`), nothing else; --only accuracy the block gen:accuracy with
+what `make bench-accuracy` wrote (accuracy.md, accuracy.json and its
+provenance.json, copied into accuracy/ there), which a whole regeneration
+takes from --accuracy when it holds a run and from that copy otherwise.  --check-template FILE checks a template alone
 (no digit typed in its prose, markers well formed, one time-to-accuracy
 section): `make test` runs it on RESULTS.in.md, so a template that a
 two-hour `make paper` would refuse at its end is refused at once.
@@ -207,6 +211,26 @@ def study_values(v, study):
     v["rates.lemma_f"] = f"{max(r['max_ratio_lemma_f'] for r in qg['runs']):.2f}"
     v["rates.noqg_slopes"] = ", ".join(f"{r['slope_g']:.2f}" for r in noqg["runs"])
     penalty_values(v, load(os.path.join(study, "scale.json")))
+    varsigma_values(v, load(os.path.join(study, "varsigma.json")))
+
+
+def varsigma_values(v, vs):
+    """The constant of the default (varsigma.json): the one chosen, the
+    default the run had, and how each did."""
+    rows = {r["varsigma_rel"]: r for r in vs["summary"]}
+    chosen, before = vs["chosen"], 0.05
+    v["varsigma.chosen"] = f"{chosen:g}"
+    v["varsigma.default_run"] = f"{vs['default_now']:g}"
+    v["varsigma.runs"] = str(vs["runs_per_value"])
+    for key, val in (("chosen", chosen), ("before", before)):
+        r = rows.get(val)
+        v[f"varsigma.{key}_reached"] = str(r["reached"]) if r else "not run"
+        v[f"varsigma.{key}_error"] = f"{r['geomean_error']:.3g}" if r else "not run"
+        v[f"varsigma.{key}_error_sel"] = f"{r['geomean_error_selecting']:.3g}" if r else "not run"
+    best_e = min(vs["summary"], key=lambda r: r["geomean_error"])
+    v["varsigma.least_error_at"] = f"{best_e['varsigma_rel']:g}"
+    v["varsigma.least_error"] = f"{best_e['geomean_error']:.3g}"
+    v["varsigma.most_reached"] = str(max(r["reached"] for r in vs["summary"]))
 
 
 def penalty_values(v, scale):
@@ -275,6 +299,44 @@ def copy_tta(paper, into):
     os.makedirs(os.path.join(into, TTA_DIR), exist_ok=True)
     for f in ("tta.md", "summary.json", "provenance.json"):
         shutil.copy(os.path.join(paper, TTA_DIR, f), os.path.join(into, TTA_DIR, f))
+
+
+ACC_DIR = "accuracy"
+ACC_FILES = ("accuracy.md", "accuracy.json", "provenance.json")
+
+
+def accuracy_block(run):
+    """The benchmark's tables with the commit that made them."""
+    prov = load(os.path.join(run, "provenance.json"))
+    commit = prov["commit"][:12] + (" (with uncommitted changes)" if prov["dirty"] else "")
+    return (read(os.path.join(run, "accuracy.md")).rstrip("\n") +
+            f"\n\nThe run was made by commit {commit} on {prov['date']}, "
+            f"{prov['cores']} cores ({prov['cpu']}).\n")
+
+
+def accuracy_run(accuracy, into):
+    """Where the benchmark's outputs are: the run's folder when it holds
+    one, else the copy beside the page."""
+    if accuracy and all(os.path.exists(os.path.join(accuracy, f)) for f in ACC_FILES):
+        return accuracy
+    return os.path.join(into, ACC_DIR)
+
+
+def copy_accuracy(run, into):
+    dest = os.path.join(into, ACC_DIR)
+    if os.path.abspath(run) == os.path.abspath(dest):
+        return
+    os.makedirs(dest, exist_ok=True)
+    for f in ACC_FILES:
+        shutil.copy(os.path.join(run, f), os.path.join(dest, f))
+
+
+def put_block(text, name, block):
+    pat = re.compile(r"(<!-- gen:%s -->\n)(.*?)(<!-- /gen:%s -->)" % (re.escape(name), re.escape(name)),
+                     re.S)
+    if len(pat.findall(text)) != 1:
+        sys.exit(f"results.py: the page needs exactly one gen:{name} block")
+    return pat.sub(lambda m: m.group(1) + block.rstrip("\n") + "\n" + m.group(3), text)
 
 
 GEN = re.compile(r"(<!-- gen:([\w.-]+) -->\n)(.*?)(<!-- /gen:\2 -->)", re.S)
@@ -402,7 +464,7 @@ def check_code(root, into):
     """0 when every run of the page was made by the code there is now."""
     bad = 0
     now = manifest(root)
-    for sub in ("", TTA_DIR):
+    for sub in ("", TTA_DIR, ACC_DIR):
         path = os.path.join(into, sub, "provenance.json")
         if not os.path.exists(path):
             continue
@@ -418,7 +480,8 @@ def check_code(root, into):
             bad += 1
             print(f"results.py: {path}: made by commit {prov.get('commit', '?')[:12]}; since "
                   f"then {len(changed)} file(s) of the solver or the paper runner changed -- "
-                  f"run make paper again (make tta for {TTA_DIR}):", file=sys.stderr)
+                  f"run make paper again (make tta for {TTA_DIR}, make bench-accuracy for "
+                  f"{ACC_DIR}):", file=sys.stderr)
             for p in changed:
                 what = "added" if p not in then else "removed" if p not in now else "changed"
                 print(f"  {what}: {p}", file=sys.stderr)
@@ -431,7 +494,8 @@ def main():
     ap.add_argument("--study", default="build/study")
     ap.add_argument("--into", default="tests/paper")
     ap.add_argument("--check", action="store_true")
-    ap.add_argument("--only", choices=["tta"])
+    ap.add_argument("--accuracy", default="build/bench-accuracy")
+    ap.add_argument("--only", choices=["tta", "accuracy"])
     ap.add_argument("--check-template", metavar="FILE")
     ap.add_argument("--manifest", action="store_true")
     ap.add_argument("--check-code", metavar="DIR")
@@ -453,6 +517,12 @@ def main():
         write(path, put_tta(read(path), tta_section(a.paper)))
         print(f"results.py: the time-to-accuracy section of {path}")
         return
+    if a.only == "accuracy":
+        run = accuracy_run(a.accuracy, a.into)
+        copy_accuracy(run, a.into)
+        write(path, put_block(read(path), "accuracy", accuracy_block(run)))
+        print(f"results.py: the accuracy block of {path}")
+        return
     values, blocks = {}, {}
     prov = load(os.path.join(a.paper, "provenance.json"))
     values["commit"] = prov["commit"][:12] + (" (with uncommitted changes)" if prov["dirty"] else "")
@@ -466,8 +536,10 @@ def main():
         blocks[f"table1-{ds}"] = read(os.path.join(run_dir, "table1.md"))
         blocks[f"agreement-{ds}"] = agreement(ds, s, methods, run_dir)
     study_values(values, a.study)
-    for name in ("rates", "selection", "overparam", "scale"):
+    for name in ("rates", "selection", "overparam", "scale", "varsigma"):
         blocks[name] = read(os.path.join(a.study, name + ".md"))
+    acc = accuracy_run(a.accuracy, a.into)
+    blocks["accuracy"] = accuracy_block(acc)
     template = read(os.path.join(a.into, "RESULTS.in.md"))
     if a.check:  # the template's prose, before any value is in it
         check_typed(template)
@@ -477,6 +549,7 @@ def main():
     text = put_tta(text, tta_section(a.paper))
     copy_outputs(a.paper, a.study, a.into)
     copy_tta(a.paper, a.into)
+    copy_accuracy(acc, a.into)
     write(path, text)
     print(f"results.py: {path} from commit {values['commit']}")
     if a.check:
