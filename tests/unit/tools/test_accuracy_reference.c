@@ -10,7 +10,11 @@
  *   - the scale study's portfolio (every support's KKT system: the
  *     least variance among the exact fits on the simplex) and logistic
  *     regression (Newton's method: the unique inner solution, inside an
- *     l1 ball), scale.c's f*.
+ *     l1 ball), scale.c's f*;
+ *   - the box with 1/2 ||x - c||^2 and 1/2 x'Qx + q'x (the least squares
+ *     solution, dgels, inside the box);
+ *   - logistic regression on duplicated features, whose inner solutions
+ *     split the weights between the copies: 1/2 ||x||^2 halves them.
  * And tests/accuracy/references.json, the examples' references made by
  * make_references.py, read without CVXOPT: each example still builds
  * the instance whose hash is there, and a short IR-CG run's certificates
@@ -198,6 +202,112 @@ TEST(accuracy_reference, brute_force_and_newton_of_the_scale_study)
         cJSON_Delete(rep);
         sc_free(&s);
     }
+}
+
+/* Least squares with full column rank (one inner solution: the least
+ * squares x_ls, inside the box) under 1/2 ||x - c||^2 and 1/2 x'Qx + q'x:
+ * f* = f(x_ls), x_ls by LAPACK's dgels; the box's bounds and the two outer
+ * objectives go through reference.py's constraints and f. */
+TEST(accuracy_reference, box_dist_sq_and_quadratic_with_q)
+{
+    NEED_CVXOPT();
+    enum { M = 20, N = 5 };
+    double *A = NULL, *b = NULL, x[M], Ac[M * N], c[N], Q[N * N], q[N];
+    REQUIRE(ircg_synth_least_squares(M, N, 0.5, 11, &A, &b, NULL) == IRCG_OK);
+    memcpy(Ac, A, sizeof Ac);
+    memcpy(x, b, sizeof x);
+    REQUIRE(LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', M, N, 1, Ac, N, x, 1) == 0);
+    double fd = 0, fq = 0, top = 0;
+    for (int j = 0; j < N; j++) {
+        c[j] = 0.3 * j - 0.5;
+        q[j] = 0.1 * (j % 3) - 0.2;
+        for (int k = 0; k < N; k++)
+            Q[j * N + k] = (j == k ? 2.0 : 0.0) + 0.5 / (1 + j + k);
+        fd += 0.5 * (x[j] - c[j]) * (x[j] - c[j]);
+        top = fmax(top, fabs(x[j]));
+    }
+    for (int j = 0; j < N; j++) {
+        for (int k = 0; k < N; k++)
+            fq += 0.5 * x[j] * Q[j * N + k] * x[k];
+        fq += q[j] * x[j];
+    }
+    ircg_ls_data d = {.m = M, .n = N, .A_dense = A, .b = b};
+    ircg_domain box = {IRCG_DOMAIN_BOX, 0, -2 * top, 3 * top};
+    const ircg_outer outs[2] = {{.kind = IRCG_OUTER_DIST_SQ, .c = c},
+                                {.kind = IRCG_OUTER_QUADRATIC, .Q = Q, .q = q}};
+    const double want[2] = {fd, fq};
+    for (int k = 0; k < 2; k++) {
+        ircg_problem *pb = NULL;
+        REQUIRE(ircg_problem_least_squares(&d, &outs[k], &box, &pb, NULL) == IRCG_OK);
+        cJSON *rep = reference_of(pb, k ? "box-quadratic" : "box-dist");
+        REQUIRE(rep != NULL);
+        print_rep(k ? "box, quadratic with q" : "box, dist_sq", rep, want[k]);
+        CHECK_REL(num(rep, "f_star"), want[k], 1e-9, 0);
+        CHECK(x_error(rep, x, N) <= 1e-8);
+        cJSON_Delete(rep);
+        ircg_problem_free(pb);
+    }
+    free(A);
+    free(b);
+}
+
+/* Logistic regression on duplicated features, A = [F F]: every x with
+ * x_1 + x_2 = w (w the minimizer on F, by Newton's method here) is an
+ * inner solution, and 1/2 ||x||^2 picks x = [w/2, w/2], f* = ||w||^2 / 4:
+ * reference.py's second stage on the margins' section (rank n / 2), and
+ * its logistic first stage, inside an l2 ball that does not bind. */
+TEST(accuracy_reference, logistic_duplicated_features_split_the_weights)
+{
+    NEED_CVXOPT();
+    enum { M = 60, K = 4 };
+    double *F = NULL, *y = NULL, A[M * 2 * K], w[K] = {0};
+    REQUIRE(ircg_synth_least_squares(M, K, 3.0, 5, &F, &y, NULL) == IRCG_OK);
+    for (int i = 0; i < M; i++) {
+        y[i] = y[i] > 0 ? 1 : -1;
+        for (int j = 0; j < K; j++)
+            A[i * 2 * K + j] = A[i * 2 * K + K + j] = F[i * K + j];
+    }
+    for (int it = 0; it < 60; it++) { /* Newton on F: the labels are not separable */
+        double gr[K] = {0}, H[K * K] = {0};
+        for (int i = 0; i < M; i++) {
+            double z = 0;
+            for (int j = 0; j < K; j++)
+                z += F[i * K + j] * w[j];
+            double sg = 1 / (1 + exp(y[i] * z));
+            for (int j = 0; j < K; j++) {
+                gr[j] -= y[i] * sg * F[i * K + j];
+                for (int k = 0; k < K; k++)
+                    H[j * K + k] += sg * (1 - sg) * F[i * K + j] * F[i * K + k];
+            }
+        }
+        REQUIRE(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'U', K, 1, H, K, gr, 1) == 0);
+        for (int j = 0; j < K; j++)
+            w[j] -= gr[j];
+    }
+    double x[2 * K], fs = 0, nw = 0;
+    for (int j = 0; j < K; j++) {
+        x[j] = x[K + j] = w[j] / 2;
+        fs += w[j] * w[j] / 4;
+        nw += w[j] * w[j];
+    }
+    REQUIRE(sqrt(nw) < 50); /* a finite minimizer: not separable */
+    ircg_ls_data d = {.m = M, .n = 2 * K, .A_dense = A, .b = y};
+    ircg_outer o = {.kind = IRCG_OUTER_HALF_NORM_SQ};
+    ircg_domain dom = {IRCG_DOMAIN_L2_BALL, 2 * sqrt(nw), 0, 0};
+    ircg_problem *pb = NULL;
+    REQUIRE(ircg_problem_logistic(&d, &o, &dom, &pb, NULL) == IRCG_OK);
+    cJSON *rep = reference_of(pb, "logistic-duplicated");
+    REQUIRE(rep != NULL);
+    print_rep("logistic, duplicated features", rep, fs);
+    CHECK(num(rep, "rank") == K);
+    /* stage 1's x_1 is within its tolerance of the margins' minimizer,
+     * which moves stage 2's section by as much: 1e-7 */
+    CHECK_REL(num(rep, "f_star"), fs, 1e-7, 0);
+    CHECK(x_error(rep, x, 2 * K) <= 1e-6);
+    cJSON_Delete(rep);
+    ircg_problem_free(pb);
+    free(F);
+    free(y);
 }
 
 /* `ircg example NAME ARGS...` parsed and built; NULL after a failure. */
