@@ -341,7 +341,7 @@ def stage1(p):
     G, h, dims, E, e = domain_constraints(p, nv)
     A, b = p["A"], p["b"]
     if p["kind"] == "least_squares":
-        scale = max(0.5 * float(b @ b), 1e-300)
+        scale = 0.5 * float(b @ b) or 1.0  # b = 0: g* = 0, any scale
         P = np.zeros((nv, nv))
         P[:n, :n] = A.T @ A / scale
         q = np.zeros(nv)
