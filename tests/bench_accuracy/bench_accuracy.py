@@ -252,6 +252,25 @@ def signed(v):
     return "-" if v is None else "%+.1e" % v
 
 
+def summary(doc):
+    """How many runs of each target converged, and which methods were
+    n/a everywhere (not known to this build)."""
+    parts = []
+    for i, o in TARGETS:
+        runs = [r for inst in doc["instances"] for r in inst["runs"]
+                if r["target"]["inner_gap_rel"] == i and r["status"] not in ("n/a", "not run")]
+        ok = [r for r in runs if r["status"] == "converged"]
+        parts.append(f"({i:g}, {o:g}): {len(ok)} of the {len(runs)} runs made converged")
+    keys = {r["method"] for inst in doc["instances"] for r in inst["runs"]}
+    unknown = sorted(k for k in keys if all(r["status"] == "n/a" for inst in doc["instances"]
+                                            for r in inst["runs"] if r["method"] == k))
+    text = "Converged, by target: " + "; ".join(parts) + "."
+    if unknown:
+        text += (" Refused on every instance by this build (not yet methods of `ircg solve`): "
+                 + ", ".join(unknown) + ".")
+    return text
+
+
 def markdown(doc):
     m = doc["machine"]
     out = [f"Per run: `time_limit` {doc['budget_seconds']:g} s, `max_iter` 2^53, certificates "
@@ -260,6 +279,7 @@ def markdown(doc):
            f"{', '.join('%g' % v for v in m['load_average_start'])} at the start and "
            f"{', '.join('%g' % v for v in m['load_average_end'])} at the end "
            f"({doc['started']} to {doc['ended']}).", "",
+           summary(doc), "",
            "The references (CVXOPT, `tests/accuracy/reference.py`, run during the benchmark "
            "on the instance `ircg instance` wrote):", "",
            "| instance | m x n | domain | outer | f* | g* | inner solutions | CVXOPT | "
@@ -313,12 +333,19 @@ def main():
     ap.add_argument("--certify-every", type=int, default=16)
     ap.add_argument("--methods", help="keys, comma-separated (default: all)")
     ap.add_argument("--examples", help="names, comma-separated (default: every example)")
+    ap.add_argument("--markdown-only", action="store_true",
+                    help="write accuracy.md again from the accuracy.json in --out")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    doc = bench(a)
-    with open(os.path.join(a.out, "accuracy.json"), "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
+    if a.markdown_only:
+        with open(os.path.join(a.out, "accuracy.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+    else:
+        doc = bench(a)
+    if not a.markdown_only:
+        with open(os.path.join(a.out, "accuracy.json"), "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
     with open(os.path.join(a.out, "accuracy.md"), "w", encoding="utf-8") as f:
         f.write(markdown(doc))
     print(f"bench-accuracy: {a.out}/accuracy.json and accuracy.md", file=sys.stderr)
