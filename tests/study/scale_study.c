@@ -2,7 +2,7 @@
  * scale_study.c -- `study scale`: the instances of scale.h in other units,
  * g scaled by c in {1e-4, 1e-2, 1, 1e2, 1e4} (its data by sqrt(c)), each
  * solved with the absolute varsigma 0.05 of the version before and with
- * the relative default (varsigma_rel 0.05 L_g / L_f), and at c = 1 a grid
+ * the relative default (varsigma_rel L_g / L_f, 0.01), and at c = 1 a grid
  * of 7 absolute varsigma (the default's times 10^-3 .. 10^3); the open
  * loop and the exact line search.  Reported: iterations and seconds to
  * the certified inner gap <= 1e-6 (g(x_0) - g_upper) with |f - f*| <=
