@@ -207,6 +207,9 @@ void api_spec_settings(const api_spec *s, ircg_settings *out);
  * caller that builds the problem itself (parsed with build = 0) checks it
  * against the problem's dim. */
 int64_t api_spec_x0_len(const api_spec *s);
+/* Why "name": "auto" chose the spec's algorithm (a sentence), or NULL
+ * when the spec named its method. */
+const char *api_spec_auto_why(const api_spec *s);
 
 /* {"start": {"job", "snapshot", "schedule"}}: 1 and *out filled (job
  * borrowed from the spec; iteration = the snapshot's, resolved when the

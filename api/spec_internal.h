@@ -128,6 +128,8 @@ struct api_spec {
     sp_mc mc;
     sp_ls ls;
     ircg_settings settings;       /* callback/cancel/reference unset        */
+    const char *auto_why;         /* "name": "auto": why it chose settings'
+                                     algorithm (static text); NULL else    */
     double *x0;                   /* start {"x0": [...]}                     */
     int64_t x0_len;
     sp_start start;               /* start {"job": ...}                      */
@@ -146,6 +148,9 @@ typedef struct sp_ctx {
     const api_parse_options *opt;
     int nerr;                     /* errors recorded by this parse          */
 } sp_ctx;
+
+/* auto's choice of a method for the parsed problem, and why. */
+ircg_algorithm api_auto_choice(const api_spec *s, const char **why);
 
 /* Record an error at pointer. */
 void sp_err(sp_ctx *c, const char *ptr, const char *fmt, ...)

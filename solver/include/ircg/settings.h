@@ -32,10 +32,29 @@ typedef enum ircg_algorithm {
      * is refused.  Both take open-loop steps and the averaged z of IR-CG. */
     IRCG_ALG_IRSCG,    /* IR-SCG: STORM estimators of grad f and grad g from
                           `batch` rows drawn per step, alpha_t = 2/(t+2)   */
-    IRCG_ALG_IRFSCG    /* IR-FSCG: SPIDER estimators, the full gradients
+    IRCG_ALG_IRFSCG,   /* IR-FSCG: SPIDER estimators, the full gradients
                           every q steps and `batch` rows in between;
                           alpha_t = log(q)/q for t < q, then 2/(t+2), and
                           sigma_t = varsigma (max(t, q) + 1)^-p           */
+    /* The bisection methods on the level of f (solver/src/bisect/, after
+     * FC-BiO: Zhang, Chen, Xu, Zhang, NeurIPS 2024, arXiv 2409.06530).
+     * First g* is bracketed by certificates; then a level t of f is
+     * accepted when a point has f <= t + eps_f and g <= g_upper + eps_g,
+     * and rejected when a certificate proves min_X max(f - t, g -
+     * g_upper) > 0, which proves t < f*: f_lower is the greatest level
+     * rejected.  They aim at settings.stop, a side it leaves out (no
+     * inner or no outer tolerance) taking IRCG_BISECT_INNER_REL or
+     * IRCG_BISECT_OUTER_REL, end CONVERGED when it holds for z, their
+     * answer (x is the inner solver's current point), and take no
+     * varsigma, p or step rule. */
+    IRCG_ALG_FCBIO,    /* the inner problems by Nesterov's accelerated
+                          method for a max of two smooth functions, with
+                          projections onto X: least squares and logistic
+                          regression over the vector domains            */
+    IRCG_ALG_FCBIO_CG  /* the inner problems by conditional gradient on
+                          their softmax smoothing, with the LMO only: the
+                          nuclear ball too (matrix completion) and least
+                          squares; not logistic regression             */
 } ircg_algorithm;
 
 /* How IR-PG and Bi-SG project onto the nuclear ball (vector domains have
@@ -84,18 +103,28 @@ typedef enum ircg_start {
  *
  * x and z per algorithm: IR-CG: the last iterate x_t and the averaged z_t;
  * Bi-SG: x is the feasible y_k and z the point x_k after the outer step
- * (possibly outside X); IR-PG and CG-BiO: x_t, with z = x.
+ * (possibly outside X); IR-PG and CG-BiO: x_t, with z = x; FC-BiO and
+ * FC-BiO-CG: x the inner solver's point, z the answer (the last accepted
+ * level's point, or g's approximate minimizer before the first).
  * gap per algorithm: IR-CG: the Frank-Wolfe gap of Phi_t at x_{t-1};
  * CG-BiO: the outer gap <grad f(x), x - s> over the cut set (gap_tol
  * stops CG-BiO only when also g(x) - g(x'_0) <= eps_g / 2); IR-PG and
- * Bi-SG: the norm of the projected-gradient step ||x_{t} - x_{t-1}|| / a. */
+ * Bi-SG: the norm of the projected-gradient step ||x_{t} - x_{t-1}|| / a;
+ * FC-BiO and FC-BiO-CG: max(f(x) - t, g(x) - g_upper) at the level t in
+ * units of its acceptance tolerances (<= 1 accepts t; NaN while g* is
+ * bracketed), and gap_tol does not apply. */
 typedef struct ircg_iter_info {
     int64_t t;          /* iterations done (x_t, z_t below are after it)    */
     double elapsed;     /* seconds since the solve started (incl. restores
                            and CG-BiO's warm start)                         */
     double sigma;       /* sigma used in this iteration (IR-CG, IR-PG);
-                           Bi-SG: its outer step c k^-alpha; CG-BiO: NaN    */
-    double alpha;       /* step taken (IR-PG: after backtracking)           */
+                           Bi-SG: its outer step c k^-alpha; CG-BiO: NaN;
+                           FC-BiO(-CG): the ratio of the weights of f and
+                           g in the step's combination of their gradients
+                           (0 while g* is bracketed)                      */
+    double alpha;       /* step taken (IR-PG: after backtracking; FC-BiO:
+                           the momentum of the extrapolation, 0 at a
+                           restart)                                         */
     double g_x, f_x;    /* at x_t                                           */
     double g_z, f_z;    /* at z_t                                           */
     double gap;         /* see above                                        */
@@ -112,7 +141,9 @@ typedef struct ircg_iter_info {
                            lmo_max_matvecs (its answer is less accurate)   */
     int backtracks;     /* IR-PG: step reductions of the Armijo rule        */
     int proj_full;      /* projections: 1 when a full SVD was used          */
-    double lambda;      /* CG-BiO: multiplier of the cut; NaN otherwise     */
+    double lambda;      /* CG-BiO: multiplier of the cut; FC-BiO(-CG): the
+                           weight of f in [0, 1] (g's is 1 - lambda);
+                           NaN otherwise                                    */
     /* The certified bounds as they stand after this iteration (ircg_info
      * defines them): certified = 1 when a certificate was made at it (its
      * inner gaps then come from x_t and z_t afresh), else they combine
@@ -131,6 +162,13 @@ typedef struct ircg_iter_info {
      * x_{t-1}); 0 for matrix completion and the baselines. */
     int64_t samples;
 } ircg_iter_info;
+
+/* The tolerances the bisection methods add to settings.stop where it
+ * leaves a side out: inner_gap_rel when it has no inner tolerance,
+ * outer_gap_rel when it has no outer one (ircg_solver_new fills them in;
+ * the solver's settings show them). */
+#define IRCG_BISECT_INNER_REL 1e-6
+#define IRCG_BISECT_OUTER_REL 1e-3
 
 /* Return nonzero to stop the solve (status IRCG_STATUS_INTERRUPTED). */
 typedef int (*ircg_callback)(void *user, const ircg_iter_info *it);

@@ -90,33 +90,55 @@ static void fold(slv_bounds *b, const slv_cert *cx, const slv_cert *cz, int have
     b->sharp &= cx->sharp && (!have_z || cz->sharp);
 }
 
-/* x is optimal to working precision: its certified inner gap within 8
- * ulps of g(x_0) - g_upper and, unless the solve is on g alone, its outer
- * gap within 8 ulps of f.  An exact answer ends the solve as converged. */
+/* The certified inner gap and f of the method's answer (slv_alg.answer:
+ * x, or the bisection methods' z) in b. */
+static void answer_of(const ircg_solver *sv, const slv_bounds *b, double *gap, double *f)
+{
+    int z = slv_alg_of(sv->algorithm)->answer == IRCG_Z;
+    *gap = z ? b->gap_z : b->gap_x;
+    *f = z ? b->f_z : b->f_x;
+}
+
+/* The answer is optimal to working precision: its certified inner gap
+ * within 8 ulps of g(x_0) - g_upper and, unless the solve is on g alone,
+ * its outer gap within 8 ulps of f.  An exact answer ends the solve as
+ * converged. */
 static int exact(const ircg_solver *sv)
 {
     const slv_bounds *b = &sv->bnd;
+    double gap, f;
+    answer_of(sv, b, &gap, &f);
     double ug = 8 * DBL_EPSILON * fmax(b->g0 - b->g_upper, 0.0);
-    double uf = 8 * DBL_EPSILON * fmax(fabs(b->f_x), fabs(b->f_lower));
-    return b->gap_x <= ug && (sv->varsigma == 0 || b->f_x - b->f_lower <= uf);
+    double uf = 8 * DBL_EPSILON * fmax(fabs(f), fabs(b->f_lower));
+    return gap <= ug && (sv->varsigma == 0 || f - b->f_lower <= uf);
 }
 
-/* Every tolerance of settings.stop that is given holds for x. */
-static int stop_met(const ircg_solver *sv)
+void slv_stop_targets(const ircg_solver *sv, double f, double *inner, double *outer)
 {
     const ircg_stop *s = &sv->set.stop;
     const slv_bounds *b = &sv->bnd;
-    int any = 0, ok = 1;
-    double og = b->f_x - b->f_lower;
+    *inner = *outer = INFINITY;
     if (s->inner_gap > 0)
-        any = 1, ok &= b->gap_x <= s->inner_gap;
+        *inner = s->inner_gap;
     if (s->inner_gap_rel > 0)
-        any = 1, ok &= b->gap_x <= s->inner_gap_rel * (b->g0 - b->g_upper);
+        *inner = fmin(*inner, s->inner_gap_rel * (b->g0 - b->g_upper));
     if (s->outer_gap > 0)
-        any = 1, ok &= og <= s->outer_gap;
+        *outer = s->outer_gap;
     if (s->outer_gap_rel > 0)
-        any = 1, ok &= og <= s->outer_gap_rel * fmax(fabs(b->f_x), fabs(b->f_lower));
-    return any && ok;
+        *outer = fmin(*outer, s->outer_gap_rel * fmax(fabs(f), fabs(b->f_lower)));
+}
+
+/* Every tolerance of settings.stop that is given holds for the answer. */
+static int stop_met(const ircg_solver *sv)
+{
+    const ircg_stop *s = &sv->set.stop;
+    double gap, f, inner, outer;
+    if (!(s->inner_gap > 0 || s->inner_gap_rel > 0 || s->outer_gap > 0 ||
+          s->outer_gap_rel > 0))
+        return 0;
+    answer_of(sv, &sv->bnd, &gap, &f);
+    slv_stop_targets(sv, f, &inner, &outer);
+    return gap <= inner && f - sv->bnd.f_lower <= outer;
 }
 
 /* The certificates of x and z; b unchanged on an error. */
@@ -129,12 +151,22 @@ static ircg_error certify_both(ircg_solver *sv, double sigma, slv_cert *cx, slv_
     /* IR-CG's z is its own point (and the stochastic methods', the same
      * average); IR-PG's and CG-BiO's is x, Bi-SG's lies outside X, where a
      * Frank-Wolfe gap bounds nothing */
-    *have_z = sv->algorithm == IRCG_ALG_IRCG || slv_alg_stochastic(sv->algorithm);
+    *have_z = sv->algorithm == IRCG_ALG_IRCG || slv_alg_stochastic(sv->algorithm) ||
+              slv_alg_of(sv->algorithm)->answer == IRCG_Z;
     if (*have_z && (err = sv->ops->certify(sv->ws, IRCG_Z, 0.0, cz)) != IRCG_OK)
         return err;
     if (sv->algorithm == IRCG_ALG_IRPG || sv->algorithm == IRCG_ALG_CGBIO)
         *cz = *cx, *have_z = 1;
     return IRCG_OK;
+}
+
+/* The sigma of the certificates' outer bound: the algorithm's, else the
+ * one x_t is about to be regularized with (any sigma > 0 gives a valid
+ * bound). */
+static double cert_sigma(const ircg_solver *sv)
+{
+    const slv_alg *alg = slv_alg_of(sv->algorithm);
+    return alg->cert_sigma ? alg->cert_sigma(sv) : ircg_sigma(sv->varsigma, sv->set.p, sv->t);
 }
 
 /* A certificate of x and z folded into b.  It runs past the time limit
@@ -148,9 +180,7 @@ static ircg_error certify_into(ircg_solver *sv, slv_bounds *b)
     slv_stop_frame grace;
     int have_z = 0;
     double t0 = slv_now();
-    /* sigma of the next iteration: the one x_t is about to be regularized
-     * with; any sigma > 0 gives a valid bound */
-    double sigma = ircg_sigma(sv->varsigma, sv->set.p, sv->t);
+    double sigma = cert_sigma(sv);
     slv_stop_push_grace(&grace);
     ircg_error err = certify_both(sv, sigma, &cx, &cz, &have_z);
     slv_stop_pop(&grace);
@@ -170,10 +200,31 @@ ircg_error slv_certify(ircg_solver *sv, ircg_status *st)
 {
     if (!sv->set.certify || !sv->ops->certify)
         return IRCG_OK;
+    const slv_alg *alg = slv_alg_of(sv->algorithm);
     ircg_error err = certify_into(sv, &sv->bnd);
-    if (err == IRCG_OK && st && (stop_met(sv) || exact(sv)))
+    if (err == IRCG_OK && st && (stop_met(sv) || exact(sv)) &&
+        !(alg->stop_vetoed && alg->stop_vetoed(sv)))
         *st = IRCG_STATUS_CONVERGED;
     return err;
+}
+
+ircg_error slv_cert_point(ircg_solver *sv, ircg_which which, double sigma, slv_cert *c)
+{
+    slv_stop_frame grace;
+    slv_bounds *b = &sv->bnd;
+    double t0 = slv_now();
+    slv_stop_push_grace(&grace);
+    ircg_error err = sv->ops->certify(sv->ws, which, sigma, c);
+    slv_stop_pop(&grace);
+    if (err != IRCG_OK)
+        return err;
+    b->g_upper = fmin(b->g_upper, slv_up(c->g + c->g_err, 1));
+    b->g_lower = fmax(b->g_lower, minus2(c->g, c->g_err, c->gap_g));
+    b->f_lower = fmax(b->f_lower, fmax(c->f_floor, f_bound(c, sigma, b->g_upper)));
+    b->sharp &= c->sharp;
+    b->count++;
+    b->seconds += slv_now() - t0;
+    return IRCG_OK;
 }
 
 /* A cancel during it leaves the last certificate made (its iteration
@@ -219,8 +270,10 @@ static unsigned warnings(const ircg_solver *sv)
     const ircg_stop *s = &sv->set.stop;
     const slv_bounds *b = last_bounds(sv);
     unsigned w = 0;
+    double gap, f;
     if (b->t < 0)
         return IRCG_WARN_UNCERTIFIED;
+    answer_of(sv, b, &gap, &f);
     double tol = 1e-3 * (b->g0 - b->g_upper);
     if (s->inner_gap > 0 || s->inner_gap_rel > 0) {
         tol = INFINITY;
@@ -229,12 +282,12 @@ static unsigned warnings(const ircg_solver *sv)
         if (s->inner_gap_rel > 0)
             tol = fmin(tol, s->inner_gap_rel * (b->g0 - b->g_upper));
     }
-    if (!(b->gap_x <= fmax(tol, 0.0)))
+    if (!(gap <= fmax(tol, 0.0)))
         w |= IRCG_WARN_INNER_UNSOLVED;
-    if (s->outer_gap > 0 && !(b->f_x - b->f_lower <= s->outer_gap))
+    if (s->outer_gap > 0 && !(f - b->f_lower <= s->outer_gap))
         w |= IRCG_WARN_OUTER_UNSOLVED;
     if (s->outer_gap_rel > 0 &&
-        !(b->f_x - b->f_lower <= s->outer_gap_rel * fmax(fabs(b->f_x), fabs(b->f_lower))))
+        !(f - b->f_lower <= s->outer_gap_rel * fmax(fabs(f), fabs(b->f_lower))))
         w |= IRCG_WARN_OUTER_UNSOLVED;
     if (!b->sharp)
         w |= IRCG_WARN_LOOSE;

@@ -86,6 +86,8 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
         (*out)->proj = &slv_ls_proj_ops;
         (*out)->sto_ops = &slv_ls_sto_ops; /* a workspace without residuals */
         (*out)->sto = &slv_ls_sto;
+        (*out)->point_ops = &slv_ls_sto_ops; /* FC-BiO's, the same kind */
+        (*out)->point = &slv_ls_point;
         (*out)->info.data_digest = ls_digest((*out)->data);
     }
     return err;
@@ -93,7 +95,8 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
 
 /* No method oracle of the baselines is built on logistic regression: CG-BiO,
  * IR-PG and Bi-SG are refused by ircg_solver_new.  The stochastic methods
- * run on it (a finite sum of losses over the rows). */
+ * run on it (a finite sum of losses over the rows), and FC-BiO (its
+ * point oracle). */
 ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *outer,
                                  const ircg_domain *domain, ircg_problem **out,
                                  ircg_diag *diag)
@@ -102,6 +105,8 @@ ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *out
     if (err == IRCG_OK) {
         (*out)->sto_ops = &slv_ls_sto_ops;
         (*out)->sto = &slv_ls_sto;
+        (*out)->point_ops = &slv_ls_sto_ops;
+        (*out)->point = &slv_ls_point;
     }
     return err;
 }

@@ -41,6 +41,11 @@ typedef struct slv_dir {
                         <r, A x - A v>, and covers the rounding of the
                         gradient A'r itself, which dominates when
                         grad g(x*) = 0 (an interior optimum)              */
+    double gf_d;     /* <grad f(x), d>, by the quadratic families (least
+                        squares, matrix completion) only: so that a caller
+                        can weigh f and g along d otherwise than sigma
+                        does (bisect/), <grad g(x), d> = gphi_d - sigma
+                        gf_d                                               */
     double d_norm2;  /* ||d||^2 (Euclidean / Frobenius)                      */
     double d_hf_d;   /* d' (Hessian of f) d                                  */
     double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2; matrix completion:
@@ -282,6 +287,32 @@ typedef struct slv_sto_ops {
     void (*lmo_dir)(void *ws, const double *c, slv_dir *dir);
 } slv_sto_ops;
 
+/* The oracle of the methods that move a point freely and project it onto
+ * X (FC-BiO, bisect/): f, g and their gradients at any point y of a
+ * vector family, on the workspace of the problem's point_ops (which keeps
+ * x, z and the last vertex as plain vectors and certifies them from the
+ * point).  The "observation" o(y) is affine in y -- A y - b, A y, the
+ * validation rows' A_v y - b_v, Q y, of length obs_len -- so that a
+ * combination of points with weights summing to 1 has the same
+ * combination of observations: an extrapolated point costs no product.
+ * n is the dimension of y. */
+typedef struct slv_point_ops {
+    int64_t (*obs_len)(void *ws);
+    /* o = o(y): the products with A (and A_v or Q). */
+    void (*observe)(void *ws, const double *y, double *o);
+    /* f(y) and g(y) from y and o = o(y) (compensated sums). */
+    void (*values)(void *ws, const double *y, const double *o, double *f, double *g);
+    /* gf = grad f(y), gg = grad g(y) from y and o = o(y). */
+    void (*grads)(void *ws, const double *y, const double *o, double *gf, double *gg);
+    /* out = Proj_X(y) (out may alias y). */
+    ircg_error (*project)(void *ws, const double *y, double *out);
+    /* The workspace's x (IRCG_X) or z, n doubles; set_point copies y into
+     * it, with its f and g, which the workspace's values op then reports
+     * (the certificates, iterates and checkpoints are of these points). */
+    const double *(*point)(void *ws, ircg_which which);
+    void (*set_point)(void *ws, ircg_which which, const double *y, double f, double g);
+} slv_point_ops;
+
 /* A problem joins its family's oracle (problems/) with the oracles of the
  * methods built on it (baselines/); core/families.c wires them. */
 struct ircg_problem {
@@ -293,6 +324,9 @@ struct ircg_problem {
     const slv_oracle_ops *sto_ops;  /* the stochastic methods' workspace   */
     const slv_sto_ops *sto;         /* their finite sums, on it (NULL: the
                                        problem is no finite sum)         */
+    const slv_oracle_ops *point_ops;/* FC-BiO's workspace (vector families) */
+    const slv_point_ops *point;     /* its point oracle, on it (NULL: no
+                                       projection onto X is offered)     */
     const ircg_comm *comm;          /* NULL, or the processes that share a
                                        distributed problem (borrowed)      */
     double f_slope;                 /* ||grad f||, when f is affine (L_f =
@@ -313,5 +347,6 @@ extern const slv_proj_ops slv_ls_proj_ops;   /* baselines/proj/ls_prox.c      */
 extern const slv_oracle_ops slv_lr_ops;      /* problems/logreg/lr_oracle.c   */
 extern const slv_oracle_ops slv_ls_sto_ops;  /* problems/ls/ls_sto.c          */
 extern const slv_sto_ops slv_ls_sto;         /* problems/ls/ls_sto.c          */
+extern const slv_point_ops slv_ls_point;     /* problems/ls/ls_point.c        */
 
 #endif /* IRCG_ORACLE_H */

@@ -21,6 +21,8 @@ const slv_alg *slv_alg_of(ircg_algorithm a)
     case IRCG_ALG_BISG: return &slv_alg_bisg;
     case IRCG_ALG_IRSCG: return &slv_alg_irscg;
     case IRCG_ALG_IRFSCG: return &slv_alg_irfscg;
+    case IRCG_ALG_FCBIO: return &slv_alg_fcbio;
+    case IRCG_ALG_FCBIO_CG: return &slv_alg_fcbio_cg;
     case IRCG_ALG_IRCG:
     default: return &slv_alg_ircg;
     }
@@ -33,7 +35,8 @@ int slv_alg_stochastic(ircg_algorithm a)
 
 static const char *alg_label(ircg_algorithm a)
 {
-    static const char *const L[] = {"IR-CG", "CG-BiO", "IR-PG", "Bi-SG", "IR-SCG", "IR-FSCG"};
+    static const char *const L[] = {"IR-CG", "CG-BiO", "IR-PG", "Bi-SG", "IR-SCG", "IR-FSCG",
+                                    "FC-BiO", "FC-BiO-CG"};
     return (unsigned)a < sizeof L / sizeof L[0] ? L[a] : "this algorithm";
 }
 
@@ -74,6 +77,37 @@ static ircg_error check_distributed(const ircg_problem *pb, const ircg_settings 
     return IRCG_OK;
 }
 
+/* FC-BiO moves points freely and projects them: the vector families'
+ * point oracle.  FC-BiO-CG weighs f and g along a direction through the
+ * oracle's gf_d, which the quadratic families give (least squares,
+ * matrix completion); logistic regression's directions are curved. */
+static ircg_error check_bisection(const ircg_problem *pb, const ircg_settings *s,
+                                  ircg_diag *diag)
+{
+    if (s->algorithm == IRCG_ALG_FCBIO && (!pb->point_ops || !pb->point))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                        "FC-BiO projects onto X, which %s problems do not offer: "
+                        "use FC-BiO-CG (conditional gradient inside)", pb->ops->name);
+    if (s->algorithm == IRCG_ALG_FCBIO_CG && pb->info.kind == IRCG_PROBLEM_LOGISTIC)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                        "FC-BiO-CG needs f and g quadratic along a direction: use "
+                        "FC-BiO for logistic regression");
+    return IRCG_OK;
+}
+
+/* The bisection methods aim at settings.stop; a side it leaves out takes
+ * the default tolerance (settings.h). */
+static void complete_stop(ircg_solver *sv)
+{
+    ircg_stop *st = &sv->set.stop;
+    if (slv_alg_of(sv->algorithm)->answer != IRCG_Z)
+        return;
+    if (!(st->inner_gap > 0) && !(st->inner_gap_rel > 0))
+        st->inner_gap_rel = IRCG_BISECT_INNER_REL;
+    if (!(st->outer_gap > 0) && !(st->outer_gap_rel > 0))
+        st->outer_gap_rel = IRCG_BISECT_OUTER_REL;
+}
+
 ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
                            ircg_solver **out, ircg_diag *diag)
 {
@@ -100,6 +134,8 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
                          "regression): it is not available for %s problems, whose "
                          "estimators would not stay cheap (IR-CG is)",
                          alg_label(s->algorithm), pb->ops->name);
+    if ((err = check_bisection(pb, s, diag)) != IRCG_OK)
+        return err;
     if (s->lmo_engine == IRCG_LMO_ARPACK &&
         pb->info.domain.kind != IRCG_DOMAIN_NUCLEAR_BALL)
         return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",
@@ -114,10 +150,12 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     sv->pb = pb;
     sv->ops = is_projection_method(s->algorithm) ? pb->prox_ops
-              : slv_alg_stochastic(s->algorithm) ? pb->sto_ops : pb->ops;
+              : slv_alg_stochastic(s->algorithm) ? pb->sto_ops
+              : s->algorithm == IRCG_ALG_FCBIO ? pb->point_ops : pb->ops;
     sv->algorithm = s->algorithm;
     sv->set = *s;
     sv->set.x0 = NULL; /* borrowed only for the duration of this call */
+    complete_stop(sv);
     err = sv->ops->create(pb, s, &sv->ws, diag);
     if (err != IRCG_OK)
         goto fail;
@@ -330,7 +368,8 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
         ircg_status cst = IRCG_STATUS_UNSOLVED;
         int converged = 0;
         err = step_once(sv, alg, &it, &converged);
-        if (err == IRCG_OK && !converged && slv_cert_due(sv, sv->t))
+        if (err == IRCG_OK && !converged &&
+            (slv_cert_due(sv, sv->t) || (alg->cert_wanted && alg->cert_wanted(sv))))
             err = slv_certify(sv, &cst);
         if (err == IRCG_OK && !converged)
             certificate_values(sv, alg, &it);

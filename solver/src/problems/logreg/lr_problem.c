@@ -69,6 +69,7 @@ ircg_error lr_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
     if (d->vset) {
         map_labels(d->vset->b, d->vset->m, zo[1]);
         L_f /= 4;
+        d->mu_f = 0; /* the logistic loss flattens: no curvature bound */
     }
     return ls_problem_of(d, IRCG_PROBLEM_LOGISTIC, &slv_lr_ops, L_f, L_g / 4, out, diag);
 }

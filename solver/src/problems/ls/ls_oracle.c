@@ -189,6 +189,7 @@ static ircg_error ls_lmo(void *p, double sigma, slv_dir *dir)
     dir->gphi_scale = slv_ksum_value(&sc);
     dir->d_norm2 = slv_ksum_value(&dd);
     dir->d_hf_d = ls_has_q(w) ? ls_f_curvature(d, w->v, w->x, w->qv, w->qx) : dir->d_norm2;
+    dir->gf_d = ls_f_slope(d, w->v, w->x, w->qv, w->qx);
     dir->d_hg_d = slv_ksum_value(&hg);
     dir->top_sv = NAN;
     dir->matvecs = 2;

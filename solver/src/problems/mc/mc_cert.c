@@ -27,6 +27,8 @@
  * by gamma(4k + 64) of the magnitudes of its terms.
  */
 #include <cblas.h>
+#include <float.h>
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +302,73 @@ static double lambda2_bound(mc_ws *w, double sigma, double f, double xo_norm, do
     return slv_up(s2 * s2, 2);
 }
 
+/* ------------------------------------------------- small matrices, dense -- */
+
+/* Small instances form C densely and bound sigma_1 by LAPACK's singular
+ * values: sharp whatever the spectrum, where Kato-Temple needs a gap that
+ * Weyl's bound against the ratings may not give (the selection instance
+ * of RESULTS.md, 50 x 50).  Only on one process and while the SVD costs
+ * less than about a tenth of a second. */
+#define DENSE_CERT_FLOPS 2e8
+
+static int dense_certifiable(const mc_data *d)
+{
+    double n = d->n, p = d->p;
+    return !d->comm && n * p * fmin(n, p) <= DENSE_CERT_FLOPS;
+}
+
+/* An upper bound of sigma_1(C) for C = sigma grad f(Y) + P_Omega(Y - M),
+ * Y the side s made from its factors (mc_dense), or NAN when it cannot be
+ * made (memory, LAPACK).  The computed C differs from the exact one by
+ * the factors' products (gamma(k + 8) of their size, as xo_drift bounds
+ * them), the column means' sums (gamma(n + 8) of Y, a column's sum
+ * entering each of its rows with the row's weight) and the last
+ * combinations (gamma(8)); dgesvd's singular values are those of a
+ * matrix within p(n, p) eps ||C|| of the computed C (its backward
+ * stability; 16 (n + p) eps is taken for p(n, p) eps). */
+static double dense_sv1(mc_ws *w, const mc_side *s, double sigma)
+{
+    const mc_data *d = w->d;
+    int n = d->n, p = d->p, k = n < p ? n : p;
+    double *C = malloc((size_t)n * p * sizeof *C), *sv = malloc((size_t)k * sizeof *sv);
+    double *col = malloc((size_t)p * sizeof *col), *r = malloc((size_t)d->nnz * sizeof *r);
+    double *work = malloc((size_t)k * sizeof *work);
+    double out = NAN, y2 = 0, r2 = 0;
+    int colvar = d->outer == IRCG_OUTER_COLUMN_VARIANCE;
+    if (!C || !sv || !col || !r || !work || mc_dense(w, s, C) != IRCG_OK)
+        goto done;
+    for (int j = 0; j < p; j++) { /* the whole matrix's column means */
+        col[j] = colvar ? mc_row_sum(d, C + (size_t)j * n) / d->n_all : 0.0;
+        for (int i = 0; i < n; i++)
+            y2 += C[i + (size_t)j * n] * C[i + (size_t)j * n];
+    }
+    for (int i = 0; i < n; i++) /* the residual on Omega, from Y */
+        for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++) {
+            r[e] = C[i + (size_t)d->col[e] * n] - mc_rating(d, e);
+            r2 += r[e] * r[e];
+        }
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < n; i++)
+            C[i + (size_t)j * n] =
+                sigma * (C[i + (size_t)j * n] - mc_row_weight(d, i) * col[j]);
+    for (int i = 0; i < n; i++)
+        for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++)
+            C[i + (size_t)d->col[e] * n] += r[e];
+    if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', n, p, C, n, sv, NULL, 1, NULL, 1, work) != 0)
+        goto done;
+    double yn = sqrt(y2), ey = slv_up(slv_gamma(w->k + 8) * factor_size(w, s), 4);
+    double eu = ey + slv_gamma(n + 8) * 2 * yn;
+    double ec = slv_up(sigma * eu + ey + slv_gamma(8) * (2 * sigma * yn + sqrt(r2)), 4);
+    out = slv_up(sv[0] * (1 + 16.0 * (n + p) * DBL_EPSILON) + ec, 4);
+done:
+    free(C);
+    free(sv);
+    free(col);
+    free(r);
+    free(work);
+    return out;
+}
+
 ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
 {
     mc_ws *w = ws;
@@ -333,6 +402,11 @@ ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
         return err;
     double nR = slv_up(rn + sqrt(2 * out->g_err) + D, 4); /* ||R||_F of the exact Y */
     double s1 = sv1_bound(w, s->xo, 0.0, w->cert->v, nR, D, a2, &sharp_g);
+    if (dense_certifiable(d)) {
+        double s1d = dense_sv1(w, s, 0.0);
+        if (s1d < s1)
+            s1 = s1d, sharp_g = 1;
+    }
     out->matvecs += 2;
     double gap = ss.rdot + d->delta * s1;
 
@@ -346,6 +420,11 @@ ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
             return err;
         double nC = slv_up(sigma * sqrt(2 * (out->f + out->f_err)) + nR, 4);
         double c1 = sv1_bound(w, s->xo, sigma, w->cert->v, nC, D, a2c, &sharp_phi);
+        if (dense_certifiable(d)) {
+            double c1d = dense_sv1(w, s, sigma);
+            if (c1d < c1)
+                c1 = c1d, sharp_phi = 1;
+        }
         out->matvecs += 2;
         double ph = sigma * 2 * out->f + ss.rdot + d->delta * c1;
         double ph_err = 2 * sigma * out->f_err + rdot_err +

@@ -161,9 +161,10 @@ static void vertex_sums(mc_ws *w, double *uv)
     uv[1] = b[k + 1];
 }
 
-/* ||d||^2, ||U d||^2 (or ||d||^2) for d = -delta u v' - X, unit u and v;
- * uv from vertex_sums. */
-static void dir_norms(mc_ws *w, double fro2, double cs2, const double *uv, slv_dir *dir)
+/* ||d||^2, ||U d||^2 (or ||d||^2) and <grad f(X), d> for d = -delta u v'
+ * - X, unit u and v; uv from vertex_sums, gfx = <grad f(X), X>. */
+static void dir_norms(mc_ws *w, double fro2, double cs2, const double *uv, double gfx,
+                      slv_dir *dir)
 {
     const mc_data *d = w->d;
     int k = w->k, c = w->cap;
@@ -181,11 +182,14 @@ static void dir_norms(mc_ws *w, double fro2, double cs2, const double *uv, slv_d
     }
     /* <V, X> = -delta u'Xv; colsum(V) = -delta (1'u) v */
     dir->d_norm2 = fmax(0.0, dl * dl + 2 * dl * uXv + fro2);
+    /* <grad f(X), V> = <U X, -delta u v'> = -delta (u'Xv - (1'u)(1'X v) / n) */
     if (d->outer == IRCG_OUTER_COLUMN_VARIANCE) {
         double csd = dl * dl * su * su + 2 * dl * su * vcs + cs2;
         dir->d_hf_d = fmax(0.0, dir->d_norm2 - csd / d->n_all);
+        dir->gf_d = -dl * (uXv - su * vcs / d->n_all) - gfx;
     } else {
         dir->d_hf_d = dir->d_norm2;
+        dir->gf_d = -dl * uXv - gfx;
     }
 }
 
@@ -228,7 +232,7 @@ ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir)
     dir->gphi_d = -d->delta * w->sv - (sigma * f + rx_dot_x);
     dir->gphi_scale = d->delta * w->sv + fabs(sigma * f + rx_dot_x);
     dir->d_hg_d = dir->need_hg ? mc_omega_hg(w) : NAN;
-    dir_norms(w, fro2, cs2, uv, dir);
+    dir_norms(w, fro2, cs2, uv, f, dir);
     dir->top_sv = w->sv;
     dir->matvecs = so.matvecs;
     dir->converged = so.converged;
