@@ -211,7 +211,7 @@ static void parse_auto(sp_ctx *c, const cJSON *alg, api_spec *s)
     static const char *const CHOICE_MEMBERS[] = {"name", "why", NULL};
     const cJSON *ch = sp_get(alg, "choice");
     const char *why = NULL, *name = NULL;
-    s->settings.algorithm = api_auto_choice(s, &why);
+    s->settings.algorithm = api_auto_choice(s, c->opt->distributed, &why);
     s->auto_why = why;
     if (!ch || !sp_members(c, ch, AP "/choice", CHOICE_MEMBERS))
         return;
@@ -243,9 +243,11 @@ static void parse_name(sp_ctx *c, const cJSON *alg, api_spec *s)
     if (st->algorithm == IRCG_ALG_IRSCG)
         st->p = 0.25; /* the paper's for IR-SCG (its convex theorem) */
     /* the bisection methods run to their tolerances: no iteration cap
-     * unless one is given (the time limit, or a cancel, ends them else) */
+     * unless one is given (the time limit, or a cancel, ends them else);
+     * 1e15 is none in practice (decades of microsecond iterations) and
+     * prints as itself */
     if (st->algorithm == IRCG_ALG_FCBIO || st->algorithm == IRCG_ALG_FCBIO_CG)
-        st->max_iter = INT64_C(1) << 53;
+        st->max_iter = INT64_C(1000000000000000);
 }
 
 void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s)
@@ -428,8 +430,13 @@ int64_t api_spec_x0_len(const api_spec *s) { return s && s->x0 ? s->x0_len : 0; 
  * box) gets FC-BiO, whose inner solver converges at the accelerated rate;
  * matrix completion, whose nuclear ball would need an SVD per projection,
  * gets the same bisection with conditional gradient inside. */
-ircg_algorithm api_auto_choice(const api_spec *s, const char **why)
+ircg_algorithm api_auto_choice(const api_spec *s, int distributed, const char **why)
 {
+    if (s->ranks > 0 || distributed) {
+        *why = "a distributed solve (execution.ranks): IR-CG is the method that runs on "
+               "the ranks of ircg-mpi";
+        return IRCG_ALG_IRCG;
+    }
     if (s->typed && s->kind == IRCG_PROBLEM_MATRIX_COMPLETION) {
         *why = "matrix completion: the nuclear ball has no cheap projection, so the "
                "bisection on the level of f with conditional gradient inside (fcbio-cg)";

@@ -149,8 +149,10 @@ typedef struct sp_ctx {
     int nerr;                     /* errors recorded by this parse          */
 } sp_ctx;
 
-/* auto's choice of a method for the parsed problem, and why. */
-ircg_algorithm api_auto_choice(const api_spec *s, const char **why);
+/* auto's choice of a method for the parsed problem and execution (a
+ * distributed solve: ircg-mpi parsing its spec, or execution.ranks), and
+ * why (static text). */
+ircg_algorithm api_auto_choice(const api_spec *s, int distributed, const char **why);
 
 /* Record an error at pointer. */
 void sp_err(sp_ctx *c, const char *ptr, const char *fmt, ...)

@@ -186,6 +186,8 @@ static void parse_root(sp_ctx *c, const cJSON *root, api_spec *s)
     int e0 = c->nerr;
     parse_problem(c, sp_get(root, "problem"), s);
     int problem_ok = c->nerr == e0;
+    /* the execution first: auto chooses IR-CG for a distributed solve */
+    sp_parse_execution(c, sp_get(root, "execution"), s);
     e0 = c->nerr;
     sp_parse_algorithm(c, sp_get(root, "algorithm"), s);
     int alg_ok = c->nerr == e0;
@@ -196,7 +198,6 @@ static void parse_root(sp_ctx *c, const cJSON *root, api_spec *s)
     int out_ok = c->nerr == e0;
     parse_reference(c, sp_get(root, "reference"), s);
     s->ref.settings.threads = s->settings.threads;
-    sp_parse_execution(c, sp_get(root, "execution"), s);
     sp_check_execution(c, s, problem_ok, alg_ok);
     /* what the job will hold, before anything is loaded: over the budget,
      * nothing is built (a distributed job's memory is its ranks', on the

@@ -173,10 +173,13 @@ static void summary(const ircg_info *in, const ircg_settings *st)
     if (in->lmo_unconverged > 0)
         fprintf(stderr, "  note: %lld oracle calls stopped at lmo_max_matvecs (less "
                 "accurate answers)\n", (long long)in->lmo_unconverged);
-    if (in->cert_iteration >= 0)
-        fprintf(stderr, "  certified at iteration %lld: g(x) - min g <= %.3e, f(x) - f* <= "
-                "%.3e (f* >= %.12g)\n", (long long)in->cert_iteration, in->inner_gap_x,
-                in->outer_gap_x, in->f_lower);
+    if (in->cert_iteration >= 0) {
+        int z = in->answer == IRCG_Z; /* the bisection methods' answer */
+        fprintf(stderr, "  certified at iteration %lld: g(%s) - min g <= %.3e, f(%s) - f* <= "
+                "%.3e (f* >= %.12g)\n", (long long)in->cert_iteration, z ? "z" : "x",
+                z ? in->inner_gap_z : in->inner_gap_x, z ? "z" : "x",
+                z ? in->outer_gap_z : in->outer_gap_x, in->f_lower);
+    }
 }
 
 /* Printed even with --quiet: a result that is not what it seems. */
@@ -215,7 +218,8 @@ static int write_result(cli_outputs *o, const api_spec *s, const ircg_solver *sv
         ircg_solver_iterate(sv, IRCG_X, out.dense_iterate, &x);
         ircg_solver_iterate(sv, IRCG_Z, out.dense_iterate, &z);
     }
-    api_result r = {info, err, msg, rp->ref ? &rp->info : NULL, g_opt, x, z, st, NULL};
+    api_result r = {info, err, msg, rp->ref ? &rp->info : NULL, g_opt, x, z, st, NULL,
+                    api_spec_auto_why(s)};
     char *text = api_result_json(&r);
     int rc = cli_outputs_result(o, text);
     free(text);

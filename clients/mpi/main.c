@@ -295,7 +295,8 @@ static int write_result(run *r, const api_spec *s, const ircg_solver *sv,
         api_execution ex = {r->size, names, slurm_job()};
         /* the computed reference's g_opt, as ircg solve gives it */
         double g_opt = st->reference && ri ? ri->g_opt : rs.g_opt;
-        api_result res = {info, err, msg, ri, g_opt, x, z, st, names ? &ex : NULL};
+        api_result res = {info, err, msg, ri, g_opt, x, z, st, names ? &ex : NULL,
+                          api_spec_auto_why(s)};
         char *text = api_result_json(&res);
         rc = cli_outputs_result(&r->out, text);
         free(text);

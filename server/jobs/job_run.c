@@ -90,6 +90,7 @@ static char *result_json(srv_run *c)
         .reference = c->ref ? &ri : NULL, .g_opt = c->ref ? ri.g_opt : c->g_opt,
         .x = x, .z = z,
         .settings = ircg_solver_settings(c->sv),
+        .auto_why = api_spec_auto_why(c->spec),
     };
     char *text = api_result_json(&r);
     ircg_iterate_free(x);

@@ -4,13 +4,13 @@
  *
  * A certificate of a feasible point y gives g(y) and f(y) with their
  * errors, an upper bound gap_g of g(y) - g* (Frank-Wolfe), and for sigma >
- * 0 an upper bound gap_phi of Phi_sigma(y) - min_X Phi_sigma.  From them:
+ * 0 an upper bound sub_phi of Phi_sigma(y) - min_X Phi_sigma.  From them:
  *  - g* <= g(y): g_upper is the least certified g(y) + g_err;
  *  - g* >= g(y) - gap_g: g_lower is the greatest of those and 0 (every
  *    family's g is a sum of squares or of logistic losses);
- *  - f* >= f(y) + (g(y) - g_upper - gap_phi) / sigma, because for any
+ *  - f* >= f(y) + (g(y) - g_upper - sub_phi) / sigma, because for any
  *    solution x* of the bilevel problem sigma f* + g* = Phi_sigma(x*) >=
- *    min_X Phi_sigma >= Phi_sigma(y) - gap_phi, and g* <= g_upper;
+ *    min_X Phi_sigma >= Phi_sigma(y) - sub_phi, and g* <= g_upper;
  *  - f* >= min_X f >= the certificate's f_floor.
  * Every bound is the best so far: each certificate can only tighten them.
  * The arithmetic here rounds too: each combination gives away
@@ -52,12 +52,13 @@ static double inner_gap(double g, double g_err, double g_lower)
     return fmax(0.0, slv_up(g + g_err - g_lower, 3));
 }
 
-/* The outer bound from x's certificate with the gap of Phi at sigma. */
-static double f_bound_at(const slv_cert *c, double sigma, double gap_phi, double g_upper)
+/* The outer bound from x's certificate with Phi's suboptimality bound at
+ * sigma. */
+static double f_bound_at(const slv_cert *c, double sigma, double sub_phi, double g_upper)
 {
-    if (!(sigma > 0) || !isfinite(gap_phi) || !isfinite(g_upper))
+    if (!(sigma > 0) || !isfinite(sub_phi) || !isfinite(g_upper))
         return -INFINITY;
-    double q = minus2(c->g - c->g_err, g_upper, gap_phi) / sigma;
+    double q = minus2(c->g - c->g_err, g_upper, sub_phi) / sigma;
     q -= slv_gamma(2) * fabs(q);
     return minus2(c->f, c->f_err, -q);
 }
@@ -65,9 +66,9 @@ static double f_bound_at(const slv_cert *c, double sigma, double gap_phi, double
 /* The best of the outer bounds the certificate allows. */
 static double f_bound(const slv_cert *c, double sigma, double g_upper)
 {
-    double f = f_bound_at(c, sigma, c->gap_phi, g_upper);
+    double f = f_bound_at(c, sigma, c->sub_phi, g_upper);
     for (int k = 0; k < c->nphi; k++)
-        f = fmax(f, f_bound_at(c, c->phi_sigma[k], c->phi_gap[k], g_upper));
+        f = fmax(f, f_bound_at(c, c->phi_sigma[k], c->phi_sub[k], g_upper));
     return f;
 }
 
@@ -313,6 +314,7 @@ void slv_bounds_info(const ircg_solver *sv, ircg_status st, ircg_info *info)
     info->cert_f_z = b->f_z;
     info->g_x0 = b->g0;
     info->cert_sharp = b->sharp;
+    info->answer = slv_alg_of(sv->algorithm)->answer;
     info->certificates = b->count;
     info->cert_seconds = b->seconds;
     info->warnings = warnings(sv);

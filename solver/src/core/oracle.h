@@ -115,24 +115,29 @@ typedef struct slv_unique {
  *   |g(y) - g| <= g_err,   |f(y) - f| <= f_err,
  *   max_{v in X} <grad g(y), y - v>                 <= gap_g,
  *   max_{v in X} <sigma grad f(y) + grad g(y), y - v> <= gap_phi (sigma > 0),
+ *   Phi_sigma(y) - min_X Phi_sigma <= sub_phi <= gap_phi (sigma > 0),
  *   min_{v in X} f(v) >= f_floor,
  * so that g(y) - min_X g <= gap_g and min_X (sigma f + g) >= sigma f(y) +
- * g(y) - gap_phi (convexity).  On the nuclear ball the largest singular
- * value of the gradient is bounded above by the Kato-Temple inequality
- * when the spectrum allows it, else by the Frobenius norm
- * (problems/mc/mc_cert.c). */
+ * g(y) - sub_phi (convexity: sub_phi is gap_phi, or less where the family
+ * knows a curvature of f -- ls_cert.c's strongly convex bound, second
+ * order in y's distance to Phi's minimizer where the Frank-Wolfe gap is
+ * first order).  On the nuclear ball the largest singular value of the
+ * gradient is bounded above by the Kato-Temple inequality when the
+ * spectrum allows it, by a dense SVD on small matrices, else by the
+ * Frobenius norm (problems/mc/mc_cert.c). */
 #define SLV_CERT_NPHI 8
 typedef struct slv_cert {
     double g, g_err;
     double f, f_err;
     double gap_g;
     double gap_phi;  /* NaN when sigma = 0                                 */
-    /* The gap of Phi at other sigma too, where the oracle has them for
-     * little more (vector domains: sigma 4^k, k = -4..4 but 0, from the
-     * same gradients; nothing on the nuclear ball, where each is a
-     * Lanczos process): each gives its own lower bound of f*. */
+    double sub_phi;  /* NaN when sigma = 0                                 */
+    /* The suboptimality bound of Phi at other sigma too, where the oracle
+     * has them for little more (vector domains: sigma 4^k, k = -4..4 but
+     * 0, from the same gradients; nothing on the nuclear ball, where each
+     * is a Lanczos process): each gives its own lower bound of f*. */
     int nphi;
-    double phi_sigma[SLV_CERT_NPHI], phi_gap[SLV_CERT_NPHI];
+    double phi_sigma[SLV_CERT_NPHI], phi_sub[SLV_CERT_NPHI];
     double f_floor;  /* -INFINITY when nothing better is known             */
     int64_t matvecs; /* operator applications spent                       */
     int sharp;       /* nuclear ball: 1 when every sigma_1 was bounded by

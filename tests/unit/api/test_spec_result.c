@@ -57,7 +57,7 @@ TEST(spec_result, json_and_traces)
     ircg_iterate *x = NULL, *z = NULL;
     REQUIRE(ircg_solver_iterate(sv, IRCG_X, 0, &x) == IRCG_OK);
     REQUIRE(ircg_solver_iterate(sv, IRCG_Z, 0, &z) == IRCG_OK);
-    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, x, z, &st, NULL};
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, x, z, &st, NULL, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
@@ -140,7 +140,7 @@ TEST(spec_result, failed_result_has_error)
 {
     ircg_info info = {0};
     info.g_x = NAN;
-    api_result r = {&info, IRCG_ERR_NUMERICAL, "LAPACK \"dpotrf\" failed", NULL, NAN, NULL, NULL, NULL, NULL};
+    api_result r = {&info, IRCG_ERR_NUMERICAL, "LAPACK \"dpotrf\" failed", NULL, NAN, NULL, NULL, NULL, NULL, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
@@ -184,7 +184,7 @@ static void baseline_run(const char *alg_json, const char *name)
     ircg_info info = {0};
     REQUIRE(ircg_solver_new(api_spec_problem(s), &st, &sv, NULL) == IRCG_OK);
     REQUIRE(ircg_solve(sv, &info) == IRCG_OK);
-    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL};
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
@@ -246,7 +246,7 @@ TEST(spec_result, cgbio_members)
     info.warmup_iterations = 1234;
     info.warmup_seconds = 0.375;
     info.lmo_unconverged = 3;
-    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL};
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
@@ -295,7 +295,7 @@ static cJSON *solved_json(const char *spec)
     api_spec_settings(s, &st);
     if (ircg_solver_new(api_spec_problem(s), &st, &sv, NULL) == IRCG_OK &&
         ircg_solve(sv, &info) == IRCG_OK) {
-        api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL};
+        api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL, NULL};
         char *text = api_result_json(&r);
         j = text ? cJSON_Parse(text) : NULL;
         free(text);
@@ -350,7 +350,7 @@ TEST(spec_result, uncertified_result)
 TEST(spec_result, outer_stop_at_the_start_leaves_g_unsolved)
 {
     cJSON *j = solved_json("{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":"
-                           "\"synthetic\",\"m\":20,\"n\":40}},\"algorithm\":{\"stop\":"
+                           "\"synthetic\",\"m\":20,\"n\":40}},\"algorithm\":{\"name\":\"ircg\",\"stop\":"
                            "{\"outer_gap_rel\":0.01}}}");
     REQUIRE(j != NULL);
     const cJSON *cert = cJSON_GetObjectItem(j, "certificate");

@@ -44,7 +44,7 @@ static const bad_spec BAD[] = {
     {"{" MC_OK ",'algorithm':{'lmo':{'engine':'svds'}}}", "/algorithm/lmo/engine", "unknown value \"svds\""},
     {"{" MC_OK ",'algorithm':{'lmo':{'engine':'arpack','ncv':4}}}", "/algorithm/lmo/ncv", "unknown member"},
     {"{" MC_OK ",'algorithm':{'lmo':'arpack'}}", "/algorithm/lmo", "expected an object"},
-    {"{" MC_OK ",'algorithm':{'name':'irpg','lmo':{'engine':'arpack'}}}", "/algorithm/lmo", "applies to ircg and cgbio only"},
+    {"{" MC_OK ",'algorithm':{'name':'irpg','lmo':{'engine':'arpack'}}}", "/algorithm/lmo", "applies to ircg, cgbio and fcbio-cg only"},
     {"{" LS_OK ",'algorithm':{'lmo':{'engine':'arpack'}}}", "/algorithm/lmo/engine", "nuclear ball (matrix completion) only"},
     {"{" LS_OK ",'algorithm':{'lmo_max_matvecs':1}}", "/algorithm/lmo_max_matvecs", "out of range"},
     {"{" LS_OK ",'algorithm':{'step_rule':'fast'}}", "/algorithm/step_rule", "unknown value \"fast\""},

@@ -253,15 +253,18 @@ static double strongly_convex_gap(const ls_data *d, ls_cert_buf *b, const double
     return lower >= 0 ? 0.0 : slv_up(-lower, 2);
 }
 
-/* The gap of Phi_sigma at y: the Frank-Wolfe gap, or the strongly convex
- * bound's when f's curvature is known and it is the smaller. */
-static double phi_gap(const ls_data *d, ls_cert_buf *b, const double *y, double sigma)
+/* The Frank-Wolfe gap of Phi_sigma at y, and into *sub the bound of
+ * Phi(y) - min_X Phi: that gap, or the strongly convex bound's when f's
+ * curvature is known and it is the smaller. */
+static double phi_gap(const ls_data *d, ls_cert_buf *b, const double *y, double sigma,
+                      double *sub)
 {
     double e;
     ls_cert_combine(sigma, b->gf, b->ef, b->gg, b->eg, d->n, b->c, b->ec);
     double gap = fmax(slv_domain_fw_gap(&d->dom, b->c, b->ec, y, d->n, &e) + e, 0.0);
+    *sub = gap;
     if (d->mu_f > 0)
-        gap = fmin(gap, strongly_convex_gap(d, b, b->c, b->ec, y, sigma * d->mu_f));
+        *sub = fmin(gap, strongly_convex_gap(d, b, b->c, b->ec, y, sigma * d->mu_f));
     return gap;
 }
 
@@ -272,17 +275,17 @@ void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigm
 {
     double e;
     out->gap_g = fmax(slv_domain_fw_gap(&d->dom, b->gg, b->eg, y, d->n, &e) + e, 0.0);
-    out->gap_phi = NAN;
+    out->gap_phi = out->sub_phi = NAN;
     out->nphi = 0;
     if (!(sigma > 0))
         return;
-    out->gap_phi = phi_gap(d, b, y, sigma);
+    out->gap_phi = phi_gap(d, b, y, sigma, &out->sub_phi);
     for (int k = -4; k <= 4; k++) { /* O(n) each: the best f bound of several */
         double s = ldexp(sigma, 2 * k);
         if (k == 0)
             continue;
         out->phi_sigma[out->nphi] = s;
-        out->phi_gap[out->nphi++] = phi_gap(d, b, y, s);
+        phi_gap(d, b, y, s, &out->phi_sub[out->nphi++]);
     }
 }
 

@@ -378,7 +378,7 @@ ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
     ircg_error err;
     int sharp_g = 1, sharp_phi = 1;
 
-    *out = (slv_cert){.gap_phi = NAN, .f_floor = 0.0};
+    *out = (slv_cert){.gap_phi = NAN, .sub_phi = NAN, .f_floor = 0.0};
     if (!cert_buf(w))
         return IRCG_ERR_NOMEM;
     /* the anchor first: made once, it uses the scratch vectors the bounds
@@ -429,7 +429,7 @@ ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
         double ph = sigma * 2 * out->f + ss.rdot + d->delta * c1;
         double ph_err = 2 * sigma * out->f_err + rdot_err +
                         slv_gamma(4) * (2 * sigma * out->f + fabs(ss.rdot) + d->delta * c1);
-        out->gap_phi = fmax(slv_up(ph + ph_err, 2), 0.0);
+        out->gap_phi = out->sub_phi = fmax(slv_up(ph + ph_err, 2), 0.0);
     }
     out->sharp = sharp_g && sharp_phi;
     if (!isfinite(out->g) || !isfinite(out->gap_g) || !isfinite(out->f))
