@@ -46,6 +46,8 @@ async function main(b) {
   step(`the plot went from ${n0} to ${n1} points while the job ran`);
   await b.waitFor('Number(document.querySelector(\'.plot[data-metric="inner_gap_x,inner_gap_z"]\')?.dataset.points) > 0', 20000, 'the certified inner gap plotted');
   step('the certified inner gap is plotted');
+  await b.waitFor('Number(document.querySelector(\'.plot[data-metric="f_x,f_z,f_lower"]\')?.dataset.points) > 0', 20000, 'f and f_lower plotted');
+  step('f is plotted beside its certified lower bound f_lower');
 
   // a job stopped long before its inner problem is solved: its page says so
   const warned = await b.eval(`fetch('/v1/jobs', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({problem: {type: 'least_squares', data: {source: 'synthetic', m: 30, n: 80, seed: 1}, domain: {type: 'l2_ball', radius: 10}}, algorithm: {max_iter: 3}})}).then((r) => r.json()).then((j) => j.id)`);

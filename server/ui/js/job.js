@@ -21,8 +21,13 @@ function facts(j) {
   ];
   if (r.status) rows.push(['outcome', r.status], ['g_opt', num(r.g_opt)]);
   const c = r.certificate;
-  if (c) rows.push(['certified (iteration ' + c.iteration + ')',
-    `g(x) − g* ≤ ${num(c.inner_gap_x)}, f(x) − f* ≤ ${num(c.outer_gap_x)}, f* ≥ ${num(c.f_lower)}`]);
+  if (c) { // of the method's answer: x, or the bisection methods' z
+    const z = c.answer === 'z';
+    rows.push(['certified (iteration ' + c.iteration + ')',
+      `g(${z ? 'z' : 'x'}) − g* ≤ ${num(z ? c.inner_gap_z : c.inner_gap_x)}, ` +
+      `f(${z ? 'z' : 'x'}) − f* ≤ ${num(z ? c.outer_gap_z : c.outer_gap_x)}, f* ≥ ${num(c.f_lower)}`]);
+  }
+  if (r.choice) rows.push(['chosen by auto', `${r.choice.name}: ${r.choice.why}`]);
   if (j.error) rows.push(['error', `${j.error.title}: ${j.error.detail || ''}`]);
   return h('dl', { class: 'facts', id: 'job-facts' }, rows.map(([k, v]) => [h('dt', k), h('dd', v)]));
 }

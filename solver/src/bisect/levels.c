@@ -79,10 +79,18 @@ int bs_bracket_done(const ircg_solver *sv, const slv_cert *c)
  * that exceeds half the outer tolerance, the slack shrinks (to SLACK_MIN
  * at most): a safeguard of f's lower side, which no certificate can give
  * (FC-BiO's lower bound for first-order methods), not a bound. */
-static int slack_too_wide(const bs_levels *lv, double tau_f)
+static int slack_too_wide(const ircg_solver *sv, const bs_levels *lv, double tau_g,
+                          double tau_f)
 {
-    double deficit = 2 * (lv->g_z - lv->g_hat) / lv->sigma_root;
-    return lv->g_slack > SLACK_MIN && lv->sigma_root > 0 && deficit > 0.5 * tau_f;
+    /* the multiplier at the last rejected level, else at this level's
+     * step; none known (no level yet): the deficit is unknown, and taken
+     * as too large */
+    double sigma = lv->sigma_root > 0 ? lv->sigma_root : lv->sigma;
+    double deficit = sigma > 0 ? 2 * (lv->g_z - lv->g_hat) / sigma : INFINITY;
+    /* a slack below what g's values resolve could accept nothing */
+    double narrower = lv->g_slack * SLACK_SHRINK * tau_g;
+    return lv->g_slack > SLACK_MIN && deficit > 0.5 * tau_f &&
+           narrower >= resolvable(0, sv->bnd.g0, sv->bnd.g_upper);
 }
 
 int bs_next_level(ircg_solver *sv, bs_levels *lv, const slv_cert *z, double hint)
@@ -98,7 +106,7 @@ int bs_next_level(ircg_solver *sv, bs_levels *lv, const slv_cert *z, double hint
     if (!tried && lv->f_z - t_lo <= tau_f) {
         if (getenv("FCBIO_DEBUG"))
             fprintf(stderr, "stop? f_z %.12g t_lo %.12g tau_f %g g_z %g g_hat %g sigma %g slack %g deficit %g\n", lv->f_z, t_lo, tau_f, lv->g_z, lv->g_hat, lv->sigma, lv->g_slack, (lv->g_z - lv->g_hat) / lv->sigma);
-        if (!slack_too_wide(lv, tau_f)) {
+        if (!slack_too_wide(sv, lv, tau_g, tau_f)) {
             lv->want_stop = 1;
             return 1;
         }
@@ -178,7 +186,9 @@ int bs_stop_vetoed(const ircg_solver *sv)
     if (lv->phase != BS_LEVELS)
         return 0;
     bs_targets(sv, lv->f_z, &tau_g, &tau_f);
-    return slack_too_wide(lv, tau_f);
+    if (getenv("FCBIO_DEBUG"))
+        fprintf(stderr, "veto? t %lld g_z %g g_hat %g sigma_root %g sigma %g slack %g tau_f %g -> %d\n", (long long)sv->t, lv->g_z, lv->g_hat, lv->sigma_root, lv->sigma, lv->g_slack, tau_f, slack_too_wide(sv, lv, tau_g, tau_f));
+    return slack_too_wide(sv, lv, tau_g, tau_f);
 }
 
 int bs_cert_wanted(const ircg_solver *sv)

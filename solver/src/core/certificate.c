@@ -3,10 +3,11 @@
  * oracle's certificates of x_t and z_t (oracle.h, slv_cert).
  *
  * A certificate of a feasible point y gives g(y) and f(y) with their
- * errors, an upper bound gap_g of g(y) - g* (Frank-Wolfe), and for sigma >
+ * errors, an upper bound sub_g of g(y) - g* (Frank-Wolfe's gap, or a
+ * sharper one where g has a certified curvature), and for sigma >
  * 0 an upper bound sub_phi of Phi_sigma(y) - min_X Phi_sigma.  From them:
  *  - g* <= g(y): g_upper is the least certified g(y) + g_err;
- *  - g* >= g(y) - gap_g: g_lower is the greatest of those and 0 (every
+ *  - g* >= g(y) - sub_g: g_lower is the greatest of those and 0 (every
  *    family's g is a sum of squares or of logistic losses);
  *  - f* >= f(y) + (g(y) - g_upper - sub_phi) / sigma, because for any
  *    solution x* of the bilevel problem sigma f* + g* = Phi_sigma(x*) >=
@@ -76,10 +77,10 @@ static void fold(slv_bounds *b, const slv_cert *cx, const slv_cert *cz, int have
                  double sigma)
 {
     b->g_upper = fmin(b->g_upper, slv_up(cx->g + cx->g_err, 1));
-    b->g_lower = fmax(b->g_lower, minus2(cx->g, cx->g_err, cx->gap_g));
+    b->g_lower = fmax(b->g_lower, minus2(cx->g, cx->g_err, cx->sub_g));
     if (have_z) {
         b->g_upper = fmin(b->g_upper, slv_up(cz->g + cz->g_err, 1));
-        b->g_lower = fmax(b->g_lower, minus2(cz->g, cz->g_err, cz->gap_g));
+        b->g_lower = fmax(b->g_lower, minus2(cz->g, cz->g_err, cz->sub_g));
     }
     b->f_lower = fmax(b->f_lower, fmax(cx->f_floor, f_bound(cx, sigma, b->g_upper)));
     b->g_x = cx->g;
@@ -220,7 +221,7 @@ ircg_error slv_cert_point(ircg_solver *sv, ircg_which which, double sigma, slv_c
     if (err != IRCG_OK)
         return err;
     b->g_upper = fmin(b->g_upper, slv_up(c->g + c->g_err, 1));
-    b->g_lower = fmax(b->g_lower, minus2(c->g, c->g_err, c->gap_g));
+    b->g_lower = fmax(b->g_lower, minus2(c->g, c->g_err, c->sub_g));
     b->f_lower = fmax(b->f_lower, fmax(c->f_floor, f_bound(c, sigma, b->g_upper)));
     b->sharp &= c->sharp;
     b->count++;

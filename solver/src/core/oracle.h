@@ -114,12 +114,13 @@ typedef struct slv_unique {
  * the exact quantities satisfy
  *   |g(y) - g| <= g_err,   |f(y) - f| <= f_err,
  *   max_{v in X} <grad g(y), y - v>                 <= gap_g,
+ *   g(y) - min_X g                                   <= sub_g <= gap_g,
  *   max_{v in X} <sigma grad f(y) + grad g(y), y - v> <= gap_phi (sigma > 0),
  *   Phi_sigma(y) - min_X Phi_sigma <= sub_phi <= gap_phi (sigma > 0),
  *   min_{v in X} f(v) >= f_floor,
- * so that g(y) - min_X g <= gap_g and min_X (sigma f + g) >= sigma f(y) +
- * g(y) - sub_phi (convexity: sub_phi is gap_phi, or less where the family
- * knows a curvature of f -- ls_cert.c's strongly convex bound, second
+ * so that g(y) - min_X g <= sub_g and min_X (sigma f + g) >= sigma f(y) +
+ * g(y) - sub_phi (convexity: sub_g and sub_phi are the gaps, or less where
+ * the family knows a curvature of g or f -- ls_cert.c's strongly convex bound, second
  * order in y's distance to Phi's minimizer where the Frank-Wolfe gap is
  * first order).  On the nuclear ball the largest singular value of the
  * gradient is bounded above by the Kato-Temple inequality when the
@@ -130,6 +131,7 @@ typedef struct slv_cert {
     double g, g_err;
     double f, f_err;
     double gap_g;
+    double sub_g;    /* gap_g, or less where g has a certified curvature   */
     double gap_phi;  /* NaN when sigma = 0                                 */
     double sub_phi;  /* NaN when sigma = 0                                 */
     /* The suboptimality bound of Phi at other sigma too, where the oracle

@@ -35,6 +35,10 @@ typedef struct ls_data {
     double mu_f;        /* a certified lower bound of f's curvature (the
                            least eigenvalue of its Hessian; 0: none known):
                            the certificates' strongly convex bound         */
+    double mu_g;        /* likewise for g: lambda_min(A'A) when m >= n and
+                           the Gram matrix is formed (least squares; times
+                           the least curvature of the logistic loss over X
+                           for logistic regression); 0: none known        */
     struct ls_data *vset;/* VALIDATION: A_v (m_v x n) and b_v in an ls_data
                            of their own (dom, outer unused)               */
 } ls_data;
@@ -57,6 +61,12 @@ ircg_error ls_problem_of(ls_data *d, ircg_problem_kind kind, const slv_oracle_op
 ircg_error ls_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
                           const ircg_domain *domain, ircg_problem **out,
                           ircg_diag *diag);
+
+/* lr_problem.c: the least curvature of the logistic loss l(s) = log(1 +
+ * e^-s) at the margins a_k'x of the rows of A over X (a lower bound of
+ * l''(max_k max_X |a_k'x|), rounded down): g's Hessian A' D A has D at
+ * least this. */
+double lr_least_curvature(const ls_data *d, const ircg_domain *dom);
 
 /* The scratch of the certificates (ls_cert.c), made on a workspace's first
  * certificate: a product A y - b or A y with its error (r, er), weights

@@ -275,6 +275,9 @@ void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigm
 {
     double e;
     out->gap_g = fmax(slv_domain_fw_gap(&d->dom, b->gg, b->eg, y, d->n, &e) + e, 0.0);
+    out->sub_g = out->gap_g;
+    if (d->mu_g > 0)
+        out->sub_g = fmin(out->gap_g, strongly_convex_gap(d, b, b->gg, b->eg, y, d->mu_g));
     out->gap_phi = out->sub_phi = NAN;
     out->nphi = 0;
     if (!(sigma > 0))

@@ -230,7 +230,7 @@ ircg_error ls_data_new(const ircg_ls_data *data, const ircg_outer *outer,
     if (!(d = copy_data(data, outer, domain)))
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     d->mu_f = mu_f;
-    if ((err = ls_norm2_sq(d, L_g, NULL)) != IRCG_OK) {
+    if ((err = ls_norm2_sq(d, L_g, &d->mu_g)) != IRCG_OK) {
         err == IRCG_ERR_STOPPED ? slv_stopped(diag, "/A")
                                 : slv_fail(diag, err, "/A", "computing ||A||_2 failed");
         goto fail;

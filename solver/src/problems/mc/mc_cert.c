@@ -410,7 +410,8 @@ ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
     out->matvecs += 2;
     double gap = ss.rdot + d->delta * s1;
 
-    out->gap_g = fmax(slv_up(gap + rdot_err, 2) + slv_gamma(2) * d->delta * s1, 0.0);
+    out->gap_g = out->sub_g =
+        fmax(slv_up(gap + rdot_err, 2) + slv_gamma(2) * d->delta * s1, 0.0);
 
     if (sigma > 0 && which == IRCG_X) {
         /* Phi: <sigma grad f + R, Y> + delta sigma_1(C), <grad f(Y), Y> = 2 f(Y) */
