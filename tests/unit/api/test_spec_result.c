@@ -295,7 +295,8 @@ static cJSON *solved_json(const char *spec)
     api_spec_settings(s, &st);
     if (ircg_solver_new(api_spec_problem(s), &st, &sv, NULL) == IRCG_OK &&
         ircg_solve(sv, &info) == IRCG_OK) {
-        api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL, NULL};
+        api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL,
+                        api_spec_auto_why(s)};
         char *text = api_result_json(&r);
         j = text ? cJSON_Parse(text) : NULL;
         free(text);
@@ -303,6 +304,60 @@ static cJSON *solved_json(const char *spec)
     ircg_solver_free(sv);
     api_spec_free(s);
     return j;
+}
+
+/* A spec with a stop and no name lets auto choose: the normalized spec
+ * says "auto" with the choice and why, parses again to the same choice
+ * (and refuses another), and the result names the method that ran, the
+ * choice, and its answer z (the bisection methods'), converged to the
+ * stop it stated. */
+TEST(spec_result, auto_records_its_choice_and_its_answer)
+{
+    static const char *spec =
+        "{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":\"synthetic\","
+        "\"m\":20,\"n\":40}},\"algorithm\":{\"stop\":{\"inner_gap_rel\":1e-8,"
+        "\"outer_gap_rel\":1e-4},\"time_limit\":30}}";
+    api_spec *s = NULL;
+    REQUIRE(api_spec_parse(spec, strlen(spec), NULL, &s, NULL) == 0);
+    char *norm = api_spec_normalized_json(s, 0);
+    api_spec_free(s);
+    REQUIRE(norm != NULL);
+    cJSON *n = cJSON_Parse(norm), *alg = cJSON_GetObjectItem(n, "algorithm");
+    const cJSON *ch = cJSON_GetObjectItem(alg, "choice");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(alg, "name")), "auto");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(ch, "name")), "fcbio");
+    CHECK(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(ch, "why")), "projection") != NULL);
+    CHECK(cJSON_GetObjectItem(alg, "max_iter")->valuedouble == 1e15); /* no cap */
+    printf("    normalized: \"name\": \"auto\", choice %s: %s\n",
+           cJSON_GetStringValue(cJSON_GetObjectItem(ch, "name")),
+           cJSON_GetStringValue(cJSON_GetObjectItem(ch, "why")));
+    CHECK(api_spec_parse(norm, strlen(norm), NULL, &s, NULL) == 0); /* parses again */
+    api_spec_free(s);
+    s = NULL;
+    cJSON_SetValuestring(cJSON_GetObjectItem(ch, "name"), "ircg");
+    char *bad = cJSON_PrintUnformatted(n);
+    api_errors e = {0};
+    CHECK(api_spec_parse(bad, strlen(bad), NULL, &s, &e) == 1);
+    CHECK(e.count == 1 && !strcmp(e.items[0].pointer, "/algorithm/choice/name"));
+    api_errors_clear(&e);
+    free(bad);
+    cJSON_Delete(n);
+    free(norm);
+
+    cJSON *j = solved_json(spec);
+    REQUIRE(j != NULL);
+    const cJSON *cert = cJSON_GetObjectItem(j, "certificate");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "algorithm")), "fcbio");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "choice"),
+                                                       "name")), "fcbio");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cert, "answer")), "z");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "converged");
+    CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "warnings")), 0);
+    double fz = jnum(cert, "f_z"), fl = jnum(cert, "f_lower");
+    CHECK(fz - fl <= 1e-4 * fmax(fabs(fz), fabs(fl)));
+    printf("    solved by fcbio: f(z) %.10g, f_lower %.10g, outer gap of z %.3g\n", fz, fl,
+           jnum(cert, "outer_gap_z"));
+    cJSON_Delete(j);
 }
 
 /* The message of the result's warning code, or NULL when it has none. */

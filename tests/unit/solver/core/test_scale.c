@@ -110,6 +110,7 @@ static void make(inst *I, fam f)
 /* The trace of a run: x_t (MC: g and f only), g(x_t), f(x_t), g(z_t). */
 typedef struct trace {
     int n, t;
+    int levels; /* iterations with a finite gap: a bisection's levels */
     double x[T + 1][60], g[T + 1], f[T + 1], gz[T + 1];
     ircg_solver *sv;
 } trace;
@@ -120,6 +121,7 @@ static int record(void *u, const ircg_iter_info *it)
     ircg_iterate *x = NULL;
     if (it->t > T)
         return 1;
+    tr->levels += isfinite(it->gap);
     tr->g[it->t] = it->g_x;
     tr->f[it->t] = it->f_x;
     tr->gz[it->t] = it->g_z;
@@ -223,6 +225,11 @@ static int run(const inst *I0, ircg_step_rule rule, double sg, double sf, uint64
      * units of 1 / L_g, as the gradient of sigma_t f + g scales by c = sg^2 */
     st.irpg_step = IRPG_STEP_FIXED ? 0.5 : 0.5 / (sg * sg);
     st.max_iter = T;
+    if (ALG == IRCG_ALG_FCBIO || ALG == IRCG_ALG_FCBIO_CG) { /* relative targets out of
+                                                             reach in T steps */
+        st.stop.inner_gap_rel = 1e-3; /* g* bracketed soon, the levels after */
+        st.stop.outer_gap_rel = 1e-12;
+    }
     st.callback = record;
     st.callback_data = tr;
     tr->n = I.f == MATRIX ? 0 : I.n;
@@ -410,6 +417,41 @@ TEST(scale, irpg_and_the_stochastic_methods_are_scale_free)
            "iteration %d\n", t);
     CHECK(t <= T);
     IRPG_STEP_FIXED = 0;
+    ALG = IRCG_ALG_IRCG;
+}
+
+/* The bisection methods weigh f and g by their relative tolerances (w_f =
+ * 4 / tau_f, w_g = 1 / (s tau_g), tau relative to the problem's own
+ * values): every quantity their steps and decisions read is scale-free,
+ * so g and f scaled by powers of 4 give the same bits at every iteration
+ * -- FC-BiO on every vector family (logistic regression in its units),
+ * FC-BiO-CG on least squares and matrix completion. */
+TEST(scale, the_bisection_methods_are_scale_free)
+{
+    static const fam FCBIO_FAMS[] = {LEASTNORM, OVERPARAM, PORTFOLIO, BOX, LOGISTIC, AFFINE};
+    static const fam CG_FAMS[] = {LEASTNORM, BOX, MATRIX};
+    static const double POW4[] = {0x1p-14, 0x1p14};
+    static inst I;
+    for (int a = 0; a < 2; a++) {
+        const fam *fams = a ? CG_FAMS : FCBIO_FAMS;
+        int nf = a ? 3 : 6;
+        ALG = a ? IRCG_ALG_FCBIO_CG : IRCG_ALG_FCBIO;
+        for (int k = 0; k < nf; k++) {
+            make(&I, fams[k]);
+            int scales_f = fams[k] == OVERPARAM || fams[k] == PORTFOLIO || fams[k] == AFFINE;
+            base.levels = 0;
+            REQUIRE(run(&I, IRCG_STEP_OPEN_LOOP, 1, 1, 0, &base) == 0);
+            CHECK(base.levels >= T / 4); /* the levels' steps are compared */
+            for (int p = 0; p < 2; p++) {
+                exact_case(&I, IRCG_STEP_OPEN_LOOP, sqrt(POW4[p]), 1);
+                if (scales_f)
+                    exact_case(&I, IRCG_STEP_OPEN_LOOP, 1, sqrt(POW4[p]));
+            }
+            printf("    %s, %s (%d of %d iterations at levels): g and f x 4^-7, 4^7: the "
+                   "same bits at every iteration\n", a ? "FC-BiO-CG" : "FC-BiO",
+                   FAM_NAME[fams[k]], base.levels, T);
+        }
+    }
     ALG = IRCG_ALG_IRCG;
 }
 
