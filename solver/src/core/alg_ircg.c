@@ -12,6 +12,10 @@
  * gradient on g alone, whose S_t stays 0 and whose z_t is x_t.  The loop
  * only sees scalars from the problem's
  * oracle (oracle.h); how x and z are stored is the oracle's business.
+ * With an away or pairwise direction (settings.direction) the oracle puts
+ * in v_t the point x_t + gamma_max d_t instead (problems/faces.h): the
+ * step rules, the averaged iterate and everything below stay as they are,
+ * and the gap reported is still Frank-Wolfe's.
  */
 #include <assert.h>
 #include <float.h>
