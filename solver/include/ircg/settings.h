@@ -78,10 +78,13 @@ typedef enum ircg_step_rule {
  * a is the worst vertex, argmax <grad Phi_t, a>, of the smallest face of X
  * that holds x_t (decomposition-invariant: no active set is kept; the l1
  * ball's faces are those of the simplex over +-r e_i and 0 that it is the
- * image of); gamma_max is the largest step along d that stays in X, where
- * a leaves that face.  The step rule (closed loop or line search; open
- * loop is refused) is capped at gamma_max.  z_t is Remark 1's average of
- * the x's whichever direction moved x. */
+ * image of); gamma_max is the step along d where a's weight in x's
+ * decomposition reaches 0 (the largest feasible one on the simplex and the
+ * box).  The step rule (closed loop or line search) is capped at
+ * gamma_max; the open loop, the l2 and nuclear balls and the other
+ * algorithms are refused at "/direction".  z_t is Remark 1's average of
+ * the x's whichever direction moved x; the gap reported is Frank-Wolfe's
+ * (docs/DESIGN.md, "The algorithms"). */
 typedef enum ircg_direction {
     IRCG_DIR_FRANK_WOLFE = 0, /* d = v - x (Algorithm 1)                     */
     IRCG_DIR_AWAY,            /* d = v - x or, when <grad, a - x> is the larger

@@ -19,7 +19,9 @@
  * Given the gradient c at x and the LMO's vertex s, slv_face_target chooses
  * the move (away: the Frank-Wolfe direction s - x when its gap <c, x - s>
  * is at least the away gap <c, a - x>, else x - a; pairwise: s - a) and
- * gamma_max, the largest step along d that stays in X, and writes the
+ * gamma_max, the step at which a's weight in that decomposition reaches
+ * 0 (on the simplex and the box the largest that stays in X; on the l1
+ * ball the lifted simplex's), and writes the
  * target p = x + gamma_max d in place of s: the step rules then take
  * alpha in [0, 1] along p - x, capped at gamma_max by construction.  A
  * coordinate that reaches a bound at gamma_max (the dropped atom's) is set
@@ -41,7 +43,7 @@ typedef enum slv_move_kind {
 
 typedef struct slv_face_move {
     slv_move_kind kind;
-    double gamma_max; /* the largest feasible step along d (FW: 1)          */
+    double gamma_max; /* where a's weight reaches 0 (FW: 1)                 */
     /* p = x + kappa x + lin: how an observation vector o(y) = A y (+ const)
      * follows the move at no product with a dense x -- o(p) = o(x) +
      * kappa A x + A lin, lin having at most two nonzeros on the simplex
