@@ -114,7 +114,9 @@ typedef struct ircg_iter_info {
                            and CG-BiO's warm start)                         */
     double sigma;       /* sigma used in this iteration (IR-CG, IR-PG);
                            Bi-SG: its outer step c k^-alpha; CG-BiO: NaN    */
-    double alpha;       /* step taken (IR-PG: after backtracking)           */
+    double alpha;       /* step taken (IR-PG: after backtracking; IR-CG's
+                           away and pairwise directions: the fraction of
+                           gamma_max, 1 at a drop)                        */
     double g_x, f_x;    /* at x_t                                           */
     double g_z, f_z;    /* at z_t                                           */
     double gap;         /* see above                                        */
