@@ -276,6 +276,7 @@ char *api_spec_normalized_json(const api_spec *s, int flags);
 const char *api_algorithm_name(ircg_algorithm a);
 const char *api_projection_name(ircg_projection p);
 const char *api_step_rule_name(ircg_step_rule r);
+const char *api_direction_name(ircg_direction d);
 const char *api_outer_name(ircg_outer_kind k);
 const char *api_domain_name(ircg_domain_kind k);
 /* "matrix_completion", "least_squares", "logistic_regression" */

@@ -18,6 +18,7 @@ static const char *const ALG_NAMES[] = {"ircg", "cgbio", "irpg", "bisg", "ir-scg
 #define N_ALGS 8
 static const char *const STEP_NAMES[] = {"open_loop", "closed_loop",
                                          "line_search", NULL};
+static const char *const DIR_NAMES[] = {"frank_wolfe", "away", "pairwise", NULL};
 static const char *const START_NAMES[] = {"default", "zero", NULL};
 static const char *const PROJ_NAMES[] = {"partial", "full", NULL};
 static const char *const ENGINE_NAMES[] = {"lanczos", "arpack", NULL};
@@ -36,6 +37,7 @@ typedef struct alg_member {
 static const alg_member MEMBERS[] = {
     {"name", A_ALL},
     {"step_rule", A_IRCG},
+    {"direction", A_IRCG},
     {"varsigma", A_IRCG | A_IRPG | A_STO},
     {"varsigma_rel", A_IRCG | A_IRPG | A_STO},
     {"p", A_IRCG | A_IRPG | A_STO},
@@ -78,6 +80,11 @@ const char *api_projection_name(ircg_projection p)
 const char *api_step_rule_name(ircg_step_rule r)
 {
     return (unsigned)r < 3 ? STEP_NAMES[r] : "unknown";
+}
+
+const char *api_direction_name(ircg_direction d)
+{
+    return (unsigned)d < 3 ? DIR_NAMES[d] : "unknown";
 }
 
 /* "ircg and irpg" from a bit set. */
@@ -263,6 +270,8 @@ void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s)
     parse_name(c, alg, s);
     if (sp_enum(c, alg, AP, "step_rule", STEP_NAMES, &k) > 0)
         st->step_rule = (ircg_step_rule)k;
+    if (sp_enum(c, alg, AP, "direction", DIR_NAMES, &k) > 0)
+        st->direction = (ircg_direction)k;
     parse_varsigma(c, alg, st);
     sp_number_in(c, alg, AP, "p", 0, 1, 1, 1, &st->p);
     parse_start(c, alg, s);
@@ -392,6 +401,8 @@ static void add_member(cJSON *a, const api_spec *s, const char *name)
         add_stop(a, &st->stop);
     } else if (!strcmp(name, "step_rule")) {
         cJSON_AddStringToObject(a, name, api_step_rule_name(st->step_rule));
+    } else if (!strcmp(name, "direction")) {
+        cJSON_AddStringToObject(a, name, api_direction_name(st->direction));
     } else if (!strcmp(name, "lmo")) {
         cJSON *l = cJSON_AddObjectToObject(a, "lmo");
         cJSON_AddStringToObject(l, "engine", ENGINE_NAMES[st->lmo_engine == IRCG_LMO_ARPACK]);

@@ -148,7 +148,10 @@ static void header(const ircg_settings *st, int quiet)
     if (quiet)
         return;
     fprintf(stderr, "solving with %s", api_algorithm_name(st->algorithm));
-    if (st->algorithm == IRCG_ALG_IRCG)
+    if (st->algorithm == IRCG_ALG_IRCG && st->direction != IRCG_DIR_FRANK_WOLFE)
+        fprintf(stderr, " (%s steps, %s directions)", api_step_rule_name(st->step_rule),
+                api_direction_name(st->direction));
+    else if (st->algorithm == IRCG_ALG_IRCG)
         fprintf(stderr, " (%s steps)", api_step_rule_name(st->step_rule));
     if (st->algorithm == IRCG_ALG_IRPG || st->algorithm == IRCG_ALG_BISG)
         fprintf(stderr, " (%s projections)", api_projection_name(st->projection));

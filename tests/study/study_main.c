@@ -10,6 +10,9 @@
  *              (select.c, select_study.c)
  *   overparam  the trade-off curves of over-parameterized regression for
  *              IR-CG and CG-BiO (overparam.c, overparam_study.c)
+ *   directions IR-CG's away-step and pairwise directions against its
+ *              Frank-Wolfe steps on the polytopes' examples, to certified
+ *              tolerances (directions.c, directions_study.c)
  */
 #include <cJSON.h>
 #include <stdio.h>
@@ -20,7 +23,7 @@
 
 static int usage(void)
 {
-    fputs("usage: study rates|selection|overparam|all --out DIR\n", stderr);
+    fputs("usage: study rates|selection|overparam|scale|directions|all --out DIR\n", stderr);
     return 64;
 }
 

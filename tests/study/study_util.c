@@ -13,6 +13,7 @@ const study_entry study_entries[] = {
     {"selection", study_selection},
     {"overparam", study_overparam},
     {"scale", study_scale},
+    {"directions", study_directions},
     {NULL, NULL},
 };
 

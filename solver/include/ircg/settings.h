@@ -92,6 +92,25 @@ typedef enum ircg_step_rule {
     IRCG_STEP_LINE_SEARCH    /* argmin_[0,1] Phi_t(x + a d), closed form     */
 } ircg_step_rule;
 
+/* The direction of an IR-CG step (IR-CG only; least squares and logistic
+ * regression over the polytopes: l1 ball, simplex, box).  The away vertex
+ * a is the worst vertex, argmax <grad Phi_t, a>, of the smallest face of X
+ * that holds x_t (decomposition-invariant: no active set is kept; the l1
+ * ball's faces are those of the simplex over +-r e_i and 0 that it is the
+ * image of); gamma_max is the step along d where a's weight in x's
+ * decomposition reaches 0 (the largest feasible one on the simplex and the
+ * box).  The step rule (closed loop or line search) is capped at
+ * gamma_max; the open loop, the l2 and nuclear balls and the other
+ * algorithms are refused at "/direction".  z_t is Remark 1's average of
+ * the x's whichever direction moved x; the gap reported is Frank-Wolfe's
+ * (docs/DESIGN.md, "The algorithms"). */
+typedef enum ircg_direction {
+    IRCG_DIR_FRANK_WOLFE = 0, /* d = v - x (Algorithm 1)                     */
+    IRCG_DIR_AWAY,            /* d = v - x or, when <grad, a - x> is the larger
+                                 gap, x - a (away-step Frank-Wolfe)          */
+    IRCG_DIR_PAIRWISE         /* d = v - a (pairwise Frank-Wolfe)            */
+} ircg_direction;
+
 typedef enum ircg_start {
     IRCG_START_DEFAULT = 0, /* MC: the paper's X0 = 0.01 delta [I_p/p 0]';
                                LS: 0 projected onto X (simplex: its center)  */
@@ -122,9 +141,10 @@ typedef struct ircg_iter_info {
                            FC-BiO(-CG): the ratio of the weights of f and
                            g in the step's combination of their gradients
                            (0 while g* is bracketed)                      */
-    double alpha;       /* step taken (IR-PG: after backtracking; FC-BiO:
-                           the momentum of the extrapolation, 0 at a
-                           restart)                                         */
+    double alpha;       /* step taken (IR-PG: after backtracking; IR-CG's
+                           away and pairwise directions: the fraction of
+                           gamma_max, 1 at a drop; FC-BiO: the momentum of
+                           the extrapolation, 0 at a restart)              */
     double g_x, f_x;    /* at x_t                                           */
     double g_z, f_z;    /* at z_t                                           */
     double gap;         /* see above                                        */
@@ -190,6 +210,7 @@ typedef struct ircg_stop {
 typedef struct ircg_settings {
     ircg_algorithm algorithm;
     ircg_step_rule step_rule;
+    ircg_direction direction; /* IR-CG's; default Frank-Wolfe               */
     double varsigma;      /* sigma_t = varsigma (t+1)^(-p), absolute, >= 0.
                              0 makes IR-CG conditional gradient on g alone
                              (z = x) and IR-PG projected gradient on g.

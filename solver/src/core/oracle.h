@@ -58,6 +58,15 @@ typedef struct slv_dir {
     int curved;      /* Phi is not quadratic along d: d_hf_d and d_hg_d are
                         not given (0) and the exact step asks ops->slope  */
     int need_hg;     /* in: the caller reads d_hg_d (exact line search)      */
+    ircg_direction direction; /* in: the direction's kind (settings.h); an
+                        away or pairwise one puts in v the point
+                        p = x + gamma_max d (problems/faces.h), so that
+                        d = v - x above and a step in [0, 1] is capped at
+                        the largest feasible one; only where the ops say
+                        `directions`                                    */
+    double fw_gap;   /* out, for an away or pairwise direction: the
+                        Frank-Wolfe gap <grad Phi, x - s> of the LMO's
+                        vertex s, whichever direction was taken         */
 } slv_dir;
 
 /* A move d = x+ - x of the projection methods (grad_step below). */
@@ -161,6 +170,9 @@ typedef struct slv_values {
 
 typedef struct slv_oracle_ops {
     const char *name;
+    /* 1: lmo() takes the away and pairwise directions (slv_dir.direction)
+     * on the polytopes of problems/faces.h; 0: Frank-Wolfe only. */
+    int directions;
 
     /* Allocate a workspace for pb with x = z = the start point of s (s->start,
      * s->x0); also reads s->threads, s->lmo_tol, s->lmo_max_matvecs. */

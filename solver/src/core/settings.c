@@ -111,6 +111,29 @@ static ircg_error validate_baselines(const ircg_settings *s, ircg_diag *diag)
     return IRCG_OK;
 }
 
+/* IR-CG's direction (settings.h): away and pairwise steps need a step
+ * rule that sees the direction, capped at its largest feasible step; the
+ * open loop's 2/(t+2) would not stay in X on an away direction.  The
+ * domains and families that take them are the solver's check
+ * (core/solver.c), which knows the problem. */
+static ircg_error validate_direction(const ircg_settings *s, ircg_diag *diag)
+{
+    if (s->direction < IRCG_DIR_FRANK_WOLFE || s->direction > IRCG_DIR_PAIRWISE)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/direction", "unknown direction %d",
+                        (int)s->direction);
+    if (s->direction == IRCG_DIR_FRANK_WOLFE)
+        return IRCG_OK;
+    if (s->algorithm != IRCG_ALG_IRCG)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/direction",
+                        "away and pairwise directions apply to IR-CG only");
+    if (s->step_rule == IRCG_STEP_OPEN_LOOP)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/direction",
+                        "away and pairwise directions take the closed_loop or the "
+                        "line_search step rule (capped at the direction's largest "
+                        "feasible step), not the open loop");
+    return IRCG_OK;
+}
+
 static ircg_error validate_stop(const ircg_stop *st, ircg_diag *diag)
 {
     const struct {
@@ -197,6 +220,8 @@ ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
     if (isinf(s->g_opt))
         return slv_fail(diag, IRCG_ERR_INVALID, "/g_opt",
                          "g_opt must be finite (or NaN for unknown)");
+    if ((err = validate_direction(s, diag)) != IRCG_OK)
+        return err;
     if ((err = validate_stochastic(s, diag)) != IRCG_OK)
         return err;
     return validate_baselines(s, diag);

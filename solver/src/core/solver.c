@@ -108,6 +108,23 @@ static void complete_stop(ircg_solver *sv)
         st->outer_gap_rel = IRCG_BISECT_OUTER_REL;
 }
 
+/* IR-CG's away and pairwise directions: on the polytopes (faces.h) of
+ * the families whose LMO takes them (settings.c checked the method and
+ * the step rule). */
+static ircg_error check_direction(const ircg_problem *pb, const ircg_settings *s,
+                                  ircg_diag *diag)
+{
+    ircg_domain_kind k = pb->info.domain.kind;
+    if (s->direction == IRCG_DIR_FRANK_WOLFE ||
+        (pb->ops->directions && (k == IRCG_DOMAIN_L1_BALL || k == IRCG_DOMAIN_SIMPLEX ||
+                                 k == IRCG_DOMAIN_BOX)))
+        return IRCG_OK;
+    return slv_fail(diag, IRCG_ERR_INVALID, "/direction",
+                    "away and pairwise directions apply to least squares and logistic "
+                    "regression over a polytope (l1 ball, simplex, box), not to %s over "
+                    "this domain", pb->ops->name);
+}
+
 ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
                            ircg_solver **out, ircg_diag *diag)
 {
@@ -121,7 +138,8 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
     if ((err = ircg_settings_validate(s, diag)) != IRCG_OK)
         return err;
     if ((err = check_reference(pb, s->reference, diag)) != IRCG_OK ||
-        (err = check_distributed(pb, s, diag)) != IRCG_OK)
+        (err = check_distributed(pb, s, diag)) != IRCG_OK ||
+        (err = check_direction(pb, s, diag)) != IRCG_OK)
         return err;
     if ((s->algorithm == IRCG_ALG_CGBIO && !pb->cut) ||
         (is_projection_method(s->algorithm) && (!pb->prox_ops || !pb->proj)))
@@ -320,7 +338,8 @@ static ircg_error check_live_settings(const ircg_solver *sv)
     if (s.algorithm != sv->algorithm)
         return IRCG_ERR_INVALID;
     s.start = IRCG_START_DEFAULT;
-    return ircg_settings_validate(&s, NULL);
+    ircg_error err = ircg_settings_validate(&s, NULL);
+    return err != IRCG_OK ? err : check_direction(sv->pb, &s, NULL);
 }
 
 ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)

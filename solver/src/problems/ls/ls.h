@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "core/oracle.h"
+#include "problems/faces.h"
 
 typedef struct ls_data {
     int m, n;
@@ -125,6 +126,8 @@ typedef struct ls_ws {
     double *xp, *rp, *qp;        /* the pending point of grad_step (n, m, and
                                     ls_outer_len) */
     ls_cert_buf *cb;             /* certificates' scratch, or NULL */
+    double *fl;                  /* an away or pairwise move's part along
+                                    the atoms (n; ls_face_lmo), or NULL */
 } ls_ws;
 
 /* The workspace of the stochastic methods (ls_sto.c) and of FC-BiO's
@@ -174,6 +177,17 @@ ircg_error ls_state_restore(slv_rbuf *in, uint64_t tag, const ls_data *d, int *h
  * (x-side, z-side, v-side) as the checkpoint does, the z-side of each
  * triple takes its x-side. */
 void ls_state_restart(double *const *arr, const size_t *len, int k);
+
+/* ls_face.c: IR-CG's away or pairwise move (problems/faces.h) for the
+ * gradient c at x and the LMO's vertex in v: slv_face_target, with *lin
+ * (n doubles, the workspace's) made on first use. */
+ircg_error ls_face_lmo(const ls_data *d, ircg_direction mode, const double *c,
+                       const double *x, double *v, double **lin, slv_face_move *mv);
+/* The observation vector of the move's target p: o(p) = o(x) + kappa A x
+ * + A lin into op (length d->m), A x = ox + shift (shift NULL: 0; the
+ * residual's is b). */
+void ls_face_observe(const ls_data *d, const slv_face_move *mv, const double *lin,
+                     const double *ox, const double *shift, double *op);
 
 /* The step, shared with CG-BiO's cut step (baselines/cgbio/ls_cut.c). */
 ircg_error ls_step(void *ws, double alpha, double cz, double cx_old, double cx_new);

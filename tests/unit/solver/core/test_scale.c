@@ -57,6 +57,9 @@ static const char *const FAM_NAME[NFAM] = {"least-norm l2", "overparam l1 + vali
 static ircg_algorithm ALG = IRCG_ALG_IRCG;
 static int IRPG_STEP_FIXED; /* 1: irpg_step 0.5 whatever the scale */
 static double VARSIGMA = NAN; /* the runs' varsigma: NaN, the relative default */
+/* IR-CG's direction; away and pairwise put logistic regression on an l1
+ * ball of the same radius (its l2 ball is no polytope) */
+static ircg_direction DIRECTION = IRCG_DIR_FRANK_WOLFE;
 
 /* One instance's data, scaled: sg multiplies g's data (A, b; ratings; the
  * features of logistic regression), sf f's (A_v, b_v; Q, q).  pert: one ulp
@@ -199,6 +202,8 @@ static int run(const inst *I0, ircg_step_rule rule, double sg, double sf, uint64
         break;
     case LOGISTIC:
         dom.radius = radius; /* the units of x change with the features' */
+        if (DIRECTION != IRCG_DIR_FRANK_WOLFE)
+            dom.kind = IRCG_DOMAIN_L1_BALL;
         break;
     default:
         break;
@@ -221,6 +226,7 @@ static int run(const inst *I0, ircg_step_rule rule, double sg, double sf, uint64
     st.varsigma = VARSIGMA;
     st.algorithm = ALG;
     st.step_rule = rule;
+    st.direction = DIRECTION;
     /* IR-PG's first trial step is a length per unit of gradient: in the
      * units of 1 / L_g, as the gradient of sigma_t f + g scales by c = sg^2 */
     st.irpg_step = IRPG_STEP_FIXED ? 0.5 : 0.5 / (sg * sg);
@@ -453,6 +459,50 @@ TEST(scale, the_bisection_methods_are_scale_free)
         }
     }
     ALG = IRCG_ALG_IRCG;
+}
+
+/* IR-CG's away and pairwise directions (problems/faces.h) are scale-free
+ * by the same argument: what they choose compares values of the one Phi
+ * (the two gaps), the gradient's coordinates with each other (the away
+ * vertex), the iterate's with each other and with the domain's (the
+ * support, the slack of the l1 ball, gamma_max), never a constant of
+ * other units.  Powers of 4, every family over a polytope, the two rules
+ * the directions take. */
+TEST(scale, away_and_pairwise_directions_are_scale_free)
+{
+    static const fam FAMS[] = {OVERPARAM, PORTFOLIO, BOX, LOGISTIC, AFFINE};
+    static const double POW4[] = {0x1p-14, 0x1p-6, 0x1p6, 0x1p14};
+    static inst I;
+    for (int dir = IRCG_DIR_AWAY; dir <= IRCG_DIR_PAIRWISE; dir++) {
+        DIRECTION = (ircg_direction)dir;
+        for (int k = 0; k < 5; k++) {
+            make(&I, FAMS[k]);
+            int scales_f = FAMS[k] != BOX && FAMS[k] != LOGISTIC;
+            for (int r = IRCG_STEP_CLOSED_LOOP; r <= IRCG_STEP_LINE_SEARCH; r++) {
+                /* the direction moves other iterates than Frank-Wolfe's; but
+                 * away from the sphere of an l1 ball an away gap never beats
+                 * the Frank-Wolfe one (it needs -2 <c, x> > r (max |c_i| -
+                 * <c, a> / r)), and overparam's x_t stay well inside in T
+                 * steps: there the away mode takes Frank-Wolfe's */
+                DIRECTION = IRCG_DIR_FRANK_WOLFE;
+                REQUIRE(run(&I, (ircg_step_rule)r, 1, 1, 0, &other) == 0);
+                DIRECTION = (ircg_direction)dir;
+                REQUIRE(run(&I, (ircg_step_rule)r, 1, 1, 0, &base) == 0);
+                if (FAMS[k] != OVERPARAM || dir == IRCG_DIR_PAIRWISE)
+                    CHECK(memcmp(base.x[T], other.x[T], sizeof base.x[T]) != 0);
+                for (int p = 0; p < 4; p++) {
+                    exact_case(&I, (ircg_step_rule)r, sqrt(POW4[p]), 1);
+                    if (scales_f)
+                        exact_case(&I, (ircg_step_rule)r, 1, sqrt(POW4[p]));
+                }
+            }
+            printf("    %s, %s directions: g x 4^k, f x 4^k (k = -7, -3, 3, 7): the same "
+                   "bits at every iteration\n",
+                   FAMS[k] == LOGISTIC ? "logistic l1 (units)" : FAM_NAME[FAMS[k]],
+                   dir == IRCG_DIR_AWAY ? "away" : "pairwise");
+        }
+    }
+    DIRECTION = IRCG_DIR_FRANK_WOLFE;
 }
 
 /* Matrix completion has L_g = L_f = 1 (g = 1/2 ||P_Omega(X - M)||^2, f the
