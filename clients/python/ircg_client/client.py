@@ -323,10 +323,20 @@ class Client:
 
     def certificate(self, id: str) -> Optional[Dict[str, Any]]:
         """How far from optimal a finished job's result is (api/SPEC.md,
-        Results): {"iteration", "inner_gap_x", "outer_gap_x", "g_lower",
-        "g_upper", "f_lower", ...}, certified: g(x) - g* <= inner_gap_x and
-        f(x) - f* <= outer_gap_x; None when the result has none."""
+        Results): {"iteration", "answer", "inner_gap_x", "outer_gap_x",
+        "inner_gap_z", "outer_gap_z", "g_lower", "g_upper", "f_lower",
+        ...}, certified: g(x) - g* <= inner_gap_x and f(x) - f* <=
+        outer_gap_x, the same for z; "answer" names the method's answer
+        ("x", or "z" for fcbio and fcbio-cg), whose gaps answer_gaps gives.
+        None when the result has none."""
         return self.result(id).get("certificate")
+
+    @staticmethod
+    def answer_gaps(certificate: Dict[str, Any]) -> Tuple[float, float]:
+        """(inner, outer): the certified gaps of the certificate's answer,
+        g(y) - g* and f(y) - f* for y its "answer" (x unless it says z)."""
+        y = "z" if certificate.get("answer") == "z" else "x"
+        return certificate["inner_gap_" + y], certificate["outer_gap_" + y]
 
     @staticmethod
     def warnings(doc: Dict[str, Any]) -> List[Dict[str, str]]:
