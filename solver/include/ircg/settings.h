@@ -159,7 +159,8 @@ typedef struct ircg_iter_info {
     int lmo_converged;  /* 1 when every singular triplet of this iteration
                            met lmo_tol; 0 when one stopped at
                            lmo_max_matvecs (its answer is less accurate)   */
-    int backtracks;     /* IR-PG: step reductions of the Armijo rule        */
+    int backtracks;     /* IR-PG: step reductions of the Armijo rule;
+                           FC-BiO: steps made again with a larger curvature */
     int proj_full;      /* projections: 1 when a full SVD was used          */
     double lambda;      /* CG-BiO: multiplier of the cut; FC-BiO(-CG): the
                            weight of f in [0, 1] (g's is 1 - lambda);

@@ -22,7 +22,6 @@
  * costs one observation (A x_{k+1}) and one pair of gradients (A' r).
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,9 +192,10 @@ static int model_holds(const fc_state *st, double a, const double *c, double L, 
 
 /* The step from y into xn with its values: the prox-max step (bisect.h)
  * under the curvatures assumed, each doubled while its model fails at
- * the step (backtracking), then relaxed a little for the next step. */
+ * the step (backtracking: *redos steps made again), then relaxed a little
+ * for the next step. */
 static ircg_error backtracked_step(ircg_solver *sv, fc_state *st, double *fn, double *gn,
-                                   int *evals)
+                                   int *redos)
 {
     const slv_point_ops *po = sv->pb->point;
     const ircg_problem_info *pi = &sv->pb->info;
@@ -210,7 +210,7 @@ static ircg_error backtracked_step(ircg_solver *sv, fc_state *st, double *fn, do
         if (!(p.L_g > 0) && !(p.L_f > 0))
             p.L_g = levels ? lv->w_g : 1.0; /* f and g affine: any step size */
         ircg_error err = bs_prox_max(&p, &lv->lambda, st->xn, &e);
-        *evals += e;
+        *redos = k;
         if (err != IRCG_OK)
             return err;
         po->observe(sv->ws, st->xn, st->on);
@@ -228,8 +228,6 @@ static ircg_error backtracked_step(ircg_solver *sv, fc_state *st, double *fn, do
         g_ok |= st->lg >= pi->L_g;
         if ((f_ok && g_ok) || k >= BACKTRACKS)
             break;
-        if (getenv("FCBIO_DEBUG"))
-            fprintf(stderr, "backtrack %d f_ok %d g_ok %d evals %d\n", k, f_ok, g_ok, e);
         if (!f_ok)
             st->lf = fmin(2 * st->lf, pi->L_f);
         if (!g_ok)
@@ -300,8 +298,6 @@ static ircg_error decide(ircg_solver *sv, fc_state *st)
         return IRCG_OK;
     if ((err = certify_x(sv, &c)) != IRCG_OK)
         return err;
-    if (getenv("FCBIO_DEBUG"))
-        fprintf(stderr, "cert t %lld sigma %g f %.17g g %.17g gap_g %g gap_phi %g f_lower %.17g level %.17g ghat %.17g\n", (long long)sv->t, lv->sigma, c.f, c.g, c.gap_g, c.gap_phi, sv->bnd.f_lower, lv->level, lv->g_hat);
     if (accept_try && bs_accepts(lv, &c)) {
         answer_is_x(sv, st);
         lv->accepted++;
@@ -321,15 +317,16 @@ static ircg_error fc_iterate(ircg_solver *sv, ircg_iter_info *it, int *converged
     bs_levels *lv = &st->lv;
     double theta_n = 0.5 * (1.0 + sqrt(1.0 + 4.0 * st->theta * st->theta));
     double beta = (st->theta - 1.0) / theta_n, fn, gn, t0 = slv_now();
-    int evals = 0;
+    int redos = 0;
     ircg_error err;
 
     (void)converged; /* the loop's certificates end the solve */
     extrapolate(st, po->point(sv->ws, IRCG_X), beta);
-    if ((err = backtracked_step(sv, st, &fn, &gn, &evals)) != IRCG_OK)
+    if ((err = backtracked_step(sv, st, &fn, &gn, &redos)) != IRCG_OK)
         return err;
     it->lmo_seconds = slv_now() - t0;
-    it->lmo_matvecs = 2;
+    it->lmo_matvecs = 2 * (1 + redos); /* the gradients' and each step's products */
+    it->backtracks = redos;
     it->alpha = beta;
     it->sigma = lv->phase == BS_LEVELS ? lv->sigma : 0.0;
     it->lambda = lv->phase == BS_LEVELS ? lv->lambda : 0.0;
@@ -340,8 +337,6 @@ static ircg_error fc_iterate(ircg_solver *sv, ircg_iter_info *it, int *converged
     lv->at_level++;
     lv->psi = lv->phase == BS_LEVELS ? bs_psi(lv, fn, gn) : NAN;
     it->gap = lv->psi;
-    if (getenv("FCBIO_DEBUG"))
-        fprintf(stderr, "t %lld phase %d evals %d lambda %.17g psi %g level %g lf %g lg %g f %.17g g %.17g beta %g\n", (long long)sv->t, lv->phase, evals, lv->lambda, lv->psi, lv->level, st->lf, st->lg, fn, gn, beta);
     return decide(sv, st);
 }
 

@@ -33,7 +33,6 @@
  * / sigma > t (certificate.c).
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "bisect/bisect.h"
@@ -176,8 +175,6 @@ static ircg_error level_step(ircg_solver *sv, bs_levels *lv, ircg_iter_info *it,
                  .G0 = G, .G1 = lv->w_g * (dir.gphi_d - sigma * dir.gf_d),
                  .G2 = lv->w_g * dir.d_hg_d};
     double a = seg_search(&s), Fa = seg_F(&s, a), Ga = seg_G(&s, a);
-    if (getenv("FCBIO_DEBUG"))
-        fprintf(stderr, "cg t %lld level %.10g F %g G %g sigma %g lf %g a %g Fa %g Ga %g F1 %g G1 %g F2 %g G2 %g lb %g\n", (long long)sv->t, lv->level, F, G, sigma, lf, a, Fa, Ga, s.F1, s.G1, s.F2, s.G2, *lb);
     lv->lambda = lf;
     lv->sigma = sigma;
     *psi = fmax(Fa, Ga);

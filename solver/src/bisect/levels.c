@@ -6,8 +6,6 @@
  */
 #include <float.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "bisect/bisect.h"
 
@@ -104,8 +102,6 @@ int bs_next_level(ircg_solver *sv, bs_levels *lv, const slv_cert *z, double hint
     }
     bs_targets(sv, lv->f_z, &tau_g, &tau_f);
     if (!tried && lv->f_z - t_lo <= tau_f) {
-        if (getenv("FCBIO_DEBUG"))
-            fprintf(stderr, "stop? f_z %.12g t_lo %.12g tau_f %g g_z %g g_hat %g sigma %g slack %g deficit %g\n", lv->f_z, t_lo, tau_f, lv->g_z, lv->g_hat, lv->sigma, lv->g_slack, (lv->g_z - lv->g_hat) / lv->sigma);
         if (!slack_too_wide(sv, lv, tau_g, tau_f)) {
             lv->want_stop = 1;
             return 1;
@@ -186,8 +182,6 @@ int bs_stop_vetoed(const ircg_solver *sv)
     if (lv->phase != BS_LEVELS)
         return 0;
     bs_targets(sv, lv->f_z, &tau_g, &tau_f);
-    if (getenv("FCBIO_DEBUG"))
-        fprintf(stderr, "veto? t %lld g_z %g g_hat %g sigma_root %g sigma %g slack %g tau_f %g -> %d\n", (long long)sv->t, lv->g_z, lv->g_hat, lv->sigma_root, lv->sigma, lv->g_slack, tau_f, slack_too_wide(sv, lv, tau_g, tau_f));
     return slack_too_wide(sv, lv, tau_g, tau_f);
 }
 
