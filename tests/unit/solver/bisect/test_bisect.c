@@ -28,6 +28,7 @@
 #include "ircg.h"
 #include "test_cert.h"
 #include "test_num.h"
+#include "unit/solver/test_ln_util.h"
 
 enum { M = 30, N = 80, MV = 120 };
 
@@ -36,26 +37,16 @@ typedef struct inst {
     double xs[N], fstar;
 } inst;
 
-/* A random m x n, b random: x* = A^+ b by dgelsd. */
+/* The least-norm instance: x* = A^+ b (unit/solver/test_ln_util.h). */
 static int least_norm(inst *L, uint64_t seed)
 {
-    double Ac[M * N], bx[N], sv[M];
-    lapack_int rank;
-    for (int i = 0; i < M * N; i++)
-        L->A[i] = test_urand(&seed);
-    for (int i = 0; i < M; i++)
-        L->b[i] = 2 * test_urand(&seed);
-    memcpy(Ac, L->A, sizeof Ac);
-    memset(bx, 0, sizeof bx);
-    memcpy(bx, L->b, sizeof L->b);
-    if (LAPACKE_dgelsd(LAPACK_ROW_MAJOR, M, N, 1, Ac, N, bx, 1, sv, -1.0, &rank) != 0)
+    if (!lnt_make(L->A, L->b, L->xs, M, N, seed))
         return 0;
-    memcpy(L->xs, bx, sizeof L->xs);
     long double f = 0;
     for (int j = 0; j < N; j++)
         f += 0.5L * (long double)L->xs[j] * L->xs[j];
     L->fstar = (double)f;
-    return rank == M;
+    return 1;
 }
 
 static double norm2(const double *x, int n, int p)
