@@ -228,9 +228,10 @@ ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
                           int whole, ircg_problem **out, ircg_diag *diag);
 const mc_data *mc_data_of(const ircg_problem *pb);
 
-/* mc_start.c: a given start x0 (column-major n_all x p, the whole
- * matrix also on a rank), checked finite and inside the ball ("/x0"
- * errors), as its thin SVD: the r nonzero singular values s, left vectors
+/* mc_start.c: a given start x0 (column-major: on one process the n x p
+ * rows and columns held, mc_given_held's; on a rank the whole n_all x p
+ * matrix), checked finite and inside the ball ("/x0" errors), as its thin
+ * SVD: the r nonzero singular values s, left vectors
  * U (the n rows held here, x m0) and right ones Vt (m0 x p, row i is
  * v_i'); its entries on Omega are read off x0 (mc_given_on_omega).  On a
  * distributed problem collective: rank 0 makes the one SVD. */
