@@ -39,6 +39,12 @@ static ircg_error mc_new(const ircg_ratings *R, ircg_outer_kind outer, double de
         (*out)->cut = &slv_mc_cut_ops;
         (*out)->prox_ops = &slv_mc_prox_ops; /* a workspace of its own */
         (*out)->proj = &slv_mc_proj_ops;
+        /* FC-BiO's dense point oracle: its create refuses the instances
+         * too large for a dense SVD per step (MC_POINT_MAX_WORK), naming
+         * the size, and the compacted ones (FC-BiO's vectors are of the
+         * whole matrix) */
+        (*out)->point_ops = &slv_mc_point_ops;
+        (*out)->point = &slv_mc_point;
         (*out)->info.data_digest = mc_data_digest(mc_data_of(*out));
     }
     return err;

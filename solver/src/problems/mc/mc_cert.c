@@ -28,7 +28,6 @@
  */
 #include <cblas.h>
 #include <float.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,19 +322,19 @@ static int dense_certifiable(const mc_data *d)
  * the factors' products (gamma(k + 8) of their size, as xo_drift bounds
  * them), the column means' sums (gamma(n + 8) of Y, a column's sum
  * entering each of its rows with the row's weight) and the last
- * combinations (gamma(8)); dgesvd's singular values are those of a
+ * combinations (gamma(8)); LAPACK's singular values are those of a
  * matrix within p(n, p) eps ||C|| of the computed C (its backward
- * stability; 16 (n + p) eps is taken for p(n, p) eps). */
+ * stability: mc_dense.c's mc_sv1_hi, shared with the dense point
+ * oracle's certificate, mc_point_cert.c). */
 static double dense_sv1(mc_ws *w, const mc_side *s, double sigma)
 {
     const mc_data *d = w->d;
     int n = d->n, p = d->p, k = n < p ? n : p;
     double *C = malloc((size_t)n * p * sizeof *C), *sv = malloc((size_t)k * sizeof *sv);
     double *col = malloc((size_t)p * sizeof *col), *r = malloc((size_t)d->nnz * sizeof *r);
-    double *work = malloc((size_t)k * sizeof *work);
     double out = NAN, y2 = 0, r2 = 0;
     int colvar = d->outer == IRCG_OUTER_COLUMN_VARIANCE;
-    if (!C || !sv || !col || !r || !work || mc_dense(w, s, C) != IRCG_OK)
+    if (!C || !sv || !col || !r || mc_dense(w, s, C) != IRCG_OK)
         goto done;
     for (int j = 0; j < p; j++) { /* the whole matrix's column means */
         col[j] = colvar ? mc_row_sum(d, C + (size_t)j * n) / d->n_all : 0.0;
@@ -354,18 +353,17 @@ static double dense_sv1(mc_ws *w, const mc_side *s, double sigma)
     for (int i = 0; i < n; i++)
         for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++)
             C[i + (size_t)d->col[e] * n] += r[e];
-    if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', n, p, C, n, sv, NULL, 1, NULL, 1, work) != 0)
+    if (mc_dense_svals(C, n, p, sv) != 0)
         goto done;
     double yn = sqrt(y2), ey = slv_up(slv_gamma(w->k + 8) * factor_size(w, s), 4);
     double eu = ey + slv_gamma(n + 8) * 2 * yn;
     double ec = slv_up(sigma * eu + ey + slv_gamma(8) * (2 * sigma * yn + sqrt(r2)), 4);
-    out = slv_up(sv[0] * (1 + 16.0 * (n + p) * DBL_EPSILON) + ec, 4);
+    out = slv_up(mc_sv1_hi(sv[0], n, p) + ec, 4);
 done:
     free(C);
     free(sv);
     free(col);
     free(r);
-    free(work);
     return out;
 }
 
