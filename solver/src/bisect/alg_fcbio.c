@@ -92,7 +92,7 @@ static ircg_error fc_init(ircg_solver *sv, ircg_diag *diag)
     if (!st)
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     sv->alg_state = st;
-    st->n = sv->pb->info.dim;
+    st->n = po->dim(sv->ws);
     st->no = po->obs_len(sv->ws);
     size_t n = (size_t)st->n, no = (size_t)st->no;
     st->xp = malloc(n * sizeof(double));

@@ -313,9 +313,11 @@ typedef struct slv_sto_ops {
  * point).  The "observation" o(y) is affine in y -- A y - b, A y, the
  * validation rows' A_v y - b_v, Q y, of length obs_len -- so that a
  * combination of points with weights summing to 1 has the same
- * combination of observations: an extrapolated point costs no product.
- * n is the dimension of y. */
+ * combination of observations: an extrapolated point costs no product. */
 typedef struct slv_point_ops {
+    /* n, the length of y: the problem's dimension, or on a compacted
+     * matrix completion the held rows times the held columns. */
+    int64_t (*dim)(void *ws);
     int64_t (*obs_len)(void *ws);
     /* o = o(y): the products with A (and A_v or Q). */
     void (*observe)(void *ws, const double *y, double *o);

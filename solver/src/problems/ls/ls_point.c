@@ -28,6 +28,12 @@ static int64_t outer_len(const ls_data *d)
     return ls_outer_len(d);
 }
 
+static int64_t pt_dim(void *p)
+{
+    const ls_sto_ws *w = p;
+    return (int64_t)w->d->n;
+}
+
 static int64_t pt_obs_len(void *p)
 {
     const ls_sto_ws *w = p;
@@ -136,6 +142,7 @@ static void pt_set_point(void *p, ircg_which which, const double *y, double f, d
 }
 
 const slv_point_ops slv_ls_point = {
+    .dim = pt_dim,
     .obs_len = pt_obs_len,
     .observe = pt_observe,
     .values = pt_values,

@@ -60,6 +60,12 @@ static void point_destroy(void *p)
 
 /* ------------------------------------------------------- the point ops -- */
 
+static int64_t pt_dim(void *p)
+{
+    const mc_point_ws *w = p;
+    return (int64_t)w->d->n * w->d->p;
+}
+
 static int64_t pt_obs_len(void *p)
 {
     const mc_point_ws *w = p;
@@ -175,6 +181,7 @@ static void pt_set_point(void *p, ircg_which which, const double *y, double f, d
 }
 
 const slv_point_ops slv_mc_point = {
+    .dim = pt_dim,
     .obs_len = pt_obs_len,
     .observe = pt_observe,
     .values = pt_values,
@@ -277,8 +284,9 @@ ircg_error mc_point_new(const mc_data *d, const ircg_settings *s, mc_point_ws **
     return IRCG_OK;
 }
 
-/* FC-BiO's vectors have the problem's dimension (ircg_problem_info.dim,
- * the whole matrix's): the held matrix must be the whole one. */
+/* The held matrix is FC-BiO's whole vector (pt_dim): on a compacted
+ * problem the rows and columns without a rating are not moved one by one
+ * (zero, or under the column variance one shared row), as in IR-CG. */
 static ircg_error point_create(const ircg_problem *pb, const ircg_settings *s, void **out,
                                ircg_diag *diag)
 {
@@ -291,12 +299,6 @@ static ircg_error point_create(const ircg_problem *pb, const ircg_settings *s, v
                         "%d matrix each step, offered while n p min(n, p) <= %.3g (here "
                         "%.3g): use FC-BiO-CG (conditional gradient, no projection)",
                         d->n, d->p, MC_POINT_MAX_WORK, work);
-    if ((int64_t)d->n * d->p != pb->info.dim)
-        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
-                        "FC-BiO runs on the whole %d x %d matrix, and this problem holds "
-                        "the %d x %d rows and columns with ratings: build it whole "
-                        "(ircg_problem_matrix_completion_whole), or use FC-BiO-CG",
-                        d->n_all, d->p_all, d->n, d->p);
     mc_point_ws *w = NULL;
     ircg_error err = mc_point_new(d, s, &w, diag);
     *out = w;

@@ -254,7 +254,7 @@ ircg_error mc_point_certify(void *ws, ircg_which which, double sigma, slv_cert *
     res_sums rs;
     double eS;
 
-    *out = (slv_cert){.gap_phi = NAN, .f_floor = 0.0, .sharp = 1}; /* f >= 0 */
+    *out = (slv_cert){.gap_phi = NAN, .sub_phi = NAN, .f_floor = 0.0, .sharp = 1}; /* f >= 0 */
     if (!b)
         return IRCG_ERR_NOMEM;
     residual_sums(d, y, b->r, &rs);
@@ -268,15 +268,16 @@ ircg_error mc_point_certify(void *ws, ircg_which which, double sigma, slv_cert *
                                 0.5 * rho * rho * rs.yo2,
                             4);
     }
-    out->gap_g = gap_of_g(d, b, &rs);
+    /* the suboptimality bounds are the gaps: no curvature is used here */
+    out->gap_g = out->sub_g = gap_of_g(d, b, &rs);
     if (sigma > 0) {
-        out->gap_phi = gap_of_phi(d, b, &rs, sigma, out->f, out->f_err, eS);
+        out->gap_phi = out->sub_phi = gap_of_phi(d, b, &rs, sigma, out->f, out->f_err, eS);
         for (int k = -4; k <= 4; k++) { /* one SVD each: the best outer bound */
             if (k == 0)
                 continue;
             double s = ldexp(sigma, 2 * k);
             out->phi_sigma[out->nphi] = s;
-            out->phi_gap[out->nphi++] = gap_of_phi(d, b, &rs, s, out->f, out->f_err, eS);
+            out->phi_sub[out->nphi++] = gap_of_phi(d, b, &rs, s, out->f, out->f_err, eS);
         }
     }
     if (!isfinite(out->g) || !isfinite(out->g_err) || !isfinite(out->gap_g) ||

@@ -498,7 +498,7 @@ static void check_cert(const cert_case *c, mc_point_ws *w, const double *X, doub
     if (sigma > 0) {
         CHECK(ct.nphi == 8);
         for (int k = -1; k < ct.nphi; k++) {
-            double s = k < 0 ? sigma : ct.phi_sigma[k], gp = k < 0 ? ct.gap_phi : ct.phi_gap[k];
+            double s = k < 0 ? sigma : ct.phi_sigma[k], gp = k < 0 ? ct.gap_phi : ct.phi_sub[k];
             long double gap = w_gap(&c->W, X, s, c->delta, &mag);
             CHECK(gp >= (double)gap - 1e-15 * mag);
             CHECK(gp <= (double)gap + 1e-9 * mag);
