@@ -394,8 +394,16 @@ static ircg_error fc_restore(ircg_solver *sv, slv_rbuf *r, ircg_restore_mode mod
     return r->failed ? IRCG_ERR_INVALID : IRCG_OK;
 }
 
+static ircg_error fc_take_x(ircg_solver *sv)
+{
+    fc_state *st = sv->alg_state;
+    answer_is_x(sv, st);
+    bs_answer_is_x(sv, &st->lv);
+    return IRCG_OK;
+}
+
 const slv_alg slv_alg_fcbio = {
     .iterate = fc_iterate, .init = fc_init, .fini = fc_fini, .save = fc_save,
     .restore = fc_restore, .answer = IRCG_Z, .cert_sigma = bs_cert_sigma,
-    .cert_wanted = bs_cert_wanted, .stop_vetoed = bs_stop_vetoed,
+    .cert_wanted = bs_cert_wanted, .stop_vetoed = bs_stop_vetoed, .take_x = fc_take_x,
 };

@@ -283,8 +283,17 @@ static ircg_error fcg_restore(ircg_solver *sv, slv_rbuf *r, ircg_restore_mode mo
     return IRCG_OK;
 }
 
+static ircg_error fcg_take_x(ircg_solver *sv)
+{
+    fcg_state *st = sv->alg_state;
+    ircg_error err = sv->ops->restart(sv->ws); /* z <- x */
+    if (err == IRCG_OK)
+        bs_answer_is_x(sv, &st->lv);
+    return err;
+}
+
 const slv_alg slv_alg_fcbio_cg = {
     .iterate = fcg_iterate, .init = fcg_init, .fini = fcg_fini, .save = fcg_save,
     .restore = fcg_restore, .answer = IRCG_Z, .cert_sigma = bs_cert_sigma,
-    .cert_wanted = bs_cert_wanted, .stop_vetoed = bs_stop_vetoed,
+    .cert_wanted = bs_cert_wanted, .stop_vetoed = bs_stop_vetoed, .take_x = fcg_take_x,
 };

@@ -131,5 +131,8 @@ ircg_error bs_prox_max(bs_prox *p, double *lambda, double *x, int *evals);
 double bs_cert_sigma(const ircg_solver *sv);
 int bs_cert_wanted(const ircg_solver *sv);
 int bs_stop_vetoed(const ircg_solver *sv);
+/* The loop's certificate made x the answer (slv_alg.take_x): the
+ * bracket's upper end is x's certified value now. */
+void bs_answer_is_x(const ircg_solver *sv, bs_levels *lv);
 
 #endif /* IRCG_BISECT_H */

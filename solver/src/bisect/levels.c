@@ -185,6 +185,13 @@ int bs_stop_vetoed(const ircg_solver *sv)
     return slack_too_wide(sv, lv, tau_g, tau_f);
 }
 
+void bs_answer_is_x(const ircg_solver *sv, bs_levels *lv)
+{
+    const slv_bounds *b = &sv->bnd;
+    lv->f_z = b->f_x;
+    lv->g_z = b->g_lower + b->gap_x; /* g(x) + its rounding's bound */
+}
+
 int bs_cert_wanted(const ircg_solver *sv)
 {
     const bs_levels *lv = sv->alg_state;

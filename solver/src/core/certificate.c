@@ -130,17 +130,48 @@ void slv_stop_targets(const ircg_solver *sv, double f, double *inner, double *ou
         *outer = fmin(*outer, s->outer_gap_rel * fmax(fabs(f), fabs(b->f_lower)));
 }
 
+static int stop_given(const ircg_solver *sv)
+{
+    const ircg_stop *s = &sv->set.stop;
+    return s->inner_gap > 0 || s->inner_gap_rel > 0 || s->outer_gap > 0 || s->outer_gap_rel > 0;
+}
+
+/* Every tolerance of settings.stop holds for a point of certified inner
+ * gap `gap` and value f. */
+static int stop_holds(const ircg_solver *sv, double gap, double f)
+{
+    double inner, outer;
+    slv_stop_targets(sv, f, &inner, &outer);
+    return gap <= inner && f - sv->bnd.f_lower <= outer;
+}
+
 /* Every tolerance of settings.stop that is given holds for the answer. */
 static int stop_met(const ircg_solver *sv)
 {
-    const ircg_stop *s = &sv->set.stop;
-    double gap, f, inner, outer;
-    if (!(s->inner_gap > 0 || s->inner_gap_rel > 0 || s->outer_gap > 0 ||
-          s->outer_gap_rel > 0))
+    double gap, f;
+    if (!stop_given(sv))
         return 0;
     answer_of(sv, &sv->bnd, &gap, &f);
-    slv_stop_targets(sv, f, &inner, &outer);
-    return gap <= inner && f - sv->bnd.f_lower <= outer;
+    return stop_holds(sv, gap, f);
+}
+
+/* A method whose answer is z may end with an x that is better: within
+ * the stop too and nearer the inner solution set (a smaller certified
+ * inner gap, so f lies less below f*: the bisection methods' inner solver
+ * goes on from the last accepted point).  Then x becomes the answer.
+ * Only at the stop, so the path is the same. */
+static ircg_error prefer_x(ircg_solver *sv)
+{
+    const slv_alg *alg = slv_alg_of(sv->algorithm);
+    slv_bounds *b = &sv->bnd;
+    if (!alg->take_x || !(b->gap_x < b->gap_z) || !stop_holds(sv, b->gap_x, b->f_x))
+        return IRCG_OK;
+    ircg_error err = alg->take_x(sv);
+    if (err != IRCG_OK)
+        return err;
+    b->g_z = b->g_x, b->f_z = b->f_x, b->gap_z = b->gap_x;
+    slv_solver_refresh_values(sv); /* the iteration's z is x now */
+    return IRCG_OK;
 }
 
 /* The certificates of x and z; b unchanged on an error. */
@@ -205,8 +236,10 @@ ircg_error slv_certify(ircg_solver *sv, ircg_status *st)
     const slv_alg *alg = slv_alg_of(sv->algorithm);
     ircg_error err = certify_into(sv, &sv->bnd);
     if (err == IRCG_OK && st && (stop_met(sv) || exact(sv)) &&
-        !(alg->stop_vetoed && alg->stop_vetoed(sv)))
+        !(alg->stop_vetoed && alg->stop_vetoed(sv))) {
         *st = IRCG_STATUS_CONVERGED;
+        err = prefer_x(sv);
+    }
     return err;
 }
 

@@ -105,6 +105,10 @@ typedef struct slv_alg {
      * but the algorithm has a reason of its own to go on (the bisection's
      * safeguard of f's lower side, bisect/levels.c). */
     int (*stop_vetoed)(const ircg_solver *sv);
+    /* Optional, for an answer z (NULL: z stays the answer): x becomes the
+     * answer, z <- x with its values; called when a certificate finds x
+     * within settings.stop and nearer the inner solution set than z. */
+    ircg_error (*take_x)(ircg_solver *sv);
 } slv_alg;
 
 extern const slv_alg slv_alg_ircg;  /* alg_ircg.c  */

@@ -91,10 +91,12 @@ static int answer(const ircg_solver *sv, double *z, int n)
 }
 
 /* A converged run's certificate and answer against g* and f*: the bounds
- * hold, the stop holds for z (f(z) - f* <= outer_rel |f*|, certified), and
- * f(z) lies within below_rel of f* from below (the safeguard's side,
- * measured: no certificate exists for it). */
-static void check_answer(const char *who, const ircg_solver *sv, const ircg_info *in,
+ * hold, the stop holds for z (f(z) - f* <= outer_rel |f*|, certified),
+ * an x within the stop too is no nearer the inner solution set than z
+ * (else it would have been taken), and f(z) lies within below_rel of f*
+ * from below (the safeguard's side, measured: no certificate exists for
+ * it). */
+static void check_answer(const char *who, ircg_solver *sv, const ircg_info *in,
                          const cert_data *cd, double gstar, double fstar, double fz,
                          double outer_rel, double below_rel)
 {
@@ -109,6 +111,10 @@ static void check_answer(const char *who, const ircg_solver *sv, const ircg_info
     CHECK(in->warnings == 0);
     CHECK(in->outer_gap_z <= outer_rel * fmax(fabs(in->cert_f_z), fabs(in->f_lower)));
     CHECK(fz - fstar <= outer_rel * fabs(fstar));
+    double inner = ircg_solver_settings(sv)->stop.inner_gap_rel * (in->g_x0 - in->g_upper);
+    if (in->inner_gap_x <= inner &&
+        in->outer_gap_x <= outer_rel * fmax(fabs(in->cert_f_x), fabs(in->f_lower)))
+        CHECK(in->inner_gap_z <= in->inner_gap_x);
     CHECK_MEASURED("(f* - f(z)) / f*", (fstar - fz) / fabs(fstar), below_rel);
 }
 

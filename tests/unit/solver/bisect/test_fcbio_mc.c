@@ -5,7 +5,7 @@
  *    ratings, f* in closed form, a large inner solution set), solved to
  *    the stop (outer, inner) = (1e-3, 1e-6) and (1e-4, 1e-8) relative:
  *    converged, f_lower <= f*, f(z) - f* within the certified outer gap,
- *    and |f(z) - f*| within 1e-3 |f*|;
+ *    and |f(z) - f*| within the outer tolerance times |f*| (measured);
  *  - a checkpoint continues bit for bit (in the same solver and in a new
  *    one), and the thread count changes no bit;
  *  - scaling the ratings and the radius by 2^k scales g and f by 4^k and
@@ -65,7 +65,10 @@ static void solve_selection(double outer_rel, double inner_rel)
     CHECK(info.outer_gap_z <= outer_rel * fmax(fabs(info.cert_f_z), fabs(info.f_lower)));
     CHECK(info.inner_gap_z <= inner_rel * (info.g_x0 - info.g_upper));
     CHECK_MEASURED("certified (f(z) - f_lower) / f*", info.outer_gap_z / fs, outer_rel);
-    CHECK_MEASURED("|f(z) - f*| / f*", fabs(info.f_z - fs) / fs, 1e-3);
+    /* no theorem bounds f* - f(z) (z may lie outside the inner solution
+     * set); measured, with x taken at the stop where it is nearer the set
+     * than z (certificate.c's prefer_x: 3.3e-4 without at (1e-4, 1e-8)) */
+    CHECK_MEASURED("|f(z) - f*| / f*", fabs(info.f_z - fs) / fs, outer_rel);
     CHECK_MEASURED("f_lower below f*, (f* - f_lower) / f*", (fs - info.f_lower) / fs,
                    outer_rel);
     ircg_solver_free(sv);
