@@ -53,6 +53,10 @@ typedef struct slv_dir {
     int curved;      /* Phi is not quadratic along d: d_hf_d and d_hg_d are
                         not given (0) and the exact step asks ops->slope  */
     int need_hg;     /* in: the caller reads d_hg_d (exact line search)      */
+    double staged_seconds; /* seconds of this LMO's work made ahead by the
+                        certificate of x (matrix completion: mc_lmo_stage),
+                        in that certificate's time and not in this call's:
+                        the LMO's work, which the caller moves back      */
 } slv_dir;
 
 /* A move d = x+ - x of the projection methods (grad_step below). */

@@ -52,6 +52,7 @@ void mc_cert_free(mc_cert_buf *b)
     free(b->e1);
     free(b->wv);
     free(b->s1);
+    free(b->vx);
     free(b);
 }
 
@@ -72,7 +73,9 @@ static mc_cert_buf *cert_buf(mc_ws *w)
     b->v = malloc((size_t)d->p * sizeof(double));
     b->wv = malloc((size_t)d->p * sizeof(double));
     b->s1 = malloc((size_t)d->p * sizeof(double));
-    if (!b->gram || !b->u || !b->cx || !b->a || !b->e1 || !b->v || !b->wv || !b->s1) {
+    b->vx = malloc((size_t)d->p * sizeof(double));
+    if (!b->gram || !b->u || !b->cx || !b->a || !b->e1 || !b->v || !b->wv || !b->s1 ||
+        !b->vx) {
         mc_cert_free(b);
         return NULL;
     }
@@ -144,19 +147,25 @@ typedef struct side_sums {
     double g, rdot, rdot_mag, xo2;
 } side_sums;
 
-static void fresh_sums(mc_ws *w, const mc_side *s, side_sums *out)
+/* The running sums of side_sums, entry by entry in CSR order (made by
+ * the bounded product's pass, which reads xo and M anyway). */
+typedef struct sums_acc {
+    slv_ksum g, rd, xx;
+    double mag;
+} sums_acc;
+
+static inline void sums_add(sums_acc *a, double xo, double r)
 {
-    const mc_data *d = w->d;
-    slv_ksum g = {0, 0}, rd = {0, 0}, xx = {0, 0};
-    double mag = 0;
-    for (int64_t e = 0; e < d->nnz; e++) {
-        double r = s->xo[e] - mc_rating(d, e);
-        slv_ksum_add(&g, 0.5 * r * r);
-        slv_ksum_add(&rd, r * s->xo[e]);
-        slv_ksum_add(&xx, s->xo[e] * s->xo[e]);
-        mag += fabs(r * s->xo[e]);
-    }
-    double v[4] = {slv_ksum_value(&g), slv_ksum_value(&rd), mag, slv_ksum_value(&xx)};
+    slv_ksum_add(&a->g, 0.5 * r * r);
+    slv_ksum_add(&a->rd, r * xo);
+    slv_ksum_add(&a->xx, xo * xo);
+    a->mag += fabs(r * xo);
+}
+
+static void sums_finish(const mc_data *d, const sums_acc *a, side_sums *out)
+{
+    double v[4] = {slv_ksum_value(&a->g), slv_ksum_value(&a->rd), a->mag,
+                   slv_ksum_value(&a->xx)};
     slv_comm_sum(d->comm, v, 4);
     *out = (side_sums){v[0], v[1], v[2], v[3]};
 }
@@ -165,10 +174,13 @@ static void fresh_sums(mc_ws *w, const mc_side *s, side_sums *out)
  * xo (NULL: of 0, so R = -M) and the low-rank part that of the x side
  * (sigma > 0 only with xo = the x side's), made entry by entry with the
  * magnitudes of the terms: *ec bounds ||cx - C x|| and *ew ||wv - C' cx||
- * (for the computed cx), every rounding included; *cn is ||cx||. */
+ * (for the computed cx), every rounding included; *cn is ||cx||.  With
+ * ss (and xo), the side's sums of the same pass too: the bits of a pass
+ * of their own. */
 static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double *x,
-                         double *cn, double *ec, double *ew)
+                         double *cn, double *ec, double *ew, side_sums *ss)
 {
+    sums_acc acc = {{0, 0}, {0, 0}, {0, 0}, 0};
     const mc_data *d = w->d;
     mc_cert_buf *b = w->cert;
     int K = d->p + d->n_all + 2 * w->k + 16; /* k: see xo_drift */
@@ -190,6 +202,8 @@ static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double 
             double t = r * x[d->col[e]];
             s += t;
             mag += fabs(t);
+            if (ss)
+                sums_add(&acc, xo[e], r);
         }
         b->cx[i] = s;
         b->e1[i] = slv_gamma((int)(e1 - e0) + 4) * mag; /* r's rounding too */
@@ -199,6 +213,8 @@ static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double 
             b->s1[d->col[e]] += fabs(r * s);
         }
     }
+    if (ss)
+        sums_finish(d, &acc, ss);
     double cn2 = norm2_rows(d, b->cx), e12 = norm2_rows(d, b->e1);
     slv_comm_sum(d->comm, b->s1, d->p);
     mc_gram_lowrank_out(w, sigma, b->cx, b->wv); /* sums R'cx over ranks too */
@@ -210,20 +226,24 @@ static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double 
     *ew = slv_up(e2 + slv_gamma(K) * lr * *cn, 8);
 }
 
+/* The bounded product at x (bounded_gram) whose bound sv1_bound makes. */
+typedef struct bprod {
+    double cn, ec, ew;
+} bprod;
+
 /* An upper bound of sigma_1(C) from a unit-ish vector x of the Lanczos
- * process: C = sigma grad f + R of xo (the caller's), nC >= ||C||_F,
- * D the drift of xo (a perturbation of C of norm <= D), a2 >= lambda_2
- * of the exact C'C (INFINITY: unknown).  *sharp = 1 when Kato-Temple
- * gave it. */
-static double sv1_bound(mc_ws *w, const double *xo, double sigma, const double *x,
-                        double nC, double D, double a2, int *sharp)
+ * process and its bounded product bp (b->wv holds C'C x): C = sigma
+ * grad f + R of the caller's xo, nC >= ||C||_F, D the drift of xo (a
+ * perturbation of C of norm <= D), a2 >= lambda_2 of the exact C'C
+ * (INFINITY: unknown).  *sharp = 1 when Kato-Temple gave it. */
+static double sv1_bound(mc_ws *w, const bprod *bp, const double *x, double nC, double D,
+                        double a2, int *sharp)
 {
     const mc_data *d = w->d;
     mc_cert_buf *b = w->cert;
-    double cn, ec, ew;
+    double cn = bp->cn, ec = bp->ec, ew = bp->ew;
 
     *sharp = 0;
-    bounded_gram(w, xo, sigma, x, &cn, &ec, &ew);
     double x2 = norm2_cols(d, x), xn = sqrt(x2);
     if (!(xn > 0) || !isfinite(cn))
         return nC;
@@ -300,22 +320,57 @@ static double lambda2_bound(mc_ws *w, double sigma, double f, double xo_norm, do
     return slv_up(s2 * s2, 2);
 }
 
+/* The warm start of the certificate's process on R of side `which`: for
+ * x, the next LMO's vector (made just before: the top of R + sigma grad
+ * f, which is near R's); for z, x's answer of this same certificate when
+ * it was made at this state; else the last vertex's.  Each is a function
+ * of the state alone, so a run resumed from a checkpoint starts where the
+ * uninterrupted one did. */
+static const double *r_start(const mc_ws *w, ircg_which which, double sigma)
+{
+    const mc_cert_buf *b = w->cert;
+    if (which == IRCG_X && sigma > 0 && mc_lmo_staged(w, sigma))
+        return w->st_v;
+    if (which == IRCG_Z && b->vx_valid && b->vx_gen == w->gen)
+        return b->vx;
+    return w->have_v ? w->v : NULL;
+}
+
 ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
 {
     mc_ws *w = ws;
     const mc_data *d = w->d;
     const mc_side *s = which == IRCG_Z ? &w->z : &w->x;
+    mc_cert_buf *b;
     side_sums ss;
+    bprod bp;
     ircg_error err;
-    int sharp_g = 1, sharp_phi = 1;
+    int sharp_g = 1, sharp_phi = 1, phi = sigma > 0 && which == IRCG_X;
+    int staged = 0;
 
     *out = (slv_cert){.gap_phi = NAN, .f_floor = 0.0};
-    if (!cert_buf(w))
+    if (!(b = cert_buf(w)))
         return IRCG_ERR_NOMEM;
     /* the anchor first: made once, it uses the scratch vectors the bounds
      * below hold between their Lanczos process and their product */
     mc_anchor_sv2(w);
-    fresh_sums(w, s, &ss);
+    if (phi) { /* the next LMO's process, which that LMO then takes */
+        err = mc_lmo_stage(w, sigma);
+        if (err != IRCG_OK && err != IRCG_ERR_INVALID)
+            return err;
+        staged = err == IRCG_OK;
+    }
+    /* the gap of g: <R, Y> + delta sigma_1(R); its process first, then one
+     * pass for the bounded product and the side's sums */
+    if ((err = top_vector(w, s, 0.0, r_start(w, which, sigma), &out->matvecs)) != IRCG_OK)
+        return err;
+    if (which == IRCG_X) { /* z's start, at this state */
+        memcpy(b->vx, b->v, (size_t)d->p * sizeof *b->vx);
+        b->vx_valid = 1;
+        b->vx_gen = w->gen;
+    }
+    bounded_gram(w, s->xo, 0.0, b->v, &bp.cn, &bp.ec, &bp.ew, &ss);
+    out->matvecs += 2;
     double xo_norm = sqrt(ss.xo2), rn = sqrt(2 * ss.g);
     double D = xo_drift(w, s, xo_norm);
     /* g and <R, Y_Omega> of the exact values, xo within D of them */
@@ -327,25 +382,28 @@ ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
     out->f = mc_side_f(w, s);
     out->f_err = slv_gamma(4 * w->k + 64) * (fro2 + cs2 / d->n_all) + DBL_TRUE_MIN;
 
-    /* the gap of g: <R, Y> + delta sigma_1(R) */
     double a2 = lambda2_bound(w, 0.0, 0, xo_norm, D);
-    if ((err = top_vector(w, s, 0.0, w->have_v ? w->v : NULL, &out->matvecs)) != IRCG_OK)
-        return err;
     double nR = slv_up(rn + sqrt(2 * out->g_err) + D, 4); /* ||R||_F of the exact Y */
-    double s1 = sv1_bound(w, s->xo, 0.0, w->cert->v, nR, D, a2, &sharp_g);
-    out->matvecs += 2;
+    double s1 = sv1_bound(w, &bp, b->v, nR, D, a2, &sharp_g);
     double gap = ss.rdot + d->delta * s1;
 
     out->gap_g = fmax(slv_up(gap + rdot_err, 2) + slv_gamma(2) * d->delta * s1, 0.0);
 
-    if (sigma > 0 && which == IRCG_X) {
-        /* Phi: <sigma grad f + R, Y> + delta sigma_1(C), <grad f(Y), Y> = 2 f(Y) */
+    if (phi) {
+        /* Phi: <sigma grad f + R, Y> + delta sigma_1(C), <grad f(Y), Y> = 2 f(Y);
+         * sigma_1(C) from the next LMO's vector (its residual is lmo_tol's:
+         * Kato-Temple's term is then far below the product's rounding) */
         double a2c = lambda2_bound(w, sigma, out->f + out->f_err, xo_norm, D);
-        if ((err = top_vector(w, s, sigma, w->have_v ? w->v : NULL, &out->matvecs)) !=
-            IRCG_OK)
-            return err;
+        const double *vc = w->st_v;
+        if (!staged) {
+            if ((err = top_vector(w, s, sigma, w->have_v ? w->v : NULL, &out->matvecs)) !=
+                IRCG_OK)
+                return err;
+            vc = b->v;
+        }
+        bounded_gram(w, s->xo, sigma, vc, &bp.cn, &bp.ec, &bp.ew, NULL);
         double nC = slv_up(sigma * sqrt(2 * (out->f + out->f_err)) + nR, 4);
-        double c1 = sv1_bound(w, s->xo, sigma, w->cert->v, nC, D, a2c, &sharp_phi);
+        double c1 = sv1_bound(w, &bp, vc, nC, D, a2c, &sharp_phi);
         out->matvecs += 2;
         double ph = sigma * 2 * out->f + ss.rdot + d->delta * c1;
         double ph_err = 2 * sigma * out->f_err + rdot_err +
@@ -380,7 +438,7 @@ ircg_error mc_cert_ratings_theta(mc_ws *w, double *theta_lo)
     ircg_error err = top_vector(w, &zero, 0.0, NULL, &mv);
     if (err == IRCG_OK) {
         double cn, ec, ew;
-        bounded_gram(w, NULL, 0.0, b->v, &cn, &ec, &ew);
+        bounded_gram(w, NULL, 0.0, b->v, &cn, &ec, &ew, NULL);
         double xn = sqrt(norm2_cols(d, b->v)) * (1 + slv_gamma(d->p + 4));
         double lo = fmax(0.0, cn * (1 - slv_gamma(d->n_all + 4)) - ec);
         *theta_lo = xn > 0 ? lo * lo / (xn * xn) * (1 - slv_gamma(4)) : 0.0;
