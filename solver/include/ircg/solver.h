@@ -69,7 +69,12 @@ typedef struct ircg_info {
                                certificate), the scale of inner_gap_rel   */
     int cert_sharp;         /* 0 when a bound needed IRCG_WARN_LOOSE's    */
     int64_t certificates;   /* certificates made by this run, and their    */
-    double cert_seconds;    /* time (in solve_seconds)                     */
+    double cert_seconds;    /* time (in solve_seconds): with certify_async,
+                               what the solve's thread spent on them (the
+                               copies they certify, the waits for them)   */
+    double cert_thread_seconds; /* certify_async: the time they took on
+                               their own thread, beside the solve; 0
+                               otherwise                                  */
     unsigned warnings;      /* ircg_warning mask                          */
 } ircg_info;
 

@@ -229,6 +229,20 @@ typedef struct slv_oracle_ops {
      * Scratch is the workspace's own, made on first use. */
     ircg_error (*certify)(void *ws, ircg_which which, double sigma, slv_cert *out);
 
+    /* Optional (NULL: certificates are made on the solve's thread only):
+     * a copy of what certify reads of x and z, certified on another
+     * thread while the workspace moves on (core/cert_async.c).  snap_new
+     * makes an empty one (NULL: none can be had), snap_take fills it with
+     * the workspace's state of the moment, certify(snap, ...) then gives
+     * the bits certify(ws, ...) would have given at that state, snap_done
+     * gives the workspace what the certificates on it counted (passes),
+     * snap_free frees it (before the workspace: it may share the
+     * workspace's certificate buffers, one certificate at a time). */
+    void *(*snap_new)(void *ws);
+    ircg_error (*snap_take)(void *ws, void *snap);
+    void (*snap_done)(void *ws, void *snap);
+    void (*snap_free)(void *snap);
+
     /* Optional (NULL: none): the passes over the data made since create,
      * their bytes by the kernels' traffic model, and the threads used. */
     void (*traffic)(void *ws, int64_t *passes, double *bytes, int *threads);

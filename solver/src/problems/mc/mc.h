@@ -423,11 +423,21 @@ typedef struct mc_cert_buf {
     double anchor_seconds;
 } mc_cert_buf;
 void mc_cert_free(mc_cert_buf *b);
+/* The workspace's certificate buffers, made on first use (NULL: no
+ * memory). */
+mc_cert_buf *mc_cert_buf_get(mc_ws *w);
 ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out);
 /* theta <= lambda_1(M'M), by Lanczos and a bounded product (mc_anchor.c). */
 ircg_error mc_cert_ratings_theta(mc_ws *w, double *theta_lo);
 /* mc_anchor.c: sigma_2(M_Omega) <= this, made once (INFINITY: unknown). */
 double mc_anchor_sv2(mc_ws *w);
+
+/* mc_cert_snap.c: copies of what a certificate reads, certified on
+ * another thread (the oracle's snap_* ops, oracle.h) */
+void *mc_snap_new(void *ws);
+ircg_error mc_snap_take(void *ws, void *snap);
+void mc_snap_done(void *ws, void *snap);
+void mc_snap_free(void *snap);
 
 /* mc_ops.c */
 ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,

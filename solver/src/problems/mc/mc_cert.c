@@ -86,6 +86,11 @@ static mc_cert_buf *cert_buf(mc_ws *w)
     return b;
 }
 
+mc_cert_buf *mc_cert_buf_get(mc_ws *w)
+{
+    return cert_buf(w);
+}
+
 /* sum_i x_i^2 over the rows of every rank (x local, n long). */
 static double norm2_rows(const mc_data *d, const double *x)
 {

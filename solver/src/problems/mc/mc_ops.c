@@ -304,4 +304,8 @@ const slv_oracle_ops slv_mc_ops = {
     .traffic = mc_traffic,
     .restart = mc_restart,
     .certify = mc_certify,
+    .snap_new = mc_snap_new,
+    .snap_take = mc_snap_take,
+    .snap_done = mc_snap_done,
+    .snap_free = mc_snap_free,
 };
