@@ -261,7 +261,7 @@ static void closing(const cli_outputs *o, const ref_phase *rp, const ircg_info *
 /* A matrix-completion solve takes the machine: a spec that names no
  * threads gets the sparse passes on every core, but one when IR-CG's
  * certificates can have that one (no certified stop, and their copies of
- * x and z -- at most four in flight, 16 bytes a rating each -- within an
+ * x and z -- at most eight in flight, 16 bytes a rating each -- within an
  * eighth of the memory): they are then made there, beside the iterations
  * (settings.certify_async), where on this kind of machine (memory-bound
  * passes, two cores) they cost the solve less than the core would give
@@ -276,7 +276,7 @@ static void use_machine(const api_spec *s, ircg_settings *st)
         cores < 1)
         return;
     ircg_problem_get_info(api_spec_problem(s), &pi);
-    double copies = 4.0 * 16.0 * (double)pi.n_observed;
+    double copies = 8.0 * 16.0 * (double)pi.n_observed;
     const ircg_stop *t = &st->stop;
     int async = st->certify && st->algorithm == IRCG_ALG_IRCG && cores > 1 &&
                 !(t->inner_gap > 0 || t->inner_gap_rel > 0 || t->outer_gap > 0 ||

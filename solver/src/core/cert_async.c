@@ -32,7 +32,7 @@
 
 #include "core/cert_async.h"
 
-#define SLV_CA_SLOTS 4
+#define SLV_CA_SLOTS 8
 
 typedef struct ca_job {
     int64_t t;

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "base/comm.h"
+#include "base/ksum.h"
 #include "base/rounding.h"
 #include "lmo/gram.h"
 #include "problems/mc/mc.h"
@@ -152,27 +153,40 @@ typedef struct side_sums {
     double g, rdot, rdot_mag, xo2;
 } side_sums;
 
-/* The running sums of side_sums, entry by entry in CSR order (made by
- * the bounded product's pass, which reads xo and M anyway). */
+/* The running sums of side_sums over a side's entries, four lanes
+ * (base/ksum.h: each lane compensated, so g and ||Y_Omega||^2 are within
+ * 3 ulps of their terms' sum and <R, Y> within 3 ulps of its terms'
+ * magnitude, as mc_certify's bounds take them), made by the bounded
+ * product's pass, which reads xo and M anyway. */
 typedef struct sums_acc {
-    slv_ksum g, rd, xx;
-    double mag;
+    slv_lsum g, rd, xx;
+    slv_v4d mag;
 } sums_acc;
-
-static inline void sums_add(sums_acc *a, double xo, double r)
-{
-    slv_ksum_add(&a->g, 0.5 * r * r);
-    slv_ksum_add(&a->rd, r * xo);
-    slv_ksum_add(&a->xx, xo * xo);
-    a->mag += fabs(r * xo);
-}
 
 static void sums_finish(const mc_data *d, const sums_acc *a, side_sums *out)
 {
-    double v[4] = {slv_ksum_value(&a->g), slv_ksum_value(&a->rd), a->mag,
-                   slv_ksum_value(&a->xx)};
+    double v[4] = {slv_lsum_value(&a->g), slv_lsum_value(&a->rd),
+                   (a->mag[0] + a->mag[1]) + (a->mag[2] + a->mag[3]),
+                   slv_lsum_value(&a->xx)};
     slv_comm_sum(d->comm, v, 4);
     *out = (side_sums){v[0], v[1], v[2], v[3]};
+}
+
+/* |V| lane by lane (V a variable: it is read four times) */
+#define ABS4(V) ((slv_v4d){fabs((V)[0]), fabs((V)[1]), fabs((V)[2]), fabs((V)[3])})
+
+/* Entries [e, end) of row, at most four from e, as a quad padded with
+ * zeros (their terms are 0, and adding 0 is exact): xo (0 without a
+ * side), M and x at the entries' columns. */
+static inline void quad(const mc_data *d, const double *xo, const double *x, int64_t e,
+                        int64_t end, slv_v4d *xv, slv_v4d *mv, slv_v4d *cv)
+{
+    for (int l = 0; l < 4; l++) {
+        int in = e + l < end;
+        (*xv)[l] = in && xo ? xo[e + l] : 0.0;
+        (*mv)[l] = in ? mc_rating(d, e + l) : 0.0;
+        (*cv)[l] = in ? x[d->col[e + l]] : 0.0;
+    }
 }
 
 /* cx = C x and wv = C'(cx) for C = sigma grad f(X) + R, R the residual of
@@ -185,7 +199,7 @@ static void sums_finish(const mc_data *d, const sums_acc *a, side_sums *out)
 static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double *x,
                          double *cn, double *ec, double *ew, side_sums *ss)
 {
-    sums_acc acc = {{0, 0}, {0, 0}, {0, 0}, 0};
+    sums_acc acc;
     const mc_data *d = w->d;
     mc_cert_buf *b = w->cert;
     int K = d->p + d->n_all + 2 * w->k + 16; /* k: see xo_drift */
@@ -199,17 +213,27 @@ static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double 
     }
     memset(b->wv, 0, (size_t)d->p * sizeof *b->wv);
     memset(b->s1, 0, (size_t)d->p * sizeof *b->s1);
+    memset(&acc, 0, sizeof acc);
     for (int i = 0; i < d->n; i++) {
-        double s = b->a[i], mag = fabs(b->a[i]);
         int64_t e0 = d->rowptr[i], e1 = d->rowptr[i + 1];
-        for (int64_t e = e0; e < e1; e++) {
-            double r = (xo ? xo[e] : 0.0) - mc_rating(d, e);
-            double t = r * x[d->col[e]];
-            s += t;
-            mag += fabs(t);
-            if (ss)
-                sums_add(&acc, xo[e], r);
+        slv_v4d sv = {0, 0, 0, 0}, av = sv, xv, mv, cv;
+        /* the row's dot product in four lanes: its error is gamma(len) of
+         * the terms' magnitudes in any order of the additions */
+        for (int64_t e = e0; e < e1; e += 4) {
+            quad(d, xo, x, e, e1, &xv, &mv, &cv);
+            slv_v4d r = xv - mv, t = r * cv;
+            sv += t;
+            av += ABS4(t);
+            if (ss) {
+                SLV_LSUM_ADD(acc.g, 0.5 * r * r);
+                SLV_LSUM_ADD(acc.rd, r * xv);
+                SLV_LSUM_ADD(acc.xx, xv * xv);
+                slv_v4d rx = r * xv;
+                acc.mag += ABS4(rx);
+            }
         }
+        double s = b->a[i] + ((sv[0] + sv[1]) + (sv[2] + sv[3]));
+        double mag = fabs(b->a[i]) + ((av[0] + av[1]) + (av[2] + av[3]));
         b->cx[i] = s;
         b->e1[i] = slv_gamma((int)(e1 - e0) + 4) * mag; /* r's rounding too */
         for (int64_t e = e0; e < e1; e++) {
