@@ -53,17 +53,26 @@ static int64_t lower_col(const mc_data *d, int i, int j)
  * NULL). */
 static void block_gram(const mc_data *d, int j0, int nb, double *T, double *TA)
 {
+    const int32_t *restrict col = d->col;
+    const float *restrict mf = d->mf;
+    const double *restrict m = d->m;
     for (int i = 0; i < d->n; i++) {
         int64_t a = lower_col(d, i, j0), end = d->rowptr[i + 1];
-        for (; a < end && d->col[a] < j0 + nb; a++) {
+        for (; a < end && col[a] < j0 + nb; a++) {
             double mj = mc_rating(d, a);
-            double *t = T + (size_t)(d->col[a] - j0) * d->p;
-            for (int64_t b = a; b < end; b++)
-                t[d->col[b]] += mj * mc_rating(d, b);
-            if (TA) {
-                double *ta = TA + (size_t)(d->col[a] - j0) * d->p;
+            double *restrict t = T + (size_t)(col[a] - j0) * d->p;
+            /* the inner loop without the choice of array in it (the
+             * same products and additions): half the instructions */
+            if (mf)
                 for (int64_t b = a; b < end; b++)
-                    ta[d->col[b]] += fabs(mj * mc_rating(d, b));
+                    t[col[b]] += mj * (double)mf[b];
+            else
+                for (int64_t b = a; b < end; b++)
+                    t[col[b]] += mj * m[b];
+            if (TA) {
+                double *ta = TA + (size_t)(col[a] - j0) * d->p;
+                for (int64_t b = a; b < end; b++)
+                    ta[col[b]] += fabs(mj * mc_rating(d, b));
             }
         }
     }
