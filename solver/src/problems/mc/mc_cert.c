@@ -177,15 +177,30 @@ static void sums_finish(const mc_data *d, const sums_acc *a, side_sums *out)
 
 /* Entries [e, end) of row, at most four from e, as a quad padded with
  * zeros (their terms are 0, and adding 0 is exact): xo (0 without a
- * side), M and x at the entries' columns. */
-static inline void quad(const mc_data *d, const double *xo, const double *x, int64_t e,
-                        int64_t end, slv_v4d *xv, slv_v4d *mv, slv_v4d *cv)
+ * side), M and x at the entries' columns.  A whole quad without a test
+ * per entry. */
+static inline void quad(const mc_data *d, const double *restrict xo,
+                        const double *restrict x, int64_t e, int64_t end, slv_v4d *xv,
+                        slv_v4d *mv, slv_v4d *cv)
 {
+    const int32_t *restrict col = d->col;
+    if (e + 4 <= end) {
+        if (xo)
+            SLV_V4D_LOAD(*xv, xo + e);
+        else
+            *xv = (slv_v4d){0, 0, 0, 0};
+        if (d->mf)
+            *mv = (slv_v4d){d->mf[e], d->mf[e + 1], d->mf[e + 2], d->mf[e + 3]};
+        else
+            SLV_V4D_LOAD(*mv, d->m + e);
+        *cv = (slv_v4d){x[col[e]], x[col[e + 1]], x[col[e + 2]], x[col[e + 3]]};
+        return;
+    }
     for (int l = 0; l < 4; l++) {
         int in = e + l < end;
         (*xv)[l] = in && xo ? xo[e + l] : 0.0;
         (*mv)[l] = in ? mc_rating(d, e + l) : 0.0;
-        (*cv)[l] = in ? x[d->col[e + l]] : 0.0;
+        (*cv)[l] = in ? x[col[e + l]] : 0.0;
     }
 }
 
@@ -236,10 +251,12 @@ static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double 
         double mag = fabs(b->a[i]) + ((av[0] + av[1]) + (av[2] + av[3]));
         b->cx[i] = s;
         b->e1[i] = slv_gamma((int)(e1 - e0) + 4) * mag; /* r's rounding too */
+        double *restrict wv = b->wv, *restrict s1 = b->s1;
+        const int32_t *restrict col = d->col;
         for (int64_t e = e0; e < e1; e++) {
             double r = (xo ? xo[e] : 0.0) - mc_rating(d, e);
-            b->wv[d->col[e]] += r * s;
-            b->s1[d->col[e]] += fabs(r * s);
+            wv[col[e]] += r * s;
+            s1[col[e]] += fabs(r * s);
         }
     }
     if (ss)
