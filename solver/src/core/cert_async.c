@@ -15,8 +15,12 @@
  * callback may come after the solve has gone further, so a callback that
  * saves the solver's state (ircg_solver_save) must not be combined with
  * this mode, and a callback's interrupt stops the solve where it has got
- * to.  The bounds saved after ircg_solve returns are an uninterrupted
- * run's (every certificate is folded before it returns).
+ * to.  A cancel stops the iterations, not the certificates already asked
+ * for: each is of bounded cost (a few passes and Lanczos processes), and
+ * with them every row the solve made goes out with its certificate (the
+ * trace has as many rows as the result has iterations).  The bounds saved
+ * after ircg_solve returns are an uninterrupted run's (every certificate
+ * is folded before it returns).
  *
  * Only IR-CG without certified stopping rules (settings.stop): a stop on
  * certified tolerances, or on an answer exact to working precision, must
@@ -195,7 +199,8 @@ static int emit(ircg_solver *sv, slv_cert_async *a)
             sv->set.callback(sv->set.callback_data, it))
             a->stopped = 1;
     }
-    memmove(a->rows, a->rows + k, (size_t)(a->nrows - k) * sizeof *a->rows);
+    if (k > 0 && k < a->nrows) /* (rows may still be NULL: no row yet) */
+        memmove(a->rows, a->rows + k, (size_t)(a->nrows - k) * sizeof *a->rows);
     a->nrows -= k;
     return a->stopped;
 }
