@@ -55,17 +55,6 @@ typedef struct mc_data {
                            the hot passes (mc_sweep.c) read it, 2 bytes an
                            entry of their ~40 (MovieLens 1M and 10M,
                            Netflix); the other code reads col             */
-    /* The hot passes' compact layout (mc_sweep.c), when the data allow
-     * it: entry e's column and rating in one 16-bit word, cm16[e] =
-     * col << kbits | code, the rating being mtab[code] exactly (at most
-     * 2^kbits distinct ratings: MovieLens has 5, or 10 in halves; p <=
-     * 2^(16 - kbits)).  2 bytes an entry where col16 and the floats are 6
-     * (MovieLens 1M: a step pass 34 bytes an entry, not 38, a Gram pass
-     * 10, not 14); NULL otherwise.  col16 and mf stay, for the other
-     * code and the tests' layouts. */
-    uint16_t *cm16;
-    int kbits;
-    double mtab[16];
     double *m;          /* nnz, the ratings M_Omega; NULL when mf holds
                            them                                            */
     float *mf;          /* the ratings as floats when every one is a float
@@ -86,13 +75,6 @@ typedef struct mc_data {
 static inline int mc_col_bytes(const mc_data *d)
 {
     return d->col16 ? 2 : 4;
-}
-
-/* The bytes an entry's column and rating cost the hot passes
- * (mc_sweep.c): the compact word, or the column and the rating apart. */
-static inline int mc_entry_bytes(const mc_data *d)
-{
-    return d->cm16 ? 2 : mc_col_bytes(d) + (d->mf ? 4 : 8);
 }
 
 /* e'y: the sum of the rows of the whole matrix for a row-side vector y

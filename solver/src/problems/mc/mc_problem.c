@@ -23,7 +23,6 @@ static void mc_data_free(void *p)
     free(d->rowptr);
     free(d->col);
     free(d->col16);
-    free(d->cm16);
     free(d->m);
     free(d->mf);
     free(d->chunk_row);
@@ -372,41 +371,6 @@ static int build_col16(mc_data *d)
     return d->col16 != NULL;
 }
 
-/* The compact words of the hot passes (mc_data.cm16) when the ratings
- * take at most 16 values and the columns fit beside their code; 0 when
- * out of memory (1, and no words, when the data do not allow them). */
-static int build_cm16(mc_data *d)
-{
-    int nv = 0, kbits = 1;
-    double *tab = d->mtab;
-    for (int64_t e = 0; e < d->nnz; e++) {
-        double v = mc_rating(d, e);
-        int k = 0;
-        while (k < nv && memcmp(&tab[k], &v, sizeof v) != 0)
-            k++;
-        if (k == nv && nv == 16)
-            return 1; /* too many values */
-        if (k == nv)
-            tab[nv++] = v;
-    }
-    while ((1 << kbits) < nv)
-        kbits++;
-    if (nv == 0 || d->p > (1 << (16 - kbits)))
-        return 1;
-    d->cm16 = slv_big_alloc((size_t)d->nnz * sizeof *d->cm16, 0);
-    if (!d->cm16)
-        return 0;
-    d->kbits = kbits;
-    for (int64_t e = 0; e < d->nnz; e++) {
-        double v = mc_rating(d, e);
-        int k = 0;
-        while (memcmp(&tab[k], &v, sizeof v) != 0)
-            k++;
-        d->cm16[e] = (uint16_t)((unsigned)d->col[e] << kbits | (unsigned)k);
-    }
-    return 1;
-}
-
 /* Row-aligned chunks of about MC_CHUNK_NNZ entries. */
 static ircg_error build_chunks(mc_data *d, ircg_diag *diag)
 {
@@ -475,7 +439,7 @@ ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
     if ((err = build_csr(d, R, diag)) != IRCG_OK ||
         (err = build_chunks(d, diag)) != IRCG_OK)
         goto fail;
-    if (!build_col16(d) || !build_cm16(d))
+    if (!build_col16(d))
         goto nomem;
     pb->info = (ircg_problem_info){
         .kind = IRCG_PROBLEM_MATRIX_COMPLETION, .n_rows = d->n_all, .n_cols = d->p_all,

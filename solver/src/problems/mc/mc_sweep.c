@@ -26,10 +26,7 @@
  * traced reference adds its squared residual in 16 bits, 2 bytes an entry
  * (q as doubles added 8 and pushed MovieLens 1M's 32 MB out of that L3:
  * the trace cost 12-38% of a solve; q as floats added 4, and 6-9% of a
- * solve).  mc_x_residual makes R when a plain product needs it.  Where the
- * ratings take at most 16 values and the columns fit beside their code,
- * the passes read both from one 16-bit word (mc_data.cm16, the rating a
- * table's, exact): 34 bytes a step, 10 a Gram product (from 38 and 14).
+ * solve).  mc_x_residual makes R when a plain product needs it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,29 +83,6 @@ typedef slv_v4d v4d;
             SLV_V4D_LOAD(mm, (d)->m + (e));                                 \
     } while (0)
 #define M_AT(d, e, fm) ((fm) ? (double)(d)->mf[(e)] : (d)->m[(e)])
-
-/* The compact layout (mc_data.cm16, fk a constant in each
- * specialization): entry e's column and rating from one 16-bit word,
- * the same values.  KDECL declares what the X macros read: the words,
- * the code's bits and the table of the ratings. */
-#define KDECL(d)                                                            \
-    const uint16_t *restrict ck = (d)->cm16;                                \
-    const int kb = (d)->kbits;                                              \
-    const unsigned km = (1u << kb) - 1u;                                    \
-    const double *restrict tab = (d)->mtab
-#define COLX(col, c16, e, fc) ((fk) ? (int)(ck[(e)] >> kb) : COL(col, c16, e, fc))
-#define GATHERX(X, col, c16, e, fc)                                         \
-    ((v4d){(X)[COLX(col, c16, e, fc)], (X)[COLX(col, c16, (e) + 1, fc)],    \
-           (X)[COLX(col, c16, (e) + 2, fc)], (X)[COLX(col, c16, (e) + 3, fc)]})
-#define LOADX_M(mm, d, e, fm)                                               \
-    do {                                                                    \
-        if (fk)                                                             \
-            (mm) = (v4d){tab[ck[(e)] & km], tab[ck[(e) + 1] & km],          \
-                         tab[ck[(e) + 2] & km], tab[ck[(e) + 3] & km]};     \
-        else                                                                \
-            LOAD_M(mm, d, e, fm);                                           \
-    } while (0)
-#define MX_AT(d, e, fm) ((fk) ? tab[ck[(e)] & km] : M_AT(d, e, fm))
 
 /* ------------------------------------------------------------ the sums -- */
 
@@ -226,15 +200,13 @@ typedef struct lanes {
 /* Entries [e, end) of a row (fewer than four) as one quad padded with
  * zero terms: x, z, M and Q~ (a copy loop here became calls to memcpy). */
 MC_INLINE void tail_quad(const mc_ws *w, int64_t e, int64_t end, v4d *x, v4d *z,
-                         v4d *mm, v4d *qq, const int fm, const int fq, const int fk)
+                         v4d *mm, v4d *qq, const int fm, const int fq)
 {
-    KDECL(w->d);
-    (void)kb;
     for (int l = 0; l < 4; l++) {
         int in = e + l < end;
         (*x)[l] = in ? w->x.xo[e + l] : 0.0;
         (*z)[l] = in ? w->z.xo[e + l] : 0.0;
-        (*mm)[l] = in ? MX_AT(w->d, e + l, fm) : 0.0;
+        (*mm)[l] = in ? M_AT(w->d, e + l, fm) : 0.0;
         (*qq)[l] = in && fq ? w->qsq[e + l] * w->qsq_unit : 0.0;
     }
 }
@@ -243,14 +215,12 @@ MC_INLINE void tail_quad(const mc_ws *w, int64_t e, int64_t end, v4d *x, v4d *z,
  * step pass forms in registers as it writes the row (step_body), so the
  * two give the same bits. */
 MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const int fm,
-                        const int fq, const int hw, const int fk)
+                        const int fq, const int hw)
 {
     const double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
     const uint16_t *restrict qsq = w->qsq;
     const double unit = w->qsq_unit;
     const mc_data dd = *w->d, *d = &dd; /* a copy: no reload per quad */
-    KDECL(d);
-    (void)kb;
     const v4d zero = {0, 0, 0, 0};
     v4d x, z, mm, qq = zero, r, rz;
     blk b = {zero, zero};
@@ -260,7 +230,7 @@ MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const 
     do {                                                                    \
         SLV_V4D_LOAD(x, xx + (e));                                          \
         SLV_V4D_LOAD(z, xz + (e));                                          \
-        LOADX_M(mm, d, e, fm);                                              \
+        LOAD_M(mm, d, e, fm);                                               \
         if (fq)                                                             \
             LOAD_Q(qq, qsq, unit, e);                                       \
         r = x - mm;                                                         \
@@ -277,7 +247,7 @@ MC_INLINE void row_sums(const mc_ws *w, int64_t e, int64_t end, lanes *L, const 
         SUMS_QUAD(e);
 #undef SUMS_QUAD
     if (e < end) {
-        tail_quad(w, e, end, &x, &z, &mm, &qq, fm, fq, fk);
+        tail_quad(w, e, end, &x, &z, &mm, &qq, fm, fq);
         r = x - mm;
         rz = z - mm;
         QUAD_TERMS(*L, b, r, rz, x, qq, fq, hw);
@@ -346,23 +316,22 @@ static void group_chunks(const mc_data *d, int g, int *c0, int *c1)
  * the same additions in the same order as one by one). */
 MC_INLINE void scatter_row(double *restrict buf, const double *restrict xx,
                            const mc_data *d, int64_t e, int64_t end, double y,
-                           const int fm, const int fc, const int fk)
+                           const int fm, const int fc)
 {
     const int32_t *restrict col = d->col;
     const uint16_t *restrict c16 = d->col16;
-    KDECL(d);
     v4d xo, mm;
     for (; e + 4 <= end; e += 4) {
         SLV_V4D_LOAD(xo, xx + e);
-        LOADX_M(mm, d, e, fm);
+        LOAD_M(mm, d, e, fm);
         v4d pr = (xo - mm) * y;
-        buf[COLX(col, c16, e, fc)] += pr[0];
-        buf[COLX(col, c16, e + 1, fc)] += pr[1];
-        buf[COLX(col, c16, e + 2, fc)] += pr[2];
-        buf[COLX(col, c16, e + 3, fc)] += pr[3];
+        buf[COL(col, c16, e, fc)] += pr[0];
+        buf[COL(col, c16, e + 1, fc)] += pr[1];
+        buf[COL(col, c16, e + 2, fc)] += pr[2];
+        buf[COL(col, c16, e + 3, fc)] += pr[3];
     }
     for (; e < end; e++)
-        buf[COLX(col, c16, e, fc)] += (xx[e] - MX_AT(d, e, fm)) * y;
+        buf[COL(col, c16, e, fc)] += (xx[e] - M_AT(d, e, fm)) * y;
 }
 
 typedef struct redctx {
@@ -408,10 +377,9 @@ typedef struct gctx {
  * are still in cache (over a whole group they were not: at 10M ratings
  * that read the group twice from memory). */
 MC_INLINE void gram_body(const gctx *k, int lo, int hi, double *buf, const int fm,
-                         const int fc, const int fk)
+                         const int fc)
 {
     const mc_data *d = k->w->d;
-    KDECL(d);
     const double *restrict xx = k->xo, *restrict x = k->x, *restrict a = k->a;
     const int32_t *restrict col = d->col;
     const uint16_t *restrict c16 = d->col16;
@@ -425,32 +393,30 @@ MC_INLINE void gram_body(const gctx *k, int lo, int hi, double *buf, const int f
             v4d s = {0, 0, 0, 0}, xo, mm;
             for (; e + 4 <= end; e += 4) {
                 SLV_V4D_LOAD(xo, xx + e);
-                LOADX_M(mm, d, e, fm);
-                s += (xo - mm) * GATHERX(x, col, c16, e, fc);
+                LOAD_M(mm, d, e, fm);
+                s += (xo - mm) * GATHER4(x, col, c16, e, fc);
             }
             double s0 = s[0];
             for (; e < end; e++)
-                s0 += (xx[e] - MX_AT(d, e, fm)) * x[COLX(col, c16, e, fc)];
+                s0 += (xx[e] - M_AT(d, e, fm)) * x[COL(col, c16, e, fc)];
             cx[i] = a[i] + ROW_TOTAL(s, s0);
         }
         for (; b < i; b++)
-            scatter_row(buf, xx, d, rp[b], rp[b + 1], cx[b], fm, fc, fk);
+            scatter_row(buf, xx, d, rp[b], rp[b + 1], cx[b], fm, fc);
     }
 }
 
 MC_INLINE void gram_rows_impl(const gctx *k, int lo, int hi, double *buf)
 {
     int fm = k->w->d->mf != NULL, fc = k->w->d->col16 != NULL;
-    if (k->w->d->cm16)
-        gram_body(k, lo, hi, buf, 0, 0, 1);
-    else if (fm && fc)
-        gram_body(k, lo, hi, buf, 1, 1, 0);
+    if (fm && fc)
+        gram_body(k, lo, hi, buf, 1, 1);
     else if (fm)
-        gram_body(k, lo, hi, buf, 1, 0, 0);
+        gram_body(k, lo, hi, buf, 1, 0);
     else if (fc)
-        gram_body(k, lo, hi, buf, 0, 1, 0);
+        gram_body(k, lo, hi, buf, 0, 1);
     else
-        gram_body(k, lo, hi, buf, 0, 0, 0);
+        gram_body(k, lo, hi, buf, 0, 0);
 }
 SLV_ISA_DISPATCH(gram_rows, (const gctx *k, int lo, int hi, double *buf), (k, lo, hi, buf))
 
@@ -472,7 +438,7 @@ void mc_gram_product(mc_ws *w, double sigma, const double *x, double *cx, double
 
     mc_gram_lowrank_in(w, sigma, x, w->pre_a);
     slv_pool_run(w->ex.pool, gram_group, &k, w->d->ngroup);
-    mc_exec_count(&w->ex, mc_entry_bytes(w->d) + 8); /* col and M, x */
+    mc_exec_count(&w->ex, mc_col_bytes(w->d) + (w->d->mf ? 12 : 16)); /* col, x, M */
     reduce_groups(&w->ex, ctcx);
     mc_gram_lowrank_out(w, sigma, cx, ctcx);
 }
@@ -484,7 +450,7 @@ void mc_gram_product_r(mc_ws *w, const mc_side *s, const double *x, double *cx,
 
     mc_gram_lowrank_in(w, 0.0, x, w->pre_a); /* zeros */
     slv_pool_run(w->ex.pool, gram_group, &k, w->d->ngroup);
-    mc_exec_count(&w->ex, mc_entry_bytes(w->d) + 8);
+    mc_exec_count(&w->ex, mc_col_bytes(w->d) + (w->d->mf ? 12 : 16));
     reduce_groups(&w->ex, ctcx);
     mc_gram_lowrank_out(w, 0.0, cx, ctcx); /* a distributed problem's sum */
 }
@@ -502,11 +468,10 @@ typedef struct sctx {
  * as they are written (row_sums' blocks, in registers); the scatter of a
  * batch of rows follows while they are in L1. */
 MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const int fq,
-                         const int fc, const int hw, const int fk)
+                         const int fc, const int hw)
 {
     mc_ws *w = k->w;
     const mc_data dd = *w->d, *d = &dd; /* a copy: no reload per quad */
-    KDECL(d);
     double *restrict xx = w->x.xo, *restrict xz = w->z.xo;
     const double *restrict v = w->v, *restrict u = w->u;
     const double *restrict pa = w->pre_a;
@@ -532,10 +497,10 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
         int nq = 0;
 #define STEP_QUAD(e)                                                        \
     do {                                                                    \
-        v4d vj = GATHERX(v, col, c16, e, fc);                               \
+        v4d vj = GATHER4(v, col, c16, e, fc);                               \
         SLV_V4D_LOAD(xo, xx + (e));                                         \
         SLV_V4D_LOAD(zo, xz + (e));                                         \
-        LOADX_M(mm, d, e, fm);                                              \
+        LOAD_M(mm, d, e, fm);                                               \
         v4d xn = a1 * xo + ui * vj;                                         \
         v4d zn = cz * zo + cxo * xo + cxn * xn;                             \
         SLV_V4D_STORE(xx + (e), xn);                                        \
@@ -558,15 +523,15 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
         double s0 = s[0];
         int64_t tail = e;
         for (; e < end; e++) {
-            double vj = v[COLX(col, c16, e, fc)], xs = xx[e];
+            double vj = v[COL(col, c16, e, fc)], xs = xx[e];
             double xn = a1 * xs + ui * vj;
             double zn = cz * xz[e] + cxo * xs + cxn * xn;
             xx[e] = xn;
             xz[e] = zn;
-            s0 += (xn - MX_AT(d, e, fm)) * vj;
+            s0 += (xn - M_AT(d, e, fm)) * vj;
         }
         if (tail < end) {
-            tail_quad(w, tail, end, &xo, &zo, &mm, &qq, fm, fq, fk);
+            tail_quad(w, tail, end, &xo, &zo, &mm, &qq, fm, fq);
             r = xo - mm;
             rz = zo - mm;
             QUAD_TERMS(L, b, r, rz, xo, qq, fq, hw);
@@ -577,12 +542,12 @@ MC_INLINE void step_body(const sctx *k, int c, double *buf, const int fm, const 
             cv[i] = pa[i] + ROW_TOTAL(s, s0);
         if (buf && end - done >= MC_SUM_BATCH) {
             for (; row0 <= i; row0++)
-                scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm, fc, fk);
+                scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm, fc);
             done = end;
         }
     }
     for (; buf && row0 < hi; row0++)
-        scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm, fc, fk);
+        scatter_row(buf, xx, d, rp[row0], rp[row0 + 1], cv[row0], fm, fc);
     store_sums(w, c, &L);
 }
 
@@ -590,22 +555,15 @@ MC_INLINE void step_chunk_impl(const slv_isa isa, const sctx *k, int c, double *
 {
     int fm = k->w->d->mf != NULL, fq = k->w->ref && k->w->qsq, fc = k->w->d->col16 != NULL;
     const int hw = SLV_ISA_HAS_FMA(isa);
-    if (k->w->d->cm16) { /* the compact words: 2 specializations */
-        if (fq)
-            step_body(k, c, buf, 0, 1, 0, hw, 1);
-        else
-            step_body(k, c, buf, 0, 0, 0, hw, 1);
-        return;
-    }
     switch (fm * 4 + fq * 2 + fc) { /* every case a constant: 8 specializations */
-    case 7: step_body(k, c, buf, 1, 1, 1, hw, 0); break;
-    case 6: step_body(k, c, buf, 1, 1, 0, hw, 0); break;
-    case 5: step_body(k, c, buf, 1, 0, 1, hw, 0); break;
-    case 4: step_body(k, c, buf, 1, 0, 0, hw, 0); break;
-    case 3: step_body(k, c, buf, 0, 1, 1, hw, 0); break;
-    case 2: step_body(k, c, buf, 0, 1, 0, hw, 0); break;
-    case 1: step_body(k, c, buf, 0, 0, 1, hw, 0); break;
-    default: step_body(k, c, buf, 0, 0, 0, hw, 0);
+    case 7: step_body(k, c, buf, 1, 1, 1, hw); break;
+    case 6: step_body(k, c, buf, 1, 1, 0, hw); break;
+    case 5: step_body(k, c, buf, 1, 0, 1, hw); break;
+    case 4: step_body(k, c, buf, 1, 0, 0, hw); break;
+    case 3: step_body(k, c, buf, 0, 1, 1, hw); break;
+    case 2: step_body(k, c, buf, 0, 1, 0, hw); break;
+    case 1: step_body(k, c, buf, 0, 0, 1, hw); break;
+    default: step_body(k, c, buf, 0, 0, 0, hw);
     }
 }
 SLV_ISA_DISPATCH_ISA(step_chunk, (const sctx *k, int c, double *buf), (k, c, buf))
@@ -626,7 +584,7 @@ static void step_group(void *vc, int g)
 
 double mc_sums_data_bytes(const mc_ws *w)
 {
-    return (w->d->cm16 ? 2 : w->d->mf ? 4 : 8) + (w->ref && w->qsq ? 2 : 0);
+    return (w->d->mf ? 4 : 8) + (w->ref && w->qsq ? 2 : 0);
 }
 
 /* The bytes a pass moves for the sums: x and z read, then M and Q~. */
@@ -641,8 +599,8 @@ void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, in
               .use_dir = alpha != 0, .pre = pre};
 
     slv_pool_run(w->ex.pool, step_group, &k, w->d->ngroup);
-    /* and col (in the compact word, with M); x and z written */
-    mc_exec_count(&w->ex, sums_bytes(w) + 16 + (w->d->cm16 ? 0 : mc_col_bytes(w->d)));
+    /* and col; x and z written */
+    mc_exec_count(&w->ex, sums_bytes(w) + 16 + mc_col_bytes(w->d));
     w->xr_valid = 0;
     w->pre_valid = pre;
     if (pre) {
@@ -657,21 +615,17 @@ void mc_omega_step(mc_ws *w, double alpha, double cz, double cxo, double cxn, in
 MC_INLINE void sums_rows_impl(const slv_isa isa, const mc_ws *w, int lo, int hi, lanes *L)
 {
     const int64_t *rp = w->d->rowptr;
-    int fm = w->d->mf != NULL, fq = w->ref && w->qsq, fk = w->d->cm16 != NULL;
+    int fm = w->d->mf != NULL, fq = w->ref && w->qsq;
     const int hw = SLV_ISA_HAS_FMA(isa);
     for (int i = lo; i < hi; i++) {
-        if (fk && fq)
-            row_sums(w, rp[i], rp[i + 1], L, 0, 1, hw, 1);
-        else if (fk)
-            row_sums(w, rp[i], rp[i + 1], L, 0, 0, hw, 1);
-        else if (fm && fq)
-            row_sums(w, rp[i], rp[i + 1], L, 1, 1, hw, 0);
+        if (fm && fq)
+            row_sums(w, rp[i], rp[i + 1], L, 1, 1, hw);
         else if (fm)
-            row_sums(w, rp[i], rp[i + 1], L, 1, 0, hw, 0);
+            row_sums(w, rp[i], rp[i + 1], L, 1, 0, hw);
         else if (fq)
-            row_sums(w, rp[i], rp[i + 1], L, 0, 1, hw, 0);
+            row_sums(w, rp[i], rp[i + 1], L, 0, 1, hw);
         else
-            row_sums(w, rp[i], rp[i + 1], L, 0, 0, hw, 0);
+            row_sums(w, rp[i], rp[i + 1], L, 0, 0, hw);
     }
 }
 SLV_ISA_DISPATCH_ISA(sums_rows, (const mc_ws *w, int lo, int hi, lanes *L), (w, lo, hi, L))

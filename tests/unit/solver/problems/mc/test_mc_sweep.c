@@ -622,8 +622,6 @@ static void col16_bits(int halves)
     REQUIRE(make_traced(&in, halves, &ref) == 0);
     mc_data *d = (mc_data *)mc_data_of(in.pb); /* to drop the copy */
     REQUIRE(d->col16 != NULL);
-    uint16_t *cm = d->cm16; /* the compact words would be read instead */
-    d->cm16 = NULL;
     for (int rule = 0; rule < 3; rule++) {
         rec a = {0}, b = {0};
         run_rec(&in, ref, rule, 2, &a);
@@ -634,73 +632,8 @@ static void col16_bits(int halves)
         CHECK_INT(a.n, 40);
         CHECK(memcmp(&a, &b, sizeof a) == 0);
     }
-    d->cm16 = cm;
     ircg_reference_free(ref);
     mct_free(&in);
-}
-
-/* The passes read an entry's column and rating from one 16-bit word when
- * the ratings take few values (mc_data.cm16): the same solve without the
- * words (the columns in 16 bits and the ratings read apart) gives the
- * same bits, traced and not, with every step rule and on every kernel the
- * CPU runs. */
-TEST(mc_sweep, compact_words_change_no_bit)
-{
-    mct_inst in;
-    ircg_reference *ref = NULL;
-    int compared = 0;
-    REQUIRE(make_traced(&in, 1, &ref) == 0); /* ratings in halves: 9 values */
-    mc_data *d = (mc_data *)mc_data_of(in.pb);
-    REQUIRE(d->cm16 != NULL);
-    for (int isa = 0; isa < SLV_ISA_COUNT; isa++) {
-        if (slv_isa_force(isa) != 0)
-            continue;
-        for (int rule = 0; rule < 3; rule++) {
-            rec a = {0}, b = {0};
-            run_rec(&in, ref, rule, 2, &a);
-            uint16_t *cm = d->cm16;
-            d->cm16 = NULL;
-            run_rec(&in, ref, rule, 1, &b);
-            d->cm16 = cm;
-            CHECK_INT(a.n, 40);
-            CHECK(memcmp(&a, &b, sizeof a) == 0);
-            compared++;
-        }
-    }
-    slv_isa_force(-1);
-    CHECK(compared >= 6);
-    ircg_reference_free(ref);
-    mct_free(&in);
-}
-
-/* The words exist exactly when the codes and the columns fit in 16 bits,
- * and hold them. */
-static void cm16_bound(int p, int values, int expect)
-{
-    mct_inst in;
-    REQUIRE(mct_make(&in, 8, p, 40.0 / p, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 9) == 0);
-    for (int64_t e = 0; e < in.R->nnz; e++) /* `values` ratings: 1, 2, ... */
-        in.R->val[e] = (double)(1 + e % values);
-    ircg_problem_free(in.pb);
-    in.pb = NULL;
-    REQUIRE(ircg_problem_matrix_completion_whole(in.R, IRCG_OUTER_COLUMN_VARIANCE, 5.0,
-                                                 &in.pb, NULL) == IRCG_OK);
-    const mc_data *d = mc_data_of(in.pb);
-    CHECK_INT(d->cm16 != NULL, expect);
-    for (int64_t e = 0; d->cm16 && e < d->nnz; e++) {
-        CHECK_INT(d->cm16[e] >> d->kbits, d->col[e]);
-        CHECK(d->mtab[d->cm16[e] & ((1u << d->kbits) - 1)] == mc_rating(d, e));
-    }
-    mct_free(&in);
-}
-
-TEST(mc_sweep, compact_words_exist_when_they_fit)
-{
-    cm16_bound(8192, 5, 1);  /* 13 bits of column, 3 of code */
-    cm16_bound(8193, 5, 0);
-    cm16_bound(4096, 16, 1); /* 12 and 4 */
-    cm16_bound(4096, 17, 0); /* too many values */
-    cm16_bound(4097, 9, 0);
 }
 
 /* n x p at a few entries a row: whether the copy exists, and that it
