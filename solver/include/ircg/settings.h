@@ -177,8 +177,10 @@ typedef struct ircg_settings {
                              made, in order, possibly after the solve went
                              further: a callback that saves the solver's
                              state must not be used with it, and an
-                             interrupt stops the solve where it got to.
-                             Ignored with a certified stop (stop), on a
+                             interrupt stops the solve where it got to;
+                             an answer exact to working precision does not
+                             end it early.  Ignored with a certified stop
+                             (stop), on a
                              distributed problem and for other
                              algorithms, which certify in place          */
     ircg_start start;

@@ -23,8 +23,10 @@
  * is folded before it returns).
  *
  * Only IR-CG without certified stopping rules (settings.stop): a stop on
- * certified tolerances, or on an answer exact to working precision, must
- * be decided at its certificate's iteration, which the loop has left.
+ * certified tolerances must be decided at its certificate's iteration,
+ * which the loop has left; for the same reason an answer exact to working
+ * precision does not end such a solve early (in place it ends it as
+ * converged).
  * At most SLV_CA_SLOTS copies are in flight; a certificate due when all
  * are taken waits for the oldest.  The certificates' seconds (ircg_info)
  * are what the solve's thread spent on them: the copies and the waits;
