@@ -173,6 +173,7 @@ static void sb_certificate(api_buf *b, const ircg_info *in)
     api_buf_printf(b, ",\"sharp\":%s,\"count\":%lld", in->cert_sharp ? "true" : "false",
                    (long long)in->certificates);
     sb_num(b, "seconds", in->cert_seconds);
+    sb_num(b, "thread_seconds", in->cert_thread_seconds);
     api_buf_add(b, "}", 1);
 }
 

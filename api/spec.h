@@ -247,6 +247,10 @@ ircg_problem_kind api_spec_kind(const api_spec *s);
  * distributed solve. */
 #define API_MAX_RANKS 65536
 int api_spec_ranks(const api_spec *s);
+/* Whether the spec named its threads ("algorithm": {"threads"}), rather
+ * than taking the default: a local solve may then choose them (ircg solve
+ * takes the machine's cores for matrix completion). */
+int api_spec_threads_given(const api_spec *s);
 
 /* Where a matrix-completion spec's ratings come from, for a caller that
  * loads them itself (a distributed solve parsed with build = 0, each

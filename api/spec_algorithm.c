@@ -283,7 +283,7 @@ void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s)
     sp_int64_in(c, alg, AP, "certify_every", 0, INT64_C(1) << 53, &st->certify_every);
     sp_number_in(c, alg, AP, "lmo_tol", 0, 1, 1, 1, &st->lmo_tol);
     sp_int_in(c, alg, AP, "lmo_max_matvecs", 2, 1000000000, &st->lmo_max_matvecs);
-    sp_int_in(c, alg, AP, "threads", 1, 64, &st->threads);
+    s->threads_given = sp_int_in(c, alg, AP, "threads", 1, 64, &st->threads) > 0;
     parse_lmo(c, alg, st);
     parse_baselines(c, alg, st);
     int64_t seed = (int64_t)st->seed;

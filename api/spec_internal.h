@@ -134,6 +134,7 @@ struct api_spec {
     int64_t x0_len;
     sp_start start;               /* start {"job": ...}                      */
     int ranks;                    /* "execution": {"ranks"}; 0 = absent     */
+    int threads_given;            /* "algorithm": {"threads"} was given     */
     api_reference_spec ref;
     api_output_spec output;       /* dense_iterate: resolved on output     */
     sp_dense dense;               /* "dense_iterate": "auto" | false | true */

@@ -272,6 +272,8 @@ void api_spec_free(api_spec *s)
 const ircg_problem *api_spec_problem(const api_spec *s) { return s ? s->problem : NULL; }
 ircg_problem_kind api_spec_kind(const api_spec *s) { return s->kind; }
 
+int api_spec_threads_given(const api_spec *s) { return s->threads_given; }
+
 void api_spec_settings(const api_spec *s, ircg_settings *out)
 {
     *out = s->settings;

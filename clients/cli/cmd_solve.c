@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "result.h"
@@ -264,6 +265,35 @@ static void closing(const cli_outputs *o, const ref_phase *rp, const ircg_info *
             "--trace, or writing them failed)", what);
 }
 
+/* A matrix-completion solve takes the machine: a spec that names no
+ * threads gets the sparse passes on every core, but one when IR-CG's
+ * certificates can have that one (no certified stop, and their copies of
+ * x and z -- at most eight in flight, 16 bytes a rating each -- within an
+ * eighth of the memory): they are then made there, beside the iterations
+ * (settings.certify_async), where on this kind of machine (memory-bound
+ * passes, two cores) they cost the solve less than the core would give
+ * its passes.  A spec that names its threads keeps them, and its
+ * certificates take a core those leave free, if one is. */
+static void use_machine(const api_spec *s, ircg_settings *st)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES);
+    long page = sysconf(_SC_PAGESIZE);
+    ircg_problem_info pi;
+    if (api_spec_kind(s) != IRCG_PROBLEM_MATRIX_COMPLETION || !api_spec_problem(s) ||
+        cores < 1)
+        return;
+    ircg_problem_get_info(api_spec_problem(s), &pi);
+    double copies = 8.0 * 16.0 * (double)pi.n_observed;
+    const ircg_stop *t = &st->stop;
+    int async = st->certify && st->algorithm == IRCG_ALG_IRCG && cores > 1 &&
+                !(t->inner_gap > 0 || t->inner_gap_rel > 0 || t->outer_gap > 0 ||
+                  t->outer_gap_rel > 0) &&
+                pages > 0 && page > 0 && copies <= (double)pages * (double)page / 8;
+    if (!api_spec_threads_given(s))
+        st->threads = (int)(cores - async > 64 ? 64 : cores - async);
+    st->certify_async = async && st->threads < cores;
+}
+
 /* Reference, solver, result: everything after the files are open. */
 static int run(cli_outputs *o, const api_spec *s, int quiet)
 {
@@ -275,6 +305,7 @@ static int run(cli_outputs *o, const api_spec *s, int quiet)
     const volatile int stop = 1; /* no iterations: the reference failed */
     char msg[400] = "";
     api_spec_settings(s, &st);
+    use_machine(s, &st);
     progress p = {o, api_algorithm_name(st.algorithm), {0}, 0, quiet, 0};
 
     compute_reference(s, quiet, &rp);

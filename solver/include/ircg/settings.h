@@ -229,6 +229,20 @@ typedef struct ircg_settings {
     int64_t certify_every;/* certificates at t = 1, 2, 4, 8, ..., at
                              max_iter, at the end, and every
                              certify_every-th iteration (0: only those)  */
+    int certify_async;    /* 0 (default) or 1: IR-CG's certificates of
+                             matrix completion made on a thread of their
+                             own, on copies of x and z, beside the
+                             iterations (the same bits).  The callback
+                             then gets each row once its certificate is
+                             made, in order, possibly after the solve went
+                             further: a callback that saves the solver's
+                             state must not be used with it, and an
+                             interrupt stops the solve where it got to;
+                             an answer exact to working precision does not
+                             end it early.  Ignored with a certified stop
+                             (stop), on a
+                             distributed problem and for other
+                             algorithms, which certify in place          */
     ircg_start start;
     const double *x0;     /* START_GIVEN: length dim (MC: column-major n x p)
                              borrowed for the duration of ircg_solver_new  */

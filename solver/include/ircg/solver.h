@@ -77,7 +77,12 @@ typedef struct ircg_info {
                                whose answer is z_t; settings.stop and the
                                warnings are of it                        */
     int64_t certificates;   /* certificates made by this run, and their    */
-    double cert_seconds;    /* time (in solve_seconds)                     */
+    double cert_seconds;    /* time (in solve_seconds): with certify_async,
+                               what the solve's thread spent on them (the
+                               copies they certify, the waits for them)   */
+    double cert_thread_seconds; /* certify_async: the time they took on
+                               their own thread, beside the solve; 0
+                               otherwise                                  */
     unsigned warnings;      /* ircg_warning mask                          */
 } ircg_info;
 

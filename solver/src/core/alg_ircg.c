@@ -62,7 +62,9 @@ static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *conver
 
     if (err != IRCG_OK)
         return err;
-    it->lmo_seconds = slv_now() - t0;
+    /* an LMO made ahead by the certificate of x_t: its time is the LMO's */
+    it->lmo_seconds = slv_now() - t0 + dir.staged_seconds;
+    sv->bnd.seconds = fmax(0.0, sv->bnd.seconds - dir.staged_seconds);
     it->lmo_matvecs = dir.matvecs;
     it->samples = dir.samples;
     it->lmo_converged = dir.converged;

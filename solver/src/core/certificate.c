@@ -219,14 +219,20 @@ static ircg_error certify_into(ircg_solver *sv, slv_bounds *b)
     slv_stop_pop(&grace);
     if (err != IRCG_OK)
         return err;
+    slv_bounds_fold(b, sv->t, sigma, &cx, &cz, have_z, slv_now() - t0);
+    return IRCG_OK;
+}
+
+void slv_bounds_fold(slv_bounds *b, int64_t t, double sigma, const slv_cert *cx,
+                     const slv_cert *cz, int have_z, double seconds)
+{
     if (isnan(b->g0)) /* the run's first certificate: of x_0, unless the
                          state came from a version without bounds */
-        b->g0 = cx.g;
-    fold(b, &cx, &cz, have_z, sigma);
-    b->t = sv->t;
+        b->g0 = cx->g;
+    fold(b, cx, cz, have_z, sigma);
+    b->t = t;
     b->count++;
-    b->seconds += slv_now() - t0;
-    return IRCG_OK;
+    b->seconds += seconds;
 }
 
 ircg_error slv_certify(ircg_solver *sv, ircg_status *st)
@@ -273,10 +279,12 @@ ircg_error slv_certify_final(ircg_solver *sv)
     return err == IRCG_ERR_STOPPED ? IRCG_OK : err;
 }
 
+/* Of the row's own iteration and values (it->t, g_x, g_z): a row whose
+ * callback comes after the solve went on (cert_async.c) reads its own. */
 void slv_bounds_report(const ircg_solver *sv, ircg_iter_info *it)
 {
     const slv_bounds *b = &sv->bnd;
-    it->certified = b->t == sv->t && b->t >= 0;
+    it->certified = b->t == it->t && b->t >= 0;
     if (b->t < 0) {
         it->inner_gap_x = it->inner_gap_z = it->g_lower = it->g_upper = it->f_lower = NAN;
         return;
@@ -290,8 +298,8 @@ void slv_bounds_report(const ircg_solver *sv, ircg_iter_info *it)
         return;
     }
     /* the running values: what the trace reports as g(x_t), g(z_t) */
-    it->inner_gap_x = inner_gap(sv->vals.g_x, 0.0, b->g_lower);
-    it->inner_gap_z = isfinite(b->gap_z) ? inner_gap(sv->vals.g_z, 0.0, b->g_lower) : NAN;
+    it->inner_gap_x = inner_gap(it->g_x, 0.0, b->g_lower);
+    it->inner_gap_z = isfinite(b->gap_z) ? inner_gap(it->g_z, 0.0, b->g_lower) : NAN;
 }
 
 /* The bounds of the last iterate: the final certificate's when made. */

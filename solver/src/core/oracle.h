@@ -67,6 +67,10 @@ typedef struct slv_dir {
     double fw_gap;   /* out, for an away or pairwise direction: the
                         Frank-Wolfe gap <grad Phi, x - s> of the LMO's
                         vertex s, whichever direction was taken         */
+    double staged_seconds; /* seconds of this LMO's work made ahead by the
+                        certificate of x (matrix completion: mc_lmo_stage),
+                        in that certificate's time and not in this call's:
+                        the LMO's work, which the caller moves back      */
 } slv_dir;
 
 /* A move d = x+ - x of the projection methods (grad_step below). */
@@ -248,6 +252,20 @@ typedef struct slv_oracle_ops {
      * the gap of Phi_sigma = sigma f + g there (sigma = 0: gap_phi NaN).
      * Scratch is the workspace's own, made on first use. */
     ircg_error (*certify)(void *ws, ircg_which which, double sigma, slv_cert *out);
+
+    /* Optional (NULL: certificates are made on the solve's thread only):
+     * a copy of what certify reads of x and z, certified on another
+     * thread while the workspace moves on (core/cert_async.c).  snap_new
+     * makes an empty one (NULL: none can be had), snap_take fills it with
+     * the workspace's state of the moment, certify(snap, ...) then gives
+     * the bits certify(ws, ...) would have given at that state, snap_done
+     * gives the workspace what the certificates on it counted (passes),
+     * snap_free frees it (before the workspace: it may share the
+     * workspace's certificate buffers, one certificate at a time). */
+    void *(*snap_new)(void *ws);
+    ircg_error (*snap_take)(void *ws, void *snap);
+    void (*snap_done)(void *ws, void *snap);
+    void (*snap_free)(void *snap);
 
     /* Optional (NULL: none): the passes over the data made since create,
      * their bytes by the kernels' traffic model, and the threads used. */

@@ -182,6 +182,9 @@ ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
     if (s->certify != 0 && s->certify != 1)
         return slv_fail(diag, IRCG_ERR_INVALID, "/certify", "certify must be 0 or 1, got %d",
                         s->certify);
+    if (s->certify_async != 0 && s->certify_async != 1)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/certify_async",
+                        "certify_async must be 0 or 1, got %d", s->certify_async);
     if (s->certify_every < 0)
         return slv_fail(diag, IRCG_ERR_INVALID, "/certify_every",
                         "certify_every must be >= 0, got %lld", (long long)s->certify_every);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/comm.h"
+#include "core/cert_async.h"
 #include "core/oracle.h"
 #include "reference/reference.h"
 #include "core/solver_internal.h"
@@ -242,6 +243,7 @@ static void fill_info(const ircg_solver *sv, ircg_status st, double elapsed,
         .proj_partial = sv->proj_partial, .proj_full = sv->proj_full,
         .warmup_iterations = sv->warmup_iterations,
         .warmup_seconds = sv->warmup_seconds, .threads = 1,
+        .cert_thread_seconds = sv->ca_seconds,
     };
     if (sv->ops->traffic)
         sv->ops->traffic(sv->ws, &info->omega_passes, &info->omega_bytes,
@@ -351,6 +353,7 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
     double elapsed = sv->elapsed;
     slv_stop_frame own; /* the settings' cancel and time limit, for the
                            oracles that poll inside an iteration */
+    slv_cert_async *ca = NULL; /* certificates on a thread of their own */
 
     sv->outer_stop = slv_stop_current();
     slv_stop_push(&own, sv->set.cancel,
@@ -370,8 +373,10 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
         if (err != IRCG_OK || st != IRCG_STATUS_UNSOLVED)
             goto done;
     }
+    if (slv_ca_wanted(sv))
+        ca = slv_ca_new(sv); /* NULL: in place */
     if (sv->t == 0 && sv->bnd.t < 0) { /* the start point: g(x_0), first bounds */
-        err = slv_certify(sv, &st);
+        err = ca ? slv_ca_submit(sv, ca) : slv_certify(sv, &st);
         if (err == IRCG_ERR_STOPPED) { /* a cancel */
             err = IRCG_OK;
             st = stopped_status();
@@ -389,7 +394,7 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
         err = step_once(sv, alg, &it, &converged);
         if (err == IRCG_OK && !converged &&
             (slv_cert_due(sv, sv->t) || (alg->cert_wanted && alg->cert_wanted(sv))))
-            err = slv_certify(sv, &cst);
+            err = ca ? slv_ca_submit(sv, ca) : slv_certify(sv, &cst);
         if (err == IRCG_OK && !converged)
             certificate_values(sv, alg, &it);
         elapsed = slv_now() - start;
@@ -404,8 +409,16 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
             st = IRCG_STATUS_CONVERGED;
             break;
         }
-        slv_bounds_report(sv, &it);
         it.elapsed = elapsed;
+        if (ca) { /* the row waits for its certificate */
+            int r = slv_ca_row(sv, ca, &it, &err);
+            if (r != 0) {
+                st = r > 0 ? IRCG_STATUS_INTERRUPTED : st;
+                break;
+            }
+            continue;
+        }
+        slv_bounds_report(sv, &it);
         if (sv->set.callback && sv->set.callback(sv->set.callback_data, &it)) {
             st = IRCG_STATUS_INTERRUPTED;
             break;
@@ -415,6 +428,14 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
             break;
         }
     }
+    if (ca) { /* every certificate folded, every row out */
+        ircg_error cerr = IRCG_OK;
+        int r = slv_ca_drain(sv, ca, &cerr);
+        if (r < 0 && err == IRCG_OK)
+            err = cerr;
+        if (r > 0 && err == IRCG_OK && st != IRCG_STATUS_CANCELLED)
+            st = IRCG_STATUS_INTERRUPTED;
+    }
     /* the result's certificate is of the final iterate */
     if (err == IRCG_OK) {
         err = slv_certify_final(sv);
@@ -423,6 +444,10 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
         elapsed = slv_now() - start;
     }
 done:
+    if (ca) {
+        sv->ca_seconds += slv_ca_thread_seconds(ca);
+        slv_ca_free(ca);
+    }
     slv_stop_pop(&own);
     sv->outer_stop = NULL;
     sv->elapsed = elapsed;

@@ -62,6 +62,8 @@ struct ircg_solver {
     double warmup_seconds;
     double *cut_ref;
     void *alg_state;           /* the algorithm's own (slv_alg.init), owned */
+    double ca_seconds;         /* the certificates' own thread's time
+                                  (settings.certify_async, cert_async.c) */
     int64_t sto_batch, sto_q;  /* the stochastic methods' resolved batch, q */
 };
 
@@ -163,7 +165,11 @@ ircg_error slv_cert_point(ircg_solver *sv, ircg_which which, double sigma, slv_c
  * given g_x0 - g_upper and f_lower (INFINITY for a side without any). */
 void slv_stop_targets(const ircg_solver *sv, double f, double *inner, double *outer);
 
-/* The bounds into an iteration's report and into the info. */
+/* A certificate of x_t and z_t (oracle.h) folded into b, with its time. */
+void slv_bounds_fold(slv_bounds *b, int64_t t, double sigma, const slv_cert *cx,
+                     const slv_cert *cz, int have_z, double seconds);
+/* The bounds into an iteration's report (of its own t and values: it->t,
+ * g_x, g_z) and into the info. */
 void slv_bounds_report(const ircg_solver *sv, ircg_iter_info *it);
 void slv_bounds_info(const ircg_solver *sv, ircg_status st, ircg_info *info);
 

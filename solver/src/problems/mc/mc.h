@@ -193,6 +193,21 @@ typedef struct mc_ws {
     double *pre_cv;         /* C v (n)                                     */
     double *pre_rtc;        /* R' C v (p)                                  */
     double *pre_a;          /* scratch: sigma grad f(X) v (n)              */
+    /* The next LMO, made ahead of time by a certificate of x at the
+     * sigma that LMO will take (mc_lmo_stage): the certificate needs the
+     * top singular pair of that very operator, and the LMO then takes the
+     * stage instead of running the same Lanczos process again (the same
+     * bits: the same start, products and tolerance).  `gen` counts the
+     * changes of what an LMO reads (x, the factors, the vertex, a
+     * restore); a stage is valid for its sigma at its generation only,
+     * and is never part of the state. */
+    uint64_t gen;
+    int st_valid;
+    uint64_t st_gen;
+    double st_sigma, st_sv, st_seconds;
+    double *st_u, *st_v;    /* n, p                                        */
+    int64_t st_matvecs;
+    int st_converged;
     /* scratch */
     double *tn, *tp, *tk, *tk2; /* n, p, cap, cap                          */
     double *dsum;           /* per-chunk partial sums (MC_NSUM * nchunk)   */
@@ -373,6 +388,13 @@ void mc_grad_op(void *ctx, int trans, const double *x, double *y);
 void mc_gram_lowrank_in(mc_ws *w, double sigma, const double *x, double *a);
 void mc_gram_lowrank_out(mc_ws *w, double sigma, const double *cx, double *ctcx);
 ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir);
+/* The Lanczos process of the next mc_lmo at sigma, made now into the
+ * stage (w->st_*), unless it holds it already; the workspace's state is
+ * not touched.  IRCG_ERR_INVALID when the engine makes no stage (ARPACK):
+ * the caller runs its own process then. */
+ircg_error mc_lmo_stage(mc_ws *w, double sigma);
+/* Whether the stage holds the next LMO at sigma. */
+int mc_lmo_staged(const mc_ws *w, double sigma);
 /* Make -delta u v' (unit u, v) the vertex of the next mc_step, as mc_lmo
  * leaves it (u, v, P'u, Q'v, have_dir). */
 void mc_set_vertex(mc_ws *w, const double *u, const double *v);
@@ -393,11 +415,18 @@ typedef struct mc_cert_buf {
     double *u, *v;          /* n, p: the Lanczos answer                    */
     double *cx, *a, *e1;    /* n: C x, its low-rank part, row error bounds */
     double *wv, *s1;        /* p: C'C x, the magnitudes of its sums        */
+    double *vx;             /* p: x's top vector of R, z's start when the
+                               state is the same (vx_gen = mc_ws.gen)      */
+    int vx_valid;
+    uint64_t vx_gen;
     double sv2_m;           /* >= sigma_2(M_Omega); NaN: not made yet,
                                INFINITY: too large to make               */
     double anchor_seconds;
 } mc_cert_buf;
 void mc_cert_free(mc_cert_buf *b);
+/* The workspace's certificate buffers, made on first use (NULL: no
+ * memory). */
+mc_cert_buf *mc_cert_buf_get(mc_ws *w);
 ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out);
 /* theta <= lambda_1(M'M), by Lanczos and a bounded product (mc_anchor.c). */
 ircg_error mc_cert_ratings_theta(mc_ws *w, double *theta_lo);
@@ -478,6 +507,13 @@ ircg_error mc_point_new(const mc_data *d, const ircg_settings *s, mc_point_ws **
 /* mc_point_cert.c: the certificate of x or z (oracle.h, slv_cert). */
 ircg_error mc_point_certify(void *ws, ircg_which which, double sigma, slv_cert *out);
 void mc_pcert_free(struct mc_pcert_buf *b);
+
+/* mc_cert_snap.c: copies of what a certificate reads, certified on
+ * another thread (the oracle's snap_* ops, oracle.h) */
+void *mc_snap_new(void *ws);
+ircg_error mc_snap_take(void *ws, void *snap);
+void mc_snap_done(void *ws, void *snap);
+void mc_snap_free(void *snap);
 
 /* mc_ops.c */
 ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
