@@ -249,11 +249,11 @@ static void parse_name(sp_ctx *c, const cJSON *alg, api_spec *s)
     check_applicable(c, alg, k);
     if (st->algorithm == IRCG_ALG_IRSCG)
         st->p = 0.25; /* the paper's for IR-SCG (its convex theorem) */
-    /* the bisection methods run to their tolerances: no iteration cap
-     * unless one is given (the time limit, or a cancel, ends them else);
+    /* the bisection methods, and auto's choice, run to their tolerances:
+     * no iteration cap unless one is given (the time limit, or a cancel, ends them else);
      * 1e15 is none in practice (decades of microsecond iterations) and
      * prints as itself */
-    if (st->algorithm == IRCG_ALG_FCBIO || st->algorithm == IRCG_ALG_FCBIO_CG)
+    if (st->algorithm == IRCG_ALG_FCBIO || st->algorithm == IRCG_ALG_FCBIO_CG || s->auto_why)
         st->max_iter = INT64_C(1000000000000000);
 }
 
@@ -436,22 +436,36 @@ cJSON *sp_norm_algorithm(const api_spec *s)
 
 int64_t api_spec_x0_len(const api_spec *s) { return s && s->x0 ? s->x0_len : 0; }
 
-/* auto's choice: every family whose domain has a cheap projection (least
+/* auto's choice, from what RESULTS.md measures (time to a certified
+ * accuracy): every family whose domain has a cheap projection (least
  * squares and logistic regression: the l2 and l1 balls, the simplex, the
  * box) gets FC-BiO, whose inner solver converges at the accelerated rate;
- * matrix completion, whose nuclear ball would need an SVD per projection,
- * gets the same bisection with conditional gradient inside. */
+ * a matrix completion small enough for a dense SVD per projection, its
+ * size known from the spec, gets FC-BiO too (the one method that
+ * certifies f where the inner solution set is large: the selection
+ * instance); a larger one, or one read from a file or a dataset, IR-CG,
+ * whose steps cost a Lanczos run (FC-BiO-CG's level search is slower on
+ * the paper's ML-1M instance). */
 ircg_algorithm api_auto_choice(const api_spec *s, int distributed, const char **why)
 {
+    double rows, cols;
     if (s->ranks > 0 || distributed) {
         *why = "a distributed solve (execution.ranks): IR-CG is the method that runs on "
                "the ranks of ircg-mpi";
         return IRCG_ALG_IRCG;
     }
     if (s->typed && s->kind == IRCG_PROBLEM_MATRIX_COMPLETION) {
-        *why = "matrix completion: the nuclear ball has no cheap projection, so the "
-               "bisection on the level of f with conditional gradient inside (fcbio-cg)";
-        return IRCG_ALG_FCBIO_CG;
+        if (sp_mc_held_known(s, &rows, &cols) &&
+            rows * cols * fmin(rows, cols) <= IRCG_FCBIO_MC_MAX_WORK) {
+            *why = "a small matrix completion (n p min(n, p) <= 2.7e7 from the spec): "
+                   "the bisection on the level of f with Nesterov's accelerated method "
+                   "inside (fcbio), projecting by a dense SVD";
+            return IRCG_ALG_FCBIO;
+        }
+        *why = "a matrix completion too large for a dense SVD per step, or of a size the "
+               "spec does not state (a file, a dataset): IR-CG, whose steps need only the "
+               "top singular pair";
+        return IRCG_ALG_IRCG;
     }
     *why = "least squares or logistic regression over a vector domain, which has a cheap "
            "projection: the bisection on the level of f with Nesterov's accelerated "

@@ -350,6 +350,14 @@ static void mc_terms(est *e, const api_spec *s, const mc_size *z, double parse)
         if (s->settings.projection == IRCG_PROJ_FULL) /* Y, U, Vt and dgesdd's work */
             add(e, PH_SOLVE, PH_SOLVE, "/algorithm/projection",
                 5 * 8 * z->held_rows * z->held_cols);
+    } else if (alg == IRCG_ALG_FCBIO) {
+        /* dense held n x p matrices (mc_point.c): x, z, the last point,
+         * the SVD's A, U and Vt, FC-BiO's x_{k-1}, y, two gradients, the
+         * step's scratch and x_{k+1}, the certificate's C (bisect/,
+         * mc_point_cert.c); four observations of N + p */
+        add(e, PH_SOLVE, PH_OUTPUT, z->dr, 8 * 14 * z->held_rows * z->held_cols / 2);
+        add(e, PH_SOLVE, PH_OUTPUT, z->dc, 8 * 14 * z->held_rows * z->held_cols / 2);
+        add(e, PH_SOLVE, PH_OUTPUT, z->dN, 4 * 8 * (N + z->held_cols));
     } else {
         mc_cg_ws(e, PH_SOLVE, PH_OUTPUT, s, z, cap,
                  alg == IRCG_ALG_CGBIO || s->settings.lmo_engine == IRCG_LMO_ARPACK);
@@ -435,6 +443,9 @@ static void ls_terms(est *e, const api_spec *s, const ls_size *z, double parse)
      * reference's alike */
     add(e, PH_REF, PH_OUTPUT, z->dn, 8 * 12 * z->n);
     add(e, PH_REF, PH_OUTPUT, z->dm, 8 * 8 * (z->m + z->mv));
+    if (s->settings.algorithm == IRCG_ALG_FCBIO) /* its state and the strongly
+                                                    convex bound's vectors */
+        add(e, PH_SOLVE, PH_OUTPUT, z->dn, 8 * 12 * z->n);
     add(e, PH_OUTPUT, PH_OUTPUT, z->dn, 2 * z->n * (8 + TEXT_NUMBER));
     if (s->output.snapshot_every > 0)
         add(e, PH_SOLVE, PH_SOLVE, "/output/snapshot_every", 8 * 8 * (z->n + z->m));
@@ -530,6 +541,18 @@ int sp_estimate(const api_spec *s, const api_parse_options *opt, api_estimate *o
         return 0;
     out->exact = s->ls.source != SP_SRC_FILE;
     ls_estimate(s, &lz, out);
+    return 1;
+}
+
+int sp_mc_held_known(const api_spec *s, double *rows, double *cols)
+{
+    mc_size z;
+    if (!s->typed || s->kind != IRCG_PROBLEM_MATRIX_COMPLETION ||
+        (s->mc.source != SP_SRC_SYNTHETIC && s->mc.source != SP_SRC_INLINE) ||
+        !mc_size_of(s, &z))
+        return 0;
+    *rows = z.held_rows;
+    *cols = z.held_cols;
     return 1;
 }
 

@@ -291,6 +291,10 @@ int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *pat
  * (api_parse_options.max_memory) checked, errors at the drivers. */
 int sp_estimate(const api_spec *s, const api_parse_options *opt, api_estimate *out);
 int sp_estimate_built(const api_spec *s, api_estimate *out);
+/* A matrix completion's rows and columns held, known from the spec alone
+ * (synthetic or inline ratings: an upper bound of the built problem's);
+ * 0 when they are not (a file, a dataset) or the spec is no such problem. */
+int sp_mc_held_known(const api_spec *s, double *rows, double *cols);
 void sp_check_budget(sp_ctx *c, const api_estimate *e, const char *when);
 void sp_check_parse_budget(sp_ctx *c, int64_t parse_bytes);
 

@@ -50,12 +50,21 @@ typedef enum ircg_algorithm {
     IRCG_ALG_FCBIO,    /* the inner problems by Nesterov's accelerated
                           method for a max of two smooth functions, with
                           projections onto X: least squares and logistic
-                          regression over the vector domains            */
+                          regression over the vector domains, and small
+                          matrix completions (one process, n p min(n, p)
+                          <= IRCG_FCBIO_MC_MAX_WORK: a dense SVD per
+                          projection)                                   */
     IRCG_ALG_FCBIO_CG  /* the inner problems by conditional gradient on
                           their softmax smoothing, with the LMO only: the
                           nuclear ball too (matrix completion) and least
                           squares; not logistic regression             */
 } ircg_algorithm;
+
+/* FC-BiO on matrix completion projects onto the nuclear ball by a dense
+ * SVD of the held n x p matrix: offered while n p min(n, p), the SVD's
+ * work, is at most this (300 x 300; ~27 ms of CPU an SVD here, ~0.15 s a
+ * step).  Beyond, FC-BiO-CG or IR-CG. */
+#define IRCG_FCBIO_MC_MAX_WORK 2.7e7
 
 /* How IR-PG and Bi-SG project onto the nuclear ball (vector domains have
  * exact closed-form or sort-based projections and ignore this). */

@@ -1,7 +1,8 @@
 /*
  * alg_fcbio.c -- FC-BiO: the bisection on the level of f (levels.c) with
  * Nesterov's accelerated method as the inner solver, on the point oracle
- * of the vector families (oracle.h, slv_point_ops: projections onto X).
+ * (oracle.h, slv_point_ops: projections onto X) of the vector families
+ * and of small matrix completions (problems/mc/mc_point.c).
  *
  * One iteration of the solve is one accelerated step (FISTA's momentum,
  * restarted when the objective rises, O'Donoghue and Candes 2015):

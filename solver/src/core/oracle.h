@@ -325,11 +325,12 @@ typedef struct slv_sto_ops {
 } slv_sto_ops;
 
 /* The oracle of the methods that move a point freely and project it onto
- * X (FC-BiO, bisect/): f, g and their gradients at any point y of a
- * vector family, on the workspace of the problem's point_ops (which keeps
- * x, z and the last vertex as plain vectors and certifies them from the
- * point).  The "observation" o(y) is affine in y -- A y - b, A y, the
- * validation rows' A_v y - b_v, Q y, of length obs_len -- so that a
+ * X (FC-BiO, bisect/): f, g and their gradients at any point y, on the
+ * workspace of the problem's point_ops (which keeps x, z and the last
+ * point as plain vectors -- a small matrix completion's as dense held
+ * matrices -- and certifies them from the point).  The "observation" o(y)
+ * is affine in y -- A y - b, A y, the validation rows' A_v y - b_v, Q y,
+ * the residual on Omega and the column sums -- so that a
  * combination of points with weights summing to 1 has the same
  * combination of observations: an extrapolated point costs no product. */
 typedef struct slv_point_ops {
@@ -363,7 +364,7 @@ struct ircg_problem {
     const slv_oracle_ops *sto_ops;  /* the stochastic methods' workspace   */
     const slv_sto_ops *sto;         /* their finite sums, on it (NULL: the
                                        problem is no finite sum)         */
-    const slv_oracle_ops *point_ops;/* FC-BiO's workspace (vector families) */
+    const slv_oracle_ops *point_ops;/* FC-BiO's workspace                  */
     const slv_point_ops *point;     /* its point oracle, on it (NULL: no
                                        projection onto X is offered)     */
     const ircg_comm *comm;          /* NULL, or the processes that share a

@@ -78,8 +78,9 @@ static ircg_error check_distributed(const ircg_problem *pb, const ircg_settings 
     return IRCG_OK;
 }
 
-/* FC-BiO moves points freely and projects them: the vector families'
- * point oracle.  FC-BiO-CG weighs f and g along a direction through the
+/* FC-BiO moves points freely and projects them: the point oracle, which
+ * the vector families and small matrix completions of one process offer
+ * (a larger one is refused by its workspace, naming its size).  FC-BiO-CG weighs f and g along a direction through the
  * oracle's gf_d, which the quadratic families give (least squares,
  * matrix completion); logistic regression's directions are curved. */
 static ircg_error check_bisection(const ircg_problem *pb, const ircg_settings *s,

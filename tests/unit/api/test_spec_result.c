@@ -360,6 +360,43 @@ TEST(spec_result, auto_records_its_choice_and_its_answer)
     cJSON_Delete(j);
 }
 
+/* auto's choice on matrix completion, by the size the spec states: a
+ * small one (held n p min(n, p) <= IRCG_FCBIO_MC_MAX_WORK) gets FC-BiO,
+ * a larger one IR-CG, each without an iteration cap; a method named
+ * keeps its own default cap. */
+static void auto_choice_is(const char *spec, const char *name, double max_iter)
+{
+    api_spec *s = NULL;
+    REQUIRE(api_spec_parse(spec, strlen(spec), NULL, &s, NULL) == 0);
+    char *norm = api_spec_normalized_json(s, 0);
+    api_spec_free(s);
+    REQUIRE(norm != NULL);
+    cJSON *n = cJSON_Parse(norm), *alg = cJSON_GetObjectItem(n, "algorithm");
+    const cJSON *ch = cJSON_GetObjectItem(alg, "choice");
+    CHECK_STR(ch ? cJSON_GetStringValue(cJSON_GetObjectItem(ch, "name"))
+                 : cJSON_GetStringValue(cJSON_GetObjectItem(alg, "name")), name);
+    CHECK(cJSON_GetObjectItem(alg, "max_iter")->valuedouble == max_iter);
+    if (ch)
+        printf("    %s: %s\n", name, cJSON_GetStringValue(cJSON_GetObjectItem(ch, "why")));
+    cJSON_Delete(n);
+    free(norm);
+}
+
+TEST(spec_result, auto_chooses_by_the_size_of_a_matrix_completion)
+{
+#define MC_SYN(N) "{\"problem\":{\"type\":\"matrix_completion\",\"data\":{\"source\":" \
+                  "\"synthetic\",\"n_rows\":" #N ",\"n_cols\":" #N ",\"rank\":3,"      \
+                  "\"n_ratings\":2000},\"delta\":10},\"algorithm\":{"
+    auto_choice_is(MC_SYN(300) "\"stop\":{\"outer_gap_rel\":1e-3}}}", "fcbio", 1e15);
+    auto_choice_is(MC_SYN(301) "\"stop\":{\"outer_gap_rel\":1e-3}}}", "ircg", 1e15);
+    auto_choice_is(MC_SYN(301) "\"name\":\"ircg\",\"stop\":{\"outer_gap_rel\":1e-3}}}",
+                   "ircg", 1000);
+    auto_choice_is("{\"problem\":{\"type\":\"matrix_completion\",\"data\":{\"source\":"
+                   "\"inline\",\"ratings\":[[1,1,4],[2,2,3],[3,1,5]]},\"delta\":10},"
+                   "\"algorithm\":{\"stop\":{\"inner_gap_rel\":1e-6}}}", "fcbio", 1e15);
+#undef MC_SYN
+}
+
 /* The message of the result's warning code, or NULL when it has none. */
 static const char *warning_of(const cJSON *j, const char *code)
 {

@@ -480,7 +480,7 @@ ircg_error mc_project_nuclear(mc_svd_buf *b, double delta, const double *y, doub
  * projection) is the method.  The observation of a point Y is
  * [P_Omega(Y) - M in CSR order, and under the column variance the column
  * sums e'Y]: affine in Y, as FC-BiO's extrapolation needs. */
-#define MC_POINT_MAX_WORK 2.7e7
+#define MC_POINT_MAX_WORK IRCG_FCBIO_MC_MAX_WORK /* ircg/settings.h */
 typedef struct mc_point_ws {
     const mc_data *d;
     int colvar;                 /* the outer is the column variance      */

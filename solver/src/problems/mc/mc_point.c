@@ -297,7 +297,7 @@ static ircg_error point_create(const ircg_problem *pb, const ircg_settings *s, v
         return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
                         "FC-BiO projects onto the nuclear ball by a dense SVD of the %d x "
                         "%d matrix each step, offered while n p min(n, p) <= %.3g (here "
-                        "%.3g): use FC-BiO-CG (conditional gradient, no projection)",
+                        "%.3g): use IR-CG (auto's choice) or FC-BiO-CG, which need no projection",
                         d->n, d->p, MC_POINT_MAX_WORK, work);
     mc_point_ws *w = NULL;
     ircg_error err = mc_point_new(d, s, &w, diag);

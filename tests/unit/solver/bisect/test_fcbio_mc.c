@@ -304,7 +304,7 @@ TEST(fcbio_mc, iterates_do_not_depend_on_the_units)
 
 TEST(fcbio_mc, refused_where_a_dense_svd_per_step_is_too_dear)
 {
-    enum { N = 400 }; /* n p min(n, p) = 6.4e7 > MC_POINT_MAX_WORK */
+    enum { N = 400 }; /* n p min(n, p) = 6.4e7 > IRCG_FCBIO_MC_MAX_WORK */
     ircg_ratings *R = ircg_ratings_new(N, N, N);
     ircg_problem *pb = NULL;
     ircg_solver *sv = NULL;
