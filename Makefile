@@ -37,6 +37,7 @@ INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli
 LIB_SOLVER  := $(call pc_libs,lapacke,-llapacke) $(call pc_libs,openblas,-lopenblas) \
                $(call pc_libs,arpack,-larpack) -lm
 LIB_JSON    := $(call pc_libs,libcjson,-lcjson)
+LIB_ZLIB    := $(call pc_libs,zlib,-lz)
 LIB_SQL     := $(call pc_libs,sqlite3 nettle zlib,-lsqlite3 -lnettle -lz)
 LIB_HTTP    := $(call pc_libs,libmicrohttpd gnutls zlib,-lmicrohttpd -lgnutls -lz)
 LIB_CURL    := $(call pc_libs,libcurl,-lcurl)
@@ -205,7 +206,7 @@ $(IRCGD): $(call obj,server/main.c) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG
 $(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBCLIENT) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) $(LIB_SOLVER)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) $(LIB_ZLIB) $(LIB_SOLVER)
 
 # ircg-mpi shares the CLI's output files and spec helpers.
 MPI_CLI_SRC := clients/cli/solve_output.c clients/cli/cli_util.c clients/cli/cli_opts.c
