@@ -294,7 +294,7 @@ test-kernels: all data-local
 # nice 19 on its working corpus (build-fuzz/corpus/NAME, seeded from
 # tests/fuzz/corpus/NAME and tests/fuzz/regress/NAME).  Crashes land in
 # build-fuzz/artifacts/NAME/; `make test` replays the stored inputs.
-FUZZ_TARGETS ?= spec movielens udata csv mtx vector libsvm decimal checkpoint trace_chunk http
+FUZZ_TARGETS ?= spec movielens udata csv mtx vector libsvm decimal checkpoint trace_chunk http npy
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
 FUZZ_PKGS := clang

@@ -59,12 +59,15 @@ static const char *pyshape(const char *p, npy_head *h)
         p = end;
         if (*p == 'L')
             p++;
-        if (h->ndim == 2) {
-            h->ndim = 3; /* refused by the caller */
-            return p;
+        if (h->ndim >= 2) { /* counted, refused by the caller */
+            h->ndim++;
+            p = skip(p);
+            if (*p == ',')
+                p = skip(p + 1);
+            else if (*p != ')')
+                return NULL;
+            continue;
         }
-        if (v > (1ULL << 40))
-            return NULL;
         h->shape[h->ndim++] = (int64_t)v;
         if (h->count > 0 && (int64_t)v > (INT64_C(1) << 62) / h->count)
             return NULL;
