@@ -464,6 +464,22 @@ class Estimators(Base):
         self.assertEqual(spec["problem"]["outer"]["type"], "validation")
 
 
+class Readme(Base):
+    def test_readme_numpy_example(self):
+        """clients/README.md's NumPy example runs as written and prints
+        what the README says (converged, x of 50, a gap)."""
+        with open(os.path.join(HERE, "..", "..", "..", "clients", "README.md")) as f:
+            text = f.read()
+        part = text.split("### Data as users hold it", 1)[1]
+        code = part.split("```python\n", 1)[1].split("```", 1)[0]
+        code = code.replace('"http://127.0.0.1:8080"', repr(URL))
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=300, env=dict(os.environ, PYTHONPATH=CLIENT_DIR))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.startswith("converged (50,) "), p.stdout)
+        self.assertIn("prints `converged (50,) ...`", part)
+
+
 # --------------------------------------------------- without the libraries --
 
 BLOCK = r"""
