@@ -109,7 +109,7 @@ DATA_BASE_URL ?=
 DATA_OUT      := $(BUILD)/data
 
 .PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins \
-        deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-stochastic bench-storage bench-mpi paper tta tta-run \
+        deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-stochastic bench-storage bench-mpi bench-data paper tta tta-run \
         study study-scale results run deps deps-core deps-test deps-paper data data-local deps-node apt-install openapi-lint \
         screenshots install uninstall clean help \
         deps-unit unit-check deps-image image image-test test-cluster bench-cluster

@@ -142,6 +142,13 @@ static void parse_val(sp_ctx *c, const cJSON *d, sp_ls *ls)
     if (tr->A_id && !svm_tr && va->n != tr->n)
         sp_err(c, DP "/A_val_id", "%s has %d columns, %s has %d", va->A_path, va->n,
                tr->A_path, tr->n);
+    if (tr->A_id && svm_tr) { /* LIBSVM lists the features its rows have */
+        int n = va->n > tr->n ? va->n : tr->n;
+        if (tr->n_given && tr->n_given < n)
+            sp_err(c, DP "/n", "n is %d but %s has a feature index up to %d", tr->n_given,
+                   va->A_path, va->n);
+        tr->n = va->n = n;
+    }
     if (!svm_va && !has_b)
         sp_err(c, DP "/b_val_id", "missing required member \"b_val_id\" (or \"b_val\" "
                "inline; validation rows come with both)");

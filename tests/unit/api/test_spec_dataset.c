@@ -76,6 +76,7 @@ static void setup(void)
     add("Av3", "matrix", "csv", 2, 3, 0, 0, "1,0,0\n0,1,0\n");
     add("svm", "matrix", "libsvm", 3, 3, 1, 1, "1 1:1 2:2\n-1 3:1\n1 1:0.5\n");
     add("r", "ratings", "movielens", 2, 2, 0, 0, "1::1::5::0\n");
+    add("svm_val", "matrix", "libsvm", 2, 5, 1, 1, "1 5:1\n-1 2:3\n");
 }
 
 static int parse(const char *json, int build, api_errors *e, api_spec **s)
@@ -186,6 +187,20 @@ TEST(spec_dataset, built_as_the_same_data_inline)
     api_errors_clear(&e);
     ircg_problem_get_info(api_spec_problem(ds), &a);
     CHECK(a.n_rows == 3 && a.n_cols == 3);
+    api_spec_free(ds);
+    /* validation rows of LIBSVM reaching feature 5: the columns are 5, and
+     * the normalized spec (which the service's worker parses) says so */
+    REQUIRE(parse("{'problem': {'type': 'logistic_regression', 'outer': 'validation', "
+                  "'data': {'source': 'dataset', 'id': 'svm', 'A_val_id': 'svm_val'}}}", 0, &e,
+                  &ds) == 0);
+    api_errors_clear(&e);
+    norm = api_spec_normalized_json(ds, 0);
+    api_spec_free(ds);
+    REQUIRE(norm && parse(norm, 1, &e, &ds) == 0);
+    api_errors_clear(&e);
+    ircg_problem_get_info(api_spec_problem(ds), &a);
+    CHECK(a.n_cols == 5 && strstr(norm, "\"n\":\t5"));
+    free(norm);
     api_spec_free(ds);
 }
 
