@@ -116,8 +116,8 @@ static api_check_rc check_npy(const char *path, const char *kind, api_dataset_me
     if (!kind[0])
         kind = sh.ndim == 1 ? "vector" : "matrix";
     if (!strcmp(kind, "ratings"))
-        return bad(e, API_CHECK_INVALID, "a NumPy file is a matrix or a vector, not ratings "
-                   "(kind=matrix or kind=vector)");
+        return bad(e, API_CHECK_INVALID, "kind ratings: a NumPy file holds a matrix or a "
+                   "vector (kind=matrix or kind=vector)");
     if (!strcmp(kind, "vector") && !vec)
         return bad(e, API_CHECK_BAD_DATA, "a vector is 1-D (or one column); this array is "
                    "%lld x %lld", (long long)sh.rows, (long long)sh.cols);
