@@ -287,7 +287,7 @@ api_check_rc api_dataset_check(const char *path, const char *kind, const char *f
     if (e)
         memset(e, 0, sizeof *e);
     kind = kind ? kind : "";
-    format = format && strcmp(format, "auto") ? format : "";
+    format = format && strcmp(format, "auto") != 0 ? format : "";
     if (kind[0] && !in(kind, API_DATASET_KINDS))
         return bad(e, API_CHECK_INVALID, "kind \"%s\": ratings, matrix or vector", kind);
     if (format[0] && !in(format, API_DATASET_FORMATS))
@@ -302,11 +302,11 @@ api_check_rc api_dataset_check(const char *path, const char *kind, const char *f
     const char *told = magic == 'y' ? "npy" : magic == 'z' ? "npz"
                                                           : text_format(head, (size_t)n);
     if (format[0] && (!strcmp(format, "npy") || !strcmp(format, "npz")) &&
-        (!told || strcmp(format, told)))
+        (!told || strcmp(format, told) != 0))
         return bad(e, API_CHECK_BAD_DATA, "offset 0: not a%s %s file (it does not start "
                    "with %s)", strcmp(format, "npy") ? "n" : "", format,
                    strcmp(format, "npy") ? "PK\\x03\\x04" : "\\x93NUMPY");
-    if (format[0] && magic && strcmp(format, told))
+    if (format[0] && magic && strcmp(format, told) != 0)
         return bad(e, API_CHECK_BAD_DATA, "offset 0: a NumPy %s file, not %s", told, format);
     /* without a kind, text is ratings (as before matrices were uploaded)
      * unless it is LIBSVM's; NumPy files say by their dimensions */
@@ -314,7 +314,7 @@ api_check_rc api_dataset_check(const char *path, const char *kind, const char *f
         kind = !strcmp(format[0] ? format : told ? told : "", "libsvm") ? "matrix" : "ratings";
     if (!format[0] && magic)
         format = told;
-    else if (!format[0] && strcmp(kind, "ratings")) /* a matrix or a vector: CSV by default */
+    else if (!format[0] && strcmp(kind, "ratings") != 0) /* a matrix or a vector: CSV by default */
         format = told ? told : "csv";
     if (magic) {
         snprintf(out->format, sizeof out->format, "%s", format);

@@ -102,10 +102,13 @@ static void npf_close(npf *f)
  * header read: 0, or -1 and e. */
 static int npf_array(npf *f, const zip_member *member, npy_head *h, api_read_error *e)
 {
+    memset(h, 0, sizeof *h);
     if (f->s)
         ar_close(f->s);
-    else if (!(f->s = malloc(sizeof *f->s)))
-        return ar_fail(NULL, -1, e, "out of memory");
+    else if (!(f->s = malloc(sizeof *f->s))) {
+        ar_fail(NULL, -1, e, "out of memory");
+        return -1;
+    }
     memset(f->s, 0, sizeof *f->s);
     f->s->stop = f->stop;
     int rc = member ? ar_open_member(f->s, f->fd, member, e) : ar_open_file(f->s, f->fd, f->size);
@@ -158,7 +161,7 @@ typedef struct sparse {
 /* SciPy's "format" member: 3 bytes ('|S3') or 3 UCS-4 characters ('<U3'). */
 static int read_format(npf *f, sparse *sp, api_read_error *e)
 {
-    npy_head h;
+    npy_head h = {0};
     unsigned char raw[16];
     const zip_member *m = need(f, "format", e);
     if (!m || npf_array(f, m, &h, e) != 0)
@@ -173,7 +176,8 @@ static int read_format(npf *f, sparse *sp, api_read_error *e)
         if (raw[i + (h.type == 'U' && h.big ? 3 : 0)])
             sp->format[k++] = (char)raw[i + (h.type == 'U' && h.big ? 3 : 0)];
     sp->format[k] = '\0';
-    if (strcmp(sp->format, "csr") && strcmp(sp->format, "csc") && strcmp(sp->format, "coo"))
+    if (strcmp(sp->format, "csr") != 0 && strcmp(sp->format, "csc") != 0 &&
+        strcmp(sp->format, "coo") != 0)
         return ar_fail(f->s, -1, e, "format '%s': CSR, CSC and COO matrices are read "
                        "(matrix.tocsr())", sp->format);
     return 0;
@@ -181,7 +185,7 @@ static int read_format(npf *f, sparse *sp, api_read_error *e)
 
 static int read_shape(npf *f, sparse *sp, api_read_error *e)
 {
-    npy_head h;
+    npy_head h = {0};
     int64_t v[2];
     const zip_member *m = need(f, "shape", e);
     if (!m || npf_array(f, m, &h, e) != 0)
@@ -219,7 +223,7 @@ static int ptr_check(void *user, int64_t k, int64_t v, api_read_error *e)
 static int read_index(npf *f, const char *name, int64_t len, int64_t lo, int64_t hi,
                       int64_t *dst, npy_int_check check, void *user, api_read_error *e)
 {
-    npy_head h;
+    npy_head h = {0};
     const zip_member *m = need(f, name, e);
     if (!m || npf_array(f, m, &h, e) != 0)
         return -1;
@@ -233,7 +237,7 @@ static int read_index(npf *f, const char *name, int64_t len, int64_t lo, int64_t
 
 static int read_data(npf *f, sparse *sp, double max_abs, double *dst, api_read_error *e)
 {
-    npy_head h;
+    npy_head h = {0};
     const zip_member *m = need(f, "data", e);
     if (!m || npf_array(f, m, &h, e) != 0)
         return -1;
@@ -270,10 +274,10 @@ static int sparse_matrix(npf *f, double max_abs, api_matrix *out, api_npy_shape 
     double *val = NULL;
     int rc = 0;
     if (out) {
-        ptr = malloc(((size_t)lines + 1) * sizeof *ptr);
-        idx = malloc((size_t)(nnz ? nnz : 1) * sizeof *idx);
-        idx2 = csr || csc ? NULL : malloc((size_t)(nnz ? nnz : 1) * sizeof *idx2);
-        val = malloc((size_t)(nnz ? nnz : 1) * sizeof *val);
+        ptr = calloc((size_t)lines + 1, sizeof *ptr);
+        idx = calloc((size_t)(nnz ? nnz : 1), sizeof *idx);
+        idx2 = csr || csc ? NULL : calloc((size_t)(nnz ? nnz : 1), sizeof *idx2);
+        val = calloc((size_t)(nnz ? nnz : 1), sizeof *val);
         if ((csr || csc ? !ptr : !idx2) || !idx || !val)
             rc = ar_fail(NULL, -1, e, "out of memory");
     }
@@ -357,7 +361,7 @@ int api_npy_check(const char *path, double max_abs, const api_stop *stop, api_np
                   api_read_error *e)
 {
     npf f;
-    npy_head h;
+    npy_head h = {0};
     char label[80];
     int rc = npf_open(&f, path, stop, e);
     if (rc == 0 && is_sparse(&f)) {
@@ -382,7 +386,7 @@ int api_npy_check(const char *path, double max_abs, const api_stop *stop, api_np
 int api_npy_probe(const char *path, api_npy_shape *out, api_read_error *e)
 {
     npf f;
-    npy_head h;
+    npy_head h = {0};
     sparse sp = {{0}, 0, 0, 0};
     char label[80];
     int rc = npf_open(&f, path, NULL, e);
@@ -415,7 +419,7 @@ int api_npy_read_matrix(const char *path, double max_abs, const api_stop *stop,
                         api_matrix *out, api_read_error *e)
 {
     npf f;
-    npy_head h;
+    npy_head h = {0};
     char label[80];
     memset(out, 0, sizeof *out);
     int rc = npf_open(&f, path, stop, e);
@@ -450,7 +454,7 @@ int api_npy_read_vector(const char *path, double max_abs, const api_stop *stop, 
                         int64_t *n, api_read_error *e)
 {
     npf f;
-    npy_head h;
+    npy_head h = {0};
     char label[80];
     *v = NULL;
     *n = 0;

@@ -242,7 +242,7 @@ int npy_read_f8(ar_stream *s, const npy_head *h, const char *label, double max_a
         return ar_fail(s, -1, e, "%s has dtype '%s': float64 values are read "
                        "(numpy.asarray(a, dtype=numpy.float64))", label, h->descr);
     const int swap = h->big != host_big() && h->descr[0] != '|';
-    const int scatter = rowmajor && h->fortran && h->ndim == 2;
+    const int scatter = dst && rowmajor && h->fortran && h->ndim == 2;
     const int64_t data_at = s->pos;
     double *buf = (!dst || scatter) ? malloc(CHUNK * sizeof *buf) : NULL;
     int rc = 0;
@@ -254,7 +254,9 @@ int npy_read_f8(ar_stream *s, const npy_head *h, const char *label, double max_a
             n = CHUNK;
         else if (!buf && n > (INT64_C(1) << 21)) /* 16 MiB: the stop is polled */
             n = INT64_C(1) << 21;
-        double *v = buf ? buf : dst + k;
+        double *v = buf ? buf : dst ? dst + k : NULL;
+        if (!v)
+            return ar_fail(s, -1, e, "out of memory");
         rc = ar_read(s, v, (size_t)n * 8, e);
         if (rc == 0 && swap)
             swap8((unsigned char *)v, (size_t)n);
@@ -281,7 +283,9 @@ int npy_read_ints(ar_stream *s, const npy_head *h, const char *label, int64_t lo
     const int swap = h->big != host_big() && h->descr[0] != '|';
     const int64_t data_at = s->pos;
     unsigned char *buf = malloc(CHUNK * 8);
-    int rc = buf ? 0 : ar_fail(s, -1, e, "out of memory");
+    int rc = 0;
+    if (!buf)
+        return ar_fail(s, -1, e, "out of memory");
     for (int64_t k = 0; k < h->count && rc == 0;) {
         int64_t n = h->count - k < CHUNK ? h->count - k : CHUNK;
         rc = ar_read(s, buf, (size_t)(n * h->size), e);

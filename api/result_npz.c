@@ -26,7 +26,7 @@ static double *numbers(const cJSON *a, int64_t want, int64_t *n)
     int64_t len = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1;
     if (len < 0 || (want >= 0 && len != want))
         return NULL;
-    double *v = malloc((size_t)(len ? len : 1) * sizeof *v);
+    double *v = calloc((size_t)(len ? len : 1), sizeof *v);
     const cJSON *e;
     int64_t i = 0;
     cJSON_ArrayForEach(e, a)

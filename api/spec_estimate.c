@@ -414,7 +414,7 @@ static int ls_size_of(const api_spec *s, ls_size *z)
 static int reader_copy(const sp_ls *ls)
 {
     const char *f = ls->tr.ds.format;
-    return strcmp(f, "npy") && (strcmp(f, "npz") || !ls->tr.ds.sparse);
+    return strcmp(f, "npy") != 0 && (strcmp(f, "npz") != 0 || !ls->tr.ds.sparse);
 }
 
 static void ls_terms(est *e, const api_spec *s, const ls_size *z, double parse)

@@ -52,7 +52,7 @@ static int resolve(sp_ctx *c, const cJSON *d, const char *name, const char *kind
         sp_err(c, p, "%s", dg.message[0] ? dg.message : "no such dataset");
         return -1;
     }
-    if (strcmp(info->meta.kind, kind)) {
+    if (strcmp(info->meta.kind, kind) != 0) {
         sp_err(c, p, "dataset %s holds %s, not %s (upload it with kind=%s)", *id,
                holds(info->meta.kind), holds(kind), kind);
         return -1;

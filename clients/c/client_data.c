@@ -122,7 +122,7 @@ ircg_client_code ircg_client_result_npz(ircg_client *c, const char *id, const ch
     cl_error_reset(err);
     if (data)
         *data = NULL;
-    if (!data || !len || !which || (strcmp(which, "x") && strcmp(which, "z")))
+    if (!data || !len || !which || (strcmp(which, "x") != 0 && strcmp(which, "z") != 0))
         return cl_fail(err, IRCG_CLIENT_ERR_INVALID, 0,
                        "data, len and which (\"x\" or \"z\") are required");
     char *path = cl_job_path(c, id, !strcmp(which, "x") ? "/result?x=npz" : "/result?z=npz",

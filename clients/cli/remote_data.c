@@ -73,11 +73,11 @@ static int upload_spec_files(ircg_client *c, cJSON *spec, const char *dir,
     cJSON *d = cJSON_GetObjectItemCaseSensitive(pb, "data");
     const cJSON *src = cJSON_GetObjectItemCaseSensitive(d, "source");
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(pb, "type");
-    if (!cJSON_IsString(src) || strcmp(src->valuestring, "file"))
+    if (!cJSON_IsString(src) || strcmp(src->valuestring, "file") != 0)
         return CLI_OK; /* nothing to upload */
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(d, "format");
     char format[32] = "";
-    if (cJSON_IsString(f) && strcmp(f->valuestring, "auto"))
+    if (cJSON_IsString(f) && strcmp(f->valuestring, "auto") != 0)
         snprintf(format, sizeof format, "%s", f->valuestring);
     const char *fmt = format[0] ? format : NULL;
     int code = CLI_OK;

@@ -32,7 +32,7 @@ ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
     ircg_error err = IRCG_ERR_IO;
     if (store_dataset_get(st, id, &ds) != STORE_OK)
         return missing(diag, id);
-    if (ds.kind[0] && strcmp(ds.kind, "ratings")) {
+    if (ds.kind[0] && strcmp(ds.kind, "ratings") != 0) {
         if (diag)
             snprintf(diag->message, sizeof diag->message,
                      "dataset %.64s holds a %s (least squares, logistic regression), not "

@@ -22,8 +22,9 @@
 static const char *npz_member(srv_req *r)
 {
     const char *x = srv_req_query(r, "x"), *z = srv_req_query(r, "z");
-    const char *bad = x && strcmp(x, "npz") ? "/query/x" : z && strcmp(z, "npz") ? "/query/z"
-                                                                                  : NULL;
+    const char *bad = x && strcmp(x, "npz") != 0   ? "/query/x"
+                      : z && strcmp(z, "npz") != 0 ? "/query/z"
+                                                   : NULL;
     if (bad || (x && z)) {
         srv_problem_member(r, MHD_HTTP_BAD_REQUEST, "invalid-parameter", "Invalid parameter",
                            bad ? bad : "/query/z", bad ? "the only value is npz"

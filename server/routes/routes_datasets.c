@@ -204,7 +204,7 @@ void srv_route_datasets_post(srv_req *r)
         if (store_dataset_get(r->st, row.id, &ds) == STORE_OK) {
             /* the same bytes again: kept once, checked once */
             existed = 1;
-            if (kind && *kind && strcmp(kind, ds.kind[0] ? ds.kind : "ratings")) {
+            if (kind && *kind && strcmp(kind, ds.kind[0] ? ds.kind : "ratings") != 0) {
                 srv_problem(r, MHD_HTTP_CONFLICT, "dataset-kind-conflict",
                             "Dataset of another kind", "these bytes are dataset %s already, "
                             "uploaded as %s; a dataset has one kind", ds.id, ds.kind);

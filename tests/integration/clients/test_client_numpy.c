@@ -7,7 +7,8 @@
  * a daemon started here.  The interpreter is Debian's /usr/bin/python3,
  * whose packages `make deps` installs (python3-numpy, python3-scipy,
  * python3-pandas, python3-sklearn, python3-tqdm); without them the test
- * fails, saying so.
+ * skips, saying so (a skip tests/skips.allowed does not allow: CI runs
+ * make deps).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -43,12 +44,9 @@ TEST(client_numpy, python_suite)
     hu_daemon d = {0};
     char script[1024], log[700], cmd[3000];
     snprintf(cmd, sizeof cmd, "%s -c 'import %s' >/dev/null 2>&1", python(), MODULES);
-    if (system(cmd) != 0) {
-        th_fail(__FILE__, __LINE__, "%s cannot import %s: make deps installs python3-numpy, "
-                "python3-scipy, python3-pandas, python3-sklearn and python3-tqdm", python(),
-                MODULES);
-        return;
-    }
+    if (system(cmd) != 0) /* as the browser's tests without chromium: CI refuses it */
+        SKIP("%s cannot import %s (make deps installs python3-numpy, python3-scipy, "
+             "python3-pandas, python3-sklearn and python3-tqdm)", python(), MODULES);
     REQUIRE(hu_repo_file(SCRIPT, script, sizeof script) == 0);
     REQUIRE(hu_start(&d, "client_numpy", 2) == 0);
     snprintf(log, sizeof log, "%s/client_numpy.log", th_tmpdir());
