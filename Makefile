@@ -37,6 +37,7 @@ INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli
 LIB_SOLVER  := $(call pc_libs,lapacke,-llapacke) $(call pc_libs,openblas,-lopenblas) \
                $(call pc_libs,arpack,-larpack) -lm
 LIB_JSON    := $(call pc_libs,libcjson,-lcjson)
+LIB_ZLIB    := $(call pc_libs,zlib,-lz)
 LIB_SQL     := $(call pc_libs,sqlite3 nettle zlib,-lsqlite3 -lnettle -lz)
 LIB_HTTP    := $(call pc_libs,libmicrohttpd gnutls zlib,-lmicrohttpd -lgnutls -lz)
 LIB_CURL    := $(call pc_libs,libcurl,-lcurl)
@@ -108,7 +109,7 @@ DATA_BASE_URL ?=
 DATA_OUT      := $(BUILD)/data
 
 .PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins \
-        deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-stochastic bench-storage bench-mpi paper tta tta-run \
+        deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-stochastic bench-storage bench-mpi bench-data paper tta tta-run \
         study study-scale study-directions results run deps deps-core deps-test deps-paper data data-local deps-node apt-install openapi-lint \
         screenshots install uninstall clean help \
         deps-unit unit-check deps-image image image-test test-cluster bench-cluster
@@ -205,7 +206,7 @@ $(IRCGD): $(call obj,server/main.c) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG
 $(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBCLIENT) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) $(LIB_SOLVER)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) $(LIB_ZLIB) $(LIB_SOLVER)
 
 # ircg-mpi shares the CLI's output files and spec helpers.
 MPI_CLI_SRC := clients/cli/solve_output.c clients/cli/cli_util.c clients/cli/cli_opts.c
@@ -293,7 +294,7 @@ test-kernels: all data-local
 # nice 19 on its working corpus (build-fuzz/corpus/NAME, seeded from
 # tests/fuzz/corpus/NAME and tests/fuzz/regress/NAME).  Crashes land in
 # build-fuzz/artifacts/NAME/; `make test` replays the stored inputs.
-FUZZ_TARGETS ?= spec movielens udata csv mtx vector libsvm decimal checkpoint trace_chunk http
+FUZZ_TARGETS ?= spec movielens udata csv mtx vector libsvm decimal checkpoint trace_chunk http npy
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
 FUZZ_PKGS := clang

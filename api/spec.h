@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dataset.h"
 #include "ircg.h"
 
 #ifdef __cplusplus
@@ -62,6 +63,18 @@ char *api_errors_problem_json(const api_errors *e, const char *instance);
  * exists (the cheap checks of build = 0). */
 typedef ircg_error (*api_dataset_fn)(void *user, const char *id,
                                      ircg_ratings **out, ircg_diag *diag);
+
+/* Resolves a dataset of least squares or logistic regression for the
+ * daemon ({"source": "dataset", "id", "b_id", "A_val_id", "b_val_id"}):
+ * what it holds (kind, format, shape: known exactly from its upload) and
+ * the file its bytes are in, read like a file of the spec's when the
+ * problem is built.  On failure an error and diag->message. */
+typedef struct api_dataset_info {
+    api_dataset_meta meta;
+    char path[4096];
+} api_dataset_info;
+typedef ircg_error (*api_dataset_info_fn)(void *user, const char *id, api_dataset_info *out,
+                                          ircg_diag *diag);
 
 /* Resolves {"start": {"job": ID, "snapshot": N}} for the daemon: the
  * job's stored (normalized) spec and its snapshot at iteration N (N = 0:
@@ -111,6 +124,13 @@ typedef struct api_parse_options {
     /* The size in bytes of a dataset, for the estimate (-1: unknown);
      * NULL: datasets are not estimated. */
     int64_t (*dataset_bytes)(void *user, const char *id);
+    /* Datasets of least squares and logistic regression (dataset_user);
+     * NULL: their "dataset" sources are rejected. */
+    api_dataset_info_fn dataset_info;
+    /* Polled while a NumPy file is read (the library's readers poll the
+     * thread's ircg_stop_set): NULL, or the job's cancel flag and
+     * deadline. */
+    const api_stop *stop;
     api_job_fn job;        /* NULL: starts from a job are rejected       */
     void *job_user;
     /* "execution": {"ranks": N} (a solve spread over N processes):      */

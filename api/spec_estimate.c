@@ -394,6 +394,13 @@ static int ls_size_of(const api_spec *s, ls_size *z)
         *z = (ls_size){t->m, t->n, nnz, ls->va.m, DP_A, DP_A, t->a_kind != SP_A_CSR};
         return 1;
     }
+    if (ls->source == SP_SRC_DATASET && t->A_id) { /* its upload says exactly */
+        const api_dataset_meta *a = &t->ds;
+        double mv = ls->has_val && ls->va.A_id ? (double)ls->va.ds.rows : 0;
+        *z = (ls_size){(double)a->rows, (double)a->cols, (double)a->nnz, mv, DP_ID, DP_ID,
+                       !a->sparse};
+        return 1;
+    }
     if (ls->source != SP_SRC_FILE || !t->A_resolved)
         return 0;
     ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, t->m_given, t->n_given, 0};
@@ -408,6 +415,14 @@ static int ls_size_of(const api_spec *s, ls_size *z)
         return 0;
     *z = (ls_size){g.rows, g.cols, g.entries, 0, DP_A_PATH, DP_A_PATH, 1};
     return 1;
+}
+
+/* A dataset parsed by a text reader (a NumPy one is read into its arrays
+ * directly; a CSC or COO one is sorted into CSR through one more copy). */
+static int reader_copy(const sp_ls *ls)
+{
+    const char *f = ls->tr.ds.format;
+    return strcmp(f, "npy") != 0 && (strcmp(f, "npz") != 0 || !ls->tr.ds.sparse);
 }
 
 static void ls_terms(est *e, const api_spec *s, const ls_size *z, double parse)
@@ -426,6 +441,10 @@ static void ls_terms(est *e, const api_spec *s, const ls_size *z, double parse)
      * to the end */
     add(e, first, last, z->dm, (A + Av) / 2);
     add(e, first, last, z->dn, (A + Av) / 2);
+    if (ls->source == SP_SRC_DATASET && reader_copy(ls)) { /* a reader's arrays */
+        add(e, PH_DATA, PH_DATA, z->dm, z->dense ? A / 2 : 1.5 * A);
+        add(e, PH_DATA, PH_DATA, z->dn, z->dense ? A / 2 : 1.5 * A);
+    }
     if (ls->source == SP_SRC_FILE) { /* a reader's arrays */
         add(e, PH_DATA, PH_DATA, z->dm, z->dense ? A / 2 : 1.5 * A);
         add(e, PH_DATA, PH_DATA, z->dn, z->dense ? A / 2 : 1.5 * A);

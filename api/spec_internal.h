@@ -55,8 +55,16 @@ typedef struct sp_mc {
 typedef enum sp_ls_a { SP_A_DENSE = 0, SP_A_CSR } sp_ls_a;
 
 /* The format of a least-squares matrix file ("format"): AUTO is told by
- * the head (the Matrix Market banner, a LIBSVM row, else CSV). */
-typedef enum sp_mfmt { SP_FMT_AUTO = 0, SP_FMT_MTX, SP_FMT_CSV, SP_FMT_LIBSVM } sp_mfmt;
+ * the head (NumPy's magic, the Matrix Market banner, a LIBSVM row, else
+ * CSV). */
+typedef enum sp_mfmt {
+    SP_FMT_AUTO = 0,
+    SP_FMT_MTX,
+    SP_FMT_CSV,
+    SP_FMT_LIBSVM,
+    SP_FMT_NPY,
+    SP_FMT_NPZ
+} sp_mfmt;
 extern const char *const SP_MFMT_NAMES[]; /* spec_ls_data.c */
 
 /* The synthetic generator ("shape"): SP_SHAPE_GAUSSIAN is
@@ -76,6 +84,9 @@ typedef struct sp_mat {
     double *b;                    /* length m                               */
     char *A_path, *A_resolved;    /* file                                   */
     char *b_path, *b_resolved;    /* file: NULL when b is inline            */
+    char *A_id, *b_id;            /* dataset: the ids (A_path and b_path then
+                                     name them in messages)                 */
+    api_dataset_meta ds;          /* dataset: what A's holds (its upload's)  */
     int64_t b_len;                /* length of b as read                    */
     int m_given, n_given;         /* file: 0, or m/n the spec gives         */
     sp_mfmt fmt;                  /* file: the format of A_path (told)      */
@@ -214,6 +225,14 @@ void sp_parse_ls(sp_ctx *c, const cJSON *pb, api_spec *s, int logistic);
 /* Their "data" section (spec_ls_data.c): parse, then load (read files or
  * generate); sp_ls_load returns 1 when the data is known. */
 void sp_parse_ls_data(sp_ctx *c, const cJSON *d, sp_ls *ls);
+/* {"source": "dataset", ...} (spec_ls_dataset.c): the datasets resolved
+ * (api_parse_options.dataset_info), their kinds and shapes checked against
+ * each other, then read as files are. */
+void sp_parse_ls_dataset(sp_ctx *c, const cJSON *d, sp_ls *ls);
+/* "positive" of a LIBSVM matrix's labels (spec_ls_data.c). */
+void sp_ls_positive(sp_ctx *c, const cJSON *d, sp_ls *ls);
+/* The sp_mfmt of a dataset's format name. */
+sp_mfmt sp_mfmt_of(const char *name);
 int sp_ls_load(sp_ctx *c, sp_ls *ls);
 /* A JSON array of equal-length arrays of finite numbers -> row-major. */
 int sp_parse_dense(sp_ctx *c, const cJSON *a, const char *ptr, double **out, int *rows,
@@ -278,7 +297,8 @@ int sp_read_matrix(sp_ctx *c, const char *ptr, const char *name, const char *pat
  * parses (ircg_ratings_probe_file); the error, if any, at ptr. */
 int sp_probe_file(sp_ctx *c, const char *ptr, const char *name, const char *path,
                   const ircg_read_options *ro);
-/* The cheap check of a matrix file in format fmt (build = 0). */
+/* The cheap check of a matrix file in format fmt (build = 0): for a
+ * NumPy file its headers (api_npy_probe). */
 int sp_probe_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
                     int fmt, int m_given, int n_given);
 /* b from Matrix Market (array or coordinate) or plain numbers (comma or

@@ -13,6 +13,10 @@ DEB_PKGS := build-essential pkg-config xz-utils bzip2 unzip curl libopenblas-dev
 # container image's build stage): those tests then skip, saying why.
 TEST_TOOLS ?= 1
 TEST_PKGS  := chromium
+# The Python client's tests with the libraries its users have (Debian's
+# /usr/bin/python3 and its packages: a venv of the tests uses
+# --system-site-packages).
+TEST_PKGS  += python3-numpy python3-scipy python3-pandas python3-sklearn python3-tqdm
 # make test-cluster: the hosts (iproute2's ip, util-linux's nsenter and
 # unshare), Slurm with its authentication (munge), and gdb for the
 # backtrace of a rank's core file.
