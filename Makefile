@@ -207,12 +207,13 @@ $(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBCLIENT) $(LIBAPI) $(LIBIRCG)
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) $(LIB_SOLVER)
 
-# ircg-mpi shares the CLI's output files and spec helpers.
+# ircg-mpi shares the CLI's output files and spec helpers.  -rdynamic:
+# its crash report (mpi_crash.c) names its own functions, not offsets.
 MPI_CLI_SRC := clients/cli/solve_output.c clients/cli/cli_util.c clients/cli/cli_opts.c
 $(IRCG_MPI): $(call obj,$(MPI_SRC) $(MPI_CLI_SRC)) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PARPACK_LIBS) $(MPI_LIBS) $(LIB_JSON) -lz $(LIB_SOLVER)
+	$(Q)$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(PARPACK_LIBS) $(MPI_LIBS) $(LIB_JSON) -lz $(LIB_SOLVER)
 
 $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
