@@ -56,7 +56,7 @@ STUDY_LIB   := $(filter-out tests/study/study_main.c,$(wildcard tests/study/*.c)
 # tests/integration/<room>/ (server, mpi, clients, deploy), and the helpers
 # several rooms share in tests/common/; every .c file under them is built.
 TEST_ROOMS  := tests/unit tests/integration tests/common
-TEST_SRC    := tests/harness.c $(sort $(shell find $(TEST_ROOMS) -name '*.c')) \
+TEST_SRC    := tests/harness.c tests/harness_guard.c $(sort $(shell find $(TEST_ROOMS) -name '*.c')) \
                $(STUDY_LIB) $(wildcard tests/fuzz/*.c)
 # The suites a target runs, named by the tests themselves: a line
 # "/* make TARGET: FILTER */" in a test file (its suite, "suite.", or one
@@ -65,7 +65,8 @@ marked = $(shell sed -n 's|^/\* make $(1): \([a-z0-9_.]*\) \*/$$|\1|p' $(TEST_SR
 BENCH_SRC   := $(wildcard tests/bench/*.c)
 # The cluster tests (tests/cluster/README.md): hosts made of network
 # namespaces; their own runner, run by make test-cluster only.
-CLUSTER_SRC := $(wildcard tests/cluster/*.c) tests/harness.c $(wildcard tests/common/*.c)
+CLUSTER_SRC := $(wildcard tests/cluster/*.c) tests/harness.c tests/harness_guard.c \
+               $(wildcard tests/common/*.c)
 SCALE_SRC   := $(wildcard tests/bench_scale/*.c)
 BENCH_STO_SRC := $(wildcard tests/bench_sto/*.c)
 
