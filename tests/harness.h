@@ -56,8 +56,9 @@ void th_margin(const char *file, int line, double used);
  * data is on this machine, so the test must run. */
 int th_movielens(const char *name, char *path, size_t cap);
 
-/* Path of a test temporary directory, created once per run; removed at exit
- * unless IRCG_KEEP_TMP is set. */
+/* Path of a test temporary directory ($IRCG_TMPDIR or /tmp, ircg-test-XXXXXX;
+ * not TMPDIR, which Open MPI and Slurm read too),
+ * created once per run; removed at exit unless IRCG_KEEP_TMP is set. */
 const char *th_tmpdir(void);
 /* 1 when python3 runs and the repository file script exists (the tests
  * that run the repository's Python tools, from the repository root). */
