@@ -4,7 +4,9 @@
  * validating proxy (`prism proxy`, tests/node; issue 38).
  *
  * hu_req (http_util.c) records each exchange -- the request's method and
- * path, the daemon's status, headers and body, bytes as received.  After
+ * path, the daemon's status, headers and body, bytes as received -- unless
+ * one of the same shape was recorded before in the run (the same but for
+ * the digits of JSON numbers: contract.c, shape_of; a poll loop's answers).  After
  * the test (th_after_each), each is sent through Prism, whose upstream is
  * a replay server in this process that answers with the recorded
  * response: Prism validates exactly what the daemon sent (status against
@@ -43,7 +45,7 @@ int ct_check(int fail, char *said, size_t cap);
 int ct_enabled(void);
 
 /* The run's totals so far: exchanges checked, outside the document,
- * violations. */
+ * violations (those of a shape already seen are not counted). */
 void ct_totals(long *checked, long *outside, long *violations);
 
 #endif /* IRCG_TEST_CONTRACT_H */
