@@ -4,7 +4,8 @@
  * through hu_req goes through Stoplight Prism against api/openapi.json.
  *
  * Here: Prism is there (make deps-node installs it; without it nothing
- * would be checked); a test double -- responses made to violate the
+ * is checked, and these tests skip saying so -- a skip tests/skips.allowed
+ * does not allow, so CI fails); a test double -- responses made to violate the
  * document, replayed to Prism as the daemon's would be -- fails the check,
  * naming the route, the status and the member, while a conforming one
  * passes; and every operation of the document, asked with a query
@@ -26,11 +27,9 @@
         const char *e_ = getenv("IRCG_CONTRACT");                               \
         if (e_ && !strcmp(e_, "0"))                                             \
             SKIP("IRCG_CONTRACT=0: the contract check is off");                 \
-        if (!ct_enabled()) {                                                    \
-            th_fail(__FILE__, __LINE__, "Stoplight Prism is not installed "     \
-                    "(make deps-node): no response is checked");                \
-            return;                                                             \
-        }                                                                       \
+        if (!ct_enabled())                                                      \
+            SKIP("Stoplight Prism is not installed (make deps-node): no "       \
+                 "response is checked");                                        \
     } while (0)
 
 TEST(contract, prism_is_there) { NEED_PRISM(); }
