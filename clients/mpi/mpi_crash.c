@@ -31,7 +31,27 @@ static char g_altstack[64 * 1024];
 
 void mpi_crash_phase(const char *phase) { g_phase = phase; }
 
-static void put(const char *s) { (void)!write(STDERR_FILENO, s, strlen(s)); }
+/* What put() adds goes out in one write() at flush(): the report's first
+ * line reaches the launcher whole even when the rank dies right after. */
+static char g_out[1024];
+static size_t g_outlen;
+
+static void flush(void)
+{
+    (void)!write(STDERR_FILENO, g_out, g_outlen);
+    g_outlen = 0;
+}
+
+static void put(const char *s)
+{
+    size_t n = strlen(s);
+    if (g_outlen + n > sizeof g_out)
+        flush();
+    if (n > sizeof g_out)
+        n = sizeof g_out;
+    memcpy(g_out + g_outlen, s, n);
+    g_outlen += n;
+}
 
 static void put_num(uintptr_t v, int hex)
 {
@@ -124,7 +144,22 @@ static void put_addr(const char *label, uintptr_t a)
     put("ircg-mpi crash: ");
     put(label);
     put(" ");
+    flush();
     backtrace_symbols_fd(&p, 1, STDERR_FILENO);
+}
+
+/* "OBJECT+0xOFFSET" of an address (the object's file name only), or "?". */
+static void put_object_offset(uintptr_t a)
+{
+    Dl_info di;
+    if (!dladdr((void *)a, &di) || !di.dli_fname) {
+        put("?");
+        return;
+    }
+    const char *slash = strrchr(di.dli_fname, '/');
+    put(slash ? slash + 1 : di.dli_fname);
+    put("+");
+    put_num(a - (uintptr_t)di.dli_fbase, 1);
 }
 
 /* The executable mappings of /proc/self/maps (read here, in the handler:
@@ -202,23 +237,34 @@ static void on_crash(int sig, siginfo_t *si, void *ctx)
     put(si->si_code < 0 ? " (negative: sent)" : "");
     put(" addr ");
     put_num((uintptr_t)si->si_addr, 1);
+    put(" pc ");
+    put_num(pc, 1);
+    /* a pc in no object (0: a null function pointer) cannot be unwound
+     * from: who made the call is the return address it left */
+    int lost = !dladdr((void *)pc, &di);
+    if (lost) {
+        put(" caller ");
+        put_object_offset(ret);
+    }
     put(", phase: ");
     put(g_phase);
-    put("\nircg-mpi crash: pc ");
+    put("\n");
+    flush(); /* the first line, whole: what ircgd reads (mpi_rankcrash.c) */
+    put("ircg-mpi crash: pc ");
     put_num(pc, 1);
     put(" sp ");
     put_num(sp, 1);
     put("\n");
-    /* a pc in no object (0: a null function pointer) cannot be unwound
-     * from: who made the call is the return address it left */
-    if (!dladdr((void *)pc, &di))
+    if (lost)
         put_addr("caller", ret);
     put_regs(ctx);
     put("ircg-mpi crash: frames:\n");
+    flush();
     int n = backtrace(frames, FRAMES);
     backtrace_symbols_fd(frames, n, STDERR_FILENO);
     stack_scan(sp);
     put("ircg-mpi crash: end\n");
+    flush();
     /* SA_RESETHAND made the action the default again: a fault returns to
      * its instruction and faults again, dumping core with the state of
      * the crash; a signal that was sent is sent once more (it is blocked

@@ -10,12 +10,14 @@
  * passes to ircgd) one block:
  *
  *   ircg-mpi crash: host H pid P tid T: signal 11 (SIGSEGV) code 1 addr 0x0
+ *                   pc 0x0 caller OBJECT+0xOFFSET, phase: PHASE
+ *     (one line, one write: what ircgd reads, server/mpi/mpi_rankcrash.h;
+ *     the caller when the pc is in no object)
  *   ircg-mpi crash: pc 0x0 sp 0x7ffc...
  *   ircg-mpi crash: caller <the return address on top of the stack, with
  *                   its object and symbol: who called through the pointer>
  *   ircg-mpi crash: frame <backtrace_symbols_fd's frames of the thread>
  *   ircg-mpi crash: stack <words near sp that point into loaded objects>
- *   ircg-mpi crash: phase <where main was: before/inside MPI_Init, ...>
  *
  * then lets the signal take its default action (the core file, the exit
  * status the launcher reports are those of the crash).  Open MPI leaves a

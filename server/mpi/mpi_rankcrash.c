@@ -1,9 +1,9 @@
 /*
- * mpi_rankcrash.c -- see mpi_rankcrash.h.  The report's lines, as
- * clients/mpi/mpi_crash.c writes them:
- *   ircg-mpi crash: host H pid P tid T: signal 11 (SIGSEGV) code 1 addr 0x0, phase: PHASE
- *   ircg-mpi crash: pc 0x0 sp 0x...
- *   ircg-mpi crash: caller /path/mca_btl_tcp.so(+0x9996)[0x...]
+ * mpi_rankcrash.c -- see mpi_rankcrash.h.  The report's first line, as
+ * clients/mpi/mpi_crash.c writes it (in one write: the lines after it may
+ * be lost when the launcher ends the step at once):
+ *   ircg-mpi crash: host H pid P tid T: signal 11 (SIGSEGV) code 1 addr 0x0
+ *     pc 0x0 caller mca_btl_tcp.so+0x9996, phase: PHASE
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,32 +19,26 @@ void mpi_rank_crash_line(mpi_rank_crash *c, const char *line, size_t len)
     size_t n = len < sizeof text - 1 ? len : sizeof text - 1;
     memcpy(text, line, n);
     text[n] = '\0';
-    if (strncmp(text, PREFIX, strlen(PREFIX)) != 0)
+    /* the first rank's report only: later ones are its peers' deaths */
+    if (c->seen || strncmp(text, PREFIX "host ", strlen(PREFIX) + 5) != 0)
         return;
-    const char *s = text + strlen(PREFIX);
-    if (!strncmp(s, "host ", 5)) {
-        if (c->seen) /* the first rank's report only */
-            return;
-        const char *sig = strstr(s, ": signal "), *phase = strstr(s, ", phase: ");
-        c->seen = 1;
-        snprintf(c->host, sizeof c->host, "%.*s", (int)strcspn(s + 5, " "), s + 5);
-        c->sig = sig ? atoi(sig + 9) : 0;
-        snprintf(c->phase, sizeof c->phase, "%s", phase ? phase + 9 : "?");
-    } else if (c->seen == 1 && !strncmp(s, "pc ", 3)) {
-        c->pc_null = !strncmp(s + 3, "0x0 ", 4);
-    } else if (c->seen == 1 && !strncmp(s, "caller ", 7)) {
-        const char *obj = strrchr(s + 7, '/');
-        obj = obj ? obj + 1 : s + 7;
-        snprintf(c->caller, sizeof c->caller, "%.*s", (int)strcspn(obj, "["), obj);
-    } else if (c->seen == 1 && !strncmp(s, "end", 3)) {
-        c->seen = 2; /* later reports (other ranks) leave it */
-    }
+    const char *s = text + strlen(PREFIX) + 5;
+    const char *sig = strstr(s, ": signal "), *phase = strstr(s, ", phase: ");
+    const char *pc = strstr(s, " pc "), *caller = strstr(s, " caller ");
+    c->seen = 1;
+    snprintf(c->host, sizeof c->host, "%.*s", (int)strcspn(s, " "), s);
+    c->sig = sig ? atoi(sig + 9) : 0;
+    snprintf(c->phase, sizeof c->phase, "%s", phase ? phase + 9 : "?");
+    c->pc_null = pc && !strncmp(pc + 4, "0x0", 3) && (pc[7] == ' ' || pc[7] == ',');
+    if (caller)
+        snprintf(c->caller, sizeof c->caller, "%.*s", (int)strcspn(caller + 8, ","),
+                 caller + 8);
 }
 
 int mpi_rank_crash_known(const mpi_rank_crash *c)
 {
     return c->seen && c->sig == 11 && c->pc_null && !strcmp(c->phase, "inside MPI_Init") &&
-           !strncmp(c->caller, "mca_btl_tcp.so", 14);
+           !strncmp(c->caller, "mca_btl_tcp.so+", 15);
 }
 
 void mpi_rank_crash_describe(const mpi_rank_crash *c, char *buf, size_t len)

@@ -25,11 +25,11 @@ typedef struct mpi_rank_crash {
     int sig;
     char phase[64];       /* "inside MPI_Init", ...                      */
     int pc_null;          /* the program counter was 0                   */
-    char caller[160];     /* the caller's object(+offset), when pc was 0 */
+    char caller[160];     /* the caller's object+offset, when pc was 0   */
 } mpi_rank_crash;
 
-/* Feeds one stderr line (len bytes, no newline); only the first rank's
- * report is kept. */
+/* Feeds one stderr line (len bytes, no newline): the first line of the
+ * first rank's report is kept. */
 void mpi_rank_crash_line(mpi_rank_crash *c, const char *line, size_t len);
 /* Whether the report is the known crash at start (above). */
 int mpi_rank_crash_known(const mpi_rank_crash *c);

@@ -108,13 +108,8 @@ const char *hm_start_wrapper(const char *dir, const char *name, hm_start_fault f
     /* the report, as clients/mpi/mpi_crash.c writes it for the known
      * crash (its addresses made up) */
     static const char report[] =
-        "r='ircg-mpi crash:'\n"
-        "        echo \"$r host $(hostname) pid $$ tid $$: signal 11 (SIGSEGV) code 1 addr 0x0, "
-        "phase: inside MPI_Init\" >&2\n"
-        "        echo \"$r pc 0x0 sp 0x7ffd00001000\" >&2\n"
-        "        echo \"$r caller /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/"
-        "mca_btl_tcp.so(+0x9996)[0x7f0000009996]\" >&2\n"
-        "        echo \"$r end\" >&2\n";
+        "echo \"ircg-mpi crash: host $(hostname) pid $$ tid $$: signal 11 (SIGSEGV) code 1 "
+        "addr 0x0 pc 0x0 caller mca_btl_tcp.so+0x9996, phase: inside MPI_Init\" >&2\n";
     snprintf(text, sizeof text,
              "#!/bin/sh\n"
              "rank=${OMPI_COMM_WORLD_RANK:-$SLURM_PROCID}\n"
