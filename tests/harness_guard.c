@@ -252,10 +252,28 @@ static volatile sig_atomic_t g_timeout_s;
 /* The runner's end: the running test failed by signal sig, every process
  * under the runner killed, the closing line, then the signal's own end
  * (a crash dumps its core) or the exit status 128 + sig. */
-static void on_runner_signal(int sig)
+/* "PID (NAME)" of a signal's sender, from /proc (async-signal-safe). */
+static void put_sender(pid_t pid)
 {
+    proc_row r;
+    put(" from pid ");
+    put_int(pid);
+    if (pid > 0 && read_stat(pid, &r) == 0) {
+        put(" (");
+        put(r.comm);
+        put(", parent ");
+        put_int(r.ppid);
+        put(")");
+    }
+}
+
+static void on_runner_signal(int sig, siginfo_t *si, void *ctx)
+{
+    (void)ctx;
     put("    the run was ended by ");
     put(sig_word(sig));
+    if (si && si->si_code <= 0) /* sent by a process: say which */
+        put_sender(si->si_pid);
     if (sig == SIGALRM) {
         put(" after ");
         put_int(g_timeout_s);
@@ -287,7 +305,8 @@ static void runner_signals(void)
                                SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_runner_signal;
+    sa.sa_sigaction = on_runner_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigfillset(&sa.sa_mask); /* one end at a time */
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaction(sigs[i], &sa, NULL);
@@ -343,8 +362,15 @@ int thg_sweep(int passed, char *what, size_t cap)
 
 static volatile sig_atomic_t g_runner;
 
-static void on_guardian_signal(int sig)
+static void on_guardian_signal(int sig, siginfo_t *si, void *ctx)
 {
+    (void)ctx;
+    if (sig != SIGALRM && si && si->si_code <= 0) {
+        put("harness: the guardian got ");
+        put(sig_word(sig));
+        put_sender(si->si_pid);
+        put(": passed on to the runner\n");
+    }
     if (sig == SIGALRM) { /* the runner did not end 10 s after the signal */
         if (g_runner > 0)
             kill(g_runner, SIGKILL);
@@ -375,7 +401,8 @@ static void guard(pid_t runner, int cmd_fd)
     int status = 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_guardian_signal;
+    sa.sa_sigaction = on_guardian_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     g_runner = runner;
     for (int sig = 1; sig < 32; sig++)
