@@ -217,6 +217,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < g_nat_end; k++)
         g_at_end[k]();
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    thg_end();
     return failed ? 1 : 0;
 }
 

@@ -36,9 +36,10 @@ void th_at_end(th_fn fn);
  * (tests/harness_guard.h), at most 8, each under 512 bytes.  Every process
  * a test starts is stopped after it by the harness itself. */
 void th_on_exit_cmd(const char *cmd);
-/* A process (and what it starts) that lives for the whole run, not one
- * test: the sweeps after each test leave it (the contract check's Prism,
- * tests/common/contract.h); it ends with the run. */
+/* A child process (and what it starts) that lives for the whole run, not
+ * one test: the sweeps after each test leave it (the contract check's
+ * Prism, tests/common/contract.h); the harness kills and reaps it after
+ * the closing line.  At most 8. */
 void th_keep_process(pid_t pid);
 /* A passing CHECK_NEAR/CHECK_REL that used the fraction `used` of its
  * tolerance: reported when IRCG_TEST_MARGIN=F is set and used > F, so that

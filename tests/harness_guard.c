@@ -132,6 +132,15 @@ void th_keep_process(pid_t pid)
         g_kept[g_nkept++] = pid;
 }
 
+void thg_end(void)
+{
+    for (int i = 0; i < g_nkept; i++) {
+        kill(g_kept[i], SIGKILL);
+        waitpid(g_kept[i], NULL, 0); /* ours: reaped here, so no pid is reused under it */
+    }
+    g_nkept = 0;
+}
+
 static int kept(pid_t pid)
 {
     for (int i = 0; i < g_nkept; i++)

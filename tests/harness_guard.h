@@ -43,6 +43,9 @@ void thg_running(const char *suite, const char *name, int passed, int failed, in
  * With `passed`, first waits up to 10 s for them to end by themselves.
  * How many were still running; their "pid (name)" list into what. */
 int thg_sweep(int passed, char *what, size_t cap);
+/* At the run's end: the processes kept for the whole run
+ * (th_keep_process) killed and reaped. */
+void thg_end(void);
 /* IRCG_TEST_TIMEOUT's seconds (default 1800, 0: none) armed for the next
  * test: a test still running then fails and ends the run. */
 void thg_arm_timeout(void);
