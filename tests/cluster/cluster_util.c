@@ -396,6 +396,10 @@ int cl_daemon_restart(hu_daemon *d, const char *launch)
     setenv("IRCGD_MPI_LAUNCH", launch, 1);
     int rc = hu_restart(d);
     unsetenv("IRCGD_MPI_LAUNCH");
+    /* a caller that only returns on failure must not pass (a daemon that
+     * could not open its store once left tests "ok" in 2 s) */
+    if (rc != 0)
+        th_fail(__FILE__, __LINE__, "ircgd did not start (its log: %s)", d->log);
     return rc;
 }
 
