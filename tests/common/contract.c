@@ -41,20 +41,27 @@ static int g_prism_port, g_replay_fd = -1;
 static pid_t g_prism;
 static int g_broken;              /* Prism did not start: said once */
 static cJSON *g_doc;              /* api/openapi.json, for the route names */
-/* the exchanges being checked, read by the replay thread */
-static exchange *volatile g_serving;
-static volatile size_t g_nserving;
+/* the exchanges being checked, read by the replay thread (g_serve_mu:
+ * the sockets between the two order them, but no tool sees that) */
+static pthread_mutex_t g_serve_mu = PTHREAD_MUTEX_INITIALIZER;
+static exchange *g_serving;
+static size_t g_nserving;
+
+static int g_on;
+static pthread_once_t g_on_once = PTHREAD_ONCE_INIT;
+
+static void decide(void)
+{
+    char path[1024];
+    const char *e = getenv("IRCG_CONTRACT");
+    g_on = !(e && !strcmp(e, "0")) &&
+           hu_repo_file("tests/node/node_modules/.bin/prism", path, sizeof path) == 0;
+}
 
 int ct_enabled(void)
 {
-    static int on = -1;
-    char path[1024];
-    if (on < 0) {
-        const char *e = getenv("IRCG_CONTRACT");
-        on = !(e && !strcmp(e, "0")) &&
-             hu_repo_file("tests/node/node_modules/.bin/prism", path, sizeof path) == 0;
-    }
-    return on;
+    pthread_once(&g_on_once, decide);
+    return g_on;
 }
 
 void ct_totals(long *checked, long *outside, long *violations)
@@ -292,9 +299,11 @@ static void serve_one(int fd)
         if (!strncasecmp(p, "x-ircg-replay:", 14))
             id = strtol(p + 14, NULL, 10);
     }
+    pthread_mutex_lock(&g_serve_mu);
     if (id < 0 || (size_t)id >= g_nserving) {
         static const char nf[] = "HTTP/1.1 599 No Recording\r\nContent-Length: 0\r\n"
                                  "Connection: close\r\n\r\n";
+        pthread_mutex_unlock(&g_serve_mu);
         (void)!write_all(fd, nf, sizeof nf - 1);
         return;
     }
@@ -305,6 +314,7 @@ static void serve_one(int fd)
     snprintf(line, sizeof line, "Content-Length: %zu\r\nConnection: close\r\n\r\n", x->len);
     if (ok && write_all(fd, line, strlen(line)) == 0)
         (void)!write_all(fd, x->body, x->len);
+    pthread_mutex_unlock(&g_serve_mu);
     free(h);
 }
 
@@ -562,8 +572,10 @@ int ct_check(int fail, char *said, size_t cap)
                     "%zu responses unchecked", th_tmpdir(), n);
         n = 0;
     }
+    pthread_mutex_lock(&g_serve_mu);
     g_serving = ex;
     g_nserving = n;
+    pthread_mutex_unlock(&g_serve_mu);
     for (size_t i = 0; i < n; i++) {
         answer a = {0};
         if (ask_prism(i, &ex[i], &a) != 0 || a.status == 599 ||
@@ -582,8 +594,10 @@ int ct_check(int fail, char *said, size_t cap)
         }
         free(a.violations);
     }
+    pthread_mutex_lock(&g_serve_mu);
     g_serving = NULL;
     g_nserving = 0;
+    pthread_mutex_unlock(&g_serve_mu);
     for (size_t i = 0; i < total; i++) {
         free(ex[i].method);
         free(ex[i].path);
