@@ -57,7 +57,7 @@ STUDY_LIB   := $(filter-out tests/study/study_main.c,$(wildcard tests/study/*.c)
 # tests/integration/<room>/ (server, mpi, clients, deploy), and the helpers
 # several rooms share in tests/common/; every .c file under them is built.
 TEST_ROOMS  := tests/unit tests/integration tests/common
-TEST_SRC    := tests/harness.c $(sort $(shell find $(TEST_ROOMS) -name '*.c')) \
+TEST_SRC    := tests/harness.c tests/harness_guard.c $(sort $(shell find $(TEST_ROOMS) -name '*.c')) \
                $(STUDY_LIB) $(wildcard tests/fuzz/*.c)
 # The suites a target runs, named by the tests themselves: a line
 # "/* make TARGET: FILTER */" in a test file (its suite, "suite.", or one
@@ -66,7 +66,8 @@ marked = $(shell sed -n 's|^/\* make $(1): \([a-z0-9_.]*\) \*/$$|\1|p' $(TEST_SR
 BENCH_SRC   := $(wildcard tests/bench/*.c)
 # The cluster tests (tests/cluster/README.md): hosts made of network
 # namespaces; their own runner, run by make test-cluster only.
-CLUSTER_SRC := $(wildcard tests/cluster/*.c) tests/harness.c $(wildcard tests/common/*.c)
+CLUSTER_SRC := $(wildcard tests/cluster/*.c) tests/harness.c tests/harness_guard.c \
+               $(wildcard tests/common/*.c)
 SCALE_SRC   := $(wildcard tests/bench_scale/*.c)
 BENCH_STO_SRC := $(wildcard tests/bench_sto/*.c)
 
@@ -208,12 +209,13 @@ $(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBCLIENT) $(LIBAPI) $(LIBIRCG)
 	@$(if $(V),,echo "  LD    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) $(LIB_ZLIB) $(LIB_SOLVER)
 
-# ircg-mpi shares the CLI's output files and spec helpers.
+# ircg-mpi shares the CLI's output files and spec helpers.  -rdynamic:
+# its crash report (mpi_crash.c) names its own functions, not offsets.
 MPI_CLI_SRC := clients/cli/solve_output.c clients/cli/cli_util.c clients/cli/cli_opts.c
 $(IRCG_MPI): $(call obj,$(MPI_SRC) $(MPI_CLI_SRC)) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PARPACK_LIBS) $(MPI_LIBS) $(LIB_JSON) -lz $(LIB_SOLVER)
+	$(Q)$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(PARPACK_LIBS) $(MPI_LIBS) $(LIB_JSON) -lz $(LIB_SOLVER)
 
 $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)

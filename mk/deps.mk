@@ -46,7 +46,7 @@ endef
 
 # make deps: everything any target needs -- the service's build and run
 # dependencies (deps-core, all make run installs), then, unless
-# TEST_TOOLS=0, the test tools (chromium, node, Redocly CLI) and the tools
+# TEST_TOOLS=0, the test tools (chromium, node, Redocly CLI, Prism) and the tools
 # of lint, fuzz, loadtest and valgrind.
 #> install the Debian packages that are missing (apt-get), tools included
 deps: deps-core
@@ -73,10 +73,14 @@ apt-install:
 	$(call apt_install,$(PKGS))
 
 # The test suite's node tools (tests/node/package.json, pinned by its
-# lock): Redocly CLI.  Into tests/node/node_modules, never committed.
-#> Redocly CLI (npm ci in tests/node)
+# lock): Redocly CLI, and Stoplight Prism (the contract check of every
+# HTTP test's responses, tests/common/contract.h).  Into
+# tests/node/node_modules, never committed; npm ci runs only when one is
+# missing or the lock changed, so a machine that has them needs no network.
+#> Redocly CLI and Stoplight Prism (npm ci in tests/node)
 deps-node:
-	@if [ ! -x tests/node/node_modules/.bin/redocly ] || [ tests/node/package-lock.json -nt tests/node/node_modules ]; then \
+	@if [ ! -x tests/node/node_modules/.bin/redocly ] || [ ! -x tests/node/node_modules/.bin/prism ] || \
+	    [ tests/node/package-lock.json -nt tests/node/node_modules ]; then \
 	  cd tests/node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
 	else echo "node tools are installed"; fi
 
