@@ -143,6 +143,11 @@ typedef struct api_parse_options {
                               checks are made; otherwise it is refused
                               with ranks_refusal (NULL: a default text) */
     const char *ranks_refusal;
+    int certify_async;     /* nonzero: the caller makes IR-CG's
+                              certificates of matrix completion on a
+                              thread of their own where it can (ircg
+                              solve on more than one core): the estimate
+                              counts their copies in flight            */
 } api_parse_options;
 
 void api_parse_options_default(api_parse_options *o); /* build = 1 */

@@ -311,6 +311,12 @@ static void mc_cg_ws(est *e, int from, int to, const api_spec *s, const mc_size 
     add(e, from, to, z->dc, 8 * z->held_cols * (33 + 4 + cap + groups));
 }
 
+static int stop_given(const api_spec *s)
+{
+    const ircg_stop *t = &s->settings.stop;
+    return t->inner_gap > 0 || t->inner_gap_rel > 0 || t->outer_gap > 0 || t->outer_gap_rel > 0;
+}
+
 static void mc_terms(est *e, const api_spec *s, const mc_size *z, double parse)
 {
     const sp_mc *mc = &s->mc;
@@ -364,6 +370,9 @@ static void mc_terms(est *e, const api_spec *s, const mc_size *z, double parse)
         if (alg == IRCG_ALG_CGBIO) /* the cut's reference and its Lanczos */
             add(e, PH_SOLVE, PH_OUTPUT, z->dN, 8 * N + 8 * 32 * (z->held_rows + z->held_cols));
     }
+    if (s->certify_async && alg == IRCG_ALG_IRCG && s->settings.certify && !stop_given(s))
+        /* the certificates' copies of x and z on Omega, in flight */
+        add(e, PH_SOLVE, PH_SOLVE, z->dN, IRCG_CERT_ASYNC_COPIES * 16 * N);
     if (s->output.snapshot_every > 0) /* a state's blob, held while it is stored */
         add(e, PH_SOLVE, PH_SOLVE, "/output/snapshot_every",
             2 * (16 * N + 8 * (z->held_rows + z->held_cols) * (cap + 2)));

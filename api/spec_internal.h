@@ -151,6 +151,7 @@ struct api_spec {
     sp_dense dense;               /* "dense_iterate": "auto" | false | true */
     ircg_problem *problem;
     int64_t parse_bytes;          /* api_json_parse_bytes of the text       */
+    int certify_async;            /* api_parse_options.certify_async        */
     api_estimate est;             /* from the members (spec_estimate.c)     */
 };
 

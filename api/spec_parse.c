@@ -233,6 +233,7 @@ int api_spec_parse(const char *json, size_t len, const api_parse_options *opt,
     }
     spec_defaults(s);
     s->parse_bytes = api_json_parse_bytes(json ? json : "", json ? len : 0);
+    s->certify_async = c.opt->certify_async;
     sp_check_parse_budget(&c, s->parse_bytes);
     root = c.nerr ? NULL : parse_text(json, len, &c);
     if (root)

@@ -60,6 +60,10 @@ typedef enum ircg_algorithm {
                           squares; not logistic regression             */
 } ircg_algorithm;
 
+/* certify_async's copies of x and z on Omega in flight at most (the
+ * certificates of a 110-iteration run, t = 0 to 64). */
+#define IRCG_CERT_ASYNC_COPIES 8
+
 /* FC-BiO on matrix completion projects onto the nuclear ball by a dense
  * SVD of the held n x p matrix: offered while n p min(n, p), the SVD's
  * work, is at most this (300 x 300; ~27 ms of CPU an SVD here, ~0.15 s a
@@ -248,8 +252,9 @@ typedef struct ircg_settings {
                              state must not be used with it, and an
                              interrupt stops the solve where it got to;
                              an answer exact to working precision does not
-                             end it early.  Ignored with a certified stop
-                             (stop), on a
+                             end it early.  At most IRCG_CERT_ASYNC_COPIES
+                             copies are in flight, 16 bytes a rating each.
+                             Ignored with a certified stop (stop), on a
                              distributed problem and for other
                              algorithms, which certify in place          */
     ircg_start start;

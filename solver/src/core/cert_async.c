@@ -38,7 +38,7 @@
 
 #include "core/cert_async.h"
 
-#define SLV_CA_SLOTS 8
+#define SLV_CA_SLOTS IRCG_CERT_ASYNC_COPIES /* ircg/settings.h */
 
 typedef struct ca_job {
     int64_t t;
