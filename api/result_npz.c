@@ -76,18 +76,6 @@ static int32_t *ids(const cJSON *a, int *n)
     return out;
 }
 
-static void clear(ircg_iterate *it)
-{
-    free(it->dense);
-    free(it->x0_diag);
-    free(it->w);
-    free(it->P);
-    free(it->Q);
-    free(it->row_ids);
-    free(it->col_ids);
-    free(it->P_other);
-}
-
 static int factored(const cJSON *o, ircg_iterate *it)
 {
     const cJSON *x0 = get(o, "x0_diag");
@@ -126,27 +114,32 @@ int api_result_iterate_npz(const char *result_json, const char *which, ircg_prob
 {
     cJSON *doc = cJSON_Parse(result_json ? result_json : "");
     const cJSON *o = get(doc, which);
-    ircg_iterate it;
+    /* the library's own iterate, freed by it whatever was filled */
+    ircg_iterate *it = calloc(1, sizeof *it);
     int rc = -1;
-    memset(&it, 0, sizeof it);
-    it.kind = kind;
     *out = NULL;
     *len = 0;
+    if (!it) {
+        snprintf(why, cap, "out of memory");
+        cJSON_Delete(doc);
+        return -1;
+    }
+    it->kind = kind;
     if (!cJSON_IsObject(o)) {
         snprintf(why, cap, "the result has no iterate %s (the solve did not reach one)", which);
     } else if (cJSON_IsString(get(o, "kind")) && !strcmp(get(o, "kind")->valuestring, "vector")) {
-        it.dense = numbers(get(o, "values"), -1, &it.dim);
-        it.n_rows = (int)it.dim;
-        it.n_cols = 1;
-        rc = it.dense && kind != IRCG_PROBLEM_MATRIX_COMPLETION ? 0 : -1;
+        it->dense = numbers(get(o, "values"), -1, &it->dim);
+        it->n_rows = (int)it->dim;
+        it->n_cols = 1;
+        rc = it->dense && kind != IRCG_PROBLEM_MATRIX_COMPLETION ? 0 : -1;
     } else {
-        rc = kind == IRCG_PROBLEM_MATRIX_COMPLETION ? factored(o, &it) : -1;
+        rc = kind == IRCG_PROBLEM_MATRIX_COMPLETION ? factored(o, it) : -1;
     }
-    if (rc == 0 && (rc = api_iterate_npz(&it, out, len)) != 0)
+    if (rc == 0 && (rc = api_iterate_npz(it, out, len)) != 0)
         snprintf(why, cap, "out of memory (or an array over 4 GiB)");
     else if (rc != 0 && cJSON_IsObject(o))
         snprintf(why, cap, "the result's %s is not an iterate of its problem", which);
-    clear(&it);
+    ircg_iterate_free(it);
     cJSON_Delete(doc);
     return rc;
 }

@@ -83,6 +83,12 @@ static int read_stat(pid_t pid, proc_row *row)
     return 0;
 }
 
+int thg_process_runs(pid_t pid, const char *name)
+{
+    proc_row row;
+    return read_stat(pid, &row) == 0 && strcmp(row.comm, name) == 0 && row.state != 'Z';
+}
+
 /* Every process of the machine into g_rows: how many. */
 static int read_table(void)
 {

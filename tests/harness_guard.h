@@ -32,6 +32,7 @@
 #define IRCG_TEST_HARNESS_GUARD_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* At main's start: forks the guardian (which never returns) unless
  * unguarded; the runner's signal handlers. */
@@ -49,5 +50,10 @@ void thg_end(void);
 /* IRCG_TEST_TIMEOUT's seconds (default 1800, 0: none) armed for the next
  * test: a test still running then fails and ends the run. */
 void thg_arm_timeout(void);
+
+/* Whether process pid runs the program `name` (its /proc comm, at most
+ * 15 characters) and is not a zombie: for tests that look for what a
+ * run left behind. */
+int thg_process_runs(pid_t pid, const char *name);
 
 #endif /* IRCG_TEST_HARNESS_GUARD_H */

@@ -116,6 +116,21 @@ ircg_client_code ircg_client_result(ircg_client *c, const char *id, char **json,
     return rc;
 }
 
+/* The body of GET /v1/jobs/{id}<suffix> into *data (malloc'ed), its
+ * length into *len. */
+static ircg_client_code get_job_bytes(ircg_client *c, const char *id, const char *suffix,
+                                      void **data, size_t *len, ircg_client_error *err)
+{
+    char *path = cl_job_path(c, id, suffix, err);
+    if (!path)
+        return !c || !id || !*id ? IRCG_CLIENT_ERR_INVALID : IRCG_CLIENT_ERR_NOMEM;
+    char *bytes = NULL;
+    ircg_client_code rc = get_text(c, path, &bytes, len, NULL, err);
+    *data = bytes;
+    free(path);
+    return rc;
+}
+
 ircg_client_code ircg_client_result_npz(ircg_client *c, const char *id, const char *which,
                                         void **data, size_t *len, ircg_client_error *err)
 {
@@ -125,15 +140,8 @@ ircg_client_code ircg_client_result_npz(ircg_client *c, const char *id, const ch
     if (!data || !len || !which || (strcmp(which, "x") != 0 && strcmp(which, "z") != 0))
         return cl_fail(err, IRCG_CLIENT_ERR_INVALID, 0,
                        "data, len and which (\"x\" or \"z\") are required");
-    char *path = cl_job_path(c, id, !strcmp(which, "x") ? "/result?x=npz" : "/result?z=npz",
-                             err);
-    if (!path)
-        return !c || !id || !*id ? IRCG_CLIENT_ERR_INVALID : IRCG_CLIENT_ERR_NOMEM;
-    char *bytes = NULL;
-    ircg_client_code rc = get_text(c, path, &bytes, len, NULL, err);
-    *data = bytes;
-    free(path);
-    return rc;
+    return get_job_bytes(c, id, !strcmp(which, "x") ? "/result?x=npz" : "/result?z=npz", data,
+                         len, err);
 }
 
 /* ----------------------------------------------------------- snapshots -- */
@@ -197,14 +205,7 @@ ircg_client_code ircg_client_snapshot_get(ircg_client *c, const char *id, int64_
         return cl_fail(err, IRCG_CLIENT_ERR_INVALID, 0,
                        "data, len, a plain kind and an iteration >= 0 are required");
     snprintf(suffix, sizeof suffix, "/snapshots/%" PRId64 "/%s", iteration, kind);
-    char *path = cl_job_path(c, id, suffix, err);
-    if (!path)
-        return !c || !id || !*id ? IRCG_CLIENT_ERR_INVALID : IRCG_CLIENT_ERR_NOMEM;
-    char *bytes = NULL;
-    ircg_client_code rc = get_text(c, path, &bytes, len, NULL, err);
-    *data = bytes;
-    free(path);
-    return rc;
+    return get_job_bytes(c, id, suffix, data, len, err);
 }
 
 /* ------------------------------------------------------------ datasets -- */

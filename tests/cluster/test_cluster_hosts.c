@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "harness_guard.h"
 #include "common/http_util.h"
 #include "common/mpi_util.h"
 #include "cluster_util.h"
@@ -124,23 +125,6 @@ TEST(cluster, everything_made_is_removed)
 
 /* ---------------------------------------------- a failing test's end -- */
 
-/* Whether process pid still runs `name` (not a zombie). */
-static int runs(int pid, const char *name)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = '\0';
-    char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
-    if (!open_p || !close_p || close_p[1] != ' ')
-        return 0;
-    *close_p = '\0';
-    return !strcmp(open_p + 1, name) && close_p[2] != 'Z';
-}
-
 /* The fixture: 4 hosts, Slurm on them, a Slurm job step running on every
  * node, and an ircgd; their pids ("PID NAME") into IRCG_HARNESS_PIDS. */
 static int start_everything(void)
@@ -227,7 +211,7 @@ static void nothing_left_after(const char *name, int want_status)
     while (f && fgets(line, sizeof line, f))
         if (sscanf(line, "%d %31s", &p, what) == 2) {
             n++;
-            if (runs(p, what)) {
+            if (thg_process_runs(p, what)) {
                 left++;
                 printf("    still running after the child run: %d (%s)\n", p, what);
                 kill(p, SIGKILL);

@@ -2,7 +2,7 @@
 as low-rank factors), the certificate, the status, the warnings (raised
 as Python warnings too) and the trace."""
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from .errors import IrcgError
 from .npyio import optional_numpy
@@ -116,6 +116,11 @@ class Solution:
 
     x, z       the iterates: NumPy arrays (lists without NumPy), or for
                matrix completion LowRank factors (.dense() for X)
+    answer     the one the certificate's stop and warnings are of: z for
+               the bisection methods (fcbio, fcbio-cg; auto's choice for
+               most problems), else x
+    gaps       (inner, outer): the answer's certified g(y) - g* and
+               f(y) - f*, (nan, nan) without a certificate
     status     the solver's: converged, max_iter, time_limit, cancelled, ...
     certificate  the certified bounds (g(x) - g* <= inner_gap_x,
                f(x) - f* <= outer_gap_x, ...), None without one
@@ -139,6 +144,18 @@ class Solution:
         self.certificate: Optional[Dict[str, Any]] = result.get("certificate")
         self.warnings: List[Dict[str, str]] = list(result.get("warnings") or [])
         self.iterations: int = int(result.get("iterations") or 0)
+
+    @property
+    def answer(self) -> Any:
+        cert = self.certificate or {}
+        return self.z if cert.get("answer") == "z" and self.z is not None else self.x
+
+    @property
+    def gaps(self) -> Tuple[float, float]:
+        if not self.certificate:
+            return (float("nan"), float("nan"))
+        from .client import Client
+        return Client.answer_gaps(self.certificate)
 
     @property
     def trace(self) -> Any:

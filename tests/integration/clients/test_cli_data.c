@@ -18,23 +18,9 @@
 /* An .npy of rows x cols (cols 0: a vector) of a fixed pattern. */
 static int write_npy(const char *path, int rows, int cols, int seed)
 {
-    char dict[128];
-    int n = cols ? snprintf(dict, sizeof dict,
-                            "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }",
-                            rows, cols)
-                 : snprintf(dict, sizeof dict,
-                            "{'descr': '<f8', 'fortran_order': False, 'shape': (%d,), }", rows);
-    size_t total = (10 + (size_t)n + 1 + 63) / 64 * 64;
-    FILE *f = fopen(path, "wb");
+    FILE *f = tcli_npy_create(path, rows, cols);
     if (!f)
         return -1;
-    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
-    fputc((int)((total - 10) & 0xff), f);
-    fputc((int)((total - 10) >> 8), f);
-    fwrite(dict, 1, (size_t)n, f);
-    for (size_t i = 10 + (size_t)n; i + 1 < total; i++)
-        fputc(' ', f);
-    fputc('\n', f);
     unsigned s = (unsigned)seed * 2654435761u;
     for (int i = 0; i < rows * (cols ? cols : 1); i++) {
         s = s * 1103515245u + 12345u;

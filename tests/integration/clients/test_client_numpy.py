@@ -317,9 +317,18 @@ class Solve(Base):
         self.assertIsNotNone(cm.exception.reason("/algorithm/name"))
         sol = self.c.solve(p, method="cgbio", max_iter=20, progress=False)
         self.assertEqual(sol.result["algorithm"], "cgbio")
-        sol = self.c.solve(p, stop={"inner_gap_rel": 1e-3}, max_iter=100000, progress=False,
-                           certify_every=16, step_rule="line_search")
+        sol = self.c.solve(p, stop={"inner_gap_rel": 1e-3}, method="ircg", max_iter=100000,
+                           progress=False, certify_every=16, step_rule="line_search")
         self.assertEqual(sol.status, "converged")
+        self.assertIs(sol.answer, sol.x)
+        # a stop without a method: auto's choice, whose answer is z
+        sol = self.c.solve(p, stop={"inner_gap_rel": 1e-6, "outer_gap_rel": 1e-4},
+                           progress=False)
+        self.assertEqual((sol.status, sol.result["algorithm"]), ("converged", "fcbio"))
+        self.assertIs(sol.answer, sol.z)
+        inner, outer = sol.gaps
+        self.assertEqual((inner, outer), (sol.certificate["inner_gap_z"],
+                                          sol.certificate["outer_gap_z"]))
 
     def test_progress_bar_and_plain_lines(self):
         A = rng(10).standard_normal((20, 5))

@@ -18,6 +18,7 @@
 
 #include "harness.h"
 #include "common/http_util.h"
+#include "common/test_cli_util.h"
 
 #define MB (1024.0 * 1024.0)
 
@@ -25,24 +26,9 @@
  * values are v(i) = (i % 1000) / 8, into a file; its size. */
 static long write_npy(const char *path, long rows, long cols)
 {
-    char dict[128];
-    int n = cols ? snprintf(dict, sizeof dict,
-                            "{'descr': '<f8', 'fortran_order': False, 'shape': (%ld, %ld), }",
-                            rows, cols)
-                 : snprintf(dict, sizeof dict,
-                            "{'descr': '<f8', 'fortran_order': False, 'shape': (%ld,), }",
-                            rows);
-    size_t total = (10 + (size_t)n + 1 + 63) / 64 * 64;
-    FILE *f = fopen(path, "wb");
+    FILE *f = tcli_npy_create(path, rows, cols);
     if (!f)
         return -1;
-    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
-    fputc((int)((total - 10) & 0xff), f);
-    fputc((int)((total - 10) >> 8), f);
-    fwrite(dict, 1, (size_t)n, f);
-    for (size_t i = 10 + (size_t)n; i + 1 < total; i++)
-        fputc(' ', f);
-    fputc('\n', f);
     long count = rows * (cols ? cols : 1);
     double buf[4096];
     for (long i = 0; i < count; i += 4096) {

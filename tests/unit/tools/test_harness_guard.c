@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "harness_guard.h"
 #include "common/http_util.h"
 
 /* ------------------------------------------------------------ fixtures -- */
@@ -181,23 +182,6 @@ static int run_fixture(child_run *c, const char *name, const char *env, int term
     return r == 0 ? -1 : 0;
 }
 
-/* Whether process pid runs `name` and is not a zombie. */
-static int alive(int pid, const char *name)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = '\0';
-    char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
-    if (!open_p || !close_p || close_p[1] != ' ')
-        return 0;
-    *close_p = '\0';
-    return strcmp(open_p + 1, name) == 0 && close_p[2] != 'Z';
-}
-
 /* The processes the fixture recorded that still run: how many (each
  * killed when `kill_them`, named when `say`). */
 static int survivors(const child_run *c, int kill_them, int say)
@@ -206,7 +190,7 @@ static int survivors(const child_run *c, int kill_them, int say)
     int pid, left = 0;
     FILE *f = fopen(c->pids, "r");
     while (f && fscanf(f, "%d %31s", &pid, name) == 2) {
-        if (!alive(pid, name))
+        if (!thg_process_runs(pid, name))
             continue;
         left++;
         if (say)
