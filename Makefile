@@ -37,6 +37,7 @@ INC_TESTS    := $(INC_SOLVER) -Iapi -Istorage -Iserver -Iclients/c -Iclients/cli
 LIB_SOLVER  := $(call pc_libs,lapacke,-llapacke) $(call pc_libs,openblas,-lopenblas) \
                $(call pc_libs,arpack,-larpack) -lm
 LIB_JSON    := $(call pc_libs,libcjson,-lcjson)
+LIB_ZLIB    := $(call pc_libs,zlib,-lz)
 LIB_SQL     := $(call pc_libs,sqlite3 nettle zlib,-lsqlite3 -lnettle -lz)
 LIB_HTTP    := $(call pc_libs,libmicrohttpd gnutls zlib,-lmicrohttpd -lgnutls -lz)
 LIB_CURL    := $(call pc_libs,libcurl,-lcurl)
@@ -56,7 +57,7 @@ STUDY_LIB   := $(filter-out tests/study/study_main.c,$(wildcard tests/study/*.c)
 # tests/integration/<room>/ (server, mpi, clients, deploy), and the helpers
 # several rooms share in tests/common/; every .c file under them is built.
 TEST_ROOMS  := tests/unit tests/integration tests/common
-TEST_SRC    := tests/harness.c $(sort $(shell find $(TEST_ROOMS) -name '*.c')) \
+TEST_SRC    := tests/harness.c tests/harness_guard.c $(sort $(shell find $(TEST_ROOMS) -name '*.c')) \
                $(STUDY_LIB) $(wildcard tests/fuzz/*.c)
 # The suites a target runs, named by the tests themselves: a line
 # "/* make TARGET: FILTER */" in a test file (its suite, "suite.", or one
@@ -65,7 +66,8 @@ marked = $(shell sed -n 's|^/\* make $(1): \([a-z0-9_.]*\) \*/$$|\1|p' $(TEST_SR
 BENCH_SRC   := $(wildcard tests/bench/*.c)
 # The cluster tests (tests/cluster/README.md): hosts made of network
 # namespaces; their own runner, run by make test-cluster only.
-CLUSTER_SRC := $(wildcard tests/cluster/*.c) tests/harness.c $(wildcard tests/common/*.c)
+CLUSTER_SRC := $(wildcard tests/cluster/*.c) tests/harness.c tests/harness_guard.c \
+               $(wildcard tests/common/*.c)
 SCALE_SRC   := $(wildcard tests/bench_scale/*.c)
 BENCH_STO_SRC := $(wildcard tests/bench_sto/*.c)
 
@@ -108,9 +110,9 @@ DATA_BASE_URL ?=
 DATA_OUT      := $(BUILD)/data
 
 .PHONY: all lib test test-kernels loadtest deps-load valgrind deps-valgrind crashloop fuzz fuzz-bins \
-        deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-stochastic bench-storage bench-mpi paper tta tta-run \
+        deps-fuzz tsan asan debug lint deps-lint bench bench-scale bench-stochastic bench-storage bench-mpi bench-data paper tta tta-run \
         bench-accuracy deps-accuracy \
-        study study-scale results run deps deps-core deps-test deps-paper data data-local deps-node apt-install openapi-lint \
+        study study-scale study-directions results run deps deps-core deps-test deps-paper data data-local deps-node apt-install openapi-lint \
         screenshots install uninstall clean help \
         deps-unit unit-check deps-image image image-test test-cluster bench-cluster
 # ircg-mpi (clients/mpi/) is the one program built with MPI (Open MPI's
@@ -207,14 +209,15 @@ $(IRCGD): $(call obj,server/main.c) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG
 $(IRCG_CLI): $(call obj,$(CLI_SRC)) $(LIBCLIENT) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) -lz $(LIB_SOLVER)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_CURL) $(LIB_JSON) $(LIB_ZLIB) $(LIB_SOLVER)
 
-# ircg-mpi shares the CLI's output files and spec helpers.
+# ircg-mpi shares the CLI's output files and spec helpers.  -rdynamic:
+# its crash report (mpi_crash.c) names its own functions, not offsets.
 MPI_CLI_SRC := clients/cli/solve_output.c clients/cli/cli_util.c clients/cli/cli_opts.c
 $(IRCG_MPI): $(call obj,$(MPI_SRC) $(MPI_CLI_SRC)) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LD    $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PARPACK_LIBS) $(MPI_LIBS) $(LIB_JSON) -lz $(LIB_SOLVER)
+	$(Q)$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(PARPACK_LIBS) $(MPI_LIBS) $(LIB_JSON) -lz $(LIB_SOLVER)
 
 $(RUN_TESTS): $(call obj,$(TEST_SRC)) $(LIBCLIENT) $(LIBSERVER) $(LIBSTORE) $(LIBAPI) $(LIBIRCG)
 	@mkdir -p $(dir $@)
@@ -295,7 +298,7 @@ test-kernels: all data-local
 # nice 19 on its working corpus (build-fuzz/corpus/NAME, seeded from
 # tests/fuzz/corpus/NAME and tests/fuzz/regress/NAME).  Crashes land in
 # build-fuzz/artifacts/NAME/; `make test` replays the stored inputs.
-FUZZ_TARGETS ?= spec movielens udata csv mtx vector libsvm decimal checkpoint trace_chunk http
+FUZZ_TARGETS ?= spec movielens udata csv mtx vector libsvm decimal checkpoint trace_chunk http npy
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
 FUZZ_PKGS := clang

@@ -1,6 +1,7 @@
 /*
- * npz.h -- iterates as NumPy .npz archives (npz.c, iterate_npz.c): what a
- * job's 'x' and 'z' snapshots hold (api/SPEC.md, "Snapshots"), written by
+ * npz.h -- iterates as NumPy .npz archives (npz.c, iterate_npz.c,
+ * result_npz.c): what a job's 'x' and 'z' snapshots hold and its result's
+ * ?x=npz serves (api/SPEC.md, "Snapshots"), written by
  * ircgd for a solve on its worker and by ircg-mpi's rank 0 for a
  * distributed one, so that both are the same bytes for the same iterate;
  * and a built vector instance (instance_npz.c) for another solver.
@@ -16,6 +17,13 @@
 /* An iterate as a .npz (see iterate_npz.c): malloc'ed into *out.  0, or
  * -1 when out of memory. */
 int api_iterate_npz(const ircg_iterate *it, void **out, size_t *len);
+
+/* The iterate `which` ("x" or "z") of a result's JSON (api_result_json)
+ * as the .npz api_iterate_npz makes of it, its doubles the same bits;
+ * kind is the job's problem.  0; -1 with why (no such iterate, a
+ * malformed one, out of memory). */
+int api_result_iterate_npz(const char *result_json, const char *which, ircg_problem_kind kind,
+                           void **out, size_t *len, char *why, size_t cap);
 
 /* n arrays of 8-byte values (float64, or int64 when `integer`) of 0, 1 or
  * 2 dimensions (2: column-major, written in Fortran order) as an .npz

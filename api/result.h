@@ -38,6 +38,9 @@ typedef struct api_result {
                                        "algorithm": null and leaves out the
                                        members of the baselines            */
     const api_execution *execution; /* NULL: one process (left out)          */
+    const char *auto_why;           /* "name": "auto" chose the algorithm
+                                       (api_spec_auto_why): "choice"
+                                       {"name", "why"}; NULL: left out     */
 } api_result;
 
 /* {"status", "error", "algorithm", "iterations", "setup_seconds",
@@ -47,6 +50,7 @@ typedef struct api_result {
  *  "g_gap_z", "projections"{"mode","partial","full"} (irpg, bisg),
  *  "stochastic"{"batch","q" (ir-fscg),"seed"} (ir-scg, ir-fscg),
  *  "execution"{"ranks","hosts","slurm_job" (under Slurm)} (a distributed solve),
+ *  "choice"{"name","why"} (a spec that let "auto" choose the method),
  *  "warmup_iterations", "warmup_seconds" (cgbio), "reference"{...},
  *  "x"{...}, "z"{...}}.
  * x and z per algorithm: IR-CG: the last iterate x_t and the averaged z_t;

@@ -156,7 +156,8 @@ static void sb_certificate(api_buf *b, const ircg_info *in)
         api_buf_add(b, ",\"certificate\":null", 19);
         return;
     }
-    api_buf_printf(b, ",\"certificate\":{\"iteration\":%lld", (long long)in->cert_iteration);
+    api_buf_printf(b, ",\"certificate\":{\"iteration\":%lld,\"answer\":\"%s\"",
+                   (long long)in->cert_iteration, in->answer == IRCG_Z ? "z" : "x");
     sb_num(b, "inner_gap_x", in->inner_gap_x);
     sb_num(b, "inner_gap_z", in->inner_gap_z);
     sb_num(b, "outer_gap_x", in->outer_gap_x);
@@ -172,6 +173,7 @@ static void sb_certificate(api_buf *b, const ircg_info *in)
     api_buf_printf(b, ",\"sharp\":%s,\"count\":%lld", in->cert_sharp ? "true" : "false",
                    (long long)in->certificates);
     sb_num(b, "seconds", in->cert_seconds);
+    sb_num(b, "thread_seconds", in->cert_thread_seconds);
     api_buf_add(b, "}", 1);
 }
 
@@ -305,6 +307,13 @@ char *api_result_json(const api_result *r)
     sb_certificate(&b, in);
     sb_warnings(&b, r);
     sb_algorithm_extras(&b, r);
+    if (r->auto_why && r->settings) {
+        api_buf_add(&b, ",\"choice\":{\"name\":", 18);
+        sb_str(&b, api_algorithm_name(r->settings->algorithm));
+        api_buf_add(&b, ",\"why\":", 7);
+        sb_str(&b, r->auto_why);
+        api_buf_add(&b, "}", 1);
+    }
     sb_execution(&b, r->execution);
     sb_reference(&b, r->reference);
     sb_iterate(&b, "x", r->x);

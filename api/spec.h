@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dataset.h"
 #include "ircg.h"
 
 #ifdef __cplusplus
@@ -62,6 +63,18 @@ char *api_errors_problem_json(const api_errors *e, const char *instance);
  * exists (the cheap checks of build = 0). */
 typedef ircg_error (*api_dataset_fn)(void *user, const char *id,
                                      ircg_ratings **out, ircg_diag *diag);
+
+/* Resolves a dataset of least squares or logistic regression for the
+ * daemon ({"source": "dataset", "id", "b_id", "A_val_id", "b_val_id"}):
+ * what it holds (kind, format, shape: known exactly from its upload) and
+ * the file its bytes are in, read like a file of the spec's when the
+ * problem is built.  On failure an error and diag->message. */
+typedef struct api_dataset_info {
+    api_dataset_meta meta;
+    char path[4096];
+} api_dataset_info;
+typedef ircg_error (*api_dataset_info_fn)(void *user, const char *id, api_dataset_info *out,
+                                          ircg_diag *diag);
 
 /* Resolves {"start": {"job": ID, "snapshot": N}} for the daemon: the
  * job's stored (normalized) spec and its snapshot at iteration N (N = 0:
@@ -111,6 +124,13 @@ typedef struct api_parse_options {
     /* The size in bytes of a dataset, for the estimate (-1: unknown);
      * NULL: datasets are not estimated. */
     int64_t (*dataset_bytes)(void *user, const char *id);
+    /* Datasets of least squares and logistic regression (dataset_user);
+     * NULL: their "dataset" sources are rejected. */
+    api_dataset_info_fn dataset_info;
+    /* Polled while a NumPy file is read (the library's readers poll the
+     * thread's ircg_stop_set): NULL, or the job's cancel flag and
+     * deadline. */
+    const api_stop *stop;
     api_job_fn job;        /* NULL: starts from a job are rejected       */
     void *job_user;
     /* "execution": {"ranks": N} (a solve spread over N processes):      */
@@ -123,6 +143,11 @@ typedef struct api_parse_options {
                               checks are made; otherwise it is refused
                               with ranks_refusal (NULL: a default text) */
     const char *ranks_refusal;
+    int certify_async;     /* nonzero: the caller makes IR-CG's
+                              certificates of matrix completion on a
+                              thread of their own where it can (ircg
+                              solve on more than one core): the estimate
+                              counts their copies in flight            */
 } api_parse_options;
 
 void api_parse_options_default(api_parse_options *o); /* build = 1 */
@@ -207,6 +232,9 @@ void api_spec_settings(const api_spec *s, ircg_settings *out);
  * caller that builds the problem itself (parsed with build = 0) checks it
  * against the problem's dim. */
 int64_t api_spec_x0_len(const api_spec *s);
+/* Why "name": "auto" chose the spec's algorithm (a sentence), or NULL
+ * when the spec named its method. */
+const char *api_spec_auto_why(const api_spec *s);
 
 /* {"start": {"job", "snapshot", "schedule"}}: 1 and *out filled (job
  * borrowed from the spec; iteration = the snapshot's, resolved when the
@@ -244,6 +272,10 @@ ircg_problem_kind api_spec_kind(const api_spec *s);
  * distributed solve. */
 #define API_MAX_RANKS 65536
 int api_spec_ranks(const api_spec *s);
+/* Whether the spec named its threads ("algorithm": {"threads"}), rather
+ * than taking the default: a local solve may then choose them (ircg solve
+ * takes the machine's cores for matrix completion). */
+int api_spec_threads_given(const api_spec *s);
 
 /* Where a matrix-completion spec's ratings come from, for a caller that
  * loads them itself (a distributed solve parsed with build = 0, each
@@ -273,6 +305,7 @@ char *api_spec_normalized_json(const api_spec *s, int flags);
 const char *api_algorithm_name(ircg_algorithm a);
 const char *api_projection_name(ircg_projection p);
 const char *api_step_rule_name(ircg_step_rule r);
+const char *api_direction_name(ircg_direction d);
 const char *api_outer_name(ircg_outer_kind k);
 const char *api_domain_name(ircg_domain_kind k);
 /* "matrix_completion", "least_squares", "logistic_regression" */

@@ -14,17 +14,19 @@
 #define AP "/algorithm"
 
 static const char *const ALG_NAMES[] = {"ircg", "cgbio", "irpg", "bisg", "ir-scg", "ir-fscg",
-                                         NULL};
-#define N_ALGS 6
+                                         "fcbio", "fcbio-cg", NULL};
+#define N_ALGS 8
 static const char *const STEP_NAMES[] = {"open_loop", "closed_loop",
                                          "line_search", NULL};
+static const char *const DIR_NAMES[] = {"frank_wolfe", "away", "pairwise", NULL};
 static const char *const START_NAMES[] = {"default", "zero", NULL};
 static const char *const PROJ_NAMES[] = {"partial", "full", NULL};
 static const char *const ENGINE_NAMES[] = {"lanczos", "arpack", NULL};
 
 /* Bit i stands for ALG_NAMES[i] (= the ircg_algorithm value). */
 enum { A_IRCG = 1, A_CGBIO = 2, A_IRPG = 4, A_BISG = 8, A_IRSCG = 16, A_IRFSCG = 32,
-       A_STO = A_IRSCG | A_IRFSCG, A_ALL = 63 };
+       A_FCBIO = 64, A_FCBIOCG = 128, A_STO = A_IRSCG | A_IRFSCG,
+       A_BISECT = A_FCBIO | A_FCBIOCG, A_ALL = 255 };
 
 typedef struct alg_member {
     const char *name;
@@ -35,6 +37,7 @@ typedef struct alg_member {
 static const alg_member MEMBERS[] = {
     {"name", A_ALL},
     {"step_rule", A_IRCG},
+    {"direction", A_IRCG},
     {"varsigma", A_IRCG | A_IRPG | A_STO},
     {"varsigma_rel", A_IRCG | A_IRPG | A_STO},
     {"p", A_IRCG | A_IRPG | A_STO},
@@ -44,13 +47,13 @@ static const alg_member MEMBERS[] = {
     {"start", A_ALL},
     {"max_iter", A_ALL},
     {"time_limit", A_ALL},
-    {"gap_tol", A_ALL},
+    {"gap_tol", A_ALL & ~A_BISECT},
     {"stop", A_ALL},
     {"certify", A_ALL},
     {"certify_every", A_ALL},
     {"lmo_tol", A_ALL},
     {"lmo_max_matvecs", A_ALL},
-    {"lmo", A_IRCG | A_CGBIO},
+    {"lmo", A_IRCG | A_CGBIO | A_FCBIOCG},
     {"threads", A_ALL},
     {"projection", A_IRPG | A_BISG},
     {"irpg_theta", A_IRPG},
@@ -79,6 +82,11 @@ const char *api_step_rule_name(ircg_step_rule r)
     return (unsigned)r < 3 ? STEP_NAMES[r] : "unknown";
 }
 
+const char *api_direction_name(ircg_direction d)
+{
+    return (unsigned)d < 3 ? DIR_NAMES[d] : "unknown";
+}
+
 /* "ircg and irpg" from a bit set. */
 static void alg_list(char *buf, size_t n, unsigned algs)
 {
@@ -103,7 +111,7 @@ static void check_applicable(sp_ctx *c, const cJSON *alg, int which)
     for (size_t i = 0; i < N_MEMBERS; i++) {
         if (!sp_get(alg, MEMBERS[i].name) || ((MEMBERS[i].algs >> which) & 1))
             continue;
-        char p[SP_PTR], list[64];
+        char p[SP_PTR], list[128];
         sp_ptr(p, AP, MEMBERS[i].name);
         alg_list(list, sizeof list, MEMBERS[i].algs);
         sp_err(c, p, "applies to %s only, not to \"%s\"", list, ALG_NAMES[which]);
@@ -202,23 +210,68 @@ static void parse_baselines(sp_ctx *c, const cJSON *alg, ircg_settings *st)
                 &st->cgbio_warmup_max_iter);
 }
 
+/* "name": "auto" chooses by the problem (api_auto_choice); "choice", the
+ * normalized spec's record of it, may come back with it and must then
+ * name what auto chooses. */
+static void parse_auto(sp_ctx *c, const cJSON *alg, api_spec *s)
+{
+    static const char *const CHOICE_MEMBERS[] = {"name", "why", NULL};
+    const cJSON *ch = sp_get(alg, "choice");
+    const char *why = NULL, *name = NULL;
+    s->settings.algorithm = api_auto_choice(s, c->opt->distributed, &why);
+    s->auto_why = why;
+    if (!ch || !sp_members(c, ch, AP "/choice", CHOICE_MEMBERS))
+        return;
+    if (sp_string(c, ch, AP "/choice", "name", &name) > 0 &&
+        strcmp(name, ALG_NAMES[s->settings.algorithm]))
+        sp_err(c, AP "/choice/name", "auto chooses \"%s\" for this problem, not \"%s\": "
+               "leave choice out, or name the method", ALG_NAMES[s->settings.algorithm], name);
+    sp_string(c, ch, AP "/choice", "why", &why);
+}
+
+/* The name, or auto: a spec that states its accuracy (stop) and names no
+ * method gets auto's choice. */
+static void parse_name(sp_ctx *c, const cJSON *alg, api_spec *s)
+{
+    static const char *const NAMES[] = {"ircg", "cgbio", "irpg", "bisg", "ir-scg",
+                                        "ir-fscg", "fcbio", "fcbio-cg", "auto", NULL};
+    ircg_settings *st = &s->settings;
+    int k = 0, given = sp_enum(c, alg, AP, "name", NAMES, &k);
+    if (given < 0)
+        return;
+    if ((given == 0 && sp_get(alg, "stop")) || k == N_ALGS) {
+        parse_auto(c, alg, s);
+        k = (int)st->algorithm;
+    } else if (sp_get(alg, "choice")) {
+        sp_err(c, AP "/choice", "applies to \"auto\" only, not to \"%s\"", ALG_NAMES[k]);
+    }
+    st->algorithm = (ircg_algorithm)k;
+    check_applicable(c, alg, k);
+    if (st->algorithm == IRCG_ALG_IRSCG)
+        st->p = 0.25; /* the paper's for IR-SCG (its convex theorem) */
+    /* the bisection methods, and auto's choice, run to their tolerances:
+     * no iteration cap unless one is given (the time limit, or a cancel, ends them else);
+     * 1e15 is none in practice (decades of microsecond iterations) and
+     * prints as itself */
+    if (st->algorithm == IRCG_ALG_FCBIO || st->algorithm == IRCG_ALG_FCBIO_CG || s->auto_why)
+        st->max_iter = INT64_C(1000000000000000);
+}
+
 void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s)
 {
-    const char *names[N_MEMBERS + 1] = {NULL};
+    const char *names[N_MEMBERS + 2] = {NULL};
     ircg_settings *st = &s->settings;
     int k = 0;
     for (size_t i = 0; i < N_MEMBERS; i++)
         names[i] = MEMBERS[i].name;
+    names[N_MEMBERS] = "choice";
     if (!alg || !sp_members(c, alg, AP, names))
         return;
-    if (sp_enum(c, alg, AP, "name", ALG_NAMES, &k) >= 0) {
-        st->algorithm = (ircg_algorithm)k;
-        check_applicable(c, alg, k);
-        if (st->algorithm == IRCG_ALG_IRSCG)
-            st->p = 0.25; /* the paper's for IR-SCG (its convex theorem) */
-    }
+    parse_name(c, alg, s);
     if (sp_enum(c, alg, AP, "step_rule", STEP_NAMES, &k) > 0)
         st->step_rule = (ircg_step_rule)k;
+    if (sp_enum(c, alg, AP, "direction", DIR_NAMES, &k) > 0)
+        st->direction = (ircg_direction)k;
     parse_varsigma(c, alg, st);
     sp_number_in(c, alg, AP, "p", 0, 1, 1, 1, &st->p);
     parse_start(c, alg, s);
@@ -230,7 +283,7 @@ void sp_parse_algorithm(sp_ctx *c, const cJSON *alg, api_spec *s)
     sp_int64_in(c, alg, AP, "certify_every", 0, INT64_C(1) << 53, &st->certify_every);
     sp_number_in(c, alg, AP, "lmo_tol", 0, 1, 1, 1, &st->lmo_tol);
     sp_int_in(c, alg, AP, "lmo_max_matvecs", 2, 1000000000, &st->lmo_max_matvecs);
-    sp_int_in(c, alg, AP, "threads", 1, 64, &st->threads);
+    s->threads_given = sp_int_in(c, alg, AP, "threads", 1, 64, &st->threads) > 0;
     parse_lmo(c, alg, st);
     parse_baselines(c, alg, st);
     int64_t seed = (int64_t)st->seed;
@@ -329,7 +382,12 @@ static void add_member(cJSON *a, const api_spec *s, const char *name)
         {"bisg_step", st->bisg_step}, {"cgbio_eps_g", st->cgbio_eps_g},
         {"cgbio_warmup_max_iter", (double)st->cgbio_warmup_max_iter},
         {"batch", (double)st->batch}, {"q", (double)st->q}, {"seed", (double)st->seed}};
-    if (!strcmp(name, "name")) {
+    if (!strcmp(name, "name") && s->auto_why) {
+        cJSON_AddStringToObject(a, name, "auto");
+        cJSON *ch = cJSON_AddObjectToObject(a, "choice");
+        cJSON_AddStringToObject(ch, "name", api_algorithm_name(st->algorithm));
+        cJSON_AddStringToObject(ch, "why", s->auto_why);
+    } else if (!strcmp(name, "name")) {
         cJSON_AddStringToObject(a, name, api_algorithm_name(st->algorithm));
     } else if (!strcmp(name, "varsigma")) { /* one of the two, as given */
         if (!isnan(st->varsigma))
@@ -343,6 +401,8 @@ static void add_member(cJSON *a, const api_spec *s, const char *name)
         add_stop(a, &st->stop);
     } else if (!strcmp(name, "step_rule")) {
         cJSON_AddStringToObject(a, name, api_step_rule_name(st->step_rule));
+    } else if (!strcmp(name, "direction")) {
+        cJSON_AddStringToObject(a, name, api_direction_name(st->direction));
     } else if (!strcmp(name, "lmo")) {
         cJSON *l = cJSON_AddObjectToObject(a, "lmo");
         cJSON_AddStringToObject(l, "engine", ENGINE_NAMES[st->lmo_engine == IRCG_LMO_ARPACK]);
@@ -375,3 +435,42 @@ cJSON *sp_norm_algorithm(const api_spec *s)
 }
 
 int64_t api_spec_x0_len(const api_spec *s) { return s && s->x0 ? s->x0_len : 0; }
+
+/* auto's choice, from what RESULTS.md measures (time to a certified
+ * accuracy): every family whose domain has a cheap projection (least
+ * squares and logistic regression: the l2 and l1 balls, the simplex, the
+ * box) gets FC-BiO, whose inner solver converges at the accelerated rate;
+ * a matrix completion small enough for a dense SVD per projection, its
+ * size known from the spec, gets FC-BiO too (the one method that
+ * certifies f where the inner solution set is large: the selection
+ * instance); a larger one, or one read from a file or a dataset, IR-CG,
+ * whose steps cost a Lanczos run (FC-BiO-CG's level search is slower on
+ * the paper's ML-1M instance). */
+ircg_algorithm api_auto_choice(const api_spec *s, int distributed, const char **why)
+{
+    double rows, cols;
+    if (s->ranks > 0 || distributed) {
+        *why = "a distributed solve (execution.ranks): IR-CG is the method that runs on "
+               "the ranks of ircg-mpi";
+        return IRCG_ALG_IRCG;
+    }
+    if (s->typed && s->kind == IRCG_PROBLEM_MATRIX_COMPLETION) {
+        if (sp_mc_held_known(s, &rows, &cols) &&
+            rows * cols * fmin(rows, cols) <= IRCG_FCBIO_MC_MAX_WORK) {
+            *why = "a small matrix completion (n p min(n, p) <= 2.7e7 from the spec): "
+                   "the bisection on the level of f with Nesterov's accelerated method "
+                   "inside (fcbio), projecting by a dense SVD";
+            return IRCG_ALG_FCBIO;
+        }
+        *why = "a matrix completion too large for a dense SVD per step, or of a size the "
+               "spec does not state (a file, a dataset): IR-CG, whose steps need only the "
+               "top singular pair";
+        return IRCG_ALG_IRCG;
+    }
+    *why = "least squares or logistic regression over a vector domain, which has a cheap "
+           "projection: the bisection on the level of f with Nesterov's accelerated "
+           "method inside (fcbio), near-optimal in the tolerances";
+    return IRCG_ALG_FCBIO;
+}
+
+const char *api_spec_auto_why(const api_spec *s) { return s ? s->auto_why : NULL; }

@@ -311,6 +311,12 @@ static void mc_cg_ws(est *e, int from, int to, const api_spec *s, const mc_size 
     add(e, from, to, z->dc, 8 * z->held_cols * (33 + 4 + cap + groups));
 }
 
+static int stop_given(const api_spec *s)
+{
+    const ircg_stop *t = &s->settings.stop;
+    return t->inner_gap > 0 || t->inner_gap_rel > 0 || t->outer_gap > 0 || t->outer_gap_rel > 0;
+}
+
 static void mc_terms(est *e, const api_spec *s, const mc_size *z, double parse)
 {
     const sp_mc *mc = &s->mc;
@@ -350,12 +356,23 @@ static void mc_terms(est *e, const api_spec *s, const mc_size *z, double parse)
         if (s->settings.projection == IRCG_PROJ_FULL) /* Y, U, Vt and dgesdd's work */
             add(e, PH_SOLVE, PH_SOLVE, "/algorithm/projection",
                 5 * 8 * z->held_rows * z->held_cols);
+    } else if (alg == IRCG_ALG_FCBIO) {
+        /* dense held n x p matrices (mc_point.c): x, z, the last point,
+         * the SVD's A, U and Vt, FC-BiO's x_{k-1}, y, two gradients, the
+         * step's scratch and x_{k+1}, the certificate's C (bisect/,
+         * mc_point_cert.c); four observations of N + p */
+        add(e, PH_SOLVE, PH_OUTPUT, z->dr, 8 * 14 * z->held_rows * z->held_cols / 2);
+        add(e, PH_SOLVE, PH_OUTPUT, z->dc, 8 * 14 * z->held_rows * z->held_cols / 2);
+        add(e, PH_SOLVE, PH_OUTPUT, z->dN, 4 * 8 * (N + z->held_cols));
     } else {
         mc_cg_ws(e, PH_SOLVE, PH_OUTPUT, s, z, cap,
                  alg == IRCG_ALG_CGBIO || s->settings.lmo_engine == IRCG_LMO_ARPACK);
         if (alg == IRCG_ALG_CGBIO) /* the cut's reference and its Lanczos */
             add(e, PH_SOLVE, PH_OUTPUT, z->dN, 8 * N + 8 * 32 * (z->held_rows + z->held_cols));
     }
+    if (s->certify_async && alg == IRCG_ALG_IRCG && s->settings.certify && !stop_given(s))
+        /* the certificates' copies of x and z on Omega, in flight */
+        add(e, PH_SOLVE, PH_SOLVE, z->dN, IRCG_CERT_ASYNC_COPIES * 16 * N);
     if (s->output.snapshot_every > 0) /* a state's blob, held while it is stored */
         add(e, PH_SOLVE, PH_SOLVE, "/output/snapshot_every",
             2 * (16 * N + 8 * (z->held_rows + z->held_cols) * (cap + 2)));
@@ -386,6 +403,13 @@ static int ls_size_of(const api_spec *s, ls_size *z)
         *z = (ls_size){t->m, t->n, nnz, ls->va.m, DP_A, DP_A, t->a_kind != SP_A_CSR};
         return 1;
     }
+    if (ls->source == SP_SRC_DATASET && t->A_id) { /* its upload says exactly */
+        const api_dataset_meta *a = &t->ds;
+        double mv = ls->has_val && ls->va.A_id ? (double)ls->va.ds.rows : 0;
+        *z = (ls_size){(double)a->rows, (double)a->cols, (double)a->nnz, mv, DP_ID, DP_ID,
+                       !a->sparse};
+        return 1;
+    }
     if (ls->source != SP_SRC_FILE || !t->A_resolved)
         return 0;
     ircg_read_options ro = {IRCG_FORMAT_MATRIX_MARKET, t->m_given, t->n_given, 0};
@@ -400,6 +424,14 @@ static int ls_size_of(const api_spec *s, ls_size *z)
         return 0;
     *z = (ls_size){g.rows, g.cols, g.entries, 0, DP_A_PATH, DP_A_PATH, 1};
     return 1;
+}
+
+/* A dataset parsed by a text reader (a NumPy one is read into its arrays
+ * directly; a CSC or COO one is sorted into CSR through one more copy). */
+static int reader_copy(const sp_ls *ls)
+{
+    const char *f = ls->tr.ds.format;
+    return strcmp(f, "npy") != 0 && (strcmp(f, "npz") != 0 || !ls->tr.ds.sparse);
 }
 
 static void ls_terms(est *e, const api_spec *s, const ls_size *z, double parse)
@@ -418,6 +450,10 @@ static void ls_terms(est *e, const api_spec *s, const ls_size *z, double parse)
      * to the end */
     add(e, first, last, z->dm, (A + Av) / 2);
     add(e, first, last, z->dn, (A + Av) / 2);
+    if (ls->source == SP_SRC_DATASET && reader_copy(ls)) { /* a reader's arrays */
+        add(e, PH_DATA, PH_DATA, z->dm, z->dense ? A / 2 : 1.5 * A);
+        add(e, PH_DATA, PH_DATA, z->dn, z->dense ? A / 2 : 1.5 * A);
+    }
     if (ls->source == SP_SRC_FILE) { /* a reader's arrays */
         add(e, PH_DATA, PH_DATA, z->dm, z->dense ? A / 2 : 1.5 * A);
         add(e, PH_DATA, PH_DATA, z->dn, z->dense ? A / 2 : 1.5 * A);
@@ -435,6 +471,9 @@ static void ls_terms(est *e, const api_spec *s, const ls_size *z, double parse)
      * reference's alike */
     add(e, PH_REF, PH_OUTPUT, z->dn, 8 * 12 * z->n);
     add(e, PH_REF, PH_OUTPUT, z->dm, 8 * 8 * (z->m + z->mv));
+    if (s->settings.algorithm == IRCG_ALG_FCBIO) /* its state and the strongly
+                                                    convex bound's vectors */
+        add(e, PH_SOLVE, PH_OUTPUT, z->dn, 8 * 12 * z->n);
     add(e, PH_OUTPUT, PH_OUTPUT, z->dn, 2 * z->n * (8 + TEXT_NUMBER));
     if (s->output.snapshot_every > 0)
         add(e, PH_SOLVE, PH_SOLVE, "/output/snapshot_every", 8 * 8 * (z->n + z->m));
@@ -530,6 +569,18 @@ int sp_estimate(const api_spec *s, const api_parse_options *opt, api_estimate *o
         return 0;
     out->exact = s->ls.source != SP_SRC_FILE;
     ls_estimate(s, &lz, out);
+    return 1;
+}
+
+int sp_mc_held_known(const api_spec *s, double *rows, double *cols)
+{
+    mc_size z;
+    if (!s->typed || s->kind != IRCG_PROBLEM_MATRIX_COMPLETION ||
+        (s->mc.source != SP_SRC_SYNTHETIC && s->mc.source != SP_SRC_INLINE) ||
+        !mc_size_of(s, &z))
+        return 0;
+    *rows = z.held_rows;
+    *cols = z.held_cols;
     return 1;
 }
 

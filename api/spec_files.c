@@ -1,8 +1,8 @@
 /*
  * spec_files.c -- files named by a spec: resolution against a base
  * directory (optionally confined to it), the matrix A of a least squares or
- * logistic regression problem (Matrix Market or CSV), and its right-hand
- * side b (targets or labels).
+ * logistic regression problem (Matrix Market, CSV, LIBSVM, or NumPy's .npy
+ * and .npz: dataset.h), and its right-hand side b (targets or labels).
  */
 #include <errno.h>
 #include <limits.h>
@@ -222,9 +222,35 @@ static int read_svm(sp_ctx *c, const char *ptr, const char *name, const char *pa
     return ok;
 }
 
-/* The first bytes of a matrix file tell its format: the Matrix Market
- * banner, a LIBSVM row (ircg_svm_sniff), else CSV; -1 when it cannot be
- * read (after an error at ptr). */
+/* A: a NumPy file, dense or sparse (dataset.h), every value checked
+ * within SP_MAX_VALUE as it is read. */
+static int read_npy(sp_ctx *c, const char *ptr, const char *name, const char *path,
+                    sp_mat *mat)
+{
+    api_matrix a;
+    api_read_error e = {0};
+    sp_stamp before;
+    sp_stamp_take(path, &before);
+    if (api_npy_read_matrix(path, SP_MAX_VALUE, c->opt->stop, &a, &e) != 0) {
+        sp_err(c, ptr, "%s: %s", name, e.message);
+        return 0;
+    }
+    if (!sp_stamp_same(c, ptr, name, path, &before)) {
+        api_matrix_free(&a);
+        return 0;
+    }
+    mat->m = (int)a.m;
+    mat->n = (int)a.n;
+    mat->A = a.A;
+    mat->rowptr = a.rowptr;
+    mat->colind = a.colind;
+    mat->val = a.val;
+    return 1;
+}
+
+/* The first bytes of a matrix file tell its format: NumPy's magic, the
+ * Matrix Market banner, a LIBSVM row (ircg_svm_sniff), else CSV; -1 when
+ * it cannot be read (after an error at ptr). */
 int sp_matrix_format(sp_ctx *c, const char *ptr, const char *name, const char *path)
 {
     char *head = malloc(IRCG_PROBE_BYTES);
@@ -236,7 +262,10 @@ int sp_matrix_format(sp_ctx *c, const char *ptr, const char *name, const char *p
     }
     size_t n = fread(head, 1, IRCG_PROBE_BYTES, f);
     fclose(f);
-    int fmt = n >= 14 && memcmp(head, "%%MatrixMarket", 14) == 0 ? SP_FMT_MTX
+    int npy = api_npy_sniff(head, n);
+    int fmt = npy == 'y'                                          ? SP_FMT_NPY
+              : npy == 'z'                                        ? SP_FMT_NPZ
+              : n >= 14 && memcmp(head, "%%MatrixMarket", 14) == 0 ? SP_FMT_MTX
               : ircg_svm_sniff(head, n)                          ? SP_FMT_LIBSVM
                                                                  : SP_FMT_CSV;
     free(head);
@@ -249,6 +278,8 @@ int sp_read_matrix(sp_ctx *c, const char *ptr, const char *name, const char *pat
     ircg_diag d = {0};
     if (mat->fmt == SP_FMT_LIBSVM)
         return read_svm(c, ptr, name, path, mat);
+    if (mat->fmt == SP_FMT_NPY || mat->fmt == SP_FMT_NPZ)
+        return read_npy(c, ptr, name, path, mat);
     int mm = mat->fmt == SP_FMT_MTX ? 1 : mat->fmt == SP_FMT_CSV ? 0
                                                                  : mtx_banner(c, ptr, name, path);
     if (mm)
@@ -264,6 +295,22 @@ int sp_probe_matrix(sp_ctx *c, const char *ptr, const char *name, const char *pa
                     int fmt, int m_given, int n_given)
 {
     ircg_diag d = {0};
+    if (fmt == SP_FMT_NPY || fmt == SP_FMT_NPZ) { /* the headers: the shape */
+        api_npy_shape sh;
+        api_read_error e = {0};
+        if (api_npy_probe(path, &sh, &e) != 0) {
+            sp_err(c, ptr, "%s: %s", name, e.message);
+            return 0;
+        }
+        if (sh.ndim != 2 || (m_given > 0 && sh.rows != m_given) ||
+            (n_given > 0 && sh.cols != n_given)) {
+            sp_err(c, ptr, "%s: an array of %lld x %lld%s, not a matrix of %s x %s", name,
+                   (long long)sh.rows, (long long)sh.cols, sh.ndim == 2 ? "" : " (1-D)",
+                   m_given > 0 ? "m" : "rows", n_given > 0 ? "n" : "columns");
+            return 0;
+        }
+        return 1;
+    }
     if (fmt == SP_FMT_LIBSVM) {
         ircg_svm_options o = {.n_cols = n_given};
         ircg_svm_probe pr;
@@ -300,13 +347,35 @@ int sp_probe_file(sp_ctx *c, const char *ptr, const char *name, const char *path
     return 0;
 }
 
-/* b: a vector file, read by the library's reader. */
+/* Does the file start with NumPy's magic? */
+static int is_npy(const char *path)
+{
+    unsigned char head[8] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return api_npy_sniff(head, n) != 0;
+}
+
+/* b: a vector file, read by the library's reader (or a NumPy file's). */
 int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *path,
                    double **b, int64_t *n)
 {
     ircg_diag d = {0};
+    api_read_error e = {0};
     sp_stamp before;
     sp_stamp_take(path, &before);
+    if (is_npy(path)) {
+        if (api_npy_read_vector(path, SP_MAX_VALUE, c->opt->stop, b, n, &e) != 0)
+            sp_err(c, ptr, "%s: %s", name, e.message);
+        else if (!sp_stamp_same(c, ptr, name, path, &before)) {
+            free(*b);
+            *b = NULL;
+        } else
+            return 1;
+        return 0;
+    }
     if (ircg_vector_read_file(path, b, n, &d) != IRCG_OK) {
         sp_file_diag(c, ptr, name, &d);
     } else if (!sp_stamp_same(c, ptr, name, path, &before)) {

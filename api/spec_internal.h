@@ -55,8 +55,16 @@ typedef struct sp_mc {
 typedef enum sp_ls_a { SP_A_DENSE = 0, SP_A_CSR } sp_ls_a;
 
 /* The format of a least-squares matrix file ("format"): AUTO is told by
- * the head (the Matrix Market banner, a LIBSVM row, else CSV). */
-typedef enum sp_mfmt { SP_FMT_AUTO = 0, SP_FMT_MTX, SP_FMT_CSV, SP_FMT_LIBSVM } sp_mfmt;
+ * the head (NumPy's magic, the Matrix Market banner, a LIBSVM row, else
+ * CSV). */
+typedef enum sp_mfmt {
+    SP_FMT_AUTO = 0,
+    SP_FMT_MTX,
+    SP_FMT_CSV,
+    SP_FMT_LIBSVM,
+    SP_FMT_NPY,
+    SP_FMT_NPZ
+} sp_mfmt;
 extern const char *const SP_MFMT_NAMES[]; /* spec_ls_data.c */
 
 /* The synthetic generator ("shape"): SP_SHAPE_GAUSSIAN is
@@ -76,6 +84,9 @@ typedef struct sp_mat {
     double *b;                    /* length m                               */
     char *A_path, *A_resolved;    /* file                                   */
     char *b_path, *b_resolved;    /* file: NULL when b is inline            */
+    char *A_id, *b_id;            /* dataset: the ids (A_path and b_path then
+                                     name them in messages)                 */
+    api_dataset_meta ds;          /* dataset: what A's holds (its upload's)  */
     int64_t b_len;                /* length of b as read                    */
     int m_given, n_given;         /* file: 0, or m/n the spec gives         */
     sp_mfmt fmt;                  /* file: the format of A_path (told)      */
@@ -128,15 +139,19 @@ struct api_spec {
     sp_mc mc;
     sp_ls ls;
     ircg_settings settings;       /* callback/cancel/reference unset        */
+    const char *auto_why;         /* "name": "auto": why it chose settings'
+                                     algorithm (static text); NULL else    */
     double *x0;                   /* start {"x0": [...]}                     */
     int64_t x0_len;
     sp_start start;               /* start {"job": ...}                      */
     int ranks;                    /* "execution": {"ranks"}; 0 = absent     */
+    int threads_given;            /* "algorithm": {"threads"} was given     */
     api_reference_spec ref;
     api_output_spec output;       /* dense_iterate: resolved on output     */
     sp_dense dense;               /* "dense_iterate": "auto" | false | true */
     ircg_problem *problem;
     int64_t parse_bytes;          /* api_json_parse_bytes of the text       */
+    int certify_async;            /* api_parse_options.certify_async        */
     api_estimate est;             /* from the members (spec_estimate.c)     */
 };
 
@@ -146,6 +161,11 @@ typedef struct sp_ctx {
     const api_parse_options *opt;
     int nerr;                     /* errors recorded by this parse          */
 } sp_ctx;
+
+/* auto's choice of a method for the parsed problem and execution (a
+ * distributed solve: ircg-mpi parsing its spec, or execution.ranks), and
+ * why (static text). */
+ircg_algorithm api_auto_choice(const api_spec *s, int distributed, const char **why);
 
 /* Record an error at pointer. */
 void sp_err(sp_ctx *c, const char *ptr, const char *fmt, ...)
@@ -206,6 +226,14 @@ void sp_parse_ls(sp_ctx *c, const cJSON *pb, api_spec *s, int logistic);
 /* Their "data" section (spec_ls_data.c): parse, then load (read files or
  * generate); sp_ls_load returns 1 when the data is known. */
 void sp_parse_ls_data(sp_ctx *c, const cJSON *d, sp_ls *ls);
+/* {"source": "dataset", ...} (spec_ls_dataset.c): the datasets resolved
+ * (api_parse_options.dataset_info), their kinds and shapes checked against
+ * each other, then read as files are. */
+void sp_parse_ls_dataset(sp_ctx *c, const cJSON *d, sp_ls *ls);
+/* "positive" of a LIBSVM matrix's labels (spec_ls_data.c). */
+void sp_ls_positive(sp_ctx *c, const cJSON *d, sp_ls *ls);
+/* The sp_mfmt of a dataset's format name. */
+sp_mfmt sp_mfmt_of(const char *name);
 int sp_ls_load(sp_ctx *c, sp_ls *ls);
 /* A JSON array of equal-length arrays of finite numbers -> row-major. */
 int sp_parse_dense(sp_ctx *c, const cJSON *a, const char *ptr, double **out, int *rows,
@@ -270,7 +298,8 @@ int sp_read_matrix(sp_ctx *c, const char *ptr, const char *name, const char *pat
  * parses (ircg_ratings_probe_file); the error, if any, at ptr. */
 int sp_probe_file(sp_ctx *c, const char *ptr, const char *name, const char *path,
                   const ircg_read_options *ro);
-/* The cheap check of a matrix file in format fmt (build = 0). */
+/* The cheap check of a matrix file in format fmt (build = 0): for a
+ * NumPy file its headers (api_npy_probe). */
 int sp_probe_matrix(sp_ctx *c, const char *ptr, const char *name, const char *path,
                     int fmt, int m_given, int n_given);
 /* b from Matrix Market (array or coordinate) or plain numbers (comma or
@@ -283,6 +312,10 @@ int sp_read_vector(sp_ctx *c, const char *ptr, const char *name, const char *pat
  * (api_parse_options.max_memory) checked, errors at the drivers. */
 int sp_estimate(const api_spec *s, const api_parse_options *opt, api_estimate *out);
 int sp_estimate_built(const api_spec *s, api_estimate *out);
+/* A matrix completion's rows and columns held, known from the spec alone
+ * (synthetic or inline ratings: an upper bound of the built problem's);
+ * 0 when they are not (a file, a dataset) or the spec is no such problem. */
+int sp_mc_held_known(const api_spec *s, double *rows, double *cols);
 void sp_check_budget(sp_ctx *c, const api_estimate *e, const char *when);
 void sp_check_parse_budget(sp_ctx *c, int64_t parse_bytes);
 

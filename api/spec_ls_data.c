@@ -2,7 +2,8 @@
  * spec_ls_data.c -- the "data" section of "least_squares" and
  * "logistic_regression": the matrix A and its right-hand side b (targets,
  * or labels) inline (dense rows or CSR), from files (Matrix Market or CSV)
- * or from the seeded generator, and optionally validation rows of the same
+ * or from the seeded generator (uploaded datasets: spec_ls_dataset.c), and
+ * optionally validation rows of the same
  * shape ("A_val"/"b_val", "A_val_path"/"b_val_path", or "m_val" more rows
  * of the generator's model) for the "validation" outer objective.
  */
@@ -13,7 +14,7 @@
 
 #include "spec_internal.h"
 
-static const char *const SOURCES[] = {"file", "inline", "synthetic", NULL};
+static const char *const SOURCES[] = {"file", "inline", "synthetic", "dataset", NULL};
 static const char *const INLINE_MEMBERS[] = {"source", "A", "b", "m", "n", "A_val", "b_val",
                                              NULL};
 static const char *const CSR_MEMBERS[] = {"format", "rowptr", "colind", "values", NULL};
@@ -22,7 +23,8 @@ static const char *const FILE_MEMBERS[] = {"source", "format", "A_path", "b", "b
                                            "positive", NULL};
 static const char *const SYNTH_MEMBERS[] = {"source", "shape", "m", "n", "nnz_row", "noise",
                                             "seed", "m_val", "features_path", NULL};
-const char *const SP_MFMT_NAMES[] = {"auto", "matrix_market", "csv", "libsvm", NULL};
+const char *const SP_MFMT_NAMES[] = {"auto", "matrix_market", "csv", "libsvm", "npy", "npz",
+                                     NULL};
 /* In the order of ircg_synth_shape after the first. */
 const char *const SP_SHAPE_NAMES[] = {"gaussian", "sparse", "adult", "msd", NULL};
 
@@ -46,6 +48,8 @@ void sp_mat_free(sp_mat *m)
     free(m->A_resolved);
     free(m->b_path);
     free(m->b_resolved);
+    free(m->A_id);
+    free(m->b_id);
     memset(m, 0, sizeof *m);
 }
 
@@ -330,7 +334,7 @@ static void parse_file_mat(sp_ctx *c, const cJSON *d, sp_mat *mt, const mat_name
 }
 
 /* "positive": the label a LIBSVM file's rows of class +1 carry. */
-static void parse_positive(sp_ctx *c, const cJSON *d, sp_ls *ls)
+void sp_ls_positive(sp_ctx *c, const cJSON *d, sp_ls *ls)
 {
     if (!sp_get(d, "positive"))
         return;
@@ -367,7 +371,7 @@ static void parse_file(sp_ctx *c, const cJSON *d, sp_ls *ls)
         ls->va.n_given = ls->tr.n_given;
         parse_file_mat(c, d, &ls->va, &VALID, ls->format, &ls->tr);
     }
-    parse_positive(c, d, ls);
+    sp_ls_positive(c, d, ls);
 }
 
 /* The default shape of each generator: the least-norm example's 30 x 80,
@@ -462,6 +466,8 @@ void sp_parse_ls_data(sp_ctx *c, const cJSON *d, sp_ls *ls)
         parse_file(c, d, ls);
     else if (k == SP_SRC_INLINE)
         parse_inline(c, d, ls);
-    else
+    else if (k == SP_SRC_SYNTHETIC)
         parse_synthetic(c, d, ls);
+    else
+        sp_parse_ls_dataset(c, d, ls);
 }

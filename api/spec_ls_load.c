@@ -1,6 +1,7 @@
 /*
  * spec_ls_load.c -- the build stage of the least squares and logistic
- * regression data: files read (Matrix Market or CSV matrices, vectors) and
+ * regression data: files and datasets read (NumPy, Matrix Market, CSV or
+ * LIBSVM matrices, vectors) and
  * checked against each other and the dimensions the spec gives, or the
  * seeded generator run and split into training and validation rows.
  */
@@ -112,12 +113,15 @@ static int map_labels(sp_ctx *c, sp_ls *ls)
     return 1;
 }
 
+/* Files, or datasets (read as the files they are). */
 static int load_files(sp_ctx *c, sp_ls *ls)
 {
-    if (!load_mat(c, &ls->tr, DP "/A_path", DP "/b_path", DP "/b"))
+    int ds = ls->source == SP_SRC_DATASET;
+    if (!load_mat(c, &ls->tr, ds ? DP "/id" : DP "/A_path", ds ? DP "/b_id" : DP "/b_path",
+                  DP "/b"))
         return 0;
-    if (ls->has_val &&
-        !load_mat(c, &ls->va, DP "/A_val_path", DP "/b_val_path", DP "/b_val"))
+    if (ls->has_val && !load_mat(c, &ls->va, ds ? DP "/A_val_id" : DP "/A_val_path",
+                                 ds ? DP "/b_val_id" : DP "/b_val_path", DP "/b_val"))
         return 0;
     if (ls->tr.fmt != SP_FMT_LIBSVM)
         return 1;
@@ -222,10 +226,12 @@ int sp_ls_load(sp_ctx *c, sp_ls *ls)
         return 0;
     if (ls->source == SP_SRC_SYNTHETIC && !generate(c, ls))
         return 0;
-    if (ls->source == SP_SRC_FILE && !load_files(c, ls))
+    if ((ls->source == SP_SRC_FILE || ls->source == SP_SRC_DATASET) && !load_files(c, ls))
         return 0;
     if (ls->has_val && ls->va.n != ls->tr.n) {
-        sp_err(c, ls->source == SP_SRC_FILE ? DP "/A_val_path" : DP "/A_val",
+        sp_err(c, ls->source == SP_SRC_FILE      ? DP "/A_val_path"
+                  : ls->source == SP_SRC_DATASET ? DP "/A_val_id"
+                                                 : DP "/A_val",
                "the validation rows have %d columns, A has %d", ls->va.n, ls->tr.n);
         return 0;
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "result.h"
 #include "spec_internal.h"
 
 #define SUMMARY_LIMIT 1000 /* numbers of inline data echoed when summarizing */
@@ -148,9 +149,23 @@ static int64_t inline_size(const sp_mat *mt)
     return a + mt->m;
 }
 
+/* The datasets of one matrix: its id, and b_id or b (a LIBSVM matrix's
+ * labels are its b). */
+static void ls_dataset_members(cJSON *d, const sp_mat *mt, const char *a, const char *b,
+                               const char *bid)
+{
+    cJSON_AddStringToObject(d, a, mt->A_id);
+    if (mt->fmt == SP_FMT_LIBSVM)
+        return;
+    if (mt->b_id)
+        cJSON_AddStringToObject(d, bid, mt->b_id);
+    else
+        cJSON_AddItemToObject(d, b, num_array(mt->b, mt->b_len));
+}
+
 static cJSON *ls_data(const sp_ls *ls, int summarize)
 {
-    static const char *const SRC[] = {"file", "inline", "synthetic"};
+    static const char *const SRC[] = {"file", "inline", "synthetic", "dataset"};
     cJSON *d = cJSON_CreateObject();
     const sp_mat *tr = &ls->tr, *va = &ls->va;
     cJSON_AddStringToObject(d, "source", SRC[ls->source]);
@@ -189,6 +204,16 @@ static cJSON *ls_data(const sp_ls *ls, int summarize)
             cJSON_AddNumberToObject(d, "m", m);
         if (n > 0)
             cJSON_AddNumberToObject(d, "n", n);
+        return d;
+    }
+    if (ls->source == SP_SRC_DATASET) {
+        ls_dataset_members(d, tr, "id", "b", "b_id");
+        if (ls->has_val)
+            ls_dataset_members(d, va, "A_val_id", "b_val", "b_val_id");
+        if (ls->positive_given)
+            cJSON_AddNumberToObject(d, "positive", ls->positive);
+        cJSON_AddNumberToObject(d, "m", tr->m); /* known from the upload */
+        cJSON_AddNumberToObject(d, "n", tr->n);
         return d;
     }
     int64_t size = inline_size(tr) + (ls->has_val ? inline_size(va) : 0);
@@ -262,6 +287,27 @@ static cJSON *norm_reference(const api_spec *s)
     return o;
 }
 
+/* Every number as the shortest text that reads back to the same double
+ * (api_fmt_double).  cJSON prints "%1.15g" whenever it reads back within
+ * DBL_EPSILON times the value, which is not the same double: a spec
+ * printed that way and parsed again (the service stores the normalized
+ * spec, which its worker parses) would hold data and settings off by an
+ * ulp from the ones submitted. */
+static void exact_numbers(cJSON *item)
+{
+    for (; item; item = item->next) {
+        if (cJSON_IsNumber(item)) {
+            char num[32];
+            char *text = strdup(api_fmt_double(num, item->valuedouble));
+            if (text) {
+                item->type = cJSON_Raw;
+                item->valuestring = text;
+            }
+        }
+        exact_numbers(item->child);
+    }
+}
+
 char *api_spec_normalized_json(const api_spec *s, int flags)
 {
     char *out = NULL;
@@ -279,6 +325,7 @@ char *api_spec_normalized_json(const api_spec *s, int flags)
         cJSON_AddBoolToObject(o, "dense_iterate", s->dense == SP_DENSE_YES);
     cJSON_AddItemToObject(root, "reference", norm_reference(s));
     sp_norm_execution(s, root);
+    exact_numbers(root);
     out = cJSON_Print(root);
     cJSON_Delete(root);
     return out;

@@ -186,6 +186,8 @@ static void parse_root(sp_ctx *c, const cJSON *root, api_spec *s)
     int e0 = c->nerr;
     parse_problem(c, sp_get(root, "problem"), s);
     int problem_ok = c->nerr == e0;
+    /* the execution first: auto chooses IR-CG for a distributed solve */
+    sp_parse_execution(c, sp_get(root, "execution"), s);
     e0 = c->nerr;
     sp_parse_algorithm(c, sp_get(root, "algorithm"), s);
     int alg_ok = c->nerr == e0;
@@ -196,7 +198,6 @@ static void parse_root(sp_ctx *c, const cJSON *root, api_spec *s)
     int out_ok = c->nerr == e0;
     parse_reference(c, sp_get(root, "reference"), s);
     s->ref.settings.threads = s->settings.threads;
-    sp_parse_execution(c, sp_get(root, "execution"), s);
     sp_check_execution(c, s, problem_ok, alg_ok);
     /* what the job will hold, before anything is loaded: over the budget,
      * nothing is built (a distributed job's memory is its ranks', on the
@@ -232,6 +233,7 @@ int api_spec_parse(const char *json, size_t len, const api_parse_options *opt,
     }
     spec_defaults(s);
     s->parse_bytes = api_json_parse_bytes(json ? json : "", json ? len : 0);
+    s->certify_async = c.opt->certify_async;
     sp_check_parse_budget(&c, s->parse_bytes);
     root = c.nerr ? NULL : parse_text(json, len, &c);
     if (root)
@@ -270,6 +272,8 @@ void api_spec_free(api_spec *s)
 
 const ircg_problem *api_spec_problem(const api_spec *s) { return s ? s->problem : NULL; }
 ircg_problem_kind api_spec_kind(const api_spec *s) { return s->kind; }
+
+int api_spec_threads_given(const api_spec *s) { return s->threads_given; }
 
 void api_spec_settings(const api_spec *s, ircg_settings *out)
 {

@@ -25,23 +25,27 @@ int api_warning_message(char *buf, size_t n, const ircg_info *in, const ircg_sto
                         ircg_warning w)
 {
     char scale[80];
+    int z = in->answer == IRCG_Z; /* the bisection methods' answer */
+    const char *y = z ? "z" : "x";
+    double inner = z ? in->inner_gap_z : in->inner_gap_x;
+    double outer = z ? in->outer_gap_z : in->outer_gap_x;
     scale_text(scale, sizeof scale, in);
     switch (w) {
     case IRCG_WARN_INNER_UNSOLVED:
         if (stop && (stop->inner_gap > 0 || stop->inner_gap_rel > 0))
             return snprintf(buf, n, "the inner problem is not solved to the tolerance asked: "
-                            "g(x) - min g <= %.3g (certified at iteration %lld), above "
+                            "g(%s) - min g <= %.3g (certified at iteration %lld), above "
                             "stop.inner_gap %.3g / stop.inner_gap_rel %.3g of %s; run longer",
-                            in->inner_gap_x, (long long)in->cert_iteration, stop->inner_gap,
+                            y, inner, (long long)in->cert_iteration, stop->inner_gap,
                             stop->inner_gap_rel, scale);
-        return snprintf(buf, n, "the inner problem is not solved: g(x) - min g <= %.3g "
+        return snprintf(buf, n, "the inner problem is not solved: g(%s) - min g <= %.3g "
                         "(certified at iteration %lld) is above 1e-3 of %s; run longer, or "
-                        "set stop.inner_gap_rel", in->inner_gap_x,
-                        (long long)in->cert_iteration, scale);
+                        "set stop.inner_gap_rel", y, inner, (long long)in->cert_iteration,
+                        scale);
     case IRCG_WARN_OUTER_UNSOLVED:
-        return snprintf(buf, n, "the outer tolerance was not reached: f(x) - f_lower = %.3g "
-                        "(f_lower = %.6g, certified at iteration %lld); run longer",
-                        in->outer_gap_x, in->f_lower, (long long)in->cert_iteration);
+        return snprintf(buf, n, "the outer tolerance was not reached: f(%s) - f_lower = %.3g "
+                        "(f_lower = %.6g, certified at iteration %lld); run longer", y, outer,
+                        in->f_lower, (long long)in->cert_iteration);
     case IRCG_WARN_UNCERTIFIED:
         return snprintf(buf, n, "no certificate: nothing bounds how far from optimal this "
                         "result is (certify is false, or this method has no certificate "

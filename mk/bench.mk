@@ -43,6 +43,18 @@ bench-scale: all
 bench-stochastic: all
 	OPENBLAS_NUM_THREADS=1 nice ./$(BENCH_STO_BIN) --tmp $(BUILD) $(BENCH_STO_ARGS)
 
+# Data in and answers out (issue 39): a 200,000 x 500 dense least-squares
+# problem with a validation split, from NumPy arrays to a solved job and
+# back in one Client.solve call, from a fresh venv (Debian's python3 with
+# its NumPy and SciPy: make deps); the upload against the same data inline
+# as JSON, the daemon's peak RSS against its per-job budget, x against
+# ircg solve's (tests/bench_data/README.md).  ~3 GB for the daemon and
+# ~2 GB for the client at their peaks, a few minutes.
+#> arrays to a solved job and back through ircgd: upload vs inline JSON,
+#> peak RSS vs budget, x vs ircg solve (BENCH_DATA_ARGS=)
+bench-data: all
+	/usr/bin/python3 tests/bench_data/bench_data.py --build $(BUILD) $(BENCH_DATA_ARGS)
+
 # Storage (issue 12, item 4): the streamed download of a 1M-row trace and
 # the file that 1,000 least-norm jobs of 2,000 iterations leave, table by
 # table (~2 minutes on 2 cores).

@@ -16,6 +16,10 @@ TEST_TOOLS ?= 1
 # the tests and make bench-accuracy, never ircg or ircgd.
 ACCURACY_PKGS := python3-numpy python3-cvxopt
 TEST_PKGS  := chromium $(ACCURACY_PKGS)
+# The Python client's tests with the libraries its users have (Debian's
+# /usr/bin/python3 and its packages: a venv of the tests uses
+# --system-site-packages).
+TEST_PKGS  += python3-scipy python3-pandas python3-sklearn python3-tqdm
 # make test-cluster: the hosts (iproute2's ip, util-linux's nsenter and
 # unshare), Slurm with its authentication (munge), and gdb for the
 # backtrace of a rank's core file.
@@ -45,7 +49,7 @@ endef
 
 # make deps: everything any target needs -- the service's build and run
 # dependencies (deps-core, all make run installs), then, unless
-# TEST_TOOLS=0, the test tools (chromium, node, Redocly CLI) and the tools
+# TEST_TOOLS=0, the test tools (chromium, node, Redocly CLI, Prism) and the tools
 # of lint, fuzz, loadtest and valgrind.
 #> install the Debian packages that are missing (apt-get), tools included
 deps: deps-core
@@ -72,10 +76,14 @@ apt-install:
 	$(call apt_install,$(PKGS))
 
 # The test suite's node tools (tests/node/package.json, pinned by its
-# lock): Redocly CLI.  Into tests/node/node_modules, never committed.
-#> Redocly CLI (npm ci in tests/node)
+# lock): Redocly CLI, and Stoplight Prism (the contract check of every
+# HTTP test's responses, tests/common/contract.h).  Into
+# tests/node/node_modules, never committed; npm ci runs only when one is
+# missing or the lock changed, so a machine that has them needs no network.
+#> Redocly CLI and Stoplight Prism (npm ci in tests/node)
 deps-node:
-	@if [ ! -x tests/node/node_modules/.bin/redocly ] || [ tests/node/package-lock.json -nt tests/node/node_modules ]; then \
+	@if [ ! -x tests/node/node_modules/.bin/redocly ] || [ ! -x tests/node/node_modules/.bin/prism ] || \
+	    [ tests/node/package-lock.json -nt tests/node/node_modules ]; then \
 	  cd tests/node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
 	else echo "node tools are installed"; fi
 

@@ -23,10 +23,11 @@ paper: all data deps-paper
 # The measurements beyond the paper's experiment (tests/study): the rate
 # table of Section 5, the selection instance, over-parameterized regression,
 # the instances in other units (study-scale, with the paper's instance
-# when the MovieLens 1M ratings are in build/data).
+# when the MovieLens 1M ratings are in build/data), IR-CG's away-step and
+# pairwise directions on the polytopes' examples (study-directions).
 STUDY_ENV = OPENBLAS_NUM_THREADS=1 $(if $(wildcard $(DATA_OUT)/ratings.dat),STUDY_RATINGS=$(DATA_OUT)/ratings.dat)
 #> the rates of Section 5, the selection instance, over-parameterized regression,
-#> the instances in other units (study-scale)
+#> the instances in other units (study-scale), the directions (study-directions)
 study: all
 	$(STUDY_ENV) ./$(STUDY_BIN) all --out $(STUDY_OUT)
 	@if command -v gnuplot >/dev/null; then cd $(STUDY_OUT) && gnuplot overparam.gp; \
@@ -41,6 +42,14 @@ study: all
 study-scale: all data
 	$(STUDY_ENV) ./$(STUDY_BIN) scale --out $(STUDY_OUT)
 	$(STUDY_ENV) ./$(STUDY_BIN) varsigma --out $(STUDY_OUT)
+
+# Only IR-CG's away-step and pairwise directions against its Frank-Wolfe
+# steps (tests/study/directions_study.c), then only their section of
+# tests/paper/RESULTS.md.
+#> away-step and pairwise directions against Frank-Wolfe's, then their RESULTS.md section
+study-directions: all
+	$(STUDY_ENV) ./$(STUDY_BIN) directions --out $(STUDY_OUT)
+	python3 tests/paper/results.py --study $(STUDY_OUT) --into tests/paper --only directions
 
 # tests/paper/RESULTS.md (from its template RESULTS.in.md) and its copies
 # of the outputs, from the last runs.

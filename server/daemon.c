@@ -126,6 +126,7 @@ static int setup(srv_config *c)
     warn_if_shared(c->db);
     if (prepare_data_dir(c) || srv_mpi_prepare(c))
         return 1;
+    srv_uploads_sweep();
     int rc = recover(c);
     if (rc == 0 && srv_pool_init(c->db))
         rc = 1;

@@ -59,6 +59,14 @@
 void store_sha256(const void *data, size_t len, uint8_t out[STORE_SHA256_LEN]);
 /* 64 lowercase hex digits + NUL into hex[65]. */
 void store_sha256_hex(const uint8_t d[STORE_SHA256_LEN], char hex[65]);
+/* The same digest of bytes that come in pieces (an upload as it streams):
+ * init, update for each piece, final. */
+typedef struct store_sha256_ctx {
+    _Alignas(16) unsigned char opaque[128]; /* Nettle's sha256_ctx */
+} store_sha256_ctx;
+void store_sha256_init(store_sha256_ctx *c);
+void store_sha256_update(store_sha256_ctx *c, const void *data, size_t len);
+void store_sha256_final(store_sha256_ctx *c, uint8_t out[STORE_SHA256_LEN]);
 
 
 #ifdef __cplusplus
@@ -488,17 +496,30 @@ typedef struct store_dataset {
     char filename[256];  /* original name, "" if none */
     int64_t bytes;
     double created_at;
+    char kind[16];       /* "ratings" (the default), "matrix", "vector" */
+    char meta[512];      /* the caller's description (JSON), "" if none:
+                            datasets stored before it existed have none */
+    int in_file;         /* the bytes live in a file the caller keeps, not
+                            in the store (store_dataset_add with data NULL) */
 } store_dataset;
 
 /* Content-addressed insert: id = SHA-256 of the bytes.  If that id exists
  * nothing is written and *existed = 1 (may be NULL); the stored format and
  * filename are those of the first upload.  format: 1..31 bytes; filename
- * may be NULL, else <= 255 bytes.  `out` may be NULL. */
+ * may be NULL, else <= 255 bytes.  `out` may be NULL.  The kind is
+ * "ratings", without meta. */
 store_rc store_dataset_put(store *st, const void *data, size_t len,
                            const char *format, const char *filename,
                            store_dataset *out, int *existed);
+/* The same for a dataset the caller describes: row's id (the SHA-256 of
+ * the bytes, 64 lowercase hex digits, which the caller computed as they
+ * came), kind (1..15 bytes), format, filename, bytes and meta (< 512
+ * bytes).  data (row->bytes of them) is kept in the store; data NULL:
+ * the bytes live in a file of the caller's (in_file). */
+store_rc store_dataset_add(store *st, const store_dataset *row, const void *data,
+                           store_dataset *out, int *existed);
 store_rc store_dataset_get(store *st, const char *id, store_dataset *out);
-/* *data malloc'd (caller free()s). */
+/* *data malloc'd (caller free()s); an in_file dataset has none here. */
 store_rc store_dataset_bytes(store *st, const char *id, void **data,
                              size_t *len);
 /* Writes the bytes to `path` (through path.tmp + rename, so a reader never

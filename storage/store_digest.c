@@ -24,3 +24,22 @@ void store_sha256_hex(const uint8_t d[STORE_SHA256_LEN], char hex[65])
     }
     hex[64] = '\0';
 }
+
+_Static_assert(sizeof(struct sha256_ctx) <= sizeof(store_sha256_ctx),
+               "store_sha256_ctx holds Nettle's context");
+
+void store_sha256_init(store_sha256_ctx *c)
+{
+    sha256_init((struct sha256_ctx *)c->opaque);
+}
+
+void store_sha256_update(store_sha256_ctx *c, const void *data, size_t len)
+{
+    if (len)
+        sha256_update((struct sha256_ctx *)c->opaque, len, data);
+}
+
+void store_sha256_final(store_sha256_ctx *c, uint8_t out[STORE_SHA256_LEN])
+{
+    sha256_digest((struct sha256_ctx *)c->opaque, STORE_SHA256_LEN, out);
+}

@@ -143,6 +143,16 @@ static const char M7_TRACE_CHUNKS[] =
 static const char M8_JOB_ESTIMATES[] =
     "ALTER TABLE jobs ADD COLUMN estimate_json TEXT;";
 
+/* Datasets of least squares and logistic regression besides ratings: a
+ * kind, the caller's description of the content (its shape, as JSON), and
+ * whether the bytes live in a file of the caller's rather than in `data`
+ * (large matrices: the service keeps them on disk, read memory-mapped).
+ * Rows of older files are ratings kept here, described by nothing. */
+static const char M9_DATASET_KINDS[] =
+    "ALTER TABLE datasets ADD COLUMN kind TEXT NOT NULL DEFAULT 'ratings';"
+    "ALTER TABLE datasets ADD COLUMN meta TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE datasets ADD COLUMN in_file INTEGER NOT NULL DEFAULT 0;";
+
 const char *const store_migrations[] = {
     M1_JOBS,
     M2_TRACES_SNAPSHOTS,
@@ -152,10 +162,11 @@ const char *const store_migrations[] = {
     M6_CHECKPOINTS,
     M7_TRACE_CHUNKS,
     M8_JOB_ESTIMATES,
+    M9_DATASET_KINDS,
 };
 
 const store_migration_fn store_migration_code[] = {
-    NULL, NULL, NULL, NULL, NULL, NULL, st_migrate_trace_chunks, NULL,
+    NULL, NULL, NULL, NULL, NULL, NULL, st_migrate_trace_chunks, NULL, NULL,
 };
 
 const int store_nmigrations =

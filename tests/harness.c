@@ -4,6 +4,7 @@
  * and prints the closing count line.
  */
 #include "harness.h"
+#include "harness_guard.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,6 +61,21 @@ void th_skip(const char *fmt, ...)
 
 int th_failed(void) { return g_failed_now > 0; }
 
+static th_fn g_at_end[4];
+static int g_nat_end;
+
+void th_at_end(th_fn fn)
+{
+    for (int i = 0; i < g_nat_end; i++)
+        if (g_at_end[i] == fn)
+            return;
+    if (g_nat_end == (int)(sizeof g_at_end / sizeof g_at_end[0])) {
+        fprintf(stderr, "th_at_end: more than %d hooks\n", g_nat_end);
+        abort();
+    }
+    g_at_end[g_nat_end++] = fn;
+}
+
 void th_after_each(th_fn fn)
 {
     for (int i = 0; i < g_nafter; i++)
@@ -111,25 +127,21 @@ int th_movielens(const char *name, char *path, size_t cap)
     return -1;
 }
 
-static void rm_tmp(void)
-{
-    if (g_tmp[0] && !getenv("IRCG_KEEP_TMP")) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
-        if (system(cmd) != 0)
-            fprintf(stderr, "could not remove %s\n", g_tmp);
-    }
-}
-
 const char *th_tmpdir(void)
 {
     if (!g_tmp[0]) {
-        snprintf(g_tmp, sizeof g_tmp, "/tmp/ircg-test-XXXXXX");
+        const char *t = getenv("IRCG_TMPDIR"); /* soak.sh keeps its runs apart */
+        snprintf(g_tmp, sizeof g_tmp, "%.200s/ircg-test-XXXXXX", t && *t == '/' ? t : "/tmp");
         if (!mkdtemp(g_tmp)) {
             perror("mkdtemp");
             abort();
         }
-        atexit(rm_tmp);
+        /* removed when the run ends, however it ends (the guardian's) */
+        if (!getenv("IRCG_KEEP_TMP")) {
+            char cmd[300];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+            th_on_exit_cmd(cmd);
+        }
     }
     return g_tmp;
 }
@@ -167,17 +179,29 @@ static double now_s(void)
 int main(int argc, char **argv)
 {
     int passed = 0, failed = 0, skipped = 0;
+    char left[1024];
     setvbuf(stdout, NULL, _IOLBF, 0);
+    thg_start();
     qsort(g_tests, (size_t)g_ntests, sizeof *g_tests, cmp_test);
     for (int i = 0; i < g_ntests; i++) {
         th_test *t = &g_tests[i];
         if (!selected(t, argc, argv))
             continue;
         g_failed_now = g_skipped_now = 0;
+        thg_running(t->suite, t->name, passed, failed, skipped);
         double t0 = now_s();
+        thg_arm_timeout();
         t->fn();
         for (int k = 0; k < g_nafter; k++)
             g_after[k]();
+        /* whatever the test left running, stopped; a passing test that
+         * left something fails */
+        int nleft = thg_sweep(!g_failed_now, left, sizeof left);
+        if (nleft > 0 && !g_failed_now)
+            th_fail(__FILE__, __LINE__, "%d processes this test started were still running "
+                    "at its end: %s (killed)", nleft, left);
+        else if (nleft > 0)
+            printf("    stopped %d processes the test left: %s\n", nleft, left);
         double dt = now_s() - t0;
         if (g_failed_now) {
             failed++;
@@ -190,7 +214,10 @@ int main(int argc, char **argv)
             printf("ok   %s.%s (%.2fs)\n", t->suite, t->name, dt);
         }
     }
+    for (int k = 0; k < g_nat_end; k++)
+        g_at_end[k]();
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    thg_end();
     return failed ? 1 : 0;
 }
 

@@ -5,6 +5,8 @@
  * before main runs.  CHECK* record a failure and go on; REQUIRE* record it and
  * leave the test.  SKIP(...) leaves the test marked skipped.  The runner
  * prints one line per test and ends with "N passed, N failed, N skipped".
+ * No process a test starts outlives it, however it ends (a failed
+ * REQUIRE, a signal, IRCG_TEST_TIMEOUT, a crash): tests/harness_guard.h.
  */
 #ifndef IRCG_TEST_HARNESS_H
 #define IRCG_TEST_HARNESS_H
@@ -12,6 +14,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 typedef void (*th_fn)(void);
 
@@ -24,6 +27,20 @@ int th_failed(void); /* has the running test failed so far */
  * that test): a fixture's checks of what a test may not leave behind.
  * Registering the same fn again does nothing; at most 8. */
 void th_after_each(th_fn fn);
+/* fn runs once after the last test, before the closing count line (a
+ * fixture's totals for the whole run).  At most 4. */
+void th_at_end(th_fn fn);
+/* A shell command that undoes what the run made outside its processes
+ * (tests/cluster: `cluster.sh down`, the network namespaces), run once
+ * when the run ends, however it ends: by the guardian after the runner
+ * (tests/harness_guard.h), at most 8, each under 512 bytes.  Every process
+ * a test starts is stopped after it by the harness itself. */
+void th_on_exit_cmd(const char *cmd);
+/* A child process (and what it starts) that lives for the whole run, not
+ * one test: the sweeps after each test leave it (the contract check's
+ * Prism, tests/common/contract.h); the harness kills and reaps it after
+ * the closing line.  At most 8. */
+void th_keep_process(pid_t pid);
 /* A passing CHECK_NEAR/CHECK_REL that used the fraction `used` of its
  * tolerance: reported when IRCG_TEST_MARGIN=F is set and used > F, so that
  * tolerances near their edge on this CPU's kernels can be found and derived
@@ -40,8 +57,9 @@ void th_margin(const char *file, int line, double used);
  * data is on this machine, so the test must run. */
 int th_movielens(const char *name, char *path, size_t cap);
 
-/* Path of a test temporary directory, created once per run; removed at exit
- * unless IRCG_KEEP_TMP is set. */
+/* Path of a test temporary directory ($IRCG_TMPDIR or /tmp, ircg-test-XXXXXX;
+ * not TMPDIR, which Open MPI and Slurm read too),
+ * created once per run; removed at exit unless IRCG_KEEP_TMP is set. */
 const char *th_tmpdir(void);
 /* 1 when python3 runs and the repository file script exists (the tests
  * that run the repository's Python tools, from the repository root). */

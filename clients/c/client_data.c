@@ -116,6 +116,34 @@ ircg_client_code ircg_client_result(ircg_client *c, const char *id, char **json,
     return rc;
 }
 
+/* The body of GET /v1/jobs/{id}<suffix> into *data (malloc'ed), its
+ * length into *len. */
+static ircg_client_code get_job_bytes(ircg_client *c, const char *id, const char *suffix,
+                                      void **data, size_t *len, ircg_client_error *err)
+{
+    char *path = cl_job_path(c, id, suffix, err);
+    if (!path)
+        return !c || !id || !*id ? IRCG_CLIENT_ERR_INVALID : IRCG_CLIENT_ERR_NOMEM;
+    char *bytes = NULL;
+    ircg_client_code rc = get_text(c, path, &bytes, len, NULL, err);
+    *data = bytes;
+    free(path);
+    return rc;
+}
+
+ircg_client_code ircg_client_result_npz(ircg_client *c, const char *id, const char *which,
+                                        void **data, size_t *len, ircg_client_error *err)
+{
+    cl_error_reset(err);
+    if (data)
+        *data = NULL;
+    if (!data || !len || !which || (strcmp(which, "x") != 0 && strcmp(which, "z") != 0))
+        return cl_fail(err, IRCG_CLIENT_ERR_INVALID, 0,
+                       "data, len and which (\"x\" or \"z\") are required");
+    return get_job_bytes(c, id, !strcmp(which, "x") ? "/result?x=npz" : "/result?z=npz", data,
+                         len, err);
+}
+
 /* ----------------------------------------------------------- snapshots -- */
 
 ircg_client_code ircg_client_snapshots(ircg_client *c, const char *id,
@@ -177,14 +205,7 @@ ircg_client_code ircg_client_snapshot_get(ircg_client *c, const char *id, int64_
         return cl_fail(err, IRCG_CLIENT_ERR_INVALID, 0,
                        "data, len, a plain kind and an iteration >= 0 are required");
     snprintf(suffix, sizeof suffix, "/snapshots/%" PRId64 "/%s", iteration, kind);
-    char *path = cl_job_path(c, id, suffix, err);
-    if (!path)
-        return !c || !id || !*id ? IRCG_CLIENT_ERR_INVALID : IRCG_CLIENT_ERR_NOMEM;
-    char *bytes = NULL;
-    ircg_client_code rc = get_text(c, path, &bytes, len, NULL, err);
-    *data = bytes;
-    free(path);
-    return rc;
+    return get_job_bytes(c, id, suffix, data, len, err);
 }
 
 /* ------------------------------------------------------------ datasets -- */
@@ -199,6 +220,9 @@ static ircg_client_code fill_dataset(const cl_resp *r, ircg_client_dataset *ds,
         memset(ds, 0, sizeof *ds);
         cl_json_str(o, "id", ds->id, sizeof ds->id);
         cl_json_str(o, "format", ds->format, sizeof ds->format);
+        cl_json_str(o, "kind", ds->kind, sizeof ds->kind);
+        ds->sparse = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "sparse"));
+        ds->labels = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "labels"));
         cl_json_str(o, "created_at", ds->created_at, sizeof ds->created_at);
         ds->n_rows = (int)cl_json_int(o, "n_rows");
         ds->n_cols = (int)cl_json_int(o, "n_cols");
@@ -227,6 +251,47 @@ ircg_client_code ircg_client_dataset_upload(ircg_client *c, const void *data, si
     cl_req rq = {.method = "POST", .path = path, .ctype = "application/octet-stream",
                  .body = data ? data : "", .len = len};
     ircg_client_code rc = cl_call(c, &rq, ok, &r, err);
+    if (rc == IRCG_CLIENT_OK)
+        rc = fill_dataset(&r, ds, err);
+    cl_resp_free(&r);
+    return rc;
+}
+
+static int plain(const char *s)
+{
+    return !s || (*s && strlen(s) <= 32 && !strpbrk(s, "&#%/? "));
+}
+
+ircg_client_code ircg_client_dataset_upload_file(ircg_client *c, const char *path,
+                                                 const char *kind, const char *format,
+                                                 ircg_client_dataset *ds,
+                                                 ircg_client_error *err)
+{
+    static const long ok[] = {201, 200, 0};
+    char query[128];
+    cl_resp r = {0};
+    FILE *f = NULL;
+    cl_error_reset(err);
+    if (!c || !path || !plain(kind) || !plain(format))
+        return cl_fail(err, IRCG_CLIENT_ERR_INVALID, 0,
+                       "client, path and plain kind and format names (or NULL) are required");
+    if (!(f = fopen(path, "rb")) || fseeko(f, 0, SEEK_END) != 0) {
+        if (f)
+            fclose(f);
+        return cl_fail(err, IRCG_CLIENT_ERR_INVALID, 0, "cannot read %s: %s", path,
+                       strerror(errno));
+    }
+    off_t size = ftello(f);
+    rewind(f);
+    snprintf(query, sizeof query, "/v1/datasets%s%s%s%s%s", kind || format ? "?" : "",
+             kind ? "kind=" : "", kind ? kind : "", kind && format ? "&" : "",
+             format ? "format=" : "");
+    if (format)
+        snprintf(query + strlen(query), sizeof query - strlen(query), "%s", format);
+    cl_req rq = {.method = "POST", .path = query, .ctype = "application/octet-stream",
+                 .file = f, .len = (size_t)size};
+    ircg_client_code rc = cl_call(c, &rq, ok, &r, err);
+    fclose(f);
     if (rc == IRCG_CLIENT_OK)
         rc = fill_dataset(&r, ds, err);
     cl_resp_free(&r);

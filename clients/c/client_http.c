@@ -381,6 +381,13 @@ static struct curl_slist *build_headers(ircg_client *c, const cl_req *rq, int *b
     return h;
 }
 
+static size_t on_read(char *p, size_t sz, size_t nm, void *user)
+{
+    FILE *f = user;
+    size_t n = fread(p, 1, sz * nm, f);
+    return n == 0 && ferror(f) ? CURL_READFUNC_ABORT : n;
+}
+
 static void set_options(ircg_client *c, const cl_req *rq, xfer *x, const char *url,
                         struct curl_slist *hl)
 {
@@ -403,7 +410,7 @@ static void set_options(ircg_client *c, const cl_req *rq, xfer *x, const char *u
     curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
-    if (rq->sink) {
+    if (rq->sink || rq->file) {
         curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
         curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 45L);
     } else {
@@ -414,7 +421,12 @@ static void set_options(ircg_client *c, const cl_req *rq, xfer *x, const char *u
         curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
         curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
     }
-    if (!strcmp(rq->method, "POST")) {
+    if (!strcmp(rq->method, "POST") && rq->file) {
+        curl_easy_setopt(h, CURLOPT_POST, 1L);
+        curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+        curl_easy_setopt(h, CURLOPT_READDATA, rq->file);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->len);
+    } else if (!strcmp(rq->method, "POST")) {
         curl_easy_setopt(h, CURLOPT_POST, 1L);
         curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(rq->body ? rq->len : 0));
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, rq->body ? rq->body : "");

@@ -8,6 +8,7 @@
 
 #include <curl/curl.h>
 #include <stdarg.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -36,6 +37,9 @@ typedef struct cl_req {
     const char *ctype;       /* of the body; NULL = none                  */
     const void *body;        /* POST: may be NULL (empty)                 */
     size_t len;
+    FILE *file;              /* POST: the body read from here instead (len
+                                bytes), with no overall timeout: a large
+                                upload fails only when it stalls 45 s    */
     const char *headers[4];  /* extra "Name: value", NULL-terminated      */
     cl_sink_fn sink;         /* stream: 2xx bytes go here, not to body    */
     cl_tick_fn tick;

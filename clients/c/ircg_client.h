@@ -317,6 +317,11 @@ typedef struct ircg_client_snapshot {
 ircg_client_code ircg_client_snapshots(ircg_client *c, const char *id,
                                        ircg_client_snapshot **snaps, size_t *n,
                                        ircg_client_error *err);
+/* GET /v1/jobs/{id}/result?x=npz (which "x") or ?z=npz (which "z"): a
+ * finished job's iterate as NumPy .npz bytes (the layout of its 'x' and
+ * 'z' snapshots), its values the result's bit for bit. */
+ircg_client_code ircg_client_result_npz(ircg_client *c, const char *id, const char *which,
+                                        void **data, size_t *len, ircg_client_error *err);
 /* GET /v1/jobs/{id}/snapshots/{iteration}/{kind}: the stored bytes. */
 ircg_client_code ircg_client_snapshot_get(ircg_client *c, const char *id,
                                           int64_t iteration, const char *kind,
@@ -327,11 +332,15 @@ ircg_client_code ircg_client_snapshot_get(ircg_client *c, const char *id,
 
 typedef struct ircg_client_dataset {
     char id[72];            /* sha256 of the bytes, 64 hex digits           */
-    char format[32];        /* "movielens", "udata", "csv", "matrix_market" */
+    char format[32];        /* ratings: "movielens", "udata", "csv",
+                               "matrix_market"; matrices and vectors: "npy",
+                               "npz", "libsvm", "matrix_market", "csv"      */
     int n_rows, n_cols;
     int64_t nnz, bytes;
     char created_at[40];
     int existed;            /* upload: 1 when the same bytes were there     */
+    char kind[16];          /* "ratings", "matrix" or "vector"              */
+    int sparse, labels;     /* a sparse matrix; a LIBSVM one (labels = b)   */
 } ircg_client_dataset;
 
 /* POST /v1/datasets: a ratings or Matrix Market file; format NULL = detect.
@@ -340,6 +349,16 @@ ircg_client_code ircg_client_dataset_upload(ircg_client *c, const void *data,
                                             size_t len, const char *format,
                                             ircg_client_dataset *ds,
                                             ircg_client_error *err);
+/* POST /v1/datasets?kind=K&format=F with the file at path as the body,
+ * streamed from the disk (any size the server takes: --max-upload): a
+ * matrix or vector of least squares and logistic regression (.npy, .npz,
+ * LIBSVM, Matrix Market, CSV) or ratings.  kind and format NULL: told by
+ * the server from the content.  A malformed file gives status 422, the
+ * line or byte offset in err->detail. */
+ircg_client_code ircg_client_dataset_upload_file(ircg_client *c, const char *path,
+                                                 const char *kind, const char *format,
+                                                 ircg_client_dataset *ds,
+                                                 ircg_client_error *err);
 ircg_client_code ircg_client_dataset_get(ircg_client *c, const char *id,
                                          ircg_client_dataset *ds,
                                          ircg_client_error *err);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "cli.h"
@@ -65,6 +66,9 @@ api_spec *cli_load_spec(const char *path)
     api_errors_init(&errs);
     api_parse_options_default(&opt);
     opt.base_dir = dir;
+    /* ircg solve certifies IR-CG on a core of its own where there is one
+     * (cmd_solve.c, use_machine): the estimate counts the copies */
+    opt.certify_async = sysconf(_SC_NPROCESSORS_ONLN) > 1;
     if (text && dir && api_spec_parse(text, len, &opt, &s, &errs) != 0)
         print_errors(path, &errs);
     else if (text && !dir)

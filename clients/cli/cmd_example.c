@@ -41,8 +41,19 @@ cJSON *ex_algorithm_default(const ex_opts *o, const char *def, long long max_ite
     const char *name = o->algorithm ? o->algorithm : def;
     int ircg = !strcmp(name, "ircg"), irpg = !strcmp(name, "irpg");
     int scg = !strcmp(name, "ir-scg"), fscg = !strcmp(name, "ir-fscg");
+    int aims = !strcmp(name, "fcbio") || !strcmp(name, "fcbio-cg") || !strcmp(name, "auto");
     cJSON *a = cJSON_CreateObject();
     cJSON_AddStringToObject(a, "name", name);
+    if (aims) { /* the methods that aim at a stated accuracy: no iteration cap */
+        cJSON *st = cJSON_AddObjectToObject(a, "stop");
+        cJSON_AddNumberToObject(st, "inner_gap_rel", IRCG_BISECT_INNER_REL);
+        cJSON_AddNumberToObject(st, "outer_gap_rel", IRCG_BISECT_OUTER_REL);
+        cJSON_AddStringToObject(a, "start", "default");
+        if (o->max_iter)
+            cJSON_AddNumberToObject(a, "max_iter", (double)o->max_iter);
+        cJSON_AddNumberToObject(a, "time_limit", time_limit);
+        return a;
+    }
     if (ircg)
         cJSON_AddStringToObject(a, "step_rule", o->step_rule ? o->step_rule : "open_loop");
     if (ircg || irpg || scg || fscg) { /* sigma_t = 0.05 (L_g / L_f) (t+1)^-p: the
@@ -209,7 +220,7 @@ static int one_of(const char *v, const char *const *names)
 
 static const char EXAMPLE_USAGE[] =
     "usage: ircg example NAME [--ratings PATH] [--data PATH]\n"
-    "         [--algorithm ircg|cgbio|irpg|bisg|ir-scg|ir-fscg]\n"
+    "         [--algorithm ircg|cgbio|irpg|bisg|ir-scg|ir-fscg|fcbio|fcbio-cg|auto]\n"
     "         [--step-rule open_loop|closed_loop|line_search] [--projection partial|full]\n"
     "         [--max-iter N] [--size small|full]\n"
     "       ircg example --list\n"
@@ -249,7 +260,7 @@ static int example_opt(void *user, int c, const char *v)
 static int check_opts(ex_opts *o)
 {
     static const char *const ALGS[] = {"ircg", "cgbio", "irpg", "bisg", "ir-scg", "ir-fscg",
-                                       NULL};
+                                       "fcbio", "fcbio-cg", "auto", NULL};
     static const char *const RULES[] = {"open_loop", "closed_loop", "line_search", NULL};
     static const char *const PROJS[] = {"partial", "full", NULL};
     static const char *const SIZES[] = {"small", "full", NULL};
@@ -285,9 +296,16 @@ static int family_takes(const char *name, const ex_opts *o)
                    !strcmp(name, "fair-a9a");
     int mc = !strcmp(name, "paper-movielens") || !strcmp(name, "synthetic-movielens");
     int sto = a && (!strcmp(a, "ir-scg") || !strcmp(a, "ir-fscg"));
-    if (logistic && a && strcmp(a, "ircg") != 0 && !sto) {
-        fprintf(stderr, "ircg: the %s example is solved by --algorithm ircg, ir-scg or ir-fscg "
-                "(CG-BiO, IR-PG and Bi-SG are not available for logistic regression)\n", name);
+    int fcbio = a && !strcmp(a, "fcbio"), auto_ = a && !strcmp(a, "auto");
+    if (logistic && a && strcmp(a, "ircg") != 0 && !sto && !fcbio && !auto_) {
+        fprintf(stderr, "ircg: the %s example is solved by --algorithm ircg, ir-scg, ir-fscg, "
+                "fcbio or auto (CG-BiO, IR-PG, Bi-SG and FC-BiO-CG are not available for "
+                "logistic regression)\n", name);
+        return 0;
+    }
+    if (mc && fcbio) {
+        fprintf(stderr, "ircg: FC-BiO projects onto the nuclear ball, which %s is too large "
+                "for: use --algorithm fcbio-cg (conditional gradient inside) or auto\n", name);
         return 0;
     }
     if (mc && sto) {

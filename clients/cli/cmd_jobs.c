@@ -66,7 +66,8 @@ static ircg_client_code result(ircg_client *c, const char *id, const remote_opts
                                ircg_client_error *err)
 {
     char *json = NULL;
-    (void)o;
+    if (o->x_out || o->z_out) /* the iterates as .npz, instead of the JSON */
+        return remote_download_iterates(c, id, o, err);
     ircg_client_code rc = ircg_client_result(c, id, &json, err);
     if (rc == IRCG_CLIENT_OK)
         fputs(json, stdout);
@@ -76,8 +77,17 @@ static ircg_client_code result(ircg_client *c, const char *id, const remote_opts
 
 int cmd_result(int argc, char **argv)
 {
-    static const cli_command cmd = {"result", ID_USAGE("result", "the result of a finished job "
-                                                       "(JSON)", ""), NULL, PLAIN_OPTS};
+    static const struct option opts[] = {{"x", required_argument, NULL, 'X'},
+                                         {"z", required_argument, NULL, 'Z'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         REMOTE_LONGOPTS, {0}};
+    static const cli_command cmd = {
+        "result",
+        ID_USAGE("result", "the result of a finished job (JSON); with --x FILE and --z FILE\n"
+                 "  its iterates x and z as NumPy .npz files instead (\"-\" = stdout), the\n"
+                 "  same doubles as the JSON's: a vector, or matrix completion's factors",
+                 " [--x FILE] [--z FILE] [--quiet]"),
+        "q", opts};
     return run_id_verb(argc, argv, &cmd, result);
 }
 

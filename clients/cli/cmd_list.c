@@ -110,16 +110,23 @@ int cmd_jobs(int argc, char **argv)
 int cmd_upload(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"format", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
+        {"format", required_argument, NULL, 'f'}, {"kind", required_argument, NULL, 'K'},
+        {"json", no_argument, NULL, 'j'}, {"quiet", no_argument, NULL, 'q'},
         REMOTE_LONGOPTS, {0},
     };
     static const cli_command cmd = {
         "upload",
-        "usage: ircg upload FILE [--format movielens|udata|csv|matrix_market] [--json]\n"
-        "                   [--server URL] [--token TOKEN]\n"
-        "  upload a ratings or Matrix Market file (\"-\" = stdin) and print its dataset id,\n"
-        "  for {\"source\": \"dataset\", \"id\": ...} in a spec\n" REMOTE_USAGE_TAIL,
-        "f:j", opts};
+        "usage: ircg upload FILE [--kind ratings|matrix|vector]\n"
+        "                   [--format npy|npz|libsvm|matrix_market|csv|movielens|udata]\n"
+        "                   [--json] [--server URL] [--token TOKEN]\n"
+        "  upload a file (\"-\" = stdin) as a dataset and print its id: ratings for\n"
+        "  {\"source\": \"dataset\", \"id\": ...} of matrix completion, a matrix (A) or a\n"
+        "  vector (b) for {\"source\": \"dataset\", \"id\", \"b_id\", ...} of least squares\n"
+        "  and logistic regression.  Without --kind and --format the server tells them\n"
+        "  from the content (NumPy files by their dimensions, LIBSVM a matrix, other\n"
+        "  text ratings).  A file is streamed from the disk, whatever its size.\n"
+        REMOTE_USAGE_TAIL,
+        "f:jq", opts};
     remote_opts o = {0};
     ircg_client *c = NULL;
     ircg_client_error err = {0};
@@ -129,20 +136,30 @@ int cmd_upload(int argc, char **argv)
     int first = 0, code = remote_parse(argc, argv, &cmd, &o, 1, &first);
     if (code != CLI_OK)
         return code == CLI_HELP ? CLI_OK : code;
-    if (!(data = cli_read_file(argv[first], &len)))
+    int from_stdin = !strcmp(argv[first], "-");
+    if (from_stdin && !(data = cli_read_file(argv[first], &len)))
         return CLI_INVALID;
     if ((code = remote_connect(&o, &c)) != CLI_OK) {
         /* printed */
-    } else if (ircg_client_dataset_upload(c, data, len, o.format, &ds, &err) != IRCG_CLIENT_OK) {
+    } else if (from_stdin && o.kind) {
+        code = cli_usage_error(&cmd, "%s", "--kind needs a file (stdin is read as ratings)");
+    } else if (from_stdin &&
+               ircg_client_dataset_upload(c, data, len, o.format, &ds, &err) != IRCG_CLIENT_OK) {
         code = remote_fail("upload", &err);
-    } else if (o.json) {
-        printf("{\"id\":\"%s\",\"format\":\"%s\",\"n_rows\":%d,\"n_cols\":%d,\"nnz\":%lld}\n", ds.id,
-               ds.format, ds.n_rows, ds.n_cols, (long long)ds.nnz);
-    } else {
-        printf("%s\n", ds.id);
-        fprintf(stderr, "%s: %d x %d, %lld entries (%s)%s\n", argv[first], ds.n_rows, ds.n_cols,
-                (long long)ds.nnz, ds.format, ds.existed ? ", already there" : "");
+    } else if (!from_stdin) { /* streamed from the disk; the line on stderr */
+        o.quiet |= o.json;
+        code = remote_upload(c, argv[first], o.kind, o.format, &o, &ds);
+    } else if (!o.json && !o.quiet) {
+        fprintf(stderr, "%s: %s %d x %d, %lld entries (%s)%s\n", argv[first], ds.kind,
+                ds.n_rows, ds.n_cols, (long long)ds.nnz, ds.format,
+                ds.existed ? ", already there" : "");
     }
+    if (code == CLI_OK && o.json)
+        printf("{\"id\":\"%s\",\"kind\":\"%s\",\"format\":\"%s\",\"n_rows\":%d,"
+               "\"n_cols\":%d,\"nnz\":%lld}\n",
+               ds.id, ds.kind, ds.format, ds.n_rows, ds.n_cols, (long long)ds.nnz);
+    else if (code == CLI_OK)
+        printf("%s\n", ds.id);
     ircg_client_error_clear(&err);
     ircg_client_free(c);
     free(data);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "result.h"
@@ -148,7 +149,10 @@ static void header(const ircg_settings *st, int quiet)
     if (quiet)
         return;
     fprintf(stderr, "solving with %s", api_algorithm_name(st->algorithm));
-    if (st->algorithm == IRCG_ALG_IRCG)
+    if (st->algorithm == IRCG_ALG_IRCG && st->direction != IRCG_DIR_FRANK_WOLFE)
+        fprintf(stderr, " (%s steps, %s directions)", api_step_rule_name(st->step_rule),
+                api_direction_name(st->direction));
+    else if (st->algorithm == IRCG_ALG_IRCG)
         fprintf(stderr, " (%s steps)", api_step_rule_name(st->step_rule));
     if (st->algorithm == IRCG_ALG_IRPG || st->algorithm == IRCG_ALG_BISG)
         fprintf(stderr, " (%s projections)", api_projection_name(st->projection));
@@ -173,10 +177,13 @@ static void summary(const ircg_info *in, const ircg_settings *st)
     if (in->lmo_unconverged > 0)
         fprintf(stderr, "  note: %lld oracle calls stopped at lmo_max_matvecs (less "
                 "accurate answers)\n", (long long)in->lmo_unconverged);
-    if (in->cert_iteration >= 0)
-        fprintf(stderr, "  certified at iteration %lld: g(x) - min g <= %.3e, f(x) - f* <= "
-                "%.3e (f* >= %.12g)\n", (long long)in->cert_iteration, in->inner_gap_x,
-                in->outer_gap_x, in->f_lower);
+    if (in->cert_iteration >= 0) {
+        int z = in->answer == IRCG_Z; /* the bisection methods' answer */
+        fprintf(stderr, "  certified at iteration %lld: g(%s) - min g <= %.3e, f(%s) - f* <= "
+                "%.3e (f* >= %.12g)\n", (long long)in->cert_iteration, z ? "z" : "x",
+                z ? in->inner_gap_z : in->inner_gap_x, z ? "z" : "x",
+                z ? in->outer_gap_z : in->outer_gap_x, in->f_lower);
+    }
 }
 
 /* Printed even with --quiet: a result that is not what it seems. */
@@ -215,7 +222,8 @@ static int write_result(cli_outputs *o, const api_spec *s, const ircg_solver *sv
         ircg_solver_iterate(sv, IRCG_X, out.dense_iterate, &x);
         ircg_solver_iterate(sv, IRCG_Z, out.dense_iterate, &z);
     }
-    api_result r = {info, err, msg, rp->ref ? &rp->info : NULL, g_opt, x, z, st, NULL};
+    api_result r = {info, err, msg, rp->ref ? &rp->info : NULL, g_opt, x, z, st, NULL,
+                    api_spec_auto_why(s)};
     char *text = api_result_json(&r);
     int rc = cli_outputs_result(o, text);
     free(text);
@@ -257,6 +265,35 @@ static void closing(const cli_outputs *o, const ref_phase *rp, const ircg_info *
             "--trace, or writing them failed)", what);
 }
 
+/* A matrix-completion solve takes the machine: a spec that names no
+ * threads gets the sparse passes on every core, but one when IR-CG's
+ * certificates can have that one (no certified stop, and their copies of
+ * x and z -- at most eight in flight, 16 bytes a rating each -- within an
+ * eighth of the memory): they are then made there, beside the iterations
+ * (settings.certify_async), where on this kind of machine (memory-bound
+ * passes, two cores) they cost the solve less than the core would give
+ * its passes.  A spec that names its threads keeps them, and its
+ * certificates take a core those leave free, if one is. */
+static void use_machine(const api_spec *s, ircg_settings *st)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES);
+    long page = sysconf(_SC_PAGESIZE);
+    ircg_problem_info pi;
+    if (api_spec_kind(s) != IRCG_PROBLEM_MATRIX_COMPLETION || !api_spec_problem(s) ||
+        cores < 1)
+        return;
+    ircg_problem_get_info(api_spec_problem(s), &pi);
+    double copies = 8.0 * 16.0 * (double)pi.n_observed;
+    const ircg_stop *t = &st->stop;
+    int async = st->certify && st->algorithm == IRCG_ALG_IRCG && cores > 1 &&
+                !(t->inner_gap > 0 || t->inner_gap_rel > 0 || t->outer_gap > 0 ||
+                  t->outer_gap_rel > 0) &&
+                pages > 0 && page > 0 && copies <= (double)pages * (double)page / 8;
+    if (!api_spec_threads_given(s))
+        st->threads = (int)(cores - async > 64 ? 64 : cores - async);
+    st->certify_async = async && st->threads < cores;
+}
+
 /* Reference, solver, result: everything after the files are open. */
 static int run(cli_outputs *o, const api_spec *s, int quiet)
 {
@@ -268,6 +305,7 @@ static int run(cli_outputs *o, const api_spec *s, int quiet)
     const volatile int stop = 1; /* no iterations: the reference failed */
     char msg[400] = "";
     api_spec_settings(s, &st);
+    use_machine(s, &st);
     progress p = {o, api_algorithm_name(st.algorithm), {0}, 0, quiet, 0};
 
     compute_reference(s, quiet, &rp);

@@ -1,6 +1,7 @@
 /*
  * cmd_submit.c -- `ircg submit SPEC [--wait]` and `ircg watch ID`: a job
- * sent to an ircgd, and followed through its events to the end.
+ * sent to an ircgd (its data uploaded first with --data or --upload:
+ * remote_data.c), and followed through its events to the end.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,14 +46,28 @@ int remote_watch(ircg_client *c, const char *id, const remote_opts *o, ircg_clie
 static const struct option SUBMIT_OPTS[] = {
     {"wait", no_argument, NULL, 'w'}, {"quiet", no_argument, NULL, 'q'},
     {"json", no_argument, NULL, 'j'}, {"timeout", required_argument, NULL, 't'},
+    {"data", required_argument, NULL, 'D'}, {"labels", required_argument, NULL, 'L'},
+    {"val-data", required_argument, NULL, 'V'}, {"val-labels", required_argument, NULL, 'W'},
+    {"type", required_argument, NULL, 'Y'}, {"upload", no_argument, NULL, 'U'},
     REMOTE_LONGOPTS, {0},
 };
 static const cli_command SUBMIT = {
     "submit",
-    "usage: ircg submit SPEC.json [--wait [--timeout S]] [--quiet] [--json] [--server URL]\n"
-    "                   [--token TOKEN]\n"
+    "usage: ircg submit SPEC.json [--upload] [--wait [--timeout S]] [--quiet] [--json]\n"
+    "                   [--server URL] [--token TOKEN]\n"
+    "       ircg submit [SPEC.json] --data A.npy --labels b.npy [--val-data Av.npy\n"
+    "                   --val-labels bv.npy] [--type least_squares|logistic_regression] ...\n"
     "  send a job spec (\"-\" = stdin) to ircgd and print the job's id; with --wait,\n"
     "  follow it to its end (progress on stderr) and print how it ended.\n"
+    "  --data FILE    upload FILE (.npy, .npz, LIBSVM, Matrix Market, CSV) as the\n"
+    "                 problem's A and the spec's data becomes these datasets;\n"
+    "                 --labels its b, --val-data and --val-labels the validation\n"
+    "                 rows (then the outer objective is the validation loss unless\n"
+    "                 the spec gives one); without SPEC: least squares (--type)\n"
+    "                 with every other member at its default\n"
+    "  --upload       upload the files the spec's data names (relative to the\n"
+    "                 spec), for a daemon that cannot read them, and name the\n"
+    "                 datasets instead\n"
     "  --json         the job resource, or with --wait each event, as JSON lines\n"
     "  --quiet        no progress\n" REMOTE_USAGE_TAIL
     "exit: 0 submitted (--wait: succeeded), 2 usage or invalid spec, 3 the request\n"
@@ -65,14 +80,22 @@ int cmd_submit(int argc, char **argv)
     ircg_client *c = NULL;
     ircg_client_job job = {0};
     ircg_client_error err = {0};
-    char *spec = NULL;
+    char *spec = NULL, *text = NULL, *dir = NULL;
     size_t len = 0;
     int first = 0, code = remote_parse(argc, argv, &SUBMIT, &o, 1, &first);
     if (code != CLI_OK)
         return code == CLI_HELP ? CLI_OK : code;
-    if (!(spec = cli_read_file(argv[first], &len)))
+    if ((o.labels || o.val_data || o.val_labels || o.type) && !o.data)
+        return cli_usage_error(&SUBMIT, "%s", "--labels, --val-data, --val-labels and --type "
+                               "come with --data");
+    if (o.upload && o.data)
+        return cli_usage_error(&SUBMIT, "%s", "--upload or --data, not both");
+    if (first < argc && !(text = cli_read_file(argv[first], &len)))
         return CLI_INVALID;
     if ((code = remote_connect(&o, &c)) != CLI_OK)
+        goto done;
+    dir = cli_dirname(first < argc ? argv[first] : "-");
+    if (!(spec = remote_prepare_spec(c, text, dir ? dir : ".", &o, &code)))
         goto done;
     if (ircg_client_submit(c, spec, NULL, &job, &err) != IRCG_CLIENT_OK) {
         code = remote_fail("submit", &err);
@@ -92,6 +115,8 @@ done:
     ircg_client_error_clear(&err);
     ircg_client_free(c);
     free(spec);
+    free(text);
+    free(dir);
     return code;
 }
 

@@ -32,6 +32,15 @@ int remote_opt(void *user, int c, const char *arg)
     case 'c': o->csv = 1; return 0;
     case 's': o->state = arg; return 0;
     case 'f': o->format = arg; return 0;
+    case 'K': o->kind = arg; return 0;
+    case 'D': o->data = arg; return 0;
+    case 'L': o->labels = arg; return 0;
+    case 'V': o->val_data = arg; return 0;
+    case 'W': o->val_labels = arg; return 0;
+    case 'Y': o->type = arg; return 0;
+    case 'U': o->upload = 1; return 0;
+    case 'X': o->x_out = arg; return 0;
+    case 'Z': o->z_out = arg; return 0;
     case 't':
         if (parse_seconds(arg, &o->timeout) == 0)
             return 0;
@@ -51,6 +60,8 @@ int remote_parse(int argc, char **argv, const cli_command *cmd, remote_opts *o, 
                  int *first)
 {
     int rc = cli_getopt(argc, argv, cmd, remote_opt, o, first);
+    if (rc == CLI_OK && o->data && nargs == 1 && argc - *first == 0)
+        nargs = 0; /* submit --data: the spec is optional */
     if (rc == CLI_OK && argc - *first != nargs)
         rc = cli_usage_error(cmd, "%s", argc - *first < nargs ? "an argument is missing"
                                                               : "too many arguments");

@@ -26,6 +26,12 @@ typedef struct remote_opts {
     const char *state;   /* jobs --state                                   */
     long long limit;     /* jobs --limit                                   */
     const char *format;  /* upload --format                                */
+    const char *kind;    /* upload --kind                                  */
+    const char *data, *labels, *val_data, *val_labels; /* submit: files
+                            uploaded as the problem's datasets             */
+    const char *type;    /* submit --type (with --data)                    */
+    int upload;          /* submit --upload: the spec's files              */
+    const char *x_out, *z_out; /* result --x, --z                          */
 } remote_opts;
 
 #define REMOTE_LONGOPTS                                                     \
@@ -71,6 +77,22 @@ int cli_progress_event(void *user, const ircg_client_event *ev); /* wait callbac
 void cli_progress_end(cli_progress *p);
 /* Follows job id to its end with progress; fills *job. */
 int remote_watch(ircg_client *c, const char *id, const remote_opts *o, ircg_client_job *job);
+
+/* remote_data.c: the file at path uploaded as a dataset (streamed;
+ * kind and format NULL: told by the server), a line on stderr unless
+ * quiet; CLI_OK or an exit code (printed). */
+int remote_upload(ircg_client *c, const char *path, const char *kind, const char *format,
+                  const remote_opts *o, ircg_client_dataset *ds);
+/* The spec to submit (malloc'ed): text (NULL: {} with --data) with its
+ * data replaced by datasets uploaded from --data, --labels, --val-data
+ * and --val-labels, or (--upload) from the files it names, relative to
+ * dir; NULL with *code set after a failure (printed). */
+char *remote_prepare_spec(ircg_client *c, const char *text, const char *dir,
+                          const remote_opts *o, int *code);
+/* result --x FILE, --z FILE: the iterates as .npz; a failed request or
+ * a file not written in err. */
+ircg_client_code remote_download_iterates(ircg_client *c, const char *id, const remote_opts *o,
+                                          ircg_client_error *err);
 
 int cmd_submit(int argc, char **argv);
 int cmd_watch(int argc, char **argv);

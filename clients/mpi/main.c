@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "mpi_ckpt.h"
 #include "mpi_comm.h"
+#include "mpi_crash.h"
 #include "mpi_data.h"
 #include "mpi_snap.h"
 #include "mpi_start.h"
@@ -295,7 +296,8 @@ static int write_result(run *r, const api_spec *s, const ircg_solver *sv,
         api_execution ex = {r->size, names, slurm_job()};
         /* the computed reference's g_opt, as ircg solve gives it */
         double g_opt = st->reference && ri ? ri->g_opt : rs.g_opt;
-        api_result res = {info, err, msg, ri, g_opt, x, z, st, names ? &ex : NULL};
+        api_result res = {info, err, msg, ri, g_opt, x, z, st, names ? &ex : NULL,
+                          api_spec_auto_why(s)};
         char *text = api_result_json(&res);
         rc = cli_outputs_result(&r->out, text);
         free(text);
@@ -506,6 +508,7 @@ static int run_spec(run *r, const char *path)
     if (mpi_any_failed(MPI_COMM_WORLD, r->rank != 0 || cli_outputs_open(&r->out) == CLI_OK))
         goto done;
     gather_hosts(r);
+    mpi_crash_phase("past the execution line (the hosts gathered)");
     if (r->start.path && mpi_start_peek(&r->start, MPI_COMM_WORLD) != 0)
         goto done;
     api_spec_mc_source(s, &src);
@@ -525,7 +528,10 @@ int main(int argc, char **argv)
 {
     run r = {0};
     const char *spec = NULL;
+    mpi_crash_install(); /* before MPI_Init: Open MPI keeps a handler it finds */
+    mpi_crash_phase("inside MPI_Init");
     MPI_Init(&argc, &argv);
+    mpi_crash_phase("after MPI_Init");
     openblas_set_num_threads(1); /* as ircg's main: the ranks' passes are ours */
     mpi_ctx_init(&r.mc, MPI_COMM_WORLD, &r.comm);
     r.rank = r.mc.rank;
@@ -546,6 +552,7 @@ int main(int argc, char **argv)
     int worst = code < 0 ? 0 : code;
     MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     mpi_ctx_free(&r.mc);
+    mpi_crash_phase("inside MPI_Finalize");
     MPI_Finalize();
     return worst;
 }

@@ -52,6 +52,7 @@ typedef struct srv_config {
     int job_threads;      /* most threads a job's sparse kernels may use;
                              0 = automatic: the cores over the workers    */
     int64_t max_body;
+    int64_t max_upload;   /* bytes of a dataset upload (streamed to disk) */
     int64_t max_queued;   /* 0 = unlimited                                 */
     int64_t max_elements; /* cap on synthetic/inline data (api_parse_options) */
     int64_t max_trace_rows; /* trace rows a job keeps (job_output.c)       */

@@ -77,6 +77,9 @@ static const opt OPTIONS[] = {
 
     {"HTTP limits", "max-body", "BYTES", OPT_INT64, F(max_body), 1, 1099511627776.0,
      "67108864", "67108864 = 64 MiB", 0, "request body limit, else 413"},
+    {NULL, "max-upload", "B", OPT_BYTES, F(max_upload), 0, 0, "16G", NULL, 0,
+     "a dataset upload's limit (POST /v1/datasets, streamed to the data directory), else "
+     "413.  B may end in K, M, G or T (powers of 1024)"},
     {NULL, "conn-limit", "N", OPT_INT, F(conn_limit), 1, 65536, "128", NULL, 0,
      "open connections at most"},
     {NULL, "per-ip-limit", "N", OPT_INT, F(per_ip_limit), 0, 65536, "64", NULL, 0,

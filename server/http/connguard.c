@@ -8,7 +8,9 @@
  * and must deliver a whole request -- headers and body -- within
  * --request-timeout seconds: counted from the connection's start, or, on
  * a kept-alive connection, from the end of its previous response (plus
- * the idle timeout, which MHD enforces itself meanwhile).  While a request
+ * the idle timeout, which MHD enforces itself meanwhile); a streamed upload
+ * earns a second more for each 64 KiB it delivers (srv_guard_extend), so
+ * a large one arriving at a reasonable rate is not cut.  While a request
  * is being handled (a handler runs, a response or an event stream is
  * sent) there is no deadline: a client that stops reading a response is
  * MHD's idle timeout's business.
@@ -84,6 +86,15 @@ void srv_guard_busy(const void *conn, int busy)
         g->busy = busy;
         g->deadline = srv_mono() + request_timeout + (busy ? 0 : idle_timeout);
     }
+    pthread_mutex_unlock(&g_mu);
+}
+
+void srv_guard_extend(const void *conn, double seconds)
+{
+    pthread_mutex_lock(&g_mu);
+    guarded *g = find(conn);
+    if (g && !g->busy)
+        g->deadline += seconds;
     pthread_mutex_unlock(&g_mu);
 }
 

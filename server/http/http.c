@@ -11,6 +11,7 @@
  * dispatch to the route handler.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -254,10 +255,23 @@ static bool is_json_content_type(const char *ct)
     return n == 16 && !strncasecmp(ct, "application/json", 16);
 }
 
+/* The body limit of r's route: --max-upload for a streamed one. */
+static int64_t body_limit(const srv_req *r)
+{
+    return r->route && r->route->body == 3 ? srv.cfg.max_upload : srv.cfg.max_body;
+}
+
 static bool is_body_too_large(srv_req *r)
 {
     const char *cl = srv_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    return cl && strtoll(cl, NULL, 10) > srv.cfg.max_body;
+    return cl && strtoll(cl, NULL, 10) > body_limit(r);
+}
+
+static void too_large(srv_req *r)
+{
+    srv_problem(r, MHD_HTTP_CONTENT_TOO_LARGE, "payload-too-large", "Payload too large",
+                "the body exceeds the limit of %lld bytes%s", (long long)body_limit(r),
+                r->route && r->route->body == 3 ? " (--max-upload)" : "");
 }
 
 /* 0 when the request may go on; else -1, 401 without a known token, 403
@@ -348,9 +362,14 @@ static void early_checks(srv_req *r)
         srv_problem(r, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type",
                     "Unsupported media type", "the body must be application/json");
     } else if (posts_body && is_body_too_large(r)) {
-        srv_problem(r, MHD_HTTP_CONTENT_TOO_LARGE, "payload-too-large",
-                    "Payload too large", "the body exceeds the limit of %lld bytes",
-                    (long long)srv.cfg.max_body);
+        too_large(r);
+    } else if (posts_body && rt->body == 3 && rt->sink && rt->sink->open(r) != 0) {
+        int full = errno == ENOSPC || errno == EDQUOT;
+        srv_problem(r, full ? MHD_HTTP_INSUFFICIENT_STORAGE : MHD_HTTP_INTERNAL_SERVER_ERROR,
+                    full ? "data-dir-full" : "internal", full ? "Data directory full"
+                                                            : "Internal error",
+                    "the upload cannot be written to the data directory: %s",
+                    strerror(errno));
     }
 }
 
@@ -369,9 +388,7 @@ void srv_req_dispatch(srv_req *r)
                     "Method not allowed", "%s does not support %s; allowed: %s",
                     r->route->name, r->method, allow);
     } else if (r->too_large) {
-        srv_problem(r, MHD_HTTP_CONTENT_TOO_LARGE, "payload-too-large",
-                    "Payload too large", "the body exceeds the limit of %lld bytes",
-                    (long long)srv.cfg.max_body);
+        too_large(r);
     } else if (r->over_budget) {
         srv_reqmem_refuse(r, r->body_seen);
     } else if (!(r->st = srv_pool_get())) {
@@ -390,8 +407,31 @@ void srv_req_dispatch(srv_req *r)
 /* Appends a piece of the body; beyond the limit the bytes are dropped and
  * the request ends in 413.  A client streaming far past the limit is
  * disconnected rather than read forever. */
+/* A piece of a streamed body (route body 3) to its sink: past the limit
+ * the sink is dropped and the request ends in 413, a client streaming far
+ * past it disconnected.  Each piece earns the connection time (64 KiB a
+ * second). */
+static enum MHD_Result stream_body(srv_req *r, const char *data, size_t n)
+{
+    int64_t limit = srv.cfg.max_upload;
+    r->body_seen += (int64_t)n;
+    if (r->body_seen > limit) {
+        r->too_large = 1;
+        if (r->sink_ctx)
+            r->route->sink->abort(r);
+        return r->body_seen > limit + limit / 4 + (1 << 20) ? MHD_NO : MHD_YES;
+    }
+    if (r->conn)
+        srv_guard_extend(r->conn, (double)n / 65536.0);
+    if (r->sink_ctx && !r->sink_errno && r->route->sink->write(r, data, n) != 0)
+        r->sink_errno = errno ? errno : EIO;
+    return MHD_YES;
+}
+
 enum MHD_Result srv_req_body(srv_req *r, const char *data, size_t n)
 {
+    if (r->route && r->route->body == 3)
+        return stream_body(r, data, n);
     r->body_seen += (int64_t)n;
     if (r->body_seen > srv.cfg.max_body || r->over_budget) {
         r->too_large = !r->over_budget;
@@ -439,6 +479,8 @@ void srv_req_end(srv_req *r)
     if (!r)
         return;
     srv_pool_put(r->st);
+    if (r->sink_ctx && r->route && r->route->sink)
+        r->route->sink->abort(r);
     api_buf_free(&r->body);
     srv_reqmem_release(r);
     free(r);

@@ -29,6 +29,18 @@
 typedef struct srv_req srv_req;
 typedef void (*srv_handler)(srv_req *r);
 
+/* A body streamed to a sink rather than held in memory (a route's body 3:
+ * dataset uploads, up to --max-upload): open once the request passed its
+ * early checks (0; -1 answers 500 or 507, errno saying which), write for
+ * each piece as it arrives (0; -1: the body is dropped, sink_errno says
+ * why, and the handler answers), abort when the request ends without the
+ * handler having taken r->sink_ctx (a refusal, a client gone). */
+typedef struct srv_sink {
+    int (*open)(srv_req *r);
+    int (*write)(srv_req *r, const char *data, size_t n);
+    void (*abort)(srv_req *r);
+} srv_sink;
+
 struct srv_route;
 
 /* Where a request without a connection (fuzzing, tests) finds its
@@ -59,6 +71,9 @@ struct srv_req {
     char request_id[SRV_REQUEST_ID_MAX + 1]; /* X-Request-Id, ours or the
                                    client's; echoed and logged           */
     store *st;                  /* borrowed from the pool by dispatch    */
+    void *sink_ctx;             /* a streamed body's (srv_sink): the
+                                   handler takes it (sets it NULL)      */
+    int sink_errno;             /* a streamed body's write failed        */
     int nhdr;
     struct { char name[40]; char value[300]; } hdr[SRV_MAX_HDRS];
 };
@@ -73,9 +88,12 @@ typedef struct srv_route {
     const char *name;           /* metrics label: "/v1/jobs/{id}/trace"  */
     srv_handler handler;
     int body;                   /* 1: a JSON body, 2: any body (limits
-                                   apply to both); 0: none              */
+                                   apply to both), 3: any body streamed
+                                   to `sink` (up to --max-upload); 0:
+                                   none                                 */
     srv_scope need;             /* the scope needed; SRV_SCOPE_NONE: no
                                    token needed                         */
+    const srv_sink *sink;       /* body 3                                */
     const char *query;          /* the query parameters accepted, space
                                    separated (NULL: none); any other one
                                    is refused with 400 before the handler
@@ -204,6 +222,9 @@ void srv_guard_open(const void *conn, int fd);
 void srv_guard_close(const void *conn);
 /* busy 1: a request is being handled (no deadline); 0: it was answered. */
 void srv_guard_busy(const void *conn, int busy);
+/* A streamed body's progress moves its deadline `seconds` later (uploads
+ * may take longer than --request-timeout when they keep coming). */
+void srv_guard_extend(const void *conn, double seconds);
 uint64_t srv_guard_closed(void);        /* connections shut for slowness */
 
 /* --------------------------------------------------------- ratelimit -- */

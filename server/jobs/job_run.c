@@ -90,6 +90,7 @@ static char *result_json(srv_run *c)
         .reference = c->ref ? &ri : NULL, .g_opt = c->ref ? ri.g_opt : c->g_opt,
         .x = x, .z = z,
         .settings = ircg_solver_settings(c->sv),
+        .auto_why = api_spec_auto_why(c->spec),
     };
     char *text = api_result_json(&r);
     ircg_iterate_free(x);
@@ -321,8 +322,12 @@ static int parse_spec(srv_run *c, double deadline)
 {
     api_parse_options opt;
     api_errors errs;
+    /* a NumPy file is read in blocks, between which the job's stop is
+     * polled as the library's readers poll it */
+    api_stop stop = {(const volatile int *)&c->ctl->cancel, deadline};
     api_errors_init(&errs);
     srv_parse_options(&opt, c->st);
+    opt.stop = &stop;
     const char *text = c->job->spec_json ? c->job->spec_json : "";
     int n = api_spec_parse(text, strlen(text), &opt, &c->spec, &errs);
     if (n > 0 && !stopped_building(c, deadline)) {

@@ -136,6 +136,11 @@ ircg_error srv_dataset_resolve(void *user, const char *id, ircg_ratings **out,
 /* Its size in bytes (api_parse_options.dataset_bytes: the estimate); -1
  * when there is no such dataset. */
 int64_t srv_dataset_bytes(void *user, const char *id);
+/* api_dataset_info_fn: a matrix or vector dataset's meta and file (user
+ * is a store*). */
+struct api_dataset_info;
+ircg_error srv_dataset_info(void *user, const char *id, struct api_dataset_info *out,
+                            ircg_diag *diag);
 
 /* ------------------------------------------------------- warm start -- */
 

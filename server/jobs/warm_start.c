@@ -58,6 +58,7 @@ void srv_parse_options(api_parse_options *o, store *st)
                               srv_dataset_resolve, st);
     o->max_memory = srv.cfg.max_job_memory; /* refused at submission (422) */
     o->dataset_bytes = srv_dataset_bytes;
+    o->dataset_info = srv_dataset_info;
     o->job = srv_job_source;
     o->job_user = st;
     /* "execution": {"ranks"} only with a launcher to run it */

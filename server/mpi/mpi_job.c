@@ -53,6 +53,7 @@
 #include "mpi_inputs.h"
 #include "mpi_resume.h"
 #include "mpi_proc.h"
+#include "mpi_rankcrash.h"
 #include "mpi_sched.h"
 #include "result.h"
 #include "mpi/mpi.h"
@@ -80,8 +81,9 @@ typedef struct mjob {
     int nhosts;
     char lost[64];         /* the host the launcher named as lost; ""      */
     int launches;          /* the launcher's starts so far                 */
-    char died[MPI_PROC_TAIL + 512]; /* why the first launch died at its
-                                        start (a whole stderr tail); ""  */
+    char died[MPI_PROC_TAIL + 1024]; /* why the first launch died at its
+                                         start (a whole stderr tail); "" */
+    mpi_rank_crash crash;  /* a rank's own crash report, when one came  */
 } mjob;
 
 /* ------------------------------------------------ running jobs' hosts -- */
@@ -307,11 +309,12 @@ static void slurm_limit(const mjob *m)
                 (int)ceil(s / 60));
 }
 
-/* The launcher's stderr: the first host it names as lost. */
+/* The launcher's stderr: the first host it names as lost, and a rank's
+ * crash report (mpi_rankcrash.h). */
 static void on_err_line(void *user, const char *line, size_t len)
 {
     mjob *m = user;
-    (void)len;
+    mpi_rank_crash_line(&m->crash, line, len);
     if (!m->lost[0] && srv_sched_names_lost_host(line, m->lost, sizeof m->lost))
         srv_log("job %s: the launcher names host %s as lost", m->job->id, m->lost);
 }
@@ -506,8 +509,15 @@ static void failure_detail(const mjob *m, const mpi_proc *p, char *buf, size_t l
     if (m->died[0])
         n = (size_t)snprintf(buf, len, "launch 1: the ranks died at their start: %s; "
                              "launch %d: ", m->died, m->launches);
-    if (m->lost[0] && n < len)
+    /* a rank that reported its crash: its host and cause first; the
+     * launcher's "lost" host is then only its peers' view of that death */
+    if (m->crash.seen && n < len) {
+        mpi_rank_crash_describe(&m->crash, buf + n, len - n);
+        n += strlen(buf + n);
+        n += n < len ? (size_t)snprintf(buf + n, len - n, "; ") : 0;
+    } else if (m->lost[0] && n < len) {
         n += (size_t)snprintf(buf + n, len - n, "lost host %s; ", m->lost);
+    }
     for (int i = 0; i < m->nhosts; i++)
         hosts[i] = m->hosts[i];
     if (m->slurm_job[0])
@@ -522,9 +532,10 @@ static void failure_detail(const mjob *m, const mpi_proc *p, char *buf, size_t l
  * execution, which it does once every rank is past MPI_Init and has read
  * the spec, nobody asked them to stop, and the launcher's status is not
  * one of ircg-mpi's own (0, 2 refused input, 3 failed solve, 130 stopped).
- * Open MPI's ranks have been seen to die so inside MPI_Init, through a
- * null function pointer (issue 29): nothing of the solve ran, so a new
- * launch loses nothing. */
+ * 1 when they did; the launch is run again only when a rank's report is
+ * the known crash inside MPI_Init (mpi_rankcrash.h; issue 38): nothing of
+ * the solve ran, so a new launch loses nothing, and a death of any other
+ * cause is not hidden by a second launch. */
 static int died_at_start(const mjob *m, const mpi_proc *p)
 {
     int code = mpi_proc_exit_code(p);
@@ -535,8 +546,8 @@ static int died_at_start(const mjob *m, const mpi_proc *p)
 }
 
 /* The launcher started and supervised to its end; launched once more when
- * the ranks died at their start (MPI_START_LAUNCHES in all), the first
- * death kept for the job's execution and error.  0, or -1 (err set) when
+ * the ranks died at their start of the known crash (MPI_START_LAUNCHES in
+ * all), the first death kept for the job's execution and error.  0, or -1 (err set) when
  * the launcher cannot be started. */
 static int launch(mjob *m, mpi_proc *p, char *err, size_t errlen)
 {
@@ -557,6 +568,11 @@ static int launch(mjob *m, mpi_proc *p, char *err, size_t errlen)
         supervise(m, p);
         if (m->launches >= MPI_START_LAUNCHES || !died_at_start(m, p))
             return 0;
+        if (!mpi_rank_crash_known(&m->crash)) {
+            srv_log("job %s: the ranks died at their start, of no cause known to be outside "
+                    "the service: not launched again", m->job->id);
+            return 0;
+        }
         if (!m->died[0])
             failure_detail(m, p, m->died, sizeof m->died);
         srv_log("job %s: the ranks died at their start (%s): launching them again",
@@ -565,6 +581,7 @@ static int launch(mjob *m, mpi_proc *p, char *err, size_t errlen)
         mpi_proc_free(p);
         *p = (mpi_proc){.out_fd = -1, .err_fd = -1};
         m->lost[0] = '\0';
+        memset(&m->crash, 0, sizeof m->crash);
     }
 }
 

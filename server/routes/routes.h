@@ -7,6 +7,7 @@
  *   routes_data.c      results and snapshots
  *   routes_trace.c     /v1/jobs/{id}/trace
  *   routes_datasets.c  /v1/datasets
+ *   upload.c           dataset uploads streamed to the data directory
  *   routes_misc.c      health, readiness, metrics, version
  *   sse.c              /v1/jobs/{id}/events
  *   static.c           the dashboard (/ui), Chart.js from its Debian
@@ -46,6 +47,24 @@ void srv_route_openapi(srv_req *r);
 void srv_route_examples(srv_req *r);
 void srv_route_ui_root(srv_req *r);
 void srv_route_ui(srv_req *r);
+
+/* upload.c: a dataset upload streamed to a temporary file of the data
+ * directory's datasets/ as it arrives (the sink of POST /v1/datasets). */
+typedef struct srv_upload {
+    int fd;                 /* the temporary file, open for writing       */
+    char path[1200];        /* its path; "" once the handler moved it    */
+    store_sha256_ctx sha;   /* of the bytes so far: the dataset's id      */
+    int64_t bytes;
+} srv_upload;
+extern const srv_sink srv_upload_sink;
+/* The request's upload, now the caller's (srv_upload_free removes its
+ * file unless moved); NULL when there is none. */
+srv_upload *srv_upload_take(srv_req *r);
+void srv_upload_free(srv_upload *u);
+/* "<data-dir>/datasets", where datasets' files live. */
+void srv_datasets_dir(char *out, size_t cap);
+/* Removes the files of uploads a crash interrupted (at start). */
+void srv_uploads_sweep(void);
 
 /* The job resource as JSON (routes_jobs.c), used by several routes. */
 cJSON *srv_job_json(const store_job *j, int with_result_summary);

@@ -10,17 +10,65 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "npz.h"
 #include "routes/routes.h"
 #include "result.h"
 #include "spec.h"
 
 /* ------------------------------------------------------------ result -- */
 
+/* ?x=npz or ?z=npz: which iterate, "" for the JSON result; NULL after a
+ * 400 naming the parameter. */
+static const char *npz_member(srv_req *r)
+{
+    const char *x = srv_req_query(r, "x"), *z = srv_req_query(r, "z");
+    const char *bad = x && strcmp(x, "npz") != 0   ? "/query/x"
+                      : z && strcmp(z, "npz") != 0 ? "/query/z"
+                                                   : NULL;
+    if (bad || (x && z)) {
+        srv_problem_member(r, MHD_HTTP_BAD_REQUEST, "invalid-parameter", "Invalid parameter",
+                           bad ? bad : "/query/z", bad ? "the only value is npz"
+                                                       : "ask for x or z, one at a time");
+        return NULL;
+    }
+    return x ? "x" : z ? "z" : "";
+}
+
+/* The finished job's iterate as .npz (its snapshot's layout), made from
+ * the result's JSON, whose tree is held against the requests' budget. */
+static void reply_npz(srv_req *r, const store_job *j, const char *which)
+{
+    void *npz = NULL;
+    size_t len = 0;
+    char why[200];
+    ircg_problem_kind kind = IRCG_PROBLEM_LEAST_SQUARES;
+    int64_t tree = api_json_parse_bytes(j->result_json, strlen(j->result_json));
+    if (srv_reqmem_take(r, tree) != 0) {
+        srv_reqmem_refuse(r, tree);
+        return;
+    }
+    if (!strcmp(j->problem_type, "matrix_completion"))
+        kind = IRCG_PROBLEM_MATRIX_COMPLETION;
+    else if (!strcmp(j->problem_type, "logistic_regression"))
+        kind = IRCG_PROBLEM_LOGISTIC;
+    if (api_result_iterate_npz(j->result_json, which, kind, &npz, &len, why, sizeof why) != 0) {
+        srv_problem(r, MHD_HTTP_NOT_FOUND, "iterate-not-found", "Iterate not found",
+                    "job \"%s\": %s", j->id, why);
+        return;
+    }
+    srv_reply_header(r, "Content-Disposition", "attachment; filename=\"%s-%s.npz\"", j->id,
+                     which);
+    srv_reply(r, MHD_HTTP_OK, "application/x-npz", npz, len);
+}
+
 void srv_route_job_result(srv_req *r)
 {
     store_job j = {0};
-    store_rc rc = store_job_get(r->st, r->params[0], &j);
-    if (rc != STORE_OK) {
+    const char *which = npz_member(r);
+    store_rc rc = which ? store_job_get(r->st, r->params[0], &j) : STORE_OK;
+    if (!which) {
+        /* 400 queued */
+    } else if (rc != STORE_OK) {
         srv_problem_job(r, rc);
     } else if (!store_state_terminal(j.state)) {
         cJSON *p = srv_problem_new(r, MHD_HTTP_CONFLICT, "job-not-finished",
@@ -28,6 +76,11 @@ void srv_route_job_result(srv_req *r)
         cJSON_AddStringToObject(p, "state", store_state_name(j.state));
         srv_reply_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
         srv_problem_send(r, MHD_HTTP_CONFLICT, p);
+    } else if (j.result_json && which[0]) {
+        reply_npz(r, &j, which);
+    } else if (which[0]) {
+        srv_problem(r, MHD_HTTP_NOT_FOUND, "iterate-not-found", "Iterate not found",
+                    "job \"%s\" %s without a result", j.id, store_state_name(j.state));
     } else if (j.result_json) {
         srv_reply(r, MHD_HTTP_OK, "application/json", j.result_json,
                   strlen(j.result_json));

@@ -1,7 +1,7 @@
 /*
  * table.c -- the route table: one row per method and path.
  *
- * body: 1 = a JSON body, 2 = any body.  The scopes are documented per
+ * body: 1 = a JSON body, 2 = any body, 3 = any body streamed to a sink.  The scopes are documented per
  * operation in api/openapi.json (x-required-scope), which tests compare
  * with this table and with a real daemon's answers; so are the query
  * parameters each operation accepts.  A path's rows are adjacent, GET
@@ -19,6 +19,10 @@
 #define ROUTE(m, p, n, h, b, s, q)                                                \
     {.method = m, .pattern = p, .name = n, .handler = h, .body = b, .need = s,   \
      .query = q}
+/* A route whose body streams to a sink (body 3). */
+#define STREAMED(m, p, n, h, k, s, q)                                             \
+    {.method = m, .pattern = p, .name = n, .handler = h, .body = 3, .sink = k,   \
+     .need = s, .query = q}
 const srv_route srv_routes[] = {
     ROUTE("GET", "/healthz", "/healthz", srv_route_healthz, 0, OPEN, NULL),
     ROUTE("GET", "/readyz", "/readyz", srv_route_readyz, 0, OPEN, NULL),
@@ -38,15 +42,15 @@ const srv_route srv_routes[] = {
     ROUTE("GET", "/v1/jobs/{}/trace", "/v1/jobs/{id}/trace", srv_route_job_trace, 0, READ,
           "after limit format"),
     ROUTE("GET", "/v1/jobs/{}/result", "/v1/jobs/{id}/result", srv_route_job_result, 0,
-          READ, NULL),
+          READ, "x z"),
     ROUTE("GET", "/v1/jobs/{}/snapshots", "/v1/jobs/{id}/snapshots",
           srv_route_job_snapshots, 0, READ, NULL),
     ROUTE("GET", "/v1/jobs/{}/snapshots/{}/{}", "/v1/jobs/{id}/snapshots/{iteration}/{kind}",
           srv_route_job_snapshot_get, 0, READ, NULL),
     ROUTE("GET", "/v1/jobs/{}/events", "/v1/jobs/{id}/events", srv_route_job_events, 0,
           READ, "after"),
-    ROUTE("POST", "/v1/datasets", "/v1/datasets", srv_route_datasets_post, 2, SUBMIT,
-          "format"),
+    STREAMED("POST", "/v1/datasets", "/v1/datasets", srv_route_datasets_post,
+             &srv_upload_sink, SUBMIT, "format kind"),
     ROUTE("GET", "/v1/datasets/{}", "/v1/datasets/{id}", srv_route_dataset_get, 0, READ,
           NULL),
     /* the dashboard: open, since its page is what asks for a token */

@@ -23,7 +23,7 @@
  * memory floor is visible in every run.
  *
  *   bench [--ircg PATH] [--ratings PATH] [--runs N] [--iters N]
- *         [--threads N]
+ *         [--threads N]   (0, the default: the CLI's own choice)
  *         [--rules open_loop,closed_loop,line_search,open_loop+reference]
  */
 #include <cJSON.h>
@@ -42,18 +42,34 @@ typedef struct opts {
     char ircg[4096];
     const char *ratings, *rules;
     int runs, threads;
-    long iters;
+    long iters, nnz;
 } opts;
 
 typedef struct run_out {
-    double solve, lmo, wall, g, f, bytes;
+    double solve, lmo, wall, g, f, bytes, cert, cert_thread;
     long iters, matvecs, rss_kb, passes;
     int rank, threads;
 } run_out;
 
+/* The ratings of a MovieLens file: its lines (0 when unreadable). */
+static long count_ratings(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char buf[1 << 16];
+    size_t n;
+    long lines = 0;
+    if (!f)
+        return 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t i = 0; i < n; i++)
+            lines += buf[i] == '\n';
+    fclose(f);
+    return lines;
+}
+
 static const char USAGE[] =
     "usage: bench [--ircg PATH] [--ratings PATH] [--runs N<=64] [--iters N]\n"
-    "             [--threads N] [--rules open_loop,closed_loop,line_search,open_loop+reference]\n";
+    "             [--threads N (0: the CLI's)] [--rules open_loop,closed_loop,line_search,open_loop+reference]\n";
 
 static int parse(int argc, char **argv, opts *o)
 {
@@ -67,7 +83,8 @@ static int parse(int argc, char **argv, opts *o)
     o->rules = "open_loop,closed_loop,line_search,open_loop+reference";
     o->runs = 5;
     o->iters = 110;
-    o->threads = nproc > 0 ? (int)nproc : 1;
+    o->threads = 0; /* the CLI's own choice */
+    (void)nproc;
     for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end = NULL;
@@ -90,7 +107,7 @@ static int parse(int argc, char **argv, opts *o)
         if (end && *end)
             return -1;
     }
-    return o->runs >= 1 && o->runs <= MAX_RUNS && o->iters >= 1 && o->threads >= 1 ? 0
+    return o->runs >= 1 && o->runs <= MAX_RUNS && o->iters >= 1 && o->threads >= 0 ? 0
                                                                                    : -1;
 }
 
@@ -169,7 +186,8 @@ static int write_spec(const opts *o, const char *rule_ref, const char *path)
     if (!cJSON_IsObject(alg))
         goto done;
     cJSON_DeleteItemFromObjectCaseSensitive(alg, "threads");
-    cJSON_AddNumberToObject(alg, "threads", o->threads);
+    if (o->threads > 0)
+        cJSON_AddNumberToObject(alg, "threads", o->threads);
     if (!keep_ref)
         cJSON_DeleteItemFromObjectCaseSensitive(spec, "reference");
     char *out = cJSON_Print(spec);
@@ -214,6 +232,9 @@ static int solve_once(const opts *o, const char *spec, const char *res, run_out 
     r->passes = (long)num(j, "omega_passes");
     r->bytes = num(j, "omega_bytes");
     r->threads = (int)num(j, "threads");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "certificate");
+    r->cert = cJSON_IsObject(c) ? num(c, "seconds") : 0;
+    r->cert_thread = cJSON_IsObject(c) ? num(c, "thread_seconds") : 0;
     cJSON_Delete(j);
     return r->iters > 0 && r->solve > 0 ? 0 : -1;
 }
@@ -311,6 +332,7 @@ static int bench_rule(const opts *o, const char *rule, const char *paired, const
 {
     char spec[4096], res[4096], pspec[4096];
     double solve[MAX_RUNS], lmo[MAX_RUNS], wall[MAX_RUNS], ratio[MAX_RUNS];
+    double cert[MAX_RUNS], certth[MAX_RUNS];
     run_out r = {0}, pr = {0};
     int n = o->runs, rc = -1;
 
@@ -334,6 +356,8 @@ static int bench_rule(const opts *o, const char *rule, const char *paired, const
         solve[i] = r.solve;
         lmo[i] = r.lmo / (double)r.iters;
         wall[i] = r.wall;
+        cert[i] = r.cert;
+        certth[i] = r.cert_thread;
     }
     double lo = solve[0], hi = solve[0];
     for (int i = 1; i < n; i++) {
@@ -352,6 +376,15 @@ static int bench_rule(const opts *o, const char *rule, const char *paired, const
            (double)r.passes / it, r.bytes / it / 1e6, gbs,
            stream_bw > 0 ? 100.0 * gbs * 1e9 / stream_bw : 0.0,
            stream_bw > 0 ? r.bytes / stream_bw : 0.0, r.threads);
+    /* the bytes count every pass, the certificates' included (those made
+     * on their own thread too) */
+    if (o->nnz > 0)
+        printf("             %.1f bytes per rating per iteration (%ld ratings), at %.0f%% "
+               "of STREAM\n", r.bytes / it / (double)o->nnz, o->nnz,
+               stream_bw > 0 ? 100.0 * gbs * 1e9 / stream_bw : 0.0);
+    double mc = median(cert, n);
+    printf("             certificates %.3f s of the solve (%.1f%%), %.3f s on their own "
+           "thread (medians)\n", mc, 100.0 * mc / ms, median(certth, n));
     *ratio_out = median(ratio, n);
     rc = 0;
 done:
@@ -393,12 +426,19 @@ int main(int argc, char **argv)
     }
     if (!mkdtemp(dir))
         return 1;
+    o.nnz = count_ratings(o.ratings);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    char thr[64] = "the CLI's own (every core)";
+    if (o.threads > 0)
+        snprintf(thr, sizeof thr, "%d", o.threads);
     printf("ircg bench: `ircg solve` on the paper-movielens spec (%s): delta 5, "
-           "varsigma 0.05, p 1/2, the paper's X0, %ld iterations, threads %d, "
+           "varsigma 0.05, p 1/2, the paper's X0, %ld iterations, threads %s, "
            "%d runs; %ld cores online (medians; the machine may be shared)\n",
-           o.ratings, o.iters, o.threads, o.runs, sysconf(_SC_NPROCESSORS_ONLN));
-    double bw = stream_triad(o.threads);
-    printf("STREAM triad on %d threads: %.1f GB/s (3 x %ld MB arrays)\n", o.threads,
+           o.ratings, o.iters, thr, o.runs, cores);
+    /* on every core the solve may use: its passes' and its certificates' */
+    int sthreads = o.threads > 0 ? o.threads : cores > 0 ? (int)cores : 1;
+    double bw = stream_triad(sthreads);
+    printf("STREAM triad on %d threads: %.1f GB/s (3 x %ld MB arrays)\n", sthreads,
            bw / 1e9, STREAM_N * 8 >> 20);
     snprintf(rules, sizeof rules, "%s", o.rules);
     for (char *save = NULL, *r = strtok_r(rules, ",", &save); r && !rc;

@@ -1,7 +1,8 @@
 // ui_test.mjs BASE_URL -- the dashboard in a real browser (headless
 // chromium): open /ui, submit a job through the form and watch its plot
 // gain points while it runs, submit a second one and cancel it from its
-// page, overlay both on the compare page.  Any console error, exception,
+// page, overlay both on the compare page; a job on uploaded datasets links
+// to them and offers its iterates as .npz.  Any console error, exception,
 // failed request or 4xx/5xx answer fails the test.  Exit 0 on success,
 // 1 on failure, 77 when no browser is installed (a skip).
 
@@ -46,6 +47,8 @@ async function main(b) {
   step(`the plot went from ${n0} to ${n1} points while the job ran`);
   await b.waitFor('Number(document.querySelector(\'.plot[data-metric="inner_gap_x,inner_gap_z"]\')?.dataset.points) > 0', 20000, 'the certified inner gap plotted');
   step('the certified inner gap is plotted');
+  await b.waitFor('Number(document.querySelector(\'.plot[data-metric="f_x,f_z,f_lower"]\')?.dataset.points) > 0', 20000, 'f and f_lower plotted');
+  step('f is plotted beside its certified lower bound f_lower');
 
   // a job stopped long before its inner problem is solved: its page says so
   const warned = await b.eval(`fetch('/v1/jobs', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({problem: {type: 'least_squares', data: {source: 'synthetic', m: 30, n: 80, seed: 1}, domain: {type: 'l2_ball', radius: 10}}, algorithm: {max_iter: 3}})}).then((r) => r.json()).then((j) => j.id)`);
@@ -72,6 +75,18 @@ async function main(b) {
   await b.goto(`${base}/ui/#/compare?ids=${first},${second}`);
   await b.waitFor('document.querySelector("#compare-plot").dataset.series === "2" && Number(document.querySelector("#compare-plot").dataset.points) > 0', 20000, 'the comparison');
   step('the compare page overlays both');
+
+  // least squares on two uploaded datasets: its page says what each holds
+  const onData = await b.eval(`(async () => {
+    const up = (kind, text) => fetch('/v1/datasets?kind=' + kind, {method: 'POST', body: text}).then((r) => r.json());
+    const A = await up('matrix', '1,2\\n3,4\\n5,6.5\\n'), bv = await up('vector', '1\\n-2\\n0.25\\n');
+    const spec = {problem: {type: 'least_squares', data: {source: 'dataset', id: A.id, b_id: bv.id}}, algorithm: {max_iter: 20}};
+    return fetch('/v1/jobs', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(spec)}).then((r) => r.json()).then((j) => j.id);
+  })()`);
+  await b.goto(`${base}/ui/#/jobs/${onData}`);
+  await b.waitFor('[...document.querySelectorAll("#job-data li")].map((li) => li.textContent).join("|").match(/^A: dataset \\w+…\\s*matrix 3 × 2.*\\|b: dataset \\w+…\\s*vector 3 × 1/)', 20000, 'the datasets of the job');
+  await b.waitFor('document.querySelector("#download-x") && document.querySelector("#download-z")', 20000, 'the iterates');
+  step(`${onData} links its datasets and offers x and z as .npz`);
 }
 
 await runTest(main);

@@ -63,16 +63,6 @@ int cl_sh(const char *cmd, char *out, size_t cap)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static void rm_shared(void)
-{
-    char cmd[PATH_MAX + 32];
-    if (g_shared[0] && !getenv("IRCG_KEEP_TMP")) {
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_shared);
-        if (system(cmd) != 0)
-            fprintf(stderr, "could not remove %s\n", g_shared);
-    }
-}
-
 const char *cl_shared(void)
 {
     if (!g_shared[0]) {
@@ -85,7 +75,11 @@ const char *cl_shared(void)
             perror(g_shared);
             abort();
         }
-        atexit(rm_shared);
+        if (!getenv("IRCG_KEEP_TMP")) { /* at the run's end, however it ends */
+            char cmd[PATH_MAX + 32];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_shared);
+            th_on_exit_cmd(cmd);
+        }
     }
     return g_shared;
 }
@@ -226,8 +220,10 @@ static void no_core_left(void)
                 "(backtraces above)", n);
 }
 
-/* Everything the fixture made, at the end of the run (also when a test
- * left the hosts up: each test makes its own afresh). */
+/* Everything the fixture made, after every test that made hosts, however
+ * it ended (th_after_each runs after a failed REQUIRE too): no namespace,
+ * link or process of the hosts outlives its test.  Each test makes its
+ * own afresh. */
 static void down(void)
 {
     char cmd[PATH_MAX + 16], out[2048];
@@ -253,9 +249,13 @@ int cl_up(int n)
         return 0;
     }
     if (!g_registered) {
-        atexit(down);
         enable_cores();
-        th_after_each(no_core_left);
+        th_after_each(no_core_left); /* the cores first: down removes the hosts */
+        th_after_each(down);
+        /* and when the run itself is ended (a signal, a timeout): the
+         * harness's guardian runs it after the runner */
+        snprintf(cmd, sizeof cmd, "'%s' down >/dev/null 2>&1", cl_script());
+        th_on_exit_cmd(cmd);
         g_registered = 1;
     }
     snprintf(cmd, sizeof cmd, "%s up %d 2>&1", cl_script(), n);
@@ -396,6 +396,10 @@ int cl_daemon_restart(hu_daemon *d, const char *launch)
     setenv("IRCGD_MPI_LAUNCH", launch, 1);
     int rc = hu_restart(d);
     unsetenv("IRCGD_MPI_LAUNCH");
+    /* a caller that only returns on failure must not pass (a daemon that
+     * could not open its store once left tests "ok" in 2 s) */
+    if (rc != 0)
+        th_fail(__FILE__, __LINE__, "ircgd did not start (its log: %s)", d->log);
     return rc;
 }
 

@@ -86,7 +86,7 @@ int cl_run_mpi(int hosts, int slots, const char *args, char *err, size_t errn);
 /* Prepares d as hu_prepare (one worker) and starts ircgd with `launch`
  * (IRCGD_MPI_LAUNCH: cl_mpirun's command, or Slurm's), its MPI work
  * directory the shared one's wd-NAME (the ranks write there), and extra
- * flags (may be NULL).  0 when it listens. */
+ * flags (may be NULL).  0 when it listens; else -1 and the test failed. */
 struct hu_daemon;
 int cl_daemon(struct hu_daemon *d, const char *name, const char *launch, const char *extra);
 /* Restarts it with the same launcher and flags. */

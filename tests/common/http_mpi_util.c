@@ -105,6 +105,11 @@ const char *hm_start_wrapper(const char *dir, const char *name, hm_start_fault f
     snprintf(path, sizeof path, "%s.sh", base);
     /* the rank from mpirun's variable, or srun's before MPI_Init sets it;
      * no core file of the shell (the cluster tests collect cores) */
+    /* the report, as clients/mpi/mpi_crash.c writes it for the known
+     * crash (its addresses made up) */
+    static const char report[] =
+        "echo \"ircg-mpi crash: host $(hostname) pid $$ tid $$: signal 11 (SIGSEGV) code 1 "
+        "addr 0x0 pc 0x0 caller mca_btl_tcp.so+0x9996, phase: inside MPI_Init\" >&2\n";
     snprintf(text, sizeof text,
              "#!/bin/sh\n"
              "rank=${OMPI_COMM_WORLD_RANK:-$SLURM_PROCID}\n"
@@ -112,11 +117,13 @@ const char *hm_start_wrapper(const char *dir, const char *name, hm_start_fault f
              "[ \"$rank\" = 0 ] && [ %d = 1 ] && sleep 5\n"
              "if [ \"$rank\" = 1 ]; then\n"
              "    if [ %d = 1 ] || { [ %d = 1 ] && mkdir %s.died 2>/dev/null; }; then\n"
+             "        %s"
              "        ulimit -c 0; kill -SEGV $$\n"
              "    fi\n"
              "fi\n"
-             "exec \"$@\"\n", base, fault == HM_START_SLOW, fault == HM_CRASH_EVERY,
-             fault == HM_CRASH_ONCE, base);
+             "exec \"$@\"\n", base, fault == HM_START_SLOW,
+             fault == HM_CRASH_EVERY || fault == HM_DIE_UNEXPLAINED, fault == HM_CRASH_ONCE,
+             base, fault == HM_DIE_UNEXPLAINED ? "\n" : report);
     if (tcli_write(path, text) != 0 || chmod(path, 0755) != 0)
         return NULL;
     return path;

@@ -42,11 +42,21 @@ void hm_check_agrees(const hu_daemon *d, const char *id, const char *spec_one, i
 /* A wrapper for a launcher (hm_restart_with): rank 0 of every launch
  * counts it; then, as `fault` says, rank 1 kills itself with SIGSEGV
  * before ircg-mpi starts -- at the first launch only, or at every one --,
- * or rank 0 sleeps 5 s first, or nothing.  Written as DIR/NAME.sh (dir
- * NULL: the test's temporary folder; the ranks must see it); its path (a
- * static buffer), NULL when it cannot be written.  hm_launches(path): the
- * launches it counted. */
-typedef enum { HM_CRASH_ONCE, HM_CRASH_EVERY, HM_START_SLOW, HM_START_PLAIN } hm_start_fault;
+ * or rank 0 sleeps 5 s first, or nothing.  HM_CRASH_ONCE and
+ * HM_CRASH_EVERY first write the crash report ircg-mpi's handler writes
+ * for the known crash inside MPI_Init (a null callback called from Open
+ * MPI's TCP transport: server/mpi/mpi_rankcrash.h), a double of what
+ * Open MPI does there; HM_DIE_UNEXPLAINED dies so without a report.
+ * Written as DIR/NAME.sh (dir NULL: the test's temporary folder; the
+ * ranks must see it); its path (a static buffer), NULL when it cannot be
+ * written.  hm_launches(path): the launches it counted. */
+typedef enum {
+    HM_CRASH_ONCE,
+    HM_CRASH_EVERY,
+    HM_START_SLOW,
+    HM_START_PLAIN,
+    HM_DIE_UNEXPLAINED
+} hm_start_fault;
 const char *hm_start_wrapper(const char *dir, const char *name, hm_start_fault fault);
 int hm_launches(const char *wrap);
 

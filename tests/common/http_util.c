@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "contract.h"
 #include "harness.h"
 
 double hu_now(void)
@@ -311,10 +312,26 @@ static void copy_header(char *dst, size_t cap, const char *v, size_t n)
     snprintf(dst, cap, "%.*s", (int)n, v);
 }
 
+/* Every header line, for the contract check; a status line (an interim
+ * response's, then the final one's) starts the block again. */
+static void keep_header_line(hu_resp *r, const char *p, size_t k)
+{
+    if (k >= 5 && !strncmp(p, "HTTP/", 5))
+        r->hlen = 0;
+    char *grown = realloc(r->headers, r->hlen + k + 1);
+    if (!grown)
+        return;
+    r->headers = grown;
+    memcpy(r->headers + r->hlen, p, k);
+    r->hlen += k;
+    r->headers[r->hlen] = '\0';
+}
+
 static size_t on_header(char *p, size_t sz, size_t n, void *user)
 {
     hu_resp *r = user;
     size_t k = sz * n;
+    keep_header_line(r, p, k);
     static const struct { const char *name; size_t off, cap; } h[] = {
         {"content-type:", offsetof(hu_resp, ctype), sizeof(((hu_resp *)0)->ctype)},
         {"location:", offsetof(hu_resp, location), sizeof(((hu_resp *)0)->location)},
@@ -375,6 +392,8 @@ int hu_req(const hu_daemon *d, const char *method, const char *path,
     curl_easy_cleanup(c);
     if (!r->body)
         r->body = calloc(1, 1);
+    if (rc == CURLE_OK)
+        ct_record(method, path, r->status, r->headers, r->body, r->len);
     return rc == CURLE_OK ? 0 : -1;
 }
 
@@ -383,6 +402,9 @@ void hu_resp_free(hu_resp *r)
     if (r) {
         free(r->body);
         r->body = NULL;
+        free(r->headers);
+        r->headers = NULL;
+        r->hlen = 0;
     }
 }
 

@@ -59,11 +59,14 @@ typedef struct hu_resp {
     char ctype[128], location[256], etag[64], allow[64], www_auth[128],
         retry_after[16], replayed[16], next_after[32], link[400], request_id[160],
         acao[160], csp[400], cache[80];
+    char *headers;       /* every header line as received (malloc'ed)   */
+    size_t hlen;
 } hu_resp;
 
 /* One request; headers is a NULL-terminated list of "Name: value" (may be
  * NULL); ctype NULL = no Content-Type.  Returns 0 when an HTTP response was
- * received. */
+ * received.  Every response is checked against api/openapi.json after the
+ * test (tests/common/contract.h). */
 int hu_req(const hu_daemon *d, const char *method, const char *path,
            const char *ctype, const char *body, size_t len,
            const char *const *headers, hu_resp *r);

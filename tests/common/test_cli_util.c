@@ -148,3 +148,28 @@ int tcli_wait_for(int fd, const char *text, char *seen, size_t n)
     }
     return strstr(seen, text) != NULL;
 }
+
+FILE *tcli_npy_create(const char *path, long rows, long cols)
+{
+    char dict[128];
+    int n = cols ? snprintf(dict, sizeof dict,
+                            "{'descr': '<f8', 'fortran_order': False, 'shape': (%ld, %ld), }",
+                            rows, cols)
+                 : snprintf(dict, sizeof dict,
+                            "{'descr': '<f8', 'fortran_order': False, 'shape': (%ld,), }",
+                            rows);
+    /* version 1.0: magic, version, header length, the dict padded with
+     * spaces and a newline to a multiple of 64 bytes */
+    size_t total = (10 + (size_t)n + 1 + 63) / 64 * 64;
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return NULL;
+    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+    fputc((int)((total - 10) & 0xff), f);
+    fputc((int)((total - 10) >> 8), f);
+    fwrite(dict, 1, (size_t)n, f);
+    for (size_t i = 10 + (size_t)n; i + 1 < total; i++)
+        fputc(' ', f);
+    fputc('\n', f);
+    return f;
+}

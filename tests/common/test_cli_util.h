@@ -5,6 +5,7 @@
 #ifndef TEST_CLI_UTIL_H
 #define TEST_CLI_UTIL_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <cJSON.h>
@@ -25,6 +26,10 @@ int tcli_write(const char *path, const char *text);
 /* The whole file, NUL-terminated and malloc'ed; NULL when unreadable. */
 char *tcli_read_text(const char *path);
 cJSON *tcli_read_json(const char *path);
+/* A new .npy file of a rows x cols float64 array (cols 0: a vector of
+ * rows), its header written: the caller writes the rows * max(cols, 1)
+ * little-endian doubles and closes it.  NULL when it cannot be made. */
+FILE *tcli_npy_create(const char *path, long rows, long cols);
 int tcli_count_lines(const char *path); /* -1 when it cannot be read */
 /* Read from fd until text appears in what was read (or EOF); 1 if seen. */
 int tcli_wait_for(int fd, const char *text, char *seen, size_t n);

@@ -4,6 +4,7 @@
     results.py --paper build/paper --study build/study --into tests/paper [--check]
     results.py --paper build/paper --into tests/paper --only tta
     results.py --accuracy build/bench-accuracy --into tests/paper --only accuracy
+    results.py --study build/study --into tests/paper --only directions
 
 Reads what `make paper` wrote: provenance.json (the commit, the machine),
 ml-1m/ and ml-100k/ (summary.json, table1.md, best-*.dat, trace-*.csv,
@@ -26,7 +27,9 @@ markers, code and links: every number of RESULTS.md comes from a run.
 (`make tta`), nothing else; --only accuracy the block gen:accuracy with
 what `make bench-accuracy` wrote (accuracy.md, accuracy.json and its
 provenance.json, copied into accuracy/ there), which a whole regeneration
-takes from --accuracy when it holds a run and from that copy otherwise.  --check-template FILE checks a template alone
+takes from --accuracy when it holds a run and from that copy otherwise;
+--only directions the table and values of the directions section (`study
+directions`), and its study's copies.  --check-template FILE checks a template alone
 (no digit typed in its prose, markers well formed, one time-to-accuracy
 section): `make test` runs it on RESULTS.in.md, so a template that a
 two-hour `make paper` would refuse at its end is refused at once.
@@ -212,6 +215,7 @@ def study_values(v, study):
     v["rates.noqg_slopes"] = ", ".join(f"{r['slope_g']:.2f}" for r in noqg["runs"])
     penalty_values(v, load(os.path.join(study, "scale.json")))
     varsigma_values(v, load(os.path.join(study, "varsigma.json")))
+    directions_values(v, study)
 
 
 def varsigma_values(v, vs):
@@ -231,6 +235,39 @@ def varsigma_values(v, vs):
     v["varsigma.least_error_at"] = f"{best_e['varsigma_rel']:g}"
     v["varsigma.least_error"] = f"{best_e['geomean_error']:.3g}"
     v["varsigma.most_reached"] = str(max(r["reached"] for r in vs["summary"]))
+
+
+def directions_values(v, study):
+    """The values of the directions section (study directions)."""
+    d = load(os.path.join(study, "directions.json"))
+    v["dir.budget"] = g3(d["budget_seconds"])
+
+
+def only_directions(study, into):
+    """The directions section of the RESULTS.md there is, from a study
+    directions run alone (its table and values; nothing else changes)."""
+    path = os.path.join(into, "RESULTS.md")
+    values, blocks = {}, {"directions": read(os.path.join(study, "directions.md"))}
+    directions_values(values, study)
+    text = read(path)
+
+    def gen(m):
+        return m.group(0) if m.group(2) not in blocks else \
+            m.group(1) + blocks[m.group(2)].rstrip("\n") + "\n" + m.group(4)
+
+    def val(m):
+        return m.group(0) if m.group(2) not in values else m.group(1) + values[m.group(2)] + m.group(4)
+
+    if "<!-- gen:directions -->" not in text:
+        sys.exit(f"results.py: {path} has no directions section (make it from RESULTS.in.md)")
+    text = VAL.sub(val, GEN.sub(gen, text))
+    sd = os.path.join(into, "studies")
+    os.makedirs(sd, exist_ok=True)
+    for f in ("directions.json", "directions.md"):
+        shutil.copy(os.path.join(study, f), os.path.join(sd, f))
+    write(path, text)
+    check_typed(text)
+    print(f"results.py: the directions section of {path}")
 
 
 def penalty_values(v, scale):
@@ -495,7 +532,7 @@ def main():
     ap.add_argument("--into", default="tests/paper")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--accuracy", default="build/bench-accuracy")
-    ap.add_argument("--only", choices=["tta", "accuracy"])
+    ap.add_argument("--only", choices=["tta", "accuracy", "directions"])
     ap.add_argument("--check-template", metavar="FILE")
     ap.add_argument("--manifest", action="store_true")
     ap.add_argument("--check-code", metavar="DIR")
@@ -512,6 +549,9 @@ def main():
             print(f"results.py: {a.check_template}: {e}", file=sys.stderr)
         sys.exit(1 if errors else 0)
     path = os.path.join(a.into, "RESULTS.md")
+    if a.only == "directions":
+        only_directions(a.study, a.into)
+        return
     if a.only == "tta":
         copy_tta(a.paper, a.into)
         write(path, put_tta(read(path), tta_section(a.paper)))
@@ -536,7 +576,7 @@ def main():
         blocks[f"table1-{ds}"] = read(os.path.join(run_dir, "table1.md"))
         blocks[f"agreement-{ds}"] = agreement(ds, s, methods, run_dir)
     study_values(values, a.study)
-    for name in ("rates", "selection", "overparam", "scale", "varsigma"):
+    for name in ("rates", "selection", "overparam", "scale", "varsigma", "directions"):
         blocks[name] = read(os.path.join(a.study, name + ".md"))
     acc = accuracy_run(a.accuracy, a.into)
     blocks["accuracy"] = accuracy_block(acc)

@@ -34,6 +34,7 @@ int study_selection(cJSON *out, study_doc *doc, const char *dir);
 int study_overparam(cJSON *out, study_doc *doc, const char *dir);
 int study_scale(cJSON *out, study_doc *doc, const char *dir);
 int study_varsigma(cJSON *out, study_doc *doc, const char *dir);
+int study_directions(cJSON *out, study_doc *doc, const char *dir);
 /* mkdir dir (an existing one is fine); 0 on success */
 int study_mkdir(const char *dir);
 

@@ -13,6 +13,9 @@
  *   scale      the instances in other units (scale.c, scale_study.c)
  *   varsigma   the constant of the default varsigma_rel over a grid
  *              (varsigma_study.c)
+ *   directions IR-CG's away-step and pairwise directions against its
+ *              Frank-Wolfe steps on the polytopes' examples, to certified
+ *              tolerances (directions.c, directions_study.c)
  */
 #include <cJSON.h>
 #include <stdio.h>
@@ -23,7 +26,7 @@
 
 static int usage(void)
 {
-    fputs("usage: study rates|selection|overparam|scale|varsigma|all --out DIR\n", stderr);
+    fputs("usage: study rates|selection|overparam|scale|varsigma|directions|all --out DIR\n", stderr);
     return 64;
 }
 

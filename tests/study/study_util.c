@@ -14,6 +14,7 @@ const study_entry study_entries[] = {
     {"overparam", study_overparam},
     {"scale", study_scale},
     {"varsigma", study_varsigma},
+    {"directions", study_directions},
     {NULL, NULL},
 };
 

@@ -67,9 +67,12 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--limit", type=int, help="one page of at most LIMIT rows (default: every row)")
     ls = sub.add_parser("list", help="list jobs")
     ls.add_argument("--state", choices=STATES)
-    u = sub.add_parser("upload", help="upload a ratings or Matrix Market file")
+    u = sub.add_parser("upload", help="upload a file as a dataset (ratings, a matrix, a vector)")
     u.add_argument("file")
-    u.add_argument("--format", choices=("auto", "movielens", "udata", "csv", "matrix_market"))
+    u.add_argument("--format", choices=("auto", "npy", "npz", "libsvm", "matrix_market", "csv",
+                                        "movielens", "udata"))
+    u.add_argument("--kind", choices=("ratings", "matrix", "vector"),
+                   help="what it holds (default: told by the server from the content)")
     sub.add_parser("version", help="versions of the server and its libraries")
     sub.add_parser("health", help="liveness and readiness")
     return p
@@ -129,9 +132,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             _print_trace(c, a)
         elif a.cmd == "list":
             _print_json(list(c.iter_jobs(a.state)))
-        elif a.cmd == "upload":
-            with open(a.file, "rb") as f:
-                _print_json(c.upload_dataset(f.read(), a.format))
+        elif a.cmd == "upload":  # streamed from the disk
+            _print_json(c.upload_file(a.file, a.format, a.kind))
         elif a.cmd == "version":
             _print_json(c.version())
         elif a.cmd == "health":

@@ -321,12 +321,49 @@ class Client:
         """GET /v1/jobs/{id}/result; 409 (retry_after set) until finished."""
         return self._call("GET", "/v1/jobs/%s/result" % _quote(id)).json()
 
+    def result_npz(self, id: str, which: str = "x") -> bytes:
+        """GET /v1/jobs/{id}/result?x=npz (which "x") or ?z=npz: a finished
+        job's iterate as .npz bytes (numpy.load, or npyio.read_npz without
+        NumPy), the same doubles as the result's."""
+        if which not in ("x", "z"):
+            raise ValueError('which must be "x" or "z"')
+        return self._call("GET", "/v1/jobs/%s/result?%s=npz" % (_quote(id), which)).body
+
+    def solve(self, problem: Any, stop: Optional[Dict[str, Any]] = None,
+              method: Optional[str] = None, progress: Any = True,
+              timeout: Optional[float] = None, **kwargs: Any) -> Any:
+        """A Problem (least_squares(A, b, ...), logistic_regression,
+        matrix_completion) solved in one call: small data inline, large data
+        uploaded as datasets (upload="auto"|True|False, inline_limit
+        numbers), the job submitted with `stop` (the spec's algorithm.stop)
+        and `method` (algorithm.name: any the service knows) and any other
+        algorithm member as a keyword (max_iter=..., step_rule=...; output=,
+        reference= and idempotency_key= too), followed with a progress bar
+        (tqdm where installed, plain lines otherwise; progress=False: none,
+        "lines": lines), and its answer fetched: a Solution with x and z as
+        arrays.  Raises JobFailed when the job fails, IrcgError when the
+        service refuses the spec; warns (IrcgWarning) for each warning of
+        the result."""
+        from .solve import solve
+        return solve(self, problem, stop=stop, method=method, progress=progress,
+                     timeout=timeout, **kwargs)
+
     def certificate(self, id: str) -> Optional[Dict[str, Any]]:
         """How far from optimal a finished job's result is (api/SPEC.md,
-        Results): {"iteration", "inner_gap_x", "outer_gap_x", "g_lower",
-        "g_upper", "f_lower", ...}, certified: g(x) - g* <= inner_gap_x and
-        f(x) - f* <= outer_gap_x; None when the result has none."""
+        Results): {"iteration", "answer", "inner_gap_x", "outer_gap_x",
+        "inner_gap_z", "outer_gap_z", "g_lower", "g_upper", "f_lower",
+        ...}, certified: g(x) - g* <= inner_gap_x and f(x) - f* <=
+        outer_gap_x, the same for z; "answer" names the method's answer
+        ("x", or "z" for fcbio and fcbio-cg), whose gaps answer_gaps gives.
+        None when the result has none."""
         return self.result(id).get("certificate")
+
+    @staticmethod
+    def answer_gaps(certificate: Dict[str, Any]) -> Tuple[float, float]:
+        """(inner, outer): the certified gaps of the certificate's answer,
+        g(y) - g* and f(y) - f* for y its "answer" (x unless it says z)."""
+        y = "z" if certificate.get("answer") == "z" else "x"
+        return certificate["inner_gap_" + y], certificate["outer_gap_" + y]
 
     @staticmethod
     def warnings(doc: Dict[str, Any]) -> List[Dict[str, str]]:
@@ -347,16 +384,31 @@ class Client:
 
     # -- datasets, service ---------------------------------------------------
 
-    def upload_file(self, path: str, format: Optional[str] = None) -> Dict[str, Any]:
-        """A ratings or Matrix Market file uploaded as a dataset; its "id"
-        goes in a spec as {"source": "dataset", "id": ...}."""
+    def upload_file(self, path: str, format: Optional[str] = None,
+                    kind: Optional[str] = None) -> Dict[str, Any]:
+        """A file uploaded as a dataset, streamed from the disk: ratings
+        (its "id" goes in a spec as {"source": "dataset", "id": ...}), a
+        matrix or a vector (kind "matrix", "vector": {"source": "dataset",
+        "id": A's, "b_id": b's, ...}); kind and format None: told by the
+        server from the content."""
+        import os
         with open(path, "rb") as f:
-            return self.upload_dataset(f.read(), format)
+            size = os.fstat(f.fileno()).st_size
+            return self.upload_stream(size, iter(lambda: f.read(1 << 22), b""), kind, format)
 
-    def upload_dataset(self, data: bytes, format: Optional[str] = None) -> Dict[str, Any]:
+    def upload_dataset(self, data: bytes, format: Optional[str] = None,
+                       kind: Optional[str] = None) -> Dict[str, Any]:
         """POST /v1/datasets; "existed" is True when the bytes were there."""
-        path = "/v1/datasets" + ("?format=" + _quote(format) if format else "")
-        r = self._call("POST", path, bytes(data), "application/octet-stream", (200, 201))
+        return self.upload_stream(len(data), iter([bytes(data)]), kind, format)
+
+    def upload_stream(self, length: int, chunks: Iterator[Any], kind: Optional[str] = None,
+                      format: Optional[str] = None) -> Dict[str, Any]:
+        """POST /v1/datasets with `length` bytes given as chunks (bytes or
+        memoryviews), sent as they come: the upload holds no copy."""
+        q = {k: v for k, v in (("kind", kind), ("format", format)) if v}
+        path = "/v1/datasets" + ("?" + urllib.parse.urlencode(q) if q else "")
+        r = self._call("POST", path, chunks, "application/octet-stream", (200, 201),
+                       {"Content-Length": str(int(length))})  # type: ignore[arg-type]
         doc = r.json()
         doc["existed"] = r.status == 200
         return doc

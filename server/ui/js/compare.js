@@ -11,7 +11,8 @@ const REFRESH_MS = 2000;
 
 function label(job, spec) {
   const a = spec?.algorithm || {};
-  return [a.name || job.algorithm, a.step_rule, `(${job.id.slice(-6)})`].filter(Boolean).join(' ');
+  const dir = a.direction && a.direction !== 'frank_wolfe' ? a.direction : null; // IR-CG's away or pairwise
+  return [a.name || job.algorithm, a.step_rule, dir, `(${job.id.slice(-6)})`].filter(Boolean).join(' ');
 }
 
 export function mount(view, params) {

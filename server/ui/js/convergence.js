@@ -1,7 +1,9 @@
 // convergence.js -- the job page's plots: the certified inner gap (an
 // upper bound of g(x_t) − g*), f(x_t) − f_lower (an upper bound of
-// f(x_t) − f*), g(x_t) − g_opt (when a reference exists), the step size and
-// sigma_t, against iteration or wall time, on log or linear scales.  Rows
+// f(x_t) − f*; of z_t too, the bisection methods' answer), f itself beside
+// its certified lower bound f_lower (a bisection's rejected levels),
+// g(x_t) − g_opt (when a reference exists), the step size and sigma_t,
+// against iteration or wall time, on log or linear scales.  Rows
 // come from the trace and from the live progress events, merged by
 // iteration (an event's row gains the trace's bounds when they arrive).
 
@@ -10,7 +12,8 @@ import { METRICS, X_AXES, createPlot, pointCount, points, render } from './plots
 
 const PANELS = [
   { title: 'certified inner gap', keys: ['inner_gap_x', 'inner_gap_z'] },
-  { title: METRICS.outer_gap_x, keys: ['outer_gap_x'] },
+  { title: 'certified outer gap', keys: ['outer_gap_x', 'outer_gap_z'] },
+  { title: 'f and its certified lower bound', keys: ['f_x', 'f_z', 'f_lower'] },
   { title: METRICS.g_gap_x, keys: ['g_gap_x'], optional: true },
   { title: 'step size α_t and σ_t', keys: ['alpha', 'sigma'] },
 ];
@@ -59,6 +62,8 @@ export class Convergence {
       const row = { ...r, t };
       if (typeof row.f_x === 'number' && typeof row.f_lower === 'number')
         row.outer_gap_x = row.f_x - row.f_lower;
+      if (typeof row.f_z === 'number' && typeof row.f_lower === 'number')
+        row.outer_gap_z = row.f_z - row.f_lower;
       const held = this.byT.get(t);
       if (held) Object.assign(held, row);
       else if (t > this.last) {

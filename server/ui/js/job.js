@@ -1,5 +1,6 @@
 // job.js -- one job: live convergence plots fed by its event stream, its
-// spec, result and snapshots, downloads, cancel and delete.
+// spec (and the datasets it names), result (x and z as .npz) and
+// snapshots, downloads, cancel and delete.
 
 import { ApiError, getJSON, request, sendJSON } from './api.js';
 import { Convergence } from './convergence.js';
@@ -21,8 +22,13 @@ function facts(j) {
   ];
   if (r.status) rows.push(['outcome', r.status], ['g_opt', num(r.g_opt)]);
   const c = r.certificate;
-  if (c) rows.push(['certified (iteration ' + c.iteration + ')',
-    `g(x) − g* ≤ ${num(c.inner_gap_x)}, f(x) − f* ≤ ${num(c.outer_gap_x)}, f* ≥ ${num(c.f_lower)}`]);
+  if (c) { // of the method's answer: x, or the bisection methods' z
+    const z = c.answer === 'z';
+    rows.push(['certified (iteration ' + c.iteration + ')',
+      `g(${z ? 'z' : 'x'}) − g* ≤ ${num(z ? c.inner_gap_z : c.inner_gap_x)}, ` +
+      `f(${z ? 'z' : 'x'}) − f* ≤ ${num(z ? c.outer_gap_z : c.outer_gap_x)}, f* ≥ ${num(c.f_lower)}`]);
+  }
+  if (r.choice) rows.push(['chosen by auto', `${r.choice.name}: ${r.choice.why}`]);
   if (j.error) rows.push(['error', `${j.error.title}: ${j.error.detail || ''}`]);
   return h('dl', { class: 'facts', id: 'job-facts' }, rows.map(([k, v]) => [h('dt', k), h('dd', v)]));
 }
@@ -53,6 +59,8 @@ export function mount(view, params) {
   const specPre = h('pre', { class: 'json', id: 'job-spec' }, '…');
   const resultPre = h('pre', { class: 'json', id: 'job-result' }, 'available once the job has finished');
   const snaps = h('ul', { id: 'job-snapshots' });
+  const data = h('ul', { id: 'job-data' });
+  const iterates = h('div', { id: 'job-iterates', class: 'buttons' });
   let job = null;
   let stop = null;
   let stopped = false;
@@ -60,8 +68,8 @@ export function mount(view, params) {
 
   replace(view, head, errors, conv.el,
     h('div', { class: 'columns' },
-      h('section', h('h2', 'Spec'), specPre),
-      h('section', h('h2', 'Result'), resultPre, h('h2', 'Snapshots'), snaps)));
+      h('section', h('h2', 'Spec'), data, specPre),
+      h('section', h('h2', 'Result'), iterates, resultPre, h('h2', 'Snapshots'), snaps)));
 
   const fail = (err) => { if (!stopped) replace(errors, errorBox(err)); };
 
@@ -110,10 +118,33 @@ export function mount(view, params) {
     try {
       const text = await (await request('GET', `${base}/result`)).text();
       replace(resultPre, pretty(text), ' ');
+      if (/"x":\{/.test(text)) showIterates();
       resultPre.append(h('button', { type: 'button', class: 'secondary',
         onclick: () => download(`${id}-result.json`, text, 'application/json') }, 'Download'));
     } catch (err) { if (!(err instanceof ApiError && err.status === 409)) fail(err); }
     loadSnapshots();
+  }
+
+  // The datasets the spec names, each with what it holds and a link.
+  function showData(spec) {
+    const d = spec?.problem?.data;
+    if (d?.source !== 'dataset') return;
+    const roles = [['id', spec.problem.type === 'matrix_completion' ? 'ratings' : 'A'], ['b_id', 'b'],
+      ['A_val_id', 'A_val'], ['b_val_id', 'b_val']];
+    replace(data, ...roles.filter(([m]) => d[m]).map(([m, role]) => {
+      const li = h('li', { dataset: { dataset: d[m] } }, `${role}: `,
+        h('a', { href: `/v1/datasets/${d[m]}`, class: 'mono' }, `dataset ${d[m].slice(0, 12)}…`), ' ');
+      getJSON(`/v1/datasets/${d[m]}`).then((ds) => li.append(
+        `${ds.kind} ${ds.n_rows} × ${ds.n_cols}, ${ds.nnz} entries (${ds.format}), ${ds.bytes} bytes`)).catch(fail);
+      return li;
+    }));
+  }
+
+  // x and z as NumPy .npz (GET .../result?x=npz), once the job has a result.
+  function showIterates() {
+    replace(iterates, ...['x', 'z'].map((w) => h('button', { type: 'button', class: 'secondary', id: `download-${w}`,
+      onclick: () => blobOf(`${base}/result?${w}=npz`).then((b) => download(`${id}-${w}.npz`, b)).catch(fail) },
+    `${w} (.npz)`)));
   }
 
   async function loadSnapshots() {
@@ -137,7 +168,7 @@ export function mount(view, params) {
   (async () => {
     try {
       showJob(await getJSON(base));
-      getJSON(`${base}/spec`).then((s) => replace(specPre, pretty(JSON.stringify(s)))).catch(fail);
+      getJSON(`${base}/spec`).then((s) => { replace(specPre, pretty(JSON.stringify(s))); showData(s); }).catch(fail);
       await conv.init().catch(() => replace(conv.el, h('p', { class: 'error' },
         'Charts unavailable: Chart.js was not found (install Debian\'s libjs-chart.js).')));
       conv.add(await traceRows(id), true);

@@ -82,11 +82,21 @@ export function mount(view) {
     } catch (err) { replace(errors, errorBox(err)); }
   }
 
-  function useDataset(id) {
+  // A dataset into the spec: ratings as matrix completion's data; a
+  // matrix as A ("id"), a vector as b ("b_id") of the problem's dataset source.
+  function useDataset(ds) {
     try {
       const spec = JSON.parse(editor.value || '{}');
-      spec.problem ??= { type: 'matrix_completion' };
-      spec.problem.data = { source: 'dataset', id };
+      if (ds.kind === 'ratings') {
+        spec.problem ??= { type: 'matrix_completion' };
+        spec.problem.data = { source: 'dataset', id: ds.id };
+      } else {
+        spec.problem ??= { type: 'least_squares' };
+        if (spec.problem.type === 'matrix_completion') spec.problem = { type: 'least_squares' };
+        const data = spec.problem.data?.source === 'dataset' ? spec.problem.data : { source: 'dataset' };
+        data[ds.kind === 'vector' ? 'b_id' : 'id'] = ds.id;
+        spec.problem.data = data;
+      }
       editor.value = JSON.stringify(spec, null, 2);
       check();
     } catch { replace(errors, errorBox(new Error('the editor does not hold valid JSON'))); }
@@ -101,20 +111,23 @@ export function mount(view) {
 
 function uploadForm(onUploaded) {
   const file = h('input', { type: 'file', id: 'dataset-file' });
+  const kind = h('select', { id: 'dataset-kind' },
+    [['', 'told by the file'], ['ratings', 'ratings'], ['matrix', 'a matrix (A)'], ['vector', 'a vector (b)']]
+      .map(([v, t]) => h('option', { value: v }, t)));
   const format = h('select', { id: 'dataset-format' },
-    ['auto', 'movielens', 'udata', 'csv', 'matrix_market'].map((f) => h('option', { value: f }, f)));
+    ['auto', 'npy', 'npz', 'libsvm', 'matrix_market', 'csv', 'movielens', 'udata'].map((f) => h('option', { value: f }, f)));
   const out = h('div', { id: 'dataset-result' });
   async function send() {
     const f = file.files[0];
     if (!f) return;
     try {
-      const resp = await request('POST', `/v1/datasets?format=${format.value}`,
-        { body: f, type: 'application/octet-stream' });
+      const q = `format=${format.value}${kind.value ? `&kind=${kind.value}` : ''}`;
+      const resp = await request('POST', `/v1/datasets?${q}`, { body: f, type: 'application/octet-stream' });
       const ds = await resp.json();
-      replace(out, h('p', { class: 'ok' }, `Dataset ${ds.id.slice(0, 12)}…: ${ds.n_rows} × ${ds.n_cols}, ${ds.nnz} ratings `,
-        h('button', { type: 'button', class: 'secondary', onclick: () => onUploaded(ds.id) }, 'Use in the spec')));
+      replace(out, h('p', { class: 'ok' }, `Dataset ${ds.id.slice(0, 12)}…: ${ds.kind} ${ds.n_rows} × ${ds.n_cols}, ${ds.nnz} entries (${ds.format}) `,
+        h('button', { type: 'button', class: 'secondary', onclick: () => onUploaded(ds) }, 'Use in the spec')));
     } catch (err) { replace(out, errorBox(err)); }
   }
-  return h('div', { class: 'controls' }, file, h('label', 'format ', format),
+  return h('div', { class: 'controls' }, file, h('label', 'kind ', kind), h('label', 'format ', format),
     h('button', { type: 'button', onclick: send }, 'Upload'), out);
 }

@@ -32,11 +32,43 @@ typedef enum ircg_algorithm {
      * is refused.  Both take open-loop steps and the averaged z of IR-CG. */
     IRCG_ALG_IRSCG,    /* IR-SCG: STORM estimators of grad f and grad g from
                           `batch` rows drawn per step, alpha_t = 2/(t+2)   */
-    IRCG_ALG_IRFSCG    /* IR-FSCG: SPIDER estimators, the full gradients
+    IRCG_ALG_IRFSCG,   /* IR-FSCG: SPIDER estimators, the full gradients
                           every q steps and `batch` rows in between;
                           alpha_t = log(q)/q for t < q, then 2/(t+2), and
                           sigma_t = varsigma (max(t, q) + 1)^-p           */
+    /* The bisection methods on the level of f (solver/src/bisect/, after
+     * FC-BiO: Zhang, Chen, Xu, Zhang, NeurIPS 2024, arXiv 2409.06530).
+     * First g* is bracketed by certificates; then a level t of f is
+     * accepted when a point has f <= t + eps_f and g <= g_upper + eps_g,
+     * and rejected when a certificate proves min_X max(f - t, g -
+     * g_upper) > 0, which proves t < f*: f_lower is the greatest level
+     * rejected.  They aim at settings.stop, a side it leaves out (no
+     * inner or no outer tolerance) taking IRCG_BISECT_INNER_REL or
+     * IRCG_BISECT_OUTER_REL, end CONVERGED when it holds for z, their
+     * answer (x is the inner solver's current point), and take no
+     * varsigma, p or step rule. */
+    IRCG_ALG_FCBIO,    /* the inner problems by Nesterov's accelerated
+                          method for a max of two smooth functions, with
+                          projections onto X: least squares and logistic
+                          regression over the vector domains, and small
+                          matrix completions (one process, n p min(n, p)
+                          <= IRCG_FCBIO_MC_MAX_WORK: a dense SVD per
+                          projection)                                   */
+    IRCG_ALG_FCBIO_CG  /* the inner problems by conditional gradient on
+                          their softmax smoothing, with the LMO only: the
+                          nuclear ball too (matrix completion) and least
+                          squares; not logistic regression             */
 } ircg_algorithm;
+
+/* certify_async's copies of x and z on Omega in flight at most (the
+ * certificates of a 110-iteration run, t = 0 to 64). */
+#define IRCG_CERT_ASYNC_COPIES 8
+
+/* FC-BiO on matrix completion projects onto the nuclear ball by a dense
+ * SVD of the held n x p matrix: offered while n p min(n, p), the SVD's
+ * work, is at most this (300 x 300; ~27 ms of CPU an SVD here, ~0.15 s a
+ * step).  Beyond, FC-BiO-CG or IR-CG. */
+#define IRCG_FCBIO_MC_MAX_WORK 2.7e7
 
 /* How IR-PG and Bi-SG project onto the nuclear ball (vector domains have
  * exact closed-form or sort-based projections and ignore this). */
@@ -73,6 +105,25 @@ typedef enum ircg_step_rule {
     IRCG_STEP_LINE_SEARCH    /* argmin_[0,1] Phi_t(x + a d), closed form     */
 } ircg_step_rule;
 
+/* The direction of an IR-CG step (IR-CG only; least squares and logistic
+ * regression over the polytopes: l1 ball, simplex, box).  The away vertex
+ * a is the worst vertex, argmax <grad Phi_t, a>, of the smallest face of X
+ * that holds x_t (decomposition-invariant: no active set is kept; the l1
+ * ball's faces are those of the simplex over +-r e_i and 0 that it is the
+ * image of); gamma_max is the step along d where a's weight in x's
+ * decomposition reaches 0 (the largest feasible one on the simplex and the
+ * box).  The step rule (closed loop or line search) is capped at
+ * gamma_max; the open loop, the l2 and nuclear balls and the other
+ * algorithms are refused at "/direction".  z_t is Remark 1's average of
+ * the x's whichever direction moved x; the gap reported is Frank-Wolfe's
+ * (docs/DESIGN.md, "The algorithms"). */
+typedef enum ircg_direction {
+    IRCG_DIR_FRANK_WOLFE = 0, /* d = v - x (Algorithm 1)                     */
+    IRCG_DIR_AWAY,            /* d = v - x or, when <grad, a - x> is the larger
+                                 gap, x - a (away-step Frank-Wolfe)          */
+    IRCG_DIR_PAIRWISE         /* d = v - a (pairwise Frank-Wolfe)            */
+} ircg_direction;
+
 typedef enum ircg_start {
     IRCG_START_DEFAULT = 0, /* MC: the paper's X0 = 0.01 delta [I_p/p 0]';
                                LS: 0 projected onto X (simplex: its center)  */
@@ -84,18 +135,29 @@ typedef enum ircg_start {
  *
  * x and z per algorithm: IR-CG: the last iterate x_t and the averaged z_t;
  * Bi-SG: x is the feasible y_k and z the point x_k after the outer step
- * (possibly outside X); IR-PG and CG-BiO: x_t, with z = x.
+ * (possibly outside X); IR-PG and CG-BiO: x_t, with z = x; FC-BiO and
+ * FC-BiO-CG: x the inner solver's point, z the answer (the last accepted
+ * level's point, or g's approximate minimizer before the first).
  * gap per algorithm: IR-CG: the Frank-Wolfe gap of Phi_t at x_{t-1};
  * CG-BiO: the outer gap <grad f(x), x - s> over the cut set (gap_tol
  * stops CG-BiO only when also g(x) - g(x'_0) <= eps_g / 2); IR-PG and
- * Bi-SG: the norm of the projected-gradient step ||x_{t} - x_{t-1}|| / a. */
+ * Bi-SG: the norm of the projected-gradient step ||x_{t} - x_{t-1}|| / a;
+ * FC-BiO and FC-BiO-CG: max(f(x) - t, g(x) - g_upper) at the level t in
+ * units of its acceptance tolerances (<= 1 accepts t; NaN while g* is
+ * bracketed), and gap_tol does not apply. */
 typedef struct ircg_iter_info {
     int64_t t;          /* iterations done (x_t, z_t below are after it)    */
     double elapsed;     /* seconds since the solve started (incl. restores
                            and CG-BiO's warm start)                         */
     double sigma;       /* sigma used in this iteration (IR-CG, IR-PG);
-                           Bi-SG: its outer step c k^-alpha; CG-BiO: NaN    */
-    double alpha;       /* step taken (IR-PG: after backtracking)           */
+                           Bi-SG: its outer step c k^-alpha; CG-BiO: NaN;
+                           FC-BiO(-CG): the ratio of the weights of f and
+                           g in the step's combination of their gradients
+                           (0 while g* is bracketed)                      */
+    double alpha;       /* step taken (IR-PG: after backtracking; IR-CG's
+                           away and pairwise directions: the fraction of
+                           gamma_max, 1 at a drop; FC-BiO: the momentum of
+                           the extrapolation, 0 at a restart)              */
     double g_x, f_x;    /* at x_t                                           */
     double g_z, f_z;    /* at z_t                                           */
     double gap;         /* see above                                        */
@@ -110,9 +172,12 @@ typedef struct ircg_iter_info {
     int lmo_converged;  /* 1 when every singular triplet of this iteration
                            met lmo_tol; 0 when one stopped at
                            lmo_max_matvecs (its answer is less accurate)   */
-    int backtracks;     /* IR-PG: step reductions of the Armijo rule        */
+    int backtracks;     /* IR-PG: step reductions of the Armijo rule;
+                           FC-BiO: steps made again with a larger curvature */
     int proj_full;      /* projections: 1 when a full SVD was used          */
-    double lambda;      /* CG-BiO: multiplier of the cut; NaN otherwise     */
+    double lambda;      /* CG-BiO: multiplier of the cut; FC-BiO(-CG): the
+                           weight of f in [0, 1] (g's is 1 - lambda);
+                           NaN otherwise                                    */
     /* The certified bounds as they stand after this iteration (ircg_info
      * defines them): certified = 1 when a certificate was made at it (its
      * inner gaps then come from x_t and z_t afresh), else they combine
@@ -131,6 +196,13 @@ typedef struct ircg_iter_info {
      * x_{t-1}); 0 for matrix completion and the baselines. */
     int64_t samples;
 } ircg_iter_info;
+
+/* The tolerances the bisection methods add to settings.stop where it
+ * leaves a side out: inner_gap_rel when it has no inner tolerance,
+ * outer_gap_rel when it has no outer one (ircg_solver_new fills them in;
+ * the solver's settings show them). */
+#define IRCG_BISECT_INNER_REL 1e-6
+#define IRCG_BISECT_OUTER_REL 1e-3
 
 /* Return nonzero to stop the solve (status IRCG_STATUS_INTERRUPTED). */
 typedef int (*ircg_callback)(void *user, const ircg_iter_info *it);
@@ -152,6 +224,7 @@ typedef struct ircg_stop {
 typedef struct ircg_settings {
     ircg_algorithm algorithm;
     ircg_step_rule step_rule;
+    ircg_direction direction; /* IR-CG's; default Frank-Wolfe               */
     double varsigma;      /* sigma_t = varsigma (t+1)^(-p), absolute, >= 0.
                              0 makes IR-CG conditional gradient on g alone
                              (z = x) and IR-PG projected gradient on g.
@@ -169,6 +242,21 @@ typedef struct ircg_settings {
     int64_t certify_every;/* certificates at t = 1, 2, 4, 8, ..., at
                              max_iter, at the end, and every
                              certify_every-th iteration (0: only those)  */
+    int certify_async;    /* 0 (default) or 1: IR-CG's certificates of
+                             matrix completion made on a thread of their
+                             own, on copies of x and z, beside the
+                             iterations (the same bits).  The callback
+                             then gets each row once its certificate is
+                             made, in order, possibly after the solve went
+                             further: a callback that saves the solver's
+                             state must not be used with it, and an
+                             interrupt stops the solve where it got to;
+                             an answer exact to working precision does not
+                             end it early.  At most IRCG_CERT_ASYNC_COPIES
+                             copies are in flight, 16 bytes a rating each.
+                             Ignored with a certified stop (stop), on a
+                             distributed problem and for other
+                             algorithms, which certify in place          */
     ircg_start start;
     const double *x0;     /* START_GIVEN: length dim (MC: column-major n x p)
                              borrowed for the duration of ircg_solver_new  */

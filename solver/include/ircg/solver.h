@@ -15,6 +15,10 @@ extern "C" {
 
 /* --------------------------------------------------------------- solver -- */
 
+/* The two points of a solve (ircg_iter_info says what each is, per
+ * algorithm). */
+typedef enum ircg_which { IRCG_X = 0, IRCG_Z = 1 } ircg_which;
+
 typedef struct ircg_info {
     ircg_status status;
     int64_t iterations;
@@ -68,8 +72,17 @@ typedef struct ircg_info {
     double g_x0;            /* g at the run's start point (its first
                                certificate), the scale of inner_gap_rel   */
     int cert_sharp;         /* 0 when a bound needed IRCG_WARN_LOOSE's    */
+    ircg_which answer;      /* the method's answer: IRCG_X (x_t) for all
+                               but the bisection methods (FC-BiO, FC-BiO-CG),
+                               whose answer is z_t; settings.stop and the
+                               warnings are of it                        */
     int64_t certificates;   /* certificates made by this run, and their    */
-    double cert_seconds;    /* time (in solve_seconds)                     */
+    double cert_seconds;    /* time (in solve_seconds): with certify_async,
+                               what the solve's thread spent on them (the
+                               copies they certify, the waits for them)   */
+    double cert_thread_seconds; /* certify_async: the time they took on
+                               their own thread, beside the solve; 0
+                               otherwise                                  */
     unsigned warnings;      /* ircg_warning mask                          */
 } ircg_info;
 
@@ -112,8 +125,6 @@ typedef struct ircg_iterate {
     int32_t *row_ids, *col_ids; /* MC: see above; NULL: every one         */
     double *P_other;    /* MC: k, or NULL                                 */
 } ircg_iterate;
-
-typedef enum ircg_which { IRCG_X = 0, IRCG_Z = 1 } ircg_which;
 
 ircg_error ircg_solver_iterate(const ircg_solver *sv, ircg_which which,
                                int want_dense, ircg_iterate **out);

@@ -12,6 +12,10 @@
  * gradient on g alone, whose S_t stays 0 and whose z_t is x_t.  The loop
  * only sees scalars from the problem's
  * oracle (oracle.h); how x and z are stored is the oracle's business.
+ * With an away or pairwise direction (settings.direction) the oracle puts
+ * in v_t the point x_t + gamma_max d_t instead (problems/faces.h): the
+ * step rules, the averaged iterate and everything below stay as they are,
+ * and the gap reported is still Frank-Wolfe's.
  */
 #include <assert.h>
 #include <float.h>
@@ -51,19 +55,23 @@ static ircg_error slv_step_once(ircg_solver *sv, ircg_iter_info *it, int *conver
     const ircg_problem_info *pi = &sv->pb->info;
     int64_t t = sv->t;
     double sigma = ircg_sigma(sv->varsigma, sv->set.p, t);
-    slv_dir dir = {.need_hg = sv->set.step_rule == IRCG_STEP_LINE_SEARCH};
+    slv_dir dir = {.need_hg = sv->set.step_rule == IRCG_STEP_LINE_SEARCH,
+                   .direction = sv->set.direction};
     double t0 = slv_now();
     ircg_error err = sv->ops->lmo(sv->ws, sigma, &dir);
 
     if (err != IRCG_OK)
         return err;
-    it->lmo_seconds = slv_now() - t0;
+    /* an LMO made ahead by the certificate of x_t: its time is the LMO's */
+    it->lmo_seconds = slv_now() - t0 + dir.staged_seconds;
+    sv->bnd.seconds = fmax(0.0, sv->bnd.seconds - dir.staged_seconds);
     it->lmo_matvecs = dir.matvecs;
     it->samples = dir.samples;
     it->lmo_converged = dir.converged;
     it->top_sv = dir.top_sv;
     it->sigma = sigma;
-    it->gap = -dir.gphi_d;
+    /* the Frank-Wolfe gap, whichever direction the step takes */
+    it->gap = dir.direction == IRCG_DIR_FRANK_WOLFE ? -dir.gphi_d : dir.fw_gap;
     if (sv->set.gap_tol > 0 && it->gap <= sv->set.gap_tol) {
         *converged = 1;
         return IRCG_OK;

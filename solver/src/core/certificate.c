@@ -3,14 +3,15 @@
  * oracle's certificates of x_t and z_t (oracle.h, slv_cert).
  *
  * A certificate of a feasible point y gives g(y) and f(y) with their
- * errors, an upper bound gap_g of g(y) - g* (Frank-Wolfe), and for sigma >
- * 0 an upper bound gap_phi of Phi_sigma(y) - min_X Phi_sigma.  From them:
+ * errors, an upper bound sub_g of g(y) - g* (Frank-Wolfe's gap, or a
+ * sharper one where g has a certified curvature), and for sigma >
+ * 0 an upper bound sub_phi of Phi_sigma(y) - min_X Phi_sigma.  From them:
  *  - g* <= g(y): g_upper is the least certified g(y) + g_err;
- *  - g* >= g(y) - gap_g: g_lower is the greatest of those and 0 (every
+ *  - g* >= g(y) - sub_g: g_lower is the greatest of those and 0 (every
  *    family's g is a sum of squares or of logistic losses);
- *  - f* >= f(y) + (g(y) - g_upper - gap_phi) / sigma, because for any
+ *  - f* >= f(y) + (g(y) - g_upper - sub_phi) / sigma, because for any
  *    solution x* of the bilevel problem sigma f* + g* = Phi_sigma(x*) >=
- *    min_X Phi_sigma >= Phi_sigma(y) - gap_phi, and g* <= g_upper;
+ *    min_X Phi_sigma >= Phi_sigma(y) - sub_phi, and g* <= g_upper;
  *  - f* >= min_X f >= the certificate's f_floor.
  * Every bound is the best so far: each certificate can only tighten them.
  * The arithmetic here rounds too: each combination gives away
@@ -52,12 +53,13 @@ static double inner_gap(double g, double g_err, double g_lower)
     return fmax(0.0, slv_up(g + g_err - g_lower, 3));
 }
 
-/* The outer bound from x's certificate with the gap of Phi at sigma. */
-static double f_bound_at(const slv_cert *c, double sigma, double gap_phi, double g_upper)
+/* The outer bound from x's certificate with Phi's suboptimality bound at
+ * sigma. */
+static double f_bound_at(const slv_cert *c, double sigma, double sub_phi, double g_upper)
 {
-    if (!(sigma > 0) || !isfinite(gap_phi) || !isfinite(g_upper))
+    if (!(sigma > 0) || !isfinite(sub_phi) || !isfinite(g_upper))
         return -INFINITY;
-    double q = minus2(c->g - c->g_err, g_upper, gap_phi) / sigma;
+    double q = minus2(c->g - c->g_err, g_upper, sub_phi) / sigma;
     q -= slv_gamma(2) * fabs(q);
     return minus2(c->f, c->f_err, -q);
 }
@@ -65,9 +67,9 @@ static double f_bound_at(const slv_cert *c, double sigma, double gap_phi, double
 /* The best of the outer bounds the certificate allows. */
 static double f_bound(const slv_cert *c, double sigma, double g_upper)
 {
-    double f = f_bound_at(c, sigma, c->gap_phi, g_upper);
+    double f = f_bound_at(c, sigma, c->sub_phi, g_upper);
     for (int k = 0; k < c->nphi; k++)
-        f = fmax(f, f_bound_at(c, c->phi_sigma[k], c->phi_gap[k], g_upper));
+        f = fmax(f, f_bound_at(c, c->phi_sigma[k], c->phi_sub[k], g_upper));
     return f;
 }
 
@@ -75,10 +77,10 @@ static void fold(slv_bounds *b, const slv_cert *cx, const slv_cert *cz, int have
                  double sigma)
 {
     b->g_upper = fmin(b->g_upper, slv_up(cx->g + cx->g_err, 1));
-    b->g_lower = fmax(b->g_lower, minus2(cx->g, cx->g_err, cx->gap_g));
+    b->g_lower = fmax(b->g_lower, minus2(cx->g, cx->g_err, cx->sub_g));
     if (have_z) {
         b->g_upper = fmin(b->g_upper, slv_up(cz->g + cz->g_err, 1));
-        b->g_lower = fmax(b->g_lower, minus2(cz->g, cz->g_err, cz->gap_g));
+        b->g_lower = fmax(b->g_lower, minus2(cz->g, cz->g_err, cz->sub_g));
     }
     b->f_lower = fmax(b->f_lower, fmax(cx->f_floor, f_bound(cx, sigma, b->g_upper)));
     b->g_x = cx->g;
@@ -90,33 +92,86 @@ static void fold(slv_bounds *b, const slv_cert *cx, const slv_cert *cz, int have
     b->sharp &= cx->sharp && (!have_z || cz->sharp);
 }
 
-/* x is optimal to working precision: its certified inner gap within 8
- * ulps of g(x_0) - g_upper and, unless the solve is on g alone, its outer
- * gap within 8 ulps of f.  An exact answer ends the solve as converged. */
+/* The certified inner gap and f of the method's answer (slv_alg.answer:
+ * x, or the bisection methods' z) in b. */
+static void answer_of(const ircg_solver *sv, const slv_bounds *b, double *gap, double *f)
+{
+    int z = slv_alg_of(sv->algorithm)->answer == IRCG_Z;
+    *gap = z ? b->gap_z : b->gap_x;
+    *f = z ? b->f_z : b->f_x;
+}
+
+/* The answer is optimal to working precision: its certified inner gap
+ * within 8 ulps of g(x_0) - g_upper and, unless the solve is on g alone,
+ * its outer gap within 8 ulps of f.  An exact answer ends the solve as
+ * converged. */
 static int exact(const ircg_solver *sv)
 {
     const slv_bounds *b = &sv->bnd;
+    double gap, f;
+    answer_of(sv, b, &gap, &f);
     double ug = 8 * DBL_EPSILON * fmax(b->g0 - b->g_upper, 0.0);
-    double uf = 8 * DBL_EPSILON * fmax(fabs(b->f_x), fabs(b->f_lower));
-    return b->gap_x <= ug && (sv->varsigma == 0 || b->f_x - b->f_lower <= uf);
+    double uf = 8 * DBL_EPSILON * fmax(fabs(f), fabs(b->f_lower));
+    return gap <= ug && (sv->varsigma == 0 || f - b->f_lower <= uf);
 }
 
-/* Every tolerance of settings.stop that is given holds for x. */
-static int stop_met(const ircg_solver *sv)
+void slv_stop_targets(const ircg_solver *sv, double f, double *inner, double *outer)
 {
     const ircg_stop *s = &sv->set.stop;
     const slv_bounds *b = &sv->bnd;
-    int any = 0, ok = 1;
-    double og = b->f_x - b->f_lower;
+    *inner = *outer = INFINITY;
     if (s->inner_gap > 0)
-        any = 1, ok &= b->gap_x <= s->inner_gap;
+        *inner = s->inner_gap;
     if (s->inner_gap_rel > 0)
-        any = 1, ok &= b->gap_x <= s->inner_gap_rel * (b->g0 - b->g_upper);
+        *inner = fmin(*inner, s->inner_gap_rel * (b->g0 - b->g_upper));
     if (s->outer_gap > 0)
-        any = 1, ok &= og <= s->outer_gap;
+        *outer = s->outer_gap;
     if (s->outer_gap_rel > 0)
-        any = 1, ok &= og <= s->outer_gap_rel * fmax(fabs(b->f_x), fabs(b->f_lower));
-    return any && ok;
+        *outer = fmin(*outer, s->outer_gap_rel * fmax(fabs(f), fabs(b->f_lower)));
+}
+
+static int stop_given(const ircg_solver *sv)
+{
+    const ircg_stop *s = &sv->set.stop;
+    return s->inner_gap > 0 || s->inner_gap_rel > 0 || s->outer_gap > 0 || s->outer_gap_rel > 0;
+}
+
+/* Every tolerance of settings.stop holds for a point of certified inner
+ * gap `gap` and value f. */
+static int stop_holds(const ircg_solver *sv, double gap, double f)
+{
+    double inner, outer;
+    slv_stop_targets(sv, f, &inner, &outer);
+    return gap <= inner && f - sv->bnd.f_lower <= outer;
+}
+
+/* Every tolerance of settings.stop that is given holds for the answer. */
+static int stop_met(const ircg_solver *sv)
+{
+    double gap, f;
+    if (!stop_given(sv))
+        return 0;
+    answer_of(sv, &sv->bnd, &gap, &f);
+    return stop_holds(sv, gap, f);
+}
+
+/* A method whose answer is z may end with an x that is better: within
+ * the stop too and nearer the inner solution set (a smaller certified
+ * inner gap, so f lies less below f*: the bisection methods' inner solver
+ * goes on from the last accepted point).  Then x becomes the answer.
+ * Only at the stop, so the path is the same. */
+static ircg_error prefer_x(ircg_solver *sv)
+{
+    const slv_alg *alg = slv_alg_of(sv->algorithm);
+    slv_bounds *b = &sv->bnd;
+    if (!alg->take_x || !(b->gap_x < b->gap_z) || !stop_holds(sv, b->gap_x, b->f_x))
+        return IRCG_OK;
+    ircg_error err = alg->take_x(sv);
+    if (err != IRCG_OK)
+        return err;
+    b->g_z = b->g_x, b->f_z = b->f_x, b->gap_z = b->gap_x;
+    slv_solver_refresh_values(sv); /* the iteration's z is x now */
+    return IRCG_OK;
 }
 
 /* The certificates of x and z; b unchanged on an error. */
@@ -129,12 +184,22 @@ static ircg_error certify_both(ircg_solver *sv, double sigma, slv_cert *cx, slv_
     /* IR-CG's z is its own point (and the stochastic methods', the same
      * average); IR-PG's and CG-BiO's is x, Bi-SG's lies outside X, where a
      * Frank-Wolfe gap bounds nothing */
-    *have_z = sv->algorithm == IRCG_ALG_IRCG || slv_alg_stochastic(sv->algorithm);
+    *have_z = sv->algorithm == IRCG_ALG_IRCG || slv_alg_stochastic(sv->algorithm) ||
+              slv_alg_of(sv->algorithm)->answer == IRCG_Z;
     if (*have_z && (err = sv->ops->certify(sv->ws, IRCG_Z, 0.0, cz)) != IRCG_OK)
         return err;
     if (sv->algorithm == IRCG_ALG_IRPG || sv->algorithm == IRCG_ALG_CGBIO)
         *cz = *cx, *have_z = 1;
     return IRCG_OK;
+}
+
+/* The sigma of the certificates' outer bound: the algorithm's, else the
+ * one x_t is about to be regularized with (any sigma > 0 gives a valid
+ * bound). */
+static double cert_sigma(const ircg_solver *sv)
+{
+    const slv_alg *alg = slv_alg_of(sv->algorithm);
+    return alg->cert_sigma ? alg->cert_sigma(sv) : ircg_sigma(sv->varsigma, sv->set.p, sv->t);
 }
 
 /* A certificate of x and z folded into b.  It runs past the time limit
@@ -148,32 +213,59 @@ static ircg_error certify_into(ircg_solver *sv, slv_bounds *b)
     slv_stop_frame grace;
     int have_z = 0;
     double t0 = slv_now();
-    /* sigma of the next iteration: the one x_t is about to be regularized
-     * with; any sigma > 0 gives a valid bound */
-    double sigma = ircg_sigma(sv->varsigma, sv->set.p, sv->t);
+    double sigma = cert_sigma(sv);
     slv_stop_push_grace(&grace);
     ircg_error err = certify_both(sv, sigma, &cx, &cz, &have_z);
     slv_stop_pop(&grace);
     if (err != IRCG_OK)
         return err;
+    slv_bounds_fold(b, sv->t, sigma, &cx, &cz, have_z, slv_now() - t0);
+    return IRCG_OK;
+}
+
+void slv_bounds_fold(slv_bounds *b, int64_t t, double sigma, const slv_cert *cx,
+                     const slv_cert *cz, int have_z, double seconds)
+{
     if (isnan(b->g0)) /* the run's first certificate: of x_0, unless the
                          state came from a version without bounds */
-        b->g0 = cx.g;
-    fold(b, &cx, &cz, have_z, sigma);
-    b->t = sv->t;
+        b->g0 = cx->g;
+    fold(b, cx, cz, have_z, sigma);
+    b->t = t;
     b->count++;
-    b->seconds += slv_now() - t0;
-    return IRCG_OK;
+    b->seconds += seconds;
 }
 
 ircg_error slv_certify(ircg_solver *sv, ircg_status *st)
 {
     if (!sv->set.certify || !sv->ops->certify)
         return IRCG_OK;
+    const slv_alg *alg = slv_alg_of(sv->algorithm);
     ircg_error err = certify_into(sv, &sv->bnd);
-    if (err == IRCG_OK && st && (stop_met(sv) || exact(sv)))
+    if (err == IRCG_OK && st && (stop_met(sv) || exact(sv)) &&
+        !(alg->stop_vetoed && alg->stop_vetoed(sv))) {
         *st = IRCG_STATUS_CONVERGED;
+        err = prefer_x(sv);
+    }
     return err;
+}
+
+ircg_error slv_cert_point(ircg_solver *sv, ircg_which which, double sigma, slv_cert *c)
+{
+    slv_stop_frame grace;
+    slv_bounds *b = &sv->bnd;
+    double t0 = slv_now();
+    slv_stop_push_grace(&grace);
+    ircg_error err = sv->ops->certify(sv->ws, which, sigma, c);
+    slv_stop_pop(&grace);
+    if (err != IRCG_OK)
+        return err;
+    b->g_upper = fmin(b->g_upper, slv_up(c->g + c->g_err, 1));
+    b->g_lower = fmax(b->g_lower, minus2(c->g, c->g_err, c->sub_g));
+    b->f_lower = fmax(b->f_lower, fmax(c->f_floor, f_bound(c, sigma, b->g_upper)));
+    b->sharp &= c->sharp;
+    b->count++;
+    b->seconds += slv_now() - t0;
+    return IRCG_OK;
 }
 
 /* A cancel during it leaves the last certificate made (its iteration
@@ -187,10 +279,12 @@ ircg_error slv_certify_final(ircg_solver *sv)
     return err == IRCG_ERR_STOPPED ? IRCG_OK : err;
 }
 
+/* Of the row's own iteration and values (it->t, g_x, g_z): a row whose
+ * callback comes after the solve went on (cert_async.c) reads its own. */
 void slv_bounds_report(const ircg_solver *sv, ircg_iter_info *it)
 {
     const slv_bounds *b = &sv->bnd;
-    it->certified = b->t == sv->t && b->t >= 0;
+    it->certified = b->t == it->t && b->t >= 0;
     if (b->t < 0) {
         it->inner_gap_x = it->inner_gap_z = it->g_lower = it->g_upper = it->f_lower = NAN;
         return;
@@ -204,8 +298,8 @@ void slv_bounds_report(const ircg_solver *sv, ircg_iter_info *it)
         return;
     }
     /* the running values: what the trace reports as g(x_t), g(z_t) */
-    it->inner_gap_x = inner_gap(sv->vals.g_x, 0.0, b->g_lower);
-    it->inner_gap_z = isfinite(b->gap_z) ? inner_gap(sv->vals.g_z, 0.0, b->g_lower) : NAN;
+    it->inner_gap_x = inner_gap(it->g_x, 0.0, b->g_lower);
+    it->inner_gap_z = isfinite(b->gap_z) ? inner_gap(it->g_z, 0.0, b->g_lower) : NAN;
 }
 
 /* The bounds of the last iterate: the final certificate's when made. */
@@ -219,8 +313,10 @@ static unsigned warnings(const ircg_solver *sv)
     const ircg_stop *s = &sv->set.stop;
     const slv_bounds *b = last_bounds(sv);
     unsigned w = 0;
+    double gap, f;
     if (b->t < 0)
         return IRCG_WARN_UNCERTIFIED;
+    answer_of(sv, b, &gap, &f);
     double tol = 1e-3 * (b->g0 - b->g_upper);
     if (s->inner_gap > 0 || s->inner_gap_rel > 0) {
         tol = INFINITY;
@@ -229,12 +325,12 @@ static unsigned warnings(const ircg_solver *sv)
         if (s->inner_gap_rel > 0)
             tol = fmin(tol, s->inner_gap_rel * (b->g0 - b->g_upper));
     }
-    if (!(b->gap_x <= fmax(tol, 0.0)))
+    if (!(gap <= fmax(tol, 0.0)))
         w |= IRCG_WARN_INNER_UNSOLVED;
-    if (s->outer_gap > 0 && !(b->f_x - b->f_lower <= s->outer_gap))
+    if (s->outer_gap > 0 && !(f - b->f_lower <= s->outer_gap))
         w |= IRCG_WARN_OUTER_UNSOLVED;
     if (s->outer_gap_rel > 0 &&
-        !(b->f_x - b->f_lower <= s->outer_gap_rel * fmax(fabs(b->f_x), fabs(b->f_lower))))
+        !(f - b->f_lower <= s->outer_gap_rel * fmax(fabs(f), fabs(b->f_lower))))
         w |= IRCG_WARN_OUTER_UNSOLVED;
     if (!b->sharp)
         w |= IRCG_WARN_LOOSE;
@@ -260,6 +356,7 @@ void slv_bounds_info(const ircg_solver *sv, ircg_status st, ircg_info *info)
     info->cert_f_z = b->f_z;
     info->g_x0 = b->g0;
     info->cert_sharp = b->sharp;
+    info->answer = slv_alg_of(sv->algorithm)->answer;
     info->certificates = b->count;
     info->cert_seconds = b->seconds;
     info->warnings = warnings(sv);

@@ -39,6 +39,12 @@ static ircg_error mc_new(const ircg_ratings *R, ircg_outer_kind outer, double de
         (*out)->cut = &slv_mc_cut_ops;
         (*out)->prox_ops = &slv_mc_prox_ops; /* a workspace of its own */
         (*out)->proj = &slv_mc_proj_ops;
+        /* FC-BiO's dense point oracle: its create refuses the instances
+         * too large for a dense SVD per step (MC_POINT_MAX_WORK), naming
+         * the size, and the compacted ones (FC-BiO's vectors are of the
+         * whole matrix) */
+        (*out)->point_ops = &slv_mc_point_ops;
+        (*out)->point = &slv_mc_point;
         (*out)->info.data_digest = mc_data_digest(mc_data_of(*out));
     }
     return err;
@@ -86,6 +92,8 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
         (*out)->proj = &slv_ls_proj_ops;
         (*out)->sto_ops = &slv_ls_sto_ops; /* a workspace without residuals */
         (*out)->sto = &slv_ls_sto;
+        (*out)->point_ops = &slv_ls_sto_ops; /* FC-BiO's, the same kind */
+        (*out)->point = &slv_ls_point;
         (*out)->info.data_digest = ls_digest((*out)->data);
     }
     return err;
@@ -93,7 +101,8 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
 
 /* No method oracle of the baselines is built on logistic regression: CG-BiO,
  * IR-PG and Bi-SG are refused by ircg_solver_new.  The stochastic methods
- * run on it (a finite sum of losses over the rows). */
+ * run on it (a finite sum of losses over the rows), and FC-BiO (its
+ * point oracle). */
 ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *outer,
                                  const ircg_domain *domain, ircg_problem **out,
                                  ircg_diag *diag)
@@ -102,6 +111,8 @@ ircg_error ircg_problem_logistic(const ircg_ls_data *data, const ircg_outer *out
     if (err == IRCG_OK) {
         (*out)->sto_ops = &slv_ls_sto_ops;
         (*out)->sto = &slv_ls_sto;
+        (*out)->point_ops = &slv_ls_sto_ops;
+        (*out)->point = &slv_ls_point;
     }
     return err;
 }

@@ -41,6 +41,11 @@ typedef struct slv_dir {
                         <r, A x - A v>, and covers the rounding of the
                         gradient A'r itself, which dominates when
                         grad g(x*) = 0 (an interior optimum)              */
+    double gf_d;     /* <grad f(x), d>, by the quadratic families (least
+                        squares, matrix completion) only: so that a caller
+                        can weigh f and g along d otherwise than sigma
+                        does (bisect/), <grad g(x), d> = gphi_d - sigma
+                        gf_d                                               */
     double d_norm2;  /* ||d||^2 (Euclidean / Frobenius)                      */
     double d_hf_d;   /* d' (Hessian of f) d                                  */
     double d_hg_d;   /* d' (Hessian of g) d = ||A d||^2; matrix completion:
@@ -53,6 +58,19 @@ typedef struct slv_dir {
     int curved;      /* Phi is not quadratic along d: d_hf_d and d_hg_d are
                         not given (0) and the exact step asks ops->slope  */
     int need_hg;     /* in: the caller reads d_hg_d (exact line search)      */
+    ircg_direction direction; /* in: the direction's kind (settings.h); an
+                        away or pairwise one puts in v the point
+                        p = x + gamma_max d (problems/faces.h), so that
+                        d = v - x above and a step in [0, 1] is capped at
+                        the largest feasible one; only where the ops say
+                        `directions`                                    */
+    double fw_gap;   /* out, for an away or pairwise direction: the
+                        Frank-Wolfe gap <grad Phi, x - s> of the LMO's
+                        vertex s, whichever direction was taken         */
+    double staged_seconds; /* seconds of this LMO's work made ahead by the
+                        certificate of x (matrix completion: mc_lmo_stage),
+                        in that certificate's time and not in this call's:
+                        the LMO's work, which the caller moves back      */
 } slv_dir;
 
 /* A move d = x+ - x of the projection methods (grad_step below). */
@@ -109,25 +127,32 @@ typedef struct slv_unique {
  * the exact quantities satisfy
  *   |g(y) - g| <= g_err,   |f(y) - f| <= f_err,
  *   max_{v in X} <grad g(y), y - v>                 <= gap_g,
+ *   g(y) - min_X g                                   <= sub_g <= gap_g,
  *   max_{v in X} <sigma grad f(y) + grad g(y), y - v> <= gap_phi (sigma > 0),
+ *   Phi_sigma(y) - min_X Phi_sigma <= sub_phi <= gap_phi (sigma > 0),
  *   min_{v in X} f(v) >= f_floor,
- * so that g(y) - min_X g <= gap_g and min_X (sigma f + g) >= sigma f(y) +
- * g(y) - gap_phi (convexity).  On the nuclear ball the largest singular
- * value of the gradient is bounded above by the Kato-Temple inequality
- * when the spectrum allows it, else by the Frobenius norm
- * (problems/mc/mc_cert.c). */
+ * so that g(y) - min_X g <= sub_g and min_X (sigma f + g) >= sigma f(y) +
+ * g(y) - sub_phi (convexity: sub_g and sub_phi are the gaps, or less where
+ * the family knows a curvature of g or f -- ls_cert.c's strongly convex bound, second
+ * order in y's distance to Phi's minimizer where the Frank-Wolfe gap is
+ * first order).  On the nuclear ball the largest singular value of the
+ * gradient is bounded above by the Kato-Temple inequality when the
+ * spectrum allows it, by a dense SVD on small matrices, else by the
+ * Frobenius norm (problems/mc/mc_cert.c). */
 #define SLV_CERT_NPHI 8
 typedef struct slv_cert {
     double g, g_err;
     double f, f_err;
     double gap_g;
+    double sub_g;    /* gap_g, or less where g has a certified curvature   */
     double gap_phi;  /* NaN when sigma = 0                                 */
-    /* The gap of Phi at other sigma too, where the oracle has them for
-     * little more (vector domains: sigma 4^k, k = -4..4 but 0, from the
-     * same gradients; nothing on the nuclear ball, where each is a
-     * Lanczos process): each gives its own lower bound of f*. */
+    double sub_phi;  /* NaN when sigma = 0                                 */
+    /* The suboptimality bound of Phi at other sigma too, where the oracle
+     * has them for little more (vector domains: sigma 4^k, k = -4..4 but
+     * 0, from the same gradients; nothing on the nuclear ball, where each
+     * is a Lanczos process): each gives its own lower bound of f*. */
     int nphi;
-    double phi_sigma[SLV_CERT_NPHI], phi_gap[SLV_CERT_NPHI];
+    double phi_sigma[SLV_CERT_NPHI], phi_sub[SLV_CERT_NPHI];
     double f_floor;  /* -INFINITY when nothing better is known             */
     int64_t matvecs; /* operator applications spent                       */
     int sharp;       /* nuclear ball: 1 when every sigma_1 was bounded by
@@ -149,6 +174,9 @@ typedef struct slv_values {
 
 typedef struct slv_oracle_ops {
     const char *name;
+    /* 1: lmo() takes the away and pairwise directions (slv_dir.direction)
+     * on the polytopes of problems/faces.h; 0: Frank-Wolfe only. */
+    int directions;
 
     /* Allocate a workspace for pb with x = z = the start point of s (s->start,
      * s->x0); also reads s->threads, s->lmo_tol, s->lmo_max_matvecs. */
@@ -225,6 +253,20 @@ typedef struct slv_oracle_ops {
      * Scratch is the workspace's own, made on first use. */
     ircg_error (*certify)(void *ws, ircg_which which, double sigma, slv_cert *out);
 
+    /* Optional (NULL: certificates are made on the solve's thread only):
+     * a copy of what certify reads of x and z, certified on another
+     * thread while the workspace moves on (core/cert_async.c).  snap_new
+     * makes an empty one (NULL: none can be had), snap_take fills it with
+     * the workspace's state of the moment, certify(snap, ...) then gives
+     * the bits certify(ws, ...) would have given at that state, snap_done
+     * gives the workspace what the certificates on it counted (passes),
+     * snap_free frees it (before the workspace: it may share the
+     * workspace's certificate buffers, one certificate at a time). */
+    void *(*snap_new)(void *ws);
+    ircg_error (*snap_take)(void *ws, void *snap);
+    void (*snap_done)(void *ws, void *snap);
+    void (*snap_free)(void *snap);
+
     /* Optional (NULL: none): the passes over the data made since create,
      * their bytes by the kernels' traffic model, and the threads used. */
     void (*traffic)(void *ws, int64_t *passes, double *bytes, int *threads);
@@ -282,6 +324,35 @@ typedef struct slv_sto_ops {
     void (*lmo_dir)(void *ws, const double *c, slv_dir *dir);
 } slv_sto_ops;
 
+/* The oracle of the methods that move a point freely and project it onto
+ * X (FC-BiO, bisect/): f, g and their gradients at any point y, on the
+ * workspace of the problem's point_ops (which keeps x, z and the last
+ * point as plain vectors -- a small matrix completion's as dense held
+ * matrices -- and certifies them from the point).  The "observation" o(y)
+ * is affine in y -- A y - b, A y, the validation rows' A_v y - b_v, Q y,
+ * the residual on Omega and the column sums -- so that a
+ * combination of points with weights summing to 1 has the same
+ * combination of observations: an extrapolated point costs no product. */
+typedef struct slv_point_ops {
+    /* n, the length of y: the problem's dimension, or on a compacted
+     * matrix completion the held rows times the held columns. */
+    int64_t (*dim)(void *ws);
+    int64_t (*obs_len)(void *ws);
+    /* o = o(y): the products with A (and A_v or Q). */
+    void (*observe)(void *ws, const double *y, double *o);
+    /* f(y) and g(y) from y and o = o(y) (compensated sums). */
+    void (*values)(void *ws, const double *y, const double *o, double *f, double *g);
+    /* gf = grad f(y), gg = grad g(y) from y and o = o(y). */
+    void (*grads)(void *ws, const double *y, const double *o, double *gf, double *gg);
+    /* out = Proj_X(y) (out may alias y). */
+    ircg_error (*project)(void *ws, const double *y, double *out);
+    /* The workspace's x (IRCG_X) or z, n doubles; set_point copies y into
+     * it, with its f and g, which the workspace's values op then reports
+     * (the certificates, iterates and checkpoints are of these points). */
+    const double *(*point)(void *ws, ircg_which which);
+    void (*set_point)(void *ws, ircg_which which, const double *y, double f, double g);
+} slv_point_ops;
+
 /* A problem joins its family's oracle (problems/) with the oracles of the
  * methods built on it (baselines/); core/families.c wires them. */
 struct ircg_problem {
@@ -293,6 +364,9 @@ struct ircg_problem {
     const slv_oracle_ops *sto_ops;  /* the stochastic methods' workspace   */
     const slv_sto_ops *sto;         /* their finite sums, on it (NULL: the
                                        problem is no finite sum)         */
+    const slv_oracle_ops *point_ops;/* FC-BiO's workspace                  */
+    const slv_point_ops *point;     /* its point oracle, on it (NULL: no
+                                       projection onto X is offered)     */
     const ircg_comm *comm;          /* NULL, or the processes that share a
                                        distributed problem (borrowed)      */
     double f_slope;                 /* ||grad f||, when f is affine (L_f =
@@ -313,5 +387,6 @@ extern const slv_proj_ops slv_ls_proj_ops;   /* baselines/proj/ls_prox.c      */
 extern const slv_oracle_ops slv_lr_ops;      /* problems/logreg/lr_oracle.c   */
 extern const slv_oracle_ops slv_ls_sto_ops;  /* problems/ls/ls_sto.c          */
 extern const slv_sto_ops slv_ls_sto;         /* problems/ls/ls_sto.c          */
+extern const slv_point_ops slv_ls_point;     /* problems/ls/ls_point.c        */
 
 #endif /* IRCG_ORACLE_H */

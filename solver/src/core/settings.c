@@ -58,6 +58,12 @@ static ircg_error validate_stochastic(const ircg_settings *s, ircg_diag *diag)
         return slv_fail(diag, IRCG_ERR_INVALID, "/gap_tol",
                         "the stochastic methods' gap is an estimate: stop them on certified "
                         "tolerances (stop) instead of gap_tol");
+    if ((s->algorithm == IRCG_ALG_FCBIO || s->algorithm == IRCG_ALG_FCBIO_CG) &&
+        (s->gap_tol > 0 || !s->certify))
+        return slv_fail(diag, IRCG_ERR_INVALID, s->gap_tol > 0 ? "/gap_tol" : "/certify",
+                        "the bisection methods decide their levels by certificates and "
+                        "stop on certified tolerances (stop): %s",
+                        s->gap_tol > 0 ? "gap_tol does not apply" : "certify must be 1");
     return IRCG_OK;
 }
 
@@ -106,6 +112,29 @@ static ircg_error validate_baselines(const ircg_settings *s, ircg_diag *diag)
     return IRCG_OK;
 }
 
+/* IR-CG's direction (settings.h): away and pairwise steps need a step
+ * rule that sees the direction, capped at its largest feasible step; the
+ * open loop's 2/(t+2) would not stay in X on an away direction.  The
+ * domains and families that take them are the solver's check
+ * (core/solver.c), which knows the problem. */
+static ircg_error validate_direction(const ircg_settings *s, ircg_diag *diag)
+{
+    if (s->direction < IRCG_DIR_FRANK_WOLFE || s->direction > IRCG_DIR_PAIRWISE)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/direction", "unknown direction %d",
+                        (int)s->direction);
+    if (s->direction == IRCG_DIR_FRANK_WOLFE)
+        return IRCG_OK;
+    if (s->algorithm != IRCG_ALG_IRCG)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/direction",
+                        "away and pairwise directions apply to IR-CG only");
+    if (s->step_rule == IRCG_STEP_OPEN_LOOP)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/direction",
+                        "away and pairwise directions take the closed_loop or the "
+                        "line_search step rule (capped at the direction's largest "
+                        "feasible step), not the open loop");
+    return IRCG_OK;
+}
+
 static ircg_error validate_stop(const ircg_stop *st, ircg_diag *diag)
 {
     const struct {
@@ -135,7 +164,7 @@ ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
 {
     if (!s)
         return slv_fail(diag, IRCG_ERR_INVALID, "", "settings are NULL");
-    if (s->algorithm < IRCG_ALG_IRCG || s->algorithm > IRCG_ALG_IRFSCG)
+    if (s->algorithm < IRCG_ALG_IRCG || s->algorithm > IRCG_ALG_FCBIO_CG)
         return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
                          "unknown algorithm %d", (int)s->algorithm);
     if (s->step_rule < IRCG_STEP_OPEN_LOOP || s->step_rule > IRCG_STEP_LINE_SEARCH)
@@ -154,6 +183,9 @@ ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
     if (s->certify != 0 && s->certify != 1)
         return slv_fail(diag, IRCG_ERR_INVALID, "/certify", "certify must be 0 or 1, got %d",
                         s->certify);
+    if (s->certify_async != 0 && s->certify_async != 1)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/certify_async",
+                        "certify_async must be 0 or 1, got %d", s->certify_async);
     if (s->certify_every < 0)
         return slv_fail(diag, IRCG_ERR_INVALID, "/certify_every",
                         "certify_every must be >= 0, got %lld", (long long)s->certify_every);
@@ -192,6 +224,8 @@ ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
     if (isinf(s->g_opt))
         return slv_fail(diag, IRCG_ERR_INVALID, "/g_opt",
                          "g_opt must be finite (or NaN for unknown)");
+    if ((err = validate_direction(s, diag)) != IRCG_OK)
+        return err;
     if ((err = validate_stochastic(s, diag)) != IRCG_OK)
         return err;
     return validate_baselines(s, diag);

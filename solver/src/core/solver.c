@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/comm.h"
+#include "core/cert_async.h"
 #include "core/oracle.h"
 #include "reference/reference.h"
 #include "core/solver_internal.h"
@@ -21,6 +22,8 @@ const slv_alg *slv_alg_of(ircg_algorithm a)
     case IRCG_ALG_BISG: return &slv_alg_bisg;
     case IRCG_ALG_IRSCG: return &slv_alg_irscg;
     case IRCG_ALG_IRFSCG: return &slv_alg_irfscg;
+    case IRCG_ALG_FCBIO: return &slv_alg_fcbio;
+    case IRCG_ALG_FCBIO_CG: return &slv_alg_fcbio_cg;
     case IRCG_ALG_IRCG:
     default: return &slv_alg_ircg;
     }
@@ -33,7 +36,8 @@ int slv_alg_stochastic(ircg_algorithm a)
 
 static const char *alg_label(ircg_algorithm a)
 {
-    static const char *const L[] = {"IR-CG", "CG-BiO", "IR-PG", "Bi-SG", "IR-SCG", "IR-FSCG"};
+    static const char *const L[] = {"IR-CG", "CG-BiO", "IR-PG", "Bi-SG", "IR-SCG", "IR-FSCG",
+                                    "FC-BiO", "FC-BiO-CG"};
     return (unsigned)a < sizeof L / sizeof L[0] ? L[a] : "this algorithm";
 }
 
@@ -74,6 +78,55 @@ static ircg_error check_distributed(const ircg_problem *pb, const ircg_settings 
     return IRCG_OK;
 }
 
+/* FC-BiO moves points freely and projects them: the point oracle, which
+ * the vector families and small matrix completions of one process offer
+ * (a larger one is refused by its workspace, naming its size).  FC-BiO-CG weighs f and g along a direction through the
+ * oracle's gf_d, which the quadratic families give (least squares,
+ * matrix completion); logistic regression's directions are curved. */
+static ircg_error check_bisection(const ircg_problem *pb, const ircg_settings *s,
+                                  ircg_diag *diag)
+{
+    if (s->algorithm == IRCG_ALG_FCBIO && (!pb->point_ops || !pb->point))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                        "FC-BiO projects onto X, which %s problems do not offer: "
+                        "use FC-BiO-CG (conditional gradient inside)", pb->ops->name);
+    if (s->algorithm == IRCG_ALG_FCBIO_CG && pb->info.kind == IRCG_PROBLEM_LOGISTIC)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                        "FC-BiO-CG needs f and g quadratic along a direction: use "
+                        "FC-BiO for logistic regression");
+    return IRCG_OK;
+}
+
+/* The bisection methods aim at settings.stop; a side it leaves out takes
+ * the default tolerance (settings.h). */
+static void complete_stop(ircg_solver *sv)
+{
+    ircg_stop *st = &sv->set.stop;
+    if (slv_alg_of(sv->algorithm)->answer != IRCG_Z)
+        return;
+    if (!(st->inner_gap > 0) && !(st->inner_gap_rel > 0))
+        st->inner_gap_rel = IRCG_BISECT_INNER_REL;
+    if (!(st->outer_gap > 0) && !(st->outer_gap_rel > 0))
+        st->outer_gap_rel = IRCG_BISECT_OUTER_REL;
+}
+
+/* IR-CG's away and pairwise directions: on the polytopes (faces.h) of
+ * the families whose LMO takes them (settings.c checked the method and
+ * the step rule). */
+static ircg_error check_direction(const ircg_problem *pb, const ircg_settings *s,
+                                  ircg_diag *diag)
+{
+    ircg_domain_kind k = pb->info.domain.kind;
+    if (s->direction == IRCG_DIR_FRANK_WOLFE ||
+        (pb->ops->directions && (k == IRCG_DOMAIN_L1_BALL || k == IRCG_DOMAIN_SIMPLEX ||
+                                 k == IRCG_DOMAIN_BOX)))
+        return IRCG_OK;
+    return slv_fail(diag, IRCG_ERR_INVALID, "/direction",
+                    "away and pairwise directions apply to least squares and logistic "
+                    "regression over a polytope (l1 ball, simplex, box), not to %s over "
+                    "this domain", pb->ops->name);
+}
+
 ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
                            ircg_solver **out, ircg_diag *diag)
 {
@@ -87,7 +140,8 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
     if ((err = ircg_settings_validate(s, diag)) != IRCG_OK)
         return err;
     if ((err = check_reference(pb, s->reference, diag)) != IRCG_OK ||
-        (err = check_distributed(pb, s, diag)) != IRCG_OK)
+        (err = check_distributed(pb, s, diag)) != IRCG_OK ||
+        (err = check_direction(pb, s, diag)) != IRCG_OK)
         return err;
     if ((s->algorithm == IRCG_ALG_CGBIO && !pb->cut) ||
         (is_projection_method(s->algorithm) && (!pb->prox_ops || !pb->proj)))
@@ -100,6 +154,8 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
                          "regression): it is not available for %s problems, whose "
                          "estimators would not stay cheap (IR-CG is)",
                          alg_label(s->algorithm), pb->ops->name);
+    if ((err = check_bisection(pb, s, diag)) != IRCG_OK)
+        return err;
     if (s->lmo_engine == IRCG_LMO_ARPACK &&
         pb->info.domain.kind != IRCG_DOMAIN_NUCLEAR_BALL)
         return slv_fail(diag, IRCG_ERR_INVALID, "/lmo_engine",
@@ -114,10 +170,12 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
     sv->pb = pb;
     sv->ops = is_projection_method(s->algorithm) ? pb->prox_ops
-              : slv_alg_stochastic(s->algorithm) ? pb->sto_ops : pb->ops;
+              : slv_alg_stochastic(s->algorithm) ? pb->sto_ops
+              : s->algorithm == IRCG_ALG_FCBIO ? pb->point_ops : pb->ops;
     sv->algorithm = s->algorithm;
     sv->set = *s;
     sv->set.x0 = NULL; /* borrowed only for the duration of this call */
+    complete_stop(sv);
     err = sv->ops->create(pb, s, &sv->ws, diag);
     if (err != IRCG_OK)
         goto fail;
@@ -186,6 +244,7 @@ static void fill_info(const ircg_solver *sv, ircg_status st, double elapsed,
         .proj_partial = sv->proj_partial, .proj_full = sv->proj_full,
         .warmup_iterations = sv->warmup_iterations,
         .warmup_seconds = sv->warmup_seconds, .threads = 1,
+        .cert_thread_seconds = sv->ca_seconds,
     };
     if (sv->ops->traffic)
         sv->ops->traffic(sv->ws, &info->omega_passes, &info->omega_bytes,
@@ -282,7 +341,8 @@ static ircg_error check_live_settings(const ircg_solver *sv)
     if (s.algorithm != sv->algorithm)
         return IRCG_ERR_INVALID;
     s.start = IRCG_START_DEFAULT;
-    return ircg_settings_validate(&s, NULL);
+    ircg_error err = ircg_settings_validate(&s, NULL);
+    return err != IRCG_OK ? err : check_direction(sv->pb, &s, NULL);
 }
 
 ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
@@ -294,6 +354,7 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
     double elapsed = sv->elapsed;
     slv_stop_frame own; /* the settings' cancel and time limit, for the
                            oracles that poll inside an iteration */
+    slv_cert_async *ca = NULL; /* certificates on a thread of their own */
 
     sv->outer_stop = slv_stop_current();
     slv_stop_push(&own, sv->set.cancel,
@@ -313,8 +374,10 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
         if (err != IRCG_OK || st != IRCG_STATUS_UNSOLVED)
             goto done;
     }
+    if (slv_ca_wanted(sv))
+        ca = slv_ca_new(sv); /* NULL: in place */
     if (sv->t == 0 && sv->bnd.t < 0) { /* the start point: g(x_0), first bounds */
-        err = slv_certify(sv, &st);
+        err = ca ? slv_ca_submit(sv, ca) : slv_certify(sv, &st);
         if (err == IRCG_ERR_STOPPED) { /* a cancel */
             err = IRCG_OK;
             st = stopped_status();
@@ -330,8 +393,9 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
         ircg_status cst = IRCG_STATUS_UNSOLVED;
         int converged = 0;
         err = step_once(sv, alg, &it, &converged);
-        if (err == IRCG_OK && !converged && slv_cert_due(sv, sv->t))
-            err = slv_certify(sv, &cst);
+        if (err == IRCG_OK && !converged &&
+            (slv_cert_due(sv, sv->t) || (alg->cert_wanted && alg->cert_wanted(sv))))
+            err = ca ? slv_ca_submit(sv, ca) : slv_certify(sv, &cst);
         if (err == IRCG_OK && !converged)
             certificate_values(sv, alg, &it);
         elapsed = slv_now() - start;
@@ -346,8 +410,16 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
             st = IRCG_STATUS_CONVERGED;
             break;
         }
-        slv_bounds_report(sv, &it);
         it.elapsed = elapsed;
+        if (ca) { /* the row waits for its certificate */
+            int r = slv_ca_row(sv, ca, &it, &err);
+            if (r != 0) {
+                st = r > 0 ? IRCG_STATUS_INTERRUPTED : st;
+                break;
+            }
+            continue;
+        }
+        slv_bounds_report(sv, &it);
         if (sv->set.callback && sv->set.callback(sv->set.callback_data, &it)) {
             st = IRCG_STATUS_INTERRUPTED;
             break;
@@ -357,6 +429,14 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
             break;
         }
     }
+    if (ca) { /* every certificate folded, every row out */
+        ircg_error cerr = IRCG_OK;
+        int r = slv_ca_drain(sv, ca, &cerr);
+        if (r < 0 && err == IRCG_OK)
+            err = cerr;
+        if (r > 0 && err == IRCG_OK && st != IRCG_STATUS_CANCELLED)
+            st = IRCG_STATUS_INTERRUPTED;
+    }
     /* the result's certificate is of the final iterate */
     if (err == IRCG_OK) {
         err = slv_certify_final(sv);
@@ -365,6 +445,10 @@ ircg_error ircg_solve(ircg_solver *sv, ircg_info *info)
         elapsed = slv_now() - start;
     }
 done:
+    if (ca) {
+        sv->ca_seconds += slv_ca_thread_seconds(ca);
+        slv_ca_free(ca);
+    }
     slv_stop_pop(&own);
     sv->outer_stop = NULL;
     sv->elapsed = elapsed;

@@ -62,6 +62,8 @@ struct ircg_solver {
     double warmup_seconds;
     double *cut_ref;
     void *alg_state;           /* the algorithm's own (slv_alg.init), owned */
+    double ca_seconds;         /* the certificates' own thread's time
+                                  (settings.certify_async, cert_async.c) */
     int64_t sto_batch, sto_q;  /* the stochastic methods' resolved batch, q */
 };
 
@@ -89,6 +91,26 @@ typedef struct slv_alg {
      * methods, whose steps never pass over all the rows): an iteration's
      * values are those of its certificate when it has one, else NaN. */
     int values_at_certificates;
+    /* The slot of the method's answer, whose certificate the stop
+     * (settings.stop), the exact-answer rule and the warnings read:
+     * IRCG_X (0, the last iterate) for all but the bisection methods,
+     * whose answer is z (bisect/). */
+    ircg_which answer;
+    /* Optional (NULL: ircg_sigma(varsigma, p, t)): the sigma > 0 at which
+     * a certificate bounds f* from below (0: no such bound). */
+    double (*cert_sigma)(const ircg_solver *sv);
+    /* Optional (NULL: never): nonzero when the algorithm asks for the
+     * loop's certificate at the iteration just done, besides the cadence
+     * (slv_cert_due): it believes the stop holds. */
+    int (*cert_wanted)(const ircg_solver *sv);
+    /* Optional (NULL: never): nonzero when the answer meets settings.stop
+     * but the algorithm has a reason of its own to go on (the bisection's
+     * safeguard of f's lower side, bisect/levels.c). */
+    int (*stop_vetoed)(const ircg_solver *sv);
+    /* Optional, for an answer z (NULL: z stays the answer): x becomes the
+     * answer, z <- x with its values; called when a certificate finds x
+     * within settings.stop and nearer the inner solution set than z. */
+    ircg_error (*take_x)(ircg_solver *sv);
 } slv_alg;
 
 extern const slv_alg slv_alg_ircg;  /* alg_ircg.c  */
@@ -97,6 +119,8 @@ extern const slv_alg slv_alg_irfscg;/* alg_sto.c   */
 extern const slv_alg slv_alg_cgbio; /* alg_cgbio.c */
 extern const slv_alg slv_alg_irpg;  /* alg_prox.c  */
 extern const slv_alg slv_alg_bisg;  /* alg_prox.c  */
+extern const slv_alg slv_alg_fcbio; /* bisect/alg_fcbio.c    */
+extern const slv_alg slv_alg_fcbio_cg; /* bisect/alg_fcbio_cg.c */
 
 /* The step of a rule for direction d (t = iteration, from 0) when Phi is
  * quadratic along d (d->curved = 0). */
@@ -126,7 +150,26 @@ ircg_error slv_certify(ircg_solver *sv, ircg_status *st);
 /* The last iterate's certificate for the info when the cadence did not
  * make one: into sv->final, sv->bnd untouched. */
 ircg_error slv_certify_final(ircg_solver *sv);
-/* The bounds into an iteration's report and into the info. */
+/* A certificate of one point of the workspace (x or z) made at the
+ * algorithm's request, off the loop's cadence: its g, f and gaps into *c
+ * for the algorithm's own decisions, and what it proves of the problem
+ * -- g_upper, g_lower, f_lower at sigma and the oracle's other sigmas,
+ * f_floor -- folded into sv->bnd (it is counted and timed with the
+ * others, but is not the iteration's certificate: the iterate's own
+ * inner and outer gaps are the loop's).  sigma = 0: no outer bound.
+ * Runs past the time limit as the loop's do (a grace frame); a cancel
+ * stops it (IRCG_ERR_STOPPED, bnd unchanged). */
+ircg_error slv_cert_point(ircg_solver *sv, ircg_which which, double sigma, slv_cert *c);
+/* The tolerances of settings.stop, in the units of the solve: the least
+ * absolute inner and outer gaps they allow at a point with value f,
+ * given g_x0 - g_upper and f_lower (INFINITY for a side without any). */
+void slv_stop_targets(const ircg_solver *sv, double f, double *inner, double *outer);
+
+/* A certificate of x_t and z_t (oracle.h) folded into b, with its time. */
+void slv_bounds_fold(slv_bounds *b, int64_t t, double sigma, const slv_cert *cx,
+                     const slv_cert *cz, int have_z, double seconds);
+/* The bounds into an iteration's report (of its own t and values: it->t,
+ * g_x, g_z) and into the info. */
 void slv_bounds_report(const ircg_solver *sv, ircg_iter_info *it);
 void slv_bounds_info(const ircg_solver *sv, ircg_status st, ircg_info *info);
 

@@ -175,6 +175,32 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(cm.exception.type, "urn:ircg:problem:job-not-found")
         self.assertIn(job["id"], cm.exception.detail)
 
+    def test_stated_accuracy(self):
+        # a stop and no method: auto chooses FC-BiO, which reaches the
+        # stated accuracy against the closed form A^+ b, and says so
+        A, b, xs = least_norm_problem()
+        spec = ls_spec(A, b, 1.5 * norm(xs), 1, None)
+        spec["algorithm"] = {"stop": {"inner_gap_rel": 1e-8, "outer_gap_rel": 1e-4},
+                             "time_limit": 30}
+        dry = self.c.submit(spec, dry_run=True)
+        self.assertEqual(dry["spec"]["algorithm"]["name"], "auto")
+        self.assertEqual(dry["spec"]["algorithm"]["choice"]["name"], "fcbio")
+        job = self.c.submit(spec)
+        done = self.c.wait(job["id"], timeout=60)
+        self.assertEqual(done["state"], "succeeded")
+        res = self.c.result(job["id"])
+        self.assertEqual((res["algorithm"], res["choice"]["name"]), ("fcbio", "fcbio"))
+        self.assertEqual(res["status"], "converged")
+        self.assertEqual(self.c.warnings(res), [])
+        cert = self.c.certificate(job["id"])
+        self.assertEqual(cert["answer"], "z")
+        inner, outer = self.c.answer_gaps(cert)
+        fstar = 0.5 * sum(v * v for v in xs)
+        self.assertLessEqual(cert["f_lower"], fstar * (1 + 1e-12))
+        self.assertLessEqual(outer, 1e-4 * max(abs(cert["f_z"]), abs(cert["f_lower"])))
+        self.assertLess(abs(res["f_z"] - fstar), 1e-4 * fstar)
+        self.assertLessEqual(inner, 1e-8 * (cert["g_x0"] - cert["g_upper"]))
+
     def test_poll_and_list(self):
         ids = []
         seen = []

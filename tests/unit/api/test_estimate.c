@@ -48,6 +48,7 @@ static int estimate_of(const char *text, const char *dir, api_estimate *e)
     api_parse_options_default(&opt);
     opt.base_dir = dir;
     opt.build = 0;
+    opt.certify_async = sysconf(_SC_NPROCESSORS_ONLN) > 1; /* as ircg solve parses */
     if (api_spec_parse(text, strlen(text), &opt, &s, NULL) != 0)
         return -1;
     api_spec_estimate(s, e);

@@ -225,6 +225,10 @@ static const char *const VALID[] = {
     "'bisg_alpha':1,'bisg_c':0.5,'bisg_step':0.01}}",
     "{'problem':{'type':'least_squares','data':{'source':'synthetic'}},'algorithm':{'name':'cgbio',"
     "'cgbio_eps_g':0.001,'cgbio_warmup_max_iter':77,'gap_tol':1e-6}}",
+    "{'problem':{'type':'least_squares','data':{'source':'synthetic','m':4,'n':9},'domain':"
+    "{'type':'simplex','radius':1}},'algorithm':{'direction':'pairwise','step_rule':'line_search'}}",
+    "{'problem':{'type':'logistic_regression','data':{'source':'synthetic','m':8,'n':3},'domain':"
+    "{'type':'box','lower':-1,'upper':1}},'algorithm':{'direction':'away','step_rule':'closed_loop'}}",
 };
 
 
@@ -360,6 +364,10 @@ TEST(schema, invalid_specs_fail_the_schema)
         "{'problem':{'type':'logistic_regression','data':{'source':'synthetic'},'outer':'quadratic'}}",
         "{'problem':{'type':'logistic_regression','data':{'source':'synthetic'},'outer':'column_variance'}}",
         "{'problem':{'type':'logistic_regression','data':{'source':'inline','A':[[1]],'b':[1],'A_val':[[1]],'b_val':'x'}}}",
+        "{'problem':{'type':'least_squares','data':{'source':'synthetic'},'domain':{'type':'simplex','radius':1}},'algorithm':{'direction':'pairwise'}}",
+        "{'problem':{'type':'least_squares','data':{'source':'synthetic'},'domain':{'type':'simplex','radius':1}},'algorithm':{'direction':'away','step_rule':'open_loop'}}",
+        "{'problem':{'type':'least_squares','data':{'source':'synthetic'},'domain':{'type':'simplex','radius':1}},'algorithm':{'direction':'sideways','step_rule':'line_search'}}",
+        "{'problem':{'type':'least_squares','data':{'source':'synthetic'},'domain':{'type':'simplex','radius':1}},'algorithm':{'name':'cgbio','direction':'frank_wolfe'}}",
     };
     docs d;
     REQUIRE(docs_load(&d));

@@ -57,7 +57,7 @@ TEST(spec_result, json_and_traces)
     ircg_iterate *x = NULL, *z = NULL;
     REQUIRE(ircg_solver_iterate(sv, IRCG_X, 0, &x) == IRCG_OK);
     REQUIRE(ircg_solver_iterate(sv, IRCG_Z, 0, &z) == IRCG_OK);
-    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, x, z, &st, NULL};
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, x, z, &st, NULL, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
@@ -140,7 +140,7 @@ TEST(spec_result, failed_result_has_error)
 {
     ircg_info info = {0};
     info.g_x = NAN;
-    api_result r = {&info, IRCG_ERR_NUMERICAL, "LAPACK \"dpotrf\" failed", NULL, NAN, NULL, NULL, NULL, NULL};
+    api_result r = {&info, IRCG_ERR_NUMERICAL, "LAPACK \"dpotrf\" failed", NULL, NAN, NULL, NULL, NULL, NULL, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
@@ -184,7 +184,7 @@ static void baseline_run(const char *alg_json, const char *name)
     ircg_info info = {0};
     REQUIRE(ircg_solver_new(api_spec_problem(s), &st, &sv, NULL) == IRCG_OK);
     REQUIRE(ircg_solve(sv, &info) == IRCG_OK);
-    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL};
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
@@ -246,7 +246,7 @@ TEST(spec_result, cgbio_members)
     info.warmup_iterations = 1234;
     info.warmup_seconds = 0.375;
     info.lmo_unconverged = 3;
-    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL};
+    api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL, NULL};
     char *text = api_result_json(&r);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     REQUIRE(j != NULL);
@@ -295,7 +295,8 @@ static cJSON *solved_json(const char *spec)
     api_spec_settings(s, &st);
     if (ircg_solver_new(api_spec_problem(s), &st, &sv, NULL) == IRCG_OK &&
         ircg_solve(sv, &info) == IRCG_OK) {
-        api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL};
+        api_result r = {&info, IRCG_OK, NULL, NULL, NAN, NULL, NULL, &st, NULL,
+                        api_spec_auto_why(s)};
         char *text = api_result_json(&r);
         j = text ? cJSON_Parse(text) : NULL;
         free(text);
@@ -303,6 +304,97 @@ static cJSON *solved_json(const char *spec)
     ircg_solver_free(sv);
     api_spec_free(s);
     return j;
+}
+
+/* A spec with a stop and no name lets auto choose: the normalized spec
+ * says "auto" with the choice and why, parses again to the same choice
+ * (and refuses another), and the result names the method that ran, the
+ * choice, and its answer z (the bisection methods'), converged to the
+ * stop it stated. */
+TEST(spec_result, auto_records_its_choice_and_its_answer)
+{
+    static const char *spec =
+        "{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":\"synthetic\","
+        "\"m\":20,\"n\":40}},\"algorithm\":{\"stop\":{\"inner_gap_rel\":1e-8,"
+        "\"outer_gap_rel\":1e-4},\"time_limit\":30}}";
+    api_spec *s = NULL;
+    REQUIRE(api_spec_parse(spec, strlen(spec), NULL, &s, NULL) == 0);
+    char *norm = api_spec_normalized_json(s, 0);
+    api_spec_free(s);
+    REQUIRE(norm != NULL);
+    cJSON *n = cJSON_Parse(norm), *alg = cJSON_GetObjectItem(n, "algorithm");
+    const cJSON *ch = cJSON_GetObjectItem(alg, "choice");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(alg, "name")), "auto");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(ch, "name")), "fcbio");
+    CHECK(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(ch, "why")), "projection") != NULL);
+    CHECK(cJSON_GetObjectItem(alg, "max_iter")->valuedouble == 1e15); /* no cap */
+    printf("    normalized: \"name\": \"auto\", choice %s: %s\n",
+           cJSON_GetStringValue(cJSON_GetObjectItem(ch, "name")),
+           cJSON_GetStringValue(cJSON_GetObjectItem(ch, "why")));
+    CHECK(api_spec_parse(norm, strlen(norm), NULL, &s, NULL) == 0); /* parses again */
+    api_spec_free(s);
+    s = NULL;
+    cJSON_SetValuestring(cJSON_GetObjectItem(ch, "name"), "ircg");
+    char *bad = cJSON_PrintUnformatted(n);
+    api_errors e = {0};
+    CHECK(api_spec_parse(bad, strlen(bad), NULL, &s, &e) == 1);
+    CHECK(e.count == 1 && !strcmp(e.items[0].pointer, "/algorithm/choice/name"));
+    api_errors_clear(&e);
+    free(bad);
+    cJSON_Delete(n);
+    free(norm);
+
+    cJSON *j = solved_json(spec);
+    REQUIRE(j != NULL);
+    const cJSON *cert = cJSON_GetObjectItem(j, "certificate");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "algorithm")), "fcbio");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "choice"),
+                                                       "name")), "fcbio");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cert, "answer")), "z");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "converged");
+    CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "warnings")), 0);
+    double fz = jnum(cert, "f_z"), fl = jnum(cert, "f_lower");
+    CHECK(fz - fl <= 1e-4 * fmax(fabs(fz), fabs(fl)));
+    printf("    solved by fcbio: f(z) %.10g, f_lower %.10g, outer gap of z %.3g\n", fz, fl,
+           jnum(cert, "outer_gap_z"));
+    cJSON_Delete(j);
+}
+
+/* auto's choice on matrix completion, by the size the spec states: a
+ * small one (held n p min(n, p) <= IRCG_FCBIO_MC_MAX_WORK) gets FC-BiO,
+ * a larger one IR-CG, each without an iteration cap; a method named
+ * keeps its own default cap. */
+static void auto_choice_is(const char *spec, const char *name, double max_iter)
+{
+    api_spec *s = NULL;
+    REQUIRE(api_spec_parse(spec, strlen(spec), NULL, &s, NULL) == 0);
+    char *norm = api_spec_normalized_json(s, 0);
+    api_spec_free(s);
+    REQUIRE(norm != NULL);
+    cJSON *n = cJSON_Parse(norm), *alg = cJSON_GetObjectItem(n, "algorithm");
+    const cJSON *ch = cJSON_GetObjectItem(alg, "choice");
+    CHECK_STR(ch ? cJSON_GetStringValue(cJSON_GetObjectItem(ch, "name"))
+                 : cJSON_GetStringValue(cJSON_GetObjectItem(alg, "name")), name);
+    CHECK(cJSON_GetObjectItem(alg, "max_iter")->valuedouble == max_iter);
+    if (ch)
+        printf("    %s: %s\n", name, cJSON_GetStringValue(cJSON_GetObjectItem(ch, "why")));
+    cJSON_Delete(n);
+    free(norm);
+}
+
+TEST(spec_result, auto_chooses_by_the_size_of_a_matrix_completion)
+{
+#define MC_SYN(N) "{\"problem\":{\"type\":\"matrix_completion\",\"data\":{\"source\":" \
+                  "\"synthetic\",\"n_rows\":" #N ",\"n_cols\":" #N ",\"rank\":3,"      \
+                  "\"n_ratings\":2000},\"delta\":10},\"algorithm\":{"
+    auto_choice_is(MC_SYN(300) "\"stop\":{\"outer_gap_rel\":1e-3}}}", "fcbio", 1e15);
+    auto_choice_is(MC_SYN(301) "\"stop\":{\"outer_gap_rel\":1e-3}}}", "ircg", 1e15);
+    auto_choice_is(MC_SYN(301) "\"name\":\"ircg\",\"stop\":{\"outer_gap_rel\":1e-3}}}",
+                   "ircg", 1000);
+    auto_choice_is("{\"problem\":{\"type\":\"matrix_completion\",\"data\":{\"source\":"
+                   "\"inline\",\"ratings\":[[1,1,4],[2,2,3],[3,1,5]]},\"delta\":10},"
+                   "\"algorithm\":{\"stop\":{\"inner_gap_rel\":1e-6}}}", "fcbio", 1e15);
+#undef MC_SYN
 }
 
 /* The message of the result's warning code, or NULL when it has none. */
@@ -350,7 +442,7 @@ TEST(spec_result, uncertified_result)
 TEST(spec_result, outer_stop_at_the_start_leaves_g_unsolved)
 {
     cJSON *j = solved_json("{\"problem\":{\"type\":\"least_squares\",\"data\":{\"source\":"
-                           "\"synthetic\",\"m\":20,\"n\":40}},\"algorithm\":{\"stop\":"
+                           "\"synthetic\",\"m\":20,\"n\":40}},\"algorithm\":{\"name\":\"ircg\",\"stop\":"
                            "{\"outer_gap_rel\":0.01}}}");
     REQUIRE(j != NULL);
     const cJSON *cert = cJSON_GetObjectItem(j, "certificate");

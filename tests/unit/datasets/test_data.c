@@ -52,12 +52,15 @@ static int closed_port(void)
     return port;
 }
 
+/* After each test (th_after_each): no process outlives its test
+ * (tests/harness_guard.h), so each test that serves starts its own. */
 static void stop_server(void)
 {
     if (g_server > 0) {
         kill(g_server, SIGTERM);
         waitpid(g_server, NULL, 0);
         g_server = 0;
+        g_port = 0;
     }
 }
 
@@ -87,7 +90,7 @@ static void sha256_of(const char *path, char hex[65])
 
 /* The folder served: fake.zip (RATINGS as ml-x/ratings.dat among other
  * members) and plain.bz2; a local copy: local/x/ratings.dat.xz.  Starts
- * the server once; 0 when something is missing (the test skips). */
+ * the server for this test; 0 when something is missing (the test skips). */
 static int setup(void)
 {
     char cmd[2400], log[700], text[256];
@@ -106,6 +109,7 @@ static int setup(void)
     if (sh(cmd) != 0)
         return 0;
     snprintf(log, sizeof log, "%s/server.log", g_dir);
+    unlink(log); /* an earlier test's server said its port there */
     snprintf(cmd, sizeof cmd, "%s/srv", g_dir);
     pid_t pid = fork();
     if (pid == 0) {
@@ -118,7 +122,7 @@ static int setup(void)
     if (pid < 0)
         return 0;
     g_server = pid;
-    atexit(stop_server);
+    th_after_each(stop_server);
     for (int i = 0; i < 200 && !g_port; i++) { /* "Serving HTTP on 127.0.0.1 port N" */
         const char *p;
         if (read_text(log, text, sizeof text) > 0 && (p = strstr(text, " port ")))

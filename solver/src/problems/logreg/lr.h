@@ -57,6 +57,8 @@ typedef struct lr_ws {
     double fx_d, d_d;         /* <grad f(x), d> and d'(Hessian of f) d of the
                                  last LMO (f not the validation loss) */
     ls_cert_buf *cb;          /* certificates' scratch (ls.h), or NULL */
+    double *fl;               /* an away or pairwise move's part along the
+                                 atoms (n; ls_face_lmo), or NULL */
 } lr_ws;
 
 /* lr_cert.c: the certificate of the point y (ls_certify_at's twin), and

@@ -32,6 +32,7 @@ static void lr_destroy(void *p)
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++)
         free(arr[i]);
     ls_cert_buf_free(w->cb);
+    free(w->fl);
     free(w);
 }
 
@@ -160,12 +161,22 @@ static ircg_error lr_lmo(void *p, double sigma, slv_dir *dir)
     lr_ws *w = p;
     const ls_data *d = w->d;
     slv_ksum gd = {0, 0}, dd = {0, 0}, fd = {0, 0};
+    slv_face_move mv = {.kind = SLV_MOVE_FW};
 
     lr_gradient(w, sigma);
     slv_domain_lmo(&d->dom, w->g, d->n, w->v);
-    ls_vertex_product(d, &d->dom, w->v, w->mv);
-    if (has_val(w))
-        ls_vertex_product(d->vset, &d->dom, w->v, w->uv);
+    if (dir->direction != IRCG_DIR_FRANK_WOLFE && /* v: the target (faces.h) */
+        ls_face_lmo(d, dir->direction, w->g, w->x, w->v, &w->fl, &mv) != IRCG_OK)
+        return IRCG_ERR_NOMEM;
+    if (mv.kind == SLV_MOVE_FW) {
+        ls_vertex_product(d, &d->dom, w->v, w->mv);
+        if (has_val(w))
+            ls_vertex_product(d->vset, &d->dom, w->v, w->uv);
+    } else {
+        ls_face_observe(d, &mv, w->fl, w->mx, NULL, w->mv);
+        if (has_val(w))
+            ls_face_observe(d->vset, &mv, w->fl, w->ux, NULL, w->uv);
+    }
     for (int i = 0; i < d->n; i++) {
         double di = w->v[i] - w->x[i];
         slv_ksum_add(&gd, w->g[i] * di);
@@ -177,6 +188,7 @@ static ircg_error lr_lmo(void *p, double sigma, slv_dir *dir)
     double d_norm2 = slv_ksum_value(&dd);
     w->d_d = f_curvature(w, d_norm2);
     *dir = (slv_dir){.gphi_d = slv_ksum_value(&gd), .gphi_scale = gap_scale(w, sigma),
+                     .direction = dir->direction, .fw_gap = mv.fw_gap,
                      .d_norm2 = d_norm2, .top_sv = NAN, .converged = 1, .curved = 1,
                      .matvecs = has_val(w) ? 4 : 2,
                      .samples = (int64_t)d->m + (has_val(w) ? d->vset->m : 0)};
@@ -327,6 +339,7 @@ static ircg_error lr_restart(void *p)
 
 const slv_oracle_ops slv_lr_ops = {
     .name = "logistic regression",
+    .directions = 1,
     .create = lr_create,
     .destroy = lr_destroy,
     .lmo = lr_lmo,

@@ -3,6 +3,7 @@
  * L_g = ||A||_2^2 / 4 (l'' <= 1/4) and L_f = 1, lambda_max(Q), or
  * ||A_v||_2^2 / 4. */
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "problems/logreg/lr.h"
@@ -49,6 +50,44 @@ static ircg_error check_model(const ircg_ls_data *data, const ircg_outer *o,
     return IRCG_OK;
 }
 
+/* sup over X of |a'x| for a row's len nonzero entries a: the domain's
+ * support function of |a| (for the box, a bound of it). */
+static double row_reach(const double *a, int64_t len, const ircg_domain *dom)
+{
+    double s1 = 0, s2 = 0, sinf = 0;
+    for (int64_t k = 0; k < len; k++) {
+        double v = fabs(a[k]);
+        s1 += v;
+        s2 += v * v;
+        sinf = fmax(sinf, v);
+    }
+    switch (dom->kind) {
+    case IRCG_DOMAIN_L2_BALL: return dom->radius * sqrt(s2);
+    case IRCG_DOMAIN_L1_BALL:
+    case IRCG_DOMAIN_SIMPLEX: return dom->radius * sinf;
+    case IRCG_DOMAIN_BOX: return s1 * fmax(fabs(dom->lower), fabs(dom->upper));
+    default: return INFINITY;
+    }
+}
+
+double lr_least_curvature(const ls_data *d, const ircg_domain *dom)
+{
+    double M = 0;
+    for (int i = 0; i < d->m; i++) {
+        if (d->A)
+            M = fmax(M, row_reach(d->A + (size_t)i * d->n, d->n, dom));
+        else
+            M = fmax(M, row_reach(d->val + d->rowptr[i], d->rowptr[i + 1] - d->rowptr[i], dom));
+    }
+    M *= 1 + 1e-12; /* the sums' rounding, and more */
+    if (!(M < 700))
+        return 0;
+    /* l''(s) = e^-s / (1 + e^-s)^2, decreasing in |s|; exp's error is an
+     * ulp or two: 1e-12 below covers it */
+    double e = exp(-M);
+    return e / ((1 + e) * (1 + e)) * (1 - 1e-12);
+}
+
 ircg_error lr_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
                           const ircg_domain *domain, ircg_problem **out,
                           ircg_diag *diag)
@@ -66,9 +105,12 @@ ircg_error lr_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
         return err;
     assert(d != NULL);
     map_labels(d->b, d->m, zo[0]);
+    /* A'A's least eigenvalue times the loss's least curvature over X */
+    d->mu_g *= lr_least_curvature(d, &d->dom);
     if (d->vset) {
         map_labels(d->vset->b, d->vset->m, zo[1]);
         L_f /= 4;
+        d->mu_f *= lr_least_curvature(d->vset, &d->dom);
     }
     return ls_problem_of(d, IRCG_PROBLEM_LOGISTIC, &slv_lr_ops, L_f, L_g / 4, out, diag);
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "core/oracle.h"
+#include "problems/faces.h"
 
 typedef struct ls_data {
     int m, n;
@@ -32,6 +33,13 @@ typedef struct ls_data {
     double *c;          /* DIST_SQ: n                                      */
     double *Q;          /* QUADRATIC: n x n row-major, symmetric PSD       */
     double *q;          /* QUADRATIC: n, NULL = 0                          */
+    double mu_f;        /* a certified lower bound of f's curvature (the
+                           least eigenvalue of its Hessian; 0: none known):
+                           the certificates' strongly convex bound         */
+    double mu_g;        /* likewise for g: lambda_min(A'A) when m >= n and
+                           the Gram matrix is formed (least squares; times
+                           the least curvature of the logistic loss over X
+                           for logistic regression); 0: none known        */
     struct ls_data *vset;/* VALIDATION: A_v (m_v x n) and b_v in an ls_data
                            of their own (dom, outer unused)               */
 } ls_data;
@@ -55,6 +63,12 @@ ircg_error ls_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
                           const ircg_domain *domain, ircg_problem **out,
                           ircg_diag *diag);
 
+/* lr_problem.c: the least curvature of the logistic loss l(s) = log(1 +
+ * e^-s) at the margins a_k'x of the rows of A over X (a lower bound of
+ * l''(max_k max_X |a_k'x|), rounded down): g's Hessian A' D A has D at
+ * least this. */
+double lr_least_curvature(const ls_data *d, const ircg_domain *dom);
+
 /* The scratch of the certificates (ls_cert.c), made on a workspace's first
  * certificate: a product A y - b or A y with its error (r, er), weights
  * (logistic regression: w, ew), the validation rows' residual (rv, erv),
@@ -63,6 +77,8 @@ ircg_error ls_problem_new(const ircg_ls_data *data, const ircg_outer *outer,
 typedef struct ls_cert_buf {
     double *r, *er, *w, *ew, *rv, *erv;
     double *gg, *eg, *gf, *ef, *c, *ec;
+    double *w_pt, *gq, *egq; /* the strongly convex bound's point and the
+                                gradient of its model there (n)        */
     int *colcnt, *vcolcnt;
 } ls_cert_buf;
 ls_cert_buf *ls_cert_buf_new(const ls_data *d);
@@ -110,7 +126,27 @@ typedef struct ls_ws {
     double *xp, *rp, *qp;        /* the pending point of grad_step (n, m, and
                                     ls_outer_len) */
     ls_cert_buf *cb;             /* certificates' scratch, or NULL */
+    double *fl;                  /* an away or pairwise move's part along
+                                    the atoms (n; ls_face_lmo), or NULL */
 } ls_ws;
+
+/* The workspace of the stochastic methods (ls_sto.c) and of FC-BiO's
+ * point oracle (ls_point.c), for least squares and logistic regression:
+ * x, z and the last vertex as plain vectors, no residuals or margins;
+ * its certify op recomputes everything from the point. */
+typedef struct ls_sto_ws {
+    const ls_data *d;  /* borrowed from the problem */
+    int logistic;
+    int have_v;
+    double *x, *z, *v; /* n */
+    double *scratch;   /* max(m, m_v), made on first use (ls_point.c) */
+    double g_x, f_x, g_z, f_z; /* of the points FC-BiO set (ls_point.c);
+                                  NaN after a stochastic step         */
+    ls_cert_buf *cb;   /* certificates' scratch, or NULL */
+} ls_sto_ws;
+
+/* g and f of x and z become unknown (NaN). */
+void ls_sto_forget_values(ls_sto_ws *w);
 
 /* Length of the outer vector: n (QUADRATIC), m_v (VALIDATION), else 0. */
 static inline int ls_outer_len(const ls_data *d)
@@ -141,6 +177,17 @@ ircg_error ls_state_restore(slv_rbuf *in, uint64_t tag, const ls_data *d, int *h
  * (x-side, z-side, v-side) as the checkpoint does, the z-side of each
  * triple takes its x-side. */
 void ls_state_restart(double *const *arr, const size_t *len, int k);
+
+/* ls_face.c: IR-CG's away or pairwise move (problems/faces.h) for the
+ * gradient c at x and the LMO's vertex in v: slv_face_target, with *lin
+ * (n doubles, the workspace's) made on first use. */
+ircg_error ls_face_lmo(const ls_data *d, ircg_direction mode, const double *c,
+                       const double *x, double *v, double **lin, slv_face_move *mv);
+/* The observation vector of the move's target p: o(p) = o(x) + kappa A x
+ * + A lin into op (length d->m), A x = ox + shift (shift NULL: 0; the
+ * residual's is b). */
+void ls_face_observe(const ls_data *d, const slv_face_move *mv, const double *lin,
+                     const double *ox, const double *shift, double *op);
 
 /* The step, shared with CG-BiO's cut step (baselines/cgbio/ls_cut.c). */
 ircg_error ls_step(void *ws, double alpha, double cz, double cx_old, double cx_new);
@@ -178,15 +225,23 @@ void ls_f_grad_add(const ls_data *d, double sigma, const double *x,
 double ls_f_curvature(const ls_data *d, const double *y1, const double *y0,
                       const double *q1, const double *q0);
 
+/* <grad f(y0), y1 - y0> from the points and their outer vectors (least
+ * squares' outer objectives). */
+double ls_f_slope(const ls_data *d, const double *y1, const double *y0, const double *q1,
+                  const double *q0);
+
 /* An upper bound of ||A||_2^2: the eigenvalues of the smaller Gram matrix
  * (LAPACK) when min(m, n) is moderate (a CSR A of at most 2000 columns
  * too, its A'A summed row by row, however many rows), else the least of
  * ||A||_F^2, ||A||_1 ||A||_inf and ls_norm2_sq_lanczos. */
-ircg_error ls_norm2_sq(const ls_data *d, double *out);
+ircg_error ls_norm2_sq(const ls_data *d, double *out, double *mu);
+/* (mu, may be NULL: a certified lower bound of lambda_min(A'A) where the
+ * Gram matrix's eigenvalues were computed, else 0.) */
 /* Lanczos on A'A from a random start: an upper bound of ||A||_2^2 with
  * probability 1 - 1e-10, at most 1% above it (see the definition). */
 ircg_error ls_norm2_sq_lanczos(const ls_data *d, double *out);
-/* Check that Q is symmetric and PSD; *lmax = its largest eigenvalue. */
-ircg_error ls_check_Q(const double *Q, int n, double *lmax, ircg_diag *diag);
+/* Check that Q is symmetric and PSD; *lmax = its largest eigenvalue, *mu
+ * a certified lower bound of its least (0 when none is positive). */
+ircg_error ls_check_Q(const double *Q, int n, double *lmax, double *mu, ircg_diag *diag);
 
 #endif /* IRCG_LS_H */

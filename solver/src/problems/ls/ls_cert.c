@@ -23,8 +23,8 @@ void ls_cert_buf_free(ls_cert_buf *b)
 {
     if (!b)
         return;
-    double *arr[] = {b->r, b->er, b->w, b->ew, b->rv, b->erv,
-                     b->gg, b->eg, b->gf, b->ef, b->c, b->ec};
+    double *arr[] = {b->r, b->er, b->w, b->ew, b->rv, b->erv, b->gg, b->eg,
+                     b->gf, b->ef, b->c, b->ec, b->w_pt, b->gq, b->egq};
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++)
         free(arr[i]);
     free(b->colcnt);
@@ -62,10 +62,14 @@ ls_cert_buf *ls_cert_buf_new(const ls_data *d)
     b->ef = malloc(n * sizeof(double));
     b->c = malloc(n * sizeof(double));
     b->ec = malloc(n * sizeof(double));
+    b->w_pt = malloc(n * sizeof(double));
+    b->gq = malloc(n * sizeof(double));
+    b->egq = malloc(n * sizeof(double));
     b->colcnt = column_counts(d);
     b->vcolcnt = d->vset ? column_counts(d->vset) : NULL;
     if (!b->r || !b->er || !b->w || !b->ew || !b->rv || !b->erv || !b->gg || !b->eg ||
-        !b->gf || !b->ef || !b->c || !b->ec || !b->colcnt || (d->vset && !b->vcolcnt)) {
+        !b->gf || !b->ef || !b->c || !b->ec || !b->w_pt || !b->gq || !b->egq ||
+        !b->colcnt || (d->vset && !b->vcolcnt)) {
         ls_cert_buf_free(b);
         return NULL;
     }
@@ -217,6 +221,53 @@ double ls_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, double *
     }
 }
 
+/* The bound of a strongly convex Phi: when Phi = sigma f + g has
+ * curvature at least mu > 0 (f's certified mu_f times sigma; g is convex),
+ *   min_X Phi >= Phi(y) + min_{v in X} [<c*, v - y> + mu/2 ||v - y||^2]
+ * for its gradient c* at y, and the right-hand minimum q* is bounded
+ * below at any point w by convexity: q* >= q*(w) - max_{v in X} <grad
+ * q*(w), w - v>.  w is the projection of y - c/mu, where q is least, so
+ * that the bound loses only second-order terms of how far y is from
+ * Phi's minimizer -- where the Frank-Wolfe gap loses first-order ones.
+ * Returns G >= 0 with q* >= -G for every c* within ec of c, every rounding
+ * bounded (base/rounding.h); INFINITY when the projection fails. */
+static double strongly_convex_gap(const ls_data *d, ls_cert_buf *b, const double *c,
+                                  const double *ec, const double *y, double mu)
+{
+    int64_t n = d->n;
+    double q = 0, qmag = 0, qerr = 0, fw, fwe;
+    for (int64_t i = 0; i < n; i++)
+        b->w_pt[i] = y[i] - c[i] / mu;
+    if (slv_domain_project(&d->dom, b->w_pt, n, b->w_pt) != IRCG_OK)
+        return INFINITY;
+    for (int64_t i = 0; i < n; i++) {
+        double dv = b->w_pt[i] - y[i];
+        q += c[i] * dv + 0.5 * mu * dv * dv;
+        qmag += fabs(c[i] * dv) + 0.5 * mu * dv * dv;
+        qerr += ec[i] * fabs(dv); /* c against c* */
+        b->gq[i] = c[i] + mu * dv;
+        b->egq[i] = slv_up(ec[i] + slv_gamma(4) * (fabs(c[i]) + mu * fabs(dv)), 2);
+    }
+    fw = slv_domain_fw_gap(&d->dom, b->gq, b->egq, b->w_pt, n, &fwe);
+    double lower = q - slv_up(qerr + slv_gamma(n + 4) * qmag, 2) - (fmax(fw, 0.0) + fwe);
+    return lower >= 0 ? 0.0 : slv_up(-lower, 2);
+}
+
+/* The Frank-Wolfe gap of Phi_sigma at y, and into *sub the bound of
+ * Phi(y) - min_X Phi: that gap, or the strongly convex bound's when f's
+ * curvature is known and it is the smaller. */
+static double phi_gap(const ls_data *d, ls_cert_buf *b, const double *y, double sigma,
+                      double *sub)
+{
+    double e;
+    ls_cert_combine(sigma, b->gf, b->ef, b->gg, b->eg, d->n, b->c, b->ec);
+    double gap = fmax(slv_domain_fw_gap(&d->dom, b->c, b->ec, y, d->n, &e) + e, 0.0);
+    *sub = gap;
+    if (d->mu_f > 0)
+        *sub = fmin(gap, strongly_convex_gap(d, b, b->c, b->ec, y, sigma * d->mu_f));
+    return gap;
+}
+
 /* The gaps of g and of Phi_sigma at y from the gradients in b (gg, eg;
  * gf, ef); both never below 0, a gap's least value. */
 void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigma,
@@ -224,20 +275,20 @@ void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigm
 {
     double e;
     out->gap_g = fmax(slv_domain_fw_gap(&d->dom, b->gg, b->eg, y, d->n, &e) + e, 0.0);
-    out->gap_phi = NAN;
+    out->sub_g = out->gap_g;
+    if (d->mu_g > 0)
+        out->sub_g = fmin(out->gap_g, strongly_convex_gap(d, b, b->gg, b->eg, y, d->mu_g));
+    out->gap_phi = out->sub_phi = NAN;
     out->nphi = 0;
     if (!(sigma > 0))
         return;
-    ls_cert_combine(sigma, b->gf, b->ef, b->gg, b->eg, d->n, b->c, b->ec);
-    out->gap_phi = fmax(slv_domain_fw_gap(&d->dom, b->c, b->ec, y, d->n, &e) + e, 0.0);
+    out->gap_phi = phi_gap(d, b, y, sigma, &out->sub_phi);
     for (int k = -4; k <= 4; k++) { /* O(n) each: the best f bound of several */
         double s = ldexp(sigma, 2 * k);
         if (k == 0)
             continue;
-        ls_cert_combine(s, b->gf, b->ef, b->gg, b->eg, d->n, b->c, b->ec);
         out->phi_sigma[out->nphi] = s;
-        out->phi_gap[out->nphi++] =
-            fmax(slv_domain_fw_gap(&d->dom, b->c, b->ec, y, d->n, &e) + e, 0.0);
+        phi_gap(d, b, y, s, &out->phi_sub[out->nphi++]);
     }
 }
 

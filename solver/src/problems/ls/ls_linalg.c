@@ -4,6 +4,7 @@
  * an upper bound, not an estimate: the closed-loop step and Bi-SG's step
  * 1/L_g are only safe with one. */
 #include <cblas.h>
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "problems/ls/ls.h"
 #include "base/rng.h"
+#include "base/rounding.h"
 
 /* Exact Gram eigenvalues while the Gram product costs at most this many
  * flops (about a second), and CSR is expanded to dense up to this size. */
@@ -140,6 +142,23 @@ double ls_f_curvature(const ls_data *d, const double *y1, const double *y0,
     return fmax(slv_ksum_value(&k), 0.0);
 }
 
+double ls_f_slope(const ls_data *d, const double *y1, const double *y0, const double *q1,
+                  const double *q0)
+{
+    slv_ksum k = {0, 0};
+    if (d->outer == IRCG_OUTER_VALIDATION) /* <A_v'(A_v y0 - b_v), d> */
+        for (int i = 0; i < d->vset->m; i++)
+            slv_ksum_add(&k, q0[i] * (q1[i] - q0[i]));
+    else
+        for (int i = 0; i < d->n; i++) {
+            double gi = d->outer == IRCG_OUTER_QUADRATIC ? q0[i] + (d->q ? d->q[i] : 0.0)
+                        : d->outer == IRCG_OUTER_DIST_SQ ? y0[i] - d->c[i]
+                                                         : y0[i];
+            slv_ksum_add(&k, gi * (y1[i] - y0[i]));
+        }
+    return slv_ksum_value(&k);
+}
+
 /* Largest eigenvalue of the symmetric k x k matrix G (destroyed). */
 static ircg_error sym_lmax(double *G, int k, double *lmin, double *lmax)
 {
@@ -157,18 +176,27 @@ static ircg_error sym_lmax(double *G, int k, double *lmin, double *lmax)
     return err;
 }
 
-/* ||A||^2 = lambda_max of the smaller Gram matrix of the dense m x n A. */
-static ircg_error gram_norm2_sq(const double *A, int m, int n, double *out)
+/* ||A||^2 = lambda_max of the smaller Gram matrix of the dense m x n A,
+ * and a certified lower bound of lambda_min(A'A) (0 when m < n, where
+ * A'A is singular): the computed lambda_min less the error of forming the
+ * Gram matrix (each entry within gamma_m of sum |a_li a_lj|, so in norm
+ * within gamma_m ||A||_F^2) and of dsyev (a few k eps ||G||). */
+static ircg_error gram_norm2_sq(const double *A, int m, int n, double *out, double *mu)
 {
     int k = m < n ? m : n;
-    double lmin, *G = calloc((size_t)k * (size_t)k, sizeof *G);
+    double lmin, trace = 0, *G = calloc((size_t)k * (size_t)k, sizeof *G);
     ircg_error err;
     if (!G)
         return IRCG_ERR_NOMEM;
     cblas_dsyrk(CblasRowMajor, CblasUpper, n <= m ? CblasTrans : CblasNoTrans,
                 k, n <= m ? m : n, 1.0, A, n, 0.0, G, k);
+    for (int i = 0; i < k; i++)
+        trace += G[(size_t)i * k + i]; /* ||A||_F^2 */
     err = sym_lmax(G, k, &lmin, out);
     *out = fmax(*out, 0.0);
+    *mu = 0;
+    if (err == IRCG_OK && n <= m)
+        *mu = fmax(0.0, lmin - slv_gamma(m) * trace - 8.0 * k * DBL_EPSILON * *out);
     free(G);
     return err;
 }
@@ -358,29 +386,32 @@ static ircg_error sparse_gram_norm2_sq(const ls_data *d, double *out)
     return err;
 }
 
-ircg_error ls_norm2_sq(const ls_data *d, double *out)
+ircg_error ls_norm2_sq(const ls_data *d, double *out, double *mu)
 {
     double k = d->m < d->n ? d->m : d->n;
-    double mn = (double)d->m * (double)d->n;
+    double mn = (double)d->m * (double)d->n, mu_ = 0;
     int exact = k <= GRAM_MAX_DIM && mn * k <= GRAM_MAX_FLOPS &&
                 (d->A || mn <= DENSIFY_MAX);
     ircg_error err;
 
+    if (!mu)
+        mu = &mu_;
+    *mu = 0; /* unknown but where the Gram matrix is made */
     if (!exact && !d->A && d->n <= GRAM_MAX_DIM && sparse_gram_cost(d) <= SPARSE_GRAM_MAX)
         return sparse_gram_norm2_sq(d, out);
     if (!exact)
         return iterative_norm2_sq(d, out);
     if (d->A)
-        return gram_norm2_sq(d->A, d->m, d->n, out);
+        return gram_norm2_sq(d->A, d->m, d->n, out, mu);
     double *A = densify(d);
     if (!A)
         return IRCG_ERR_NOMEM;
-    err = gram_norm2_sq(A, d->m, d->n, out);
+    err = gram_norm2_sq(A, d->m, d->n, out, mu);
     free(A);
     return err;
 }
 
-ircg_error ls_check_Q(const double *Q, int n, double *lmax, ircg_diag *diag)
+ircg_error ls_check_Q(const double *Q, int n, double *lmax, double *mu, ircg_diag *diag)
 {
     double amax = 0, lmin = 0;
     ircg_error err;
@@ -408,5 +439,7 @@ ircg_error ls_check_Q(const double *Q, int n, double *lmax, ircg_diag *diag)
                          "Q is not positive semidefinite (smallest "
                          "eigenvalue %g)", lmin);
     *lmax = fmax(*lmax, 0.0);
+    /* lambda_min less dsyev's error scale: a certified curvature of f */
+    *mu = fmax(0.0, lmin - 8.0 * n * DBL_EPSILON * fmax(amax * n, *lmax));
     return IRCG_OK;
 }

@@ -38,6 +38,7 @@ static void ls_destroy(void *p)
     free(w->rp);
     free(w->qp);
     ls_cert_buf_free(w->cb);
+    free(w->fl);
     free(w);
 }
 
@@ -161,17 +162,26 @@ void ls_vertex_product(const ls_data *d, const ircg_domain *dom, const double *v
         y[i] = d->A[(size_t)i * d->n + j] * v[j];
 }
 
-/* c = sigma grad f(x) + A' r_x, v = LMO(c), and the scalars of d = v - x. */
+/* c = sigma grad f(x) + A' r_x, v = LMO(c) -- or, for an away or pairwise
+ * direction, its target (problems/faces.h) -- and the scalars of
+ * d = v - x. */
 static ircg_error ls_lmo(void *p, double sigma, slv_dir *dir)
 {
     ls_ws *w = p;
     const ls_data *d = w->d;
     slv_ksum gd = {0, 0}, dd = {0, 0}, hg = {0, 0}, sc = {0, 0};
+    slv_face_move mv = {.kind = SLV_MOVE_FW};
 
     ls_rmatvec(d, w->rx, w->g);
     ls_f_grad_add(d, sigma, w->x, w->qx, w->g);
     slv_domain_lmo(&d->dom, w->g, d->n, w->v);
-    ls_vertex_residual(d, w->v, w->rv);
+    if (dir->direction != IRCG_DIR_FRANK_WOLFE &&
+        ls_face_lmo(d, dir->direction, w->g, w->x, w->v, &w->fl, &mv) != IRCG_OK)
+        return IRCG_ERR_NOMEM;
+    if (mv.kind == SLV_MOVE_FW)
+        ls_vertex_residual(d, w->v, w->rv);
+    else
+        ls_face_observe(d, &mv, w->fl, w->rx, d->b, w->rv);
     if (ls_has_q(w))
         ls_qmatvec(d, w->v, w->qv);
     for (int i = 0; i < d->n; i++) {
@@ -189,11 +199,13 @@ static ircg_error ls_lmo(void *p, double sigma, slv_dir *dir)
     dir->gphi_scale = slv_ksum_value(&sc);
     dir->d_norm2 = slv_ksum_value(&dd);
     dir->d_hf_d = ls_has_q(w) ? ls_f_curvature(d, w->v, w->x, w->qv, w->qx) : dir->d_norm2;
+    dir->gf_d = ls_f_slope(d, w->v, w->x, w->qv, w->qx);
     dir->d_hg_d = slv_ksum_value(&hg);
     dir->top_sv = NAN;
     dir->matvecs = 2;
     dir->samples = (int64_t)d->m + (d->outer == IRCG_OUTER_VALIDATION ? d->vset->m : 0);
     dir->converged = 1;
+    dir->fw_gap = mv.fw_gap;
     w->have_v = 1;
     return isfinite(dir->gphi_d) ? IRCG_OK : IRCG_ERR_NUMERICAL;
 }
@@ -385,6 +397,7 @@ static ircg_error ls_restart(void *p)
 
 const slv_oracle_ops slv_ls_ops = {
     .name = "least_squares",
+    .directions = 1,
     .create = ls_create,
     .destroy = ls_destroy,
     .lmo = ls_lmo,

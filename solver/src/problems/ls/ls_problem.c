@@ -223,17 +223,19 @@ ircg_error ls_data_new(const ircg_ls_data *data, const ircg_outer *outer,
         (err = check_outer(outer, data->n, diag)) != IRCG_OK ||
         (err = check_domain(domain, diag)) != IRCG_OK)
         return err;
+    double mu_f = 1.0; /* the norms' and distances' curvature */
     if (outer->kind == IRCG_OUTER_QUADRATIC &&
-        (err = ls_check_Q(outer->Q, data->n, L_f, diag)) != IRCG_OK)
+        (err = ls_check_Q(outer->Q, data->n, L_f, &mu_f, diag)) != IRCG_OK)
         return err;
     if (!(d = copy_data(data, outer, domain)))
         return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
-    if ((err = ls_norm2_sq(d, L_g)) != IRCG_OK) {
+    d->mu_f = mu_f;
+    if ((err = ls_norm2_sq(d, L_g, &d->mu_g)) != IRCG_OK) {
         err == IRCG_ERR_STOPPED ? slv_stopped(diag, "/A")
                                 : slv_fail(diag, err, "/A", "computing ||A||_2 failed");
         goto fail;
     }
-    if (d->vset && (err = ls_norm2_sq(d->vset, L_f)) != IRCG_OK) {
+    if (d->vset && (err = ls_norm2_sq(d->vset, L_f, &d->mu_f)) != IRCG_OK) {
         err == IRCG_ERR_STOPPED ? slv_stopped(diag, "/outer/val")
                                 : slv_fail(diag, err, "/outer/val", "computing ||A_v||_2 failed");
         goto fail;

@@ -12,7 +12,8 @@
  * exact gradient the methods use).
  *
  * Unlike the families' own workspaces (ls_oracle.c, lr_oracle.c), this
- * one carries no residuals or margins: they would cost a pass over every
+ * one (ls_sto_ws, ls.h; FC-BiO's too, ls_point.c) carries no residuals or
+ * margins: they would cost a pass over every
  * row at each step, which is what the methods avoid.  It keeps x, z and
  * the last vertex v; a step costs O(n); g and f are known only where a
  * certificate recomputes them from the point (ls_certify_at,
@@ -30,13 +31,7 @@
 
 #define STO_STATE_TAG 0x31544f5347524349ULL /* "ICRGSTO1" */
 
-typedef struct sto_ws {
-    const ls_data *d;  /* borrowed from the problem */
-    int logistic;
-    int have_v;
-    double *x, *z, *v; /* n */
-    ls_cert_buf *cb;   /* certificates' scratch, or NULL */
-} sto_ws;
+typedef ls_sto_ws sto_ws;
 
 static void sto_destroy(void *p)
 {
@@ -46,6 +41,7 @@ static void sto_destroy(void *p)
     free(w->x);
     free(w->z);
     free(w->v);
+    free(w->scratch);
     ls_cert_buf_free(w->cb);
     free(w);
 }
@@ -66,6 +62,7 @@ static ircg_error sto_create(const ircg_problem *pb, const ircg_settings *s, voi
     }
     w->d = d;
     w->logistic = pb->info.kind == IRCG_PROBLEM_LOGISTIC;
+    ls_sto_forget_values(w);
     if ((err = ls_start_point(d, s, w->x, diag)) != IRCG_OK) {
         sto_destroy(w);
         return err;
@@ -219,15 +216,23 @@ static ircg_error sto_step(void *p, double alpha, double cz, double cx_old, doub
         return IRCG_ERR_INVALID;
     ls_step_arrays(w->x, w->z, w->v, NULL, w->d->n, alpha, cz, cx_old, cx_new, 0.0);
     w->have_v = 0;
+    ls_sto_forget_values(w);
     return IRCG_OK;
 }
 
-/* Nothing is carried: g and f come from the certificates (core/solver.c). */
+void ls_sto_forget_values(ls_sto_ws *w)
+{
+    w->g_x = w->f_x = w->g_z = w->f_z = NAN;
+}
+
+/* Nothing is carried by the stochastic methods' steps: g and f come from
+ * the certificates (core/solver.c); FC-BiO gives those of the points it
+ * sets (ls_point.c). */
 static void sto_values(void *p, const double *ref, slv_values *out)
 {
-    (void)p;
+    const sto_ws *w = p;
     (void)ref;
-    *out = (slv_values){.g_x = NAN, .f_x = NAN, .g_z = NAN, .f_z = NAN,
+    *out = (slv_values){.g_x = w->g_x, .f_x = w->f_x, .g_z = w->g_z, .f_z = w->f_z,
                         .g_gap_x = NAN, .g_gap_z = NAN};
 }
 
@@ -289,6 +294,8 @@ static ircg_error sto_restart(void *p)
 {
     sto_ws *w = p;
     memcpy(w->z, w->x, (size_t)w->d->n * sizeof *w->z);
+    w->g_z = w->g_x;
+    w->f_z = w->f_x;
     return IRCG_OK;
 }
 

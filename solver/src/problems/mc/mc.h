@@ -193,6 +193,21 @@ typedef struct mc_ws {
     double *pre_cv;         /* C v (n)                                     */
     double *pre_rtc;        /* R' C v (p)                                  */
     double *pre_a;          /* scratch: sigma grad f(X) v (n)              */
+    /* The next LMO, made ahead of time by a certificate of x at the
+     * sigma that LMO will take (mc_lmo_stage): the certificate needs the
+     * top singular pair of that very operator, and the LMO then takes the
+     * stage instead of running the same Lanczos process again (the same
+     * bits: the same start, products and tolerance).  `gen` counts the
+     * changes of what an LMO reads (x, the factors, the vertex, a
+     * restore); a stage is valid for its sigma at its generation only,
+     * and is never part of the state. */
+    uint64_t gen;
+    int st_valid;
+    uint64_t st_gen;
+    double st_sigma, st_sv, st_seconds;
+    double *st_u, *st_v;    /* n, p                                        */
+    int64_t st_matvecs;
+    int st_converged;
     /* scratch */
     double *tn, *tp, *tk, *tk2; /* n, p, cap, cap                          */
     double *dsum;           /* per-chunk partial sums (MC_NSUM * nchunk)   */
@@ -228,9 +243,10 @@ ircg_error mc_problem_new(const ircg_ratings *R, int row0, int n_local,
                           int whole, ircg_problem **out, ircg_diag *diag);
 const mc_data *mc_data_of(const ircg_problem *pb);
 
-/* mc_start.c: a given start x0 (column-major n_all x p, the whole
- * matrix also on a rank), checked finite and inside the ball ("/x0"
- * errors), as its thin SVD: the r nonzero singular values s, left vectors
+/* mc_start.c: a given start x0 (column-major: on one process the n x p
+ * rows and columns held, mc_given_held's; on a rank the whole n_all x p
+ * matrix), checked finite and inside the ball ("/x0" errors), as its thin
+ * SVD: the r nonzero singular values s, left vectors
  * U (the n rows held here, x m0) and right ones Vt (m0 x p, row i is
  * v_i'); its entries on Omega are read off x0 (mc_given_on_omega).  On a
  * distributed problem collective: rank 0 makes the one SVD. */
@@ -372,6 +388,13 @@ void mc_grad_op(void *ctx, int trans, const double *x, double *y);
 void mc_gram_lowrank_in(mc_ws *w, double sigma, const double *x, double *a);
 void mc_gram_lowrank_out(mc_ws *w, double sigma, const double *cx, double *ctcx);
 ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir);
+/* The Lanczos process of the next mc_lmo at sigma, made now into the
+ * stage (w->st_*), unless it holds it already; the workspace's state is
+ * not touched.  IRCG_ERR_INVALID when the engine makes no stage (ARPACK):
+ * the caller runs its own process then. */
+ircg_error mc_lmo_stage(mc_ws *w, double sigma);
+/* Whether the stage holds the next LMO at sigma. */
+int mc_lmo_staged(const mc_ws *w, double sigma);
 /* Make -delta u v' (unit u, v) the vertex of the next mc_step, as mc_lmo
  * leaves it (u, v, P'u, Q'v, have_dir). */
 void mc_set_vertex(mc_ws *w, const double *u, const double *v);
@@ -392,16 +415,105 @@ typedef struct mc_cert_buf {
     double *u, *v;          /* n, p: the Lanczos answer                    */
     double *cx, *a, *e1;    /* n: C x, its low-rank part, row error bounds */
     double *wv, *s1;        /* p: C'C x, the magnitudes of its sums        */
+    double *vx;             /* p: x's top vector of R, z's start when the
+                               state is the same (vx_gen = mc_ws.gen)      */
+    int vx_valid;
+    uint64_t vx_gen;
     double sv2_m;           /* >= sigma_2(M_Omega); NaN: not made yet,
                                INFINITY: too large to make               */
     double anchor_seconds;
 } mc_cert_buf;
 void mc_cert_free(mc_cert_buf *b);
+/* The workspace's certificate buffers, made on first use (NULL: no
+ * memory). */
+mc_cert_buf *mc_cert_buf_get(mc_ws *w);
 ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out);
 /* theta <= lambda_1(M'M), by Lanczos and a bounded product (mc_anchor.c). */
 ircg_error mc_cert_ratings_theta(mc_ws *w, double *theta_lo);
 /* mc_anchor.c: sigma_2(M_Omega) <= this, made once (INFINITY: unknown). */
 double mc_anchor_sv2(mc_ws *w);
+
+/* mc_dense.c: dense SVDs of a held n x p matrix (column-major) for small
+ * instances.  LAPACK's singular values sv of A are within mc_svd_margin
+ * times sigma_1(A) of the exact ones (backward stability). */
+double mc_svd_margin(int n, int p);
+/* The singular values of A (destroyed), decreasing, into sv (min(n, p));
+ * 0 on success. */
+int mc_dense_svals(double *A, int n, int p, double *sv);
+/* Upper bounds, from computed values: of sigma_1 (from sv_1), and of the
+ * nuclear norm (from all min(n, p) of them). */
+double mc_sv1_hi(double sv1, int n, int p);
+double mc_nuclear_hi(const double *sv, int n, int p);
+/* The scratch of a thin SVD (dgesdd) of an n x p matrix: U n x k, Vt k x
+ * p, k = min(n, p), and the values. */
+typedef struct mc_svd_buf {
+    int n, p, k;
+    double *a, *u, *vt, *s, *sp; /* a: n x p scratch; sp: projected values */
+} mc_svd_buf;
+int mc_svd_buf_init(mc_svd_buf *b, int n, int p); /* 0, or -1: no memory */
+void mc_svd_buf_free(mc_svd_buf *b);
+/* The thin SVD of y into b (u, s, vt); 0 on success. */
+int mc_svd_thin(mc_svd_buf *b, const double *y);
+/* The numerical rank of b's last SVD: values above min(n, p) eps sv_1. */
+int mc_svd_rank(const mc_svd_buf *b);
+/* out = the Euclidean projection of y onto {||X||_* <= delta} (out may
+ * alias y): y itself, bit for bit, when the sum of its computed singular
+ * values is at most delta; else U diag(s') V' with s' the projection of
+ * the values onto {s >= 0, sum s = delta}.  *rank: the rank of out (the
+ * values s' > 0; inside, mc_svd_rank).  *hint (in and out): y is likely
+ * inside (the last one was), so its values alone (dgesvd, a third of the
+ * thin SVD's cost) are tried first; the caller keeps it with its state
+ * (a checkpoint), since which values decide a point on the sphere could
+ * differ in the last bits. */
+ircg_error mc_project_nuclear(mc_svd_buf *b, double delta, const double *y, double *out,
+                              int *rank, int *hint);
+
+/* mc_point.c: FC-BiO's point oracle (oracle.h, slv_point_ops) on small
+ * instances of one process: x and z as dense held n x p matrices
+ * (column-major), the projections by a dense SVD per call.  Offered
+ * while n p min(n, p) <= MC_POINT_MAX_WORK, the work of one SVD: at 300 x
+ * 300 (2.7e7) a thin dgesdd takes ~27 ms of CPU here (its values alone
+ * ~11 ms) and a step makes 5.5 projections on average (the prox step's
+ * dual, bisect/prox_max.c; the selection instance of tests/study), so a
+ * step costs ~0.15 s and a thousand steps minutes; beyond, the cubic cost
+ * makes FC-BiO's steps the wrong currency and FC-BiO-CG (Lanczos, no
+ * projection) is the method.  The observation of a point Y is
+ * [P_Omega(Y) - M in CSR order, and under the column variance the column
+ * sums e'Y]: affine in Y, as FC-BiO's extrapolation needs. */
+#define MC_POINT_MAX_WORK IRCG_FCBIO_MC_MAX_WORK /* ircg/settings.h */
+typedef struct mc_point_ws {
+    const mc_data *d;
+    int colvar;                 /* the outer is the column variance      */
+    double d0;                  /* X0's diagonal entry                    */
+    double *x, *z;              /* n x p, column-major: FC-BiO's x_k, z   */
+    double f_x, g_x, f_z, g_z;  /* as set_point gave them                 */
+    int rank_x, rank_z;         /* their ranks (-1: not known yet)        */
+    double *rx, *rz;            /* residuals on Omega (the residual op)   */
+    mc_svd_buf svd;             /* the projections' scratch               */
+    double *last;               /* the last projection's output and its   */
+    int last_rank;              /* rank (-1: none), which set_point keeps */
+    int inside_hint;            /* mc_project_nuclear's hint (saved)      */
+    struct mc_pcert_buf *cert;  /* the certificates' scratch (first use)  */
+} mc_point_ws;
+extern const slv_oracle_ops slv_mc_point_ops;
+extern const slv_point_ops slv_mc_point;
+/* Whether the point oracle is offered for d (one process, small). */
+int mc_point_fits(const mc_data *d);
+/* The workspace at the start point of s on the rows and columns held,
+ * for any problem of one process (slv_mc_point_ops.create also refuses
+ * what FC-BiO cannot run on, mc_point.c). */
+ircg_error mc_point_new(const mc_data *d, const ircg_settings *s, mc_point_ws **out,
+                        ircg_diag *diag);
+/* mc_point_cert.c: the certificate of x or z (oracle.h, slv_cert). */
+ircg_error mc_point_certify(void *ws, ircg_which which, double sigma, slv_cert *out);
+void mc_pcert_free(struct mc_pcert_buf *b);
+
+/* mc_cert_snap.c: copies of what a certificate reads, certified on
+ * another thread (the oracle's snap_* ops, oracle.h) */
+void *mc_snap_new(void *ws);
+ircg_error mc_snap_take(void *ws, void *snap);
+void mc_snap_done(void *ws, void *snap);
+void mc_snap_free(void *snap);
 
 /* mc_ops.c */
 ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,

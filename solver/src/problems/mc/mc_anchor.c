@@ -9,12 +9,15 @@
  *     sigma_2(M)^4 = lambda_2^2 <= ||B||_F^2 - theta^2.
  * That bound is useful when the top singular value of the ratings holds
  * most of the fourth-power mass of the spectrum (MovieLens: sigma_1 near
- * 1890 against sigma_2 near 670, and 0.95 of it).  ||B||_F^2 takes
- * sum_i nnz_i^2 multiply-adds: B is made a block of 256 columns at a time
- * from the rows (each sorted by column, so a row's entries in a block are
- * contiguous), summed over the ranks of a distributed problem.  Each entry
- * of B errs by at most gamma(n + ranks + 4) (|M|'|M|)_jk; with ratings of
- * both signs that second Gram is made beside it.
+ * 1890 against sigma_2 near 670, and 0.95 of it).  ||B||_F^2 takes about
+ * half of sum_i nnz_i^2 multiply-adds: B is made a block of 256 columns
+ * at a time from the rows (each sorted by column, so a row's entries in a
+ * block are contiguous), its upper triangle only (B is symmetric: the
+ * terms off the diagonal count twice), on the workspace's threads by
+ * blocks whose sums are added in block order (the same bits for any
+ * thread count), summed over the ranks of a distributed problem.  Each
+ * entry of B errs by at most gamma(n + ranks + 4) (|M|'|M|)_jk; with
+ * ratings of both signs that second Gram is made beside it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -44,29 +47,98 @@ static int64_t lower_col(const mc_data *d, int i, int j)
     return lo;
 }
 
-/* T (p x nb, column c for column j0 + c) += the rows' products, and TA
- * the same of |M| when signed (else NULL). */
+/* T (p x nb, column c for column j0 + c) += the rows' products with the
+ * columns k >= j of each j of the block (B is symmetric: its upper
+ * triangle, half the work), and TA the same of |M| when signed (else
+ * NULL). */
 static void block_gram(const mc_data *d, int j0, int nb, double *T, double *TA)
 {
+    const int32_t *restrict col = d->col;
+    const float *restrict mf = d->mf;
+    const double *restrict m = d->m;
     for (int i = 0; i < d->n; i++) {
         int64_t a = lower_col(d, i, j0), end = d->rowptr[i + 1];
-        for (; a < end && d->col[a] < j0 + nb; a++) {
+        for (; a < end && col[a] < j0 + nb; a++) {
             double mj = mc_rating(d, a);
-            double *t = T + (size_t)(d->col[a] - j0) * d->p;
-            for (int64_t b = d->rowptr[i]; b < end; b++)
-                t[d->col[b]] += mj * mc_rating(d, b);
+            double *restrict t = T + (size_t)(col[a] - j0) * d->p;
+            /* the inner loop without the choice of array in it (the
+             * same products and additions): half the instructions */
+            if (mf)
+                for (int64_t b = a; b < end; b++)
+                    t[col[b]] += mj * (double)mf[b];
+            else
+                for (int64_t b = a; b < end; b++)
+                    t[col[b]] += mj * m[b];
             if (TA) {
-                double *ta = TA + (size_t)(d->col[a] - j0) * d->p;
-                for (int64_t b = d->rowptr[i]; b < end; b++)
-                    ta[d->col[b]] += fabs(mj * mc_rating(d, b));
+                double *ta = TA + (size_t)(col[a] - j0) * d->p;
+                for (int64_t b = a; b < end; b++)
+                    ta[col[b]] += fabs(mj * mc_rating(d, b));
             }
         }
     }
 }
 
-/* ||M'M||_F^2, an upper bound (NaN when it was not made). */
-static double gram_fro2(const mc_data *d)
+/* sum_jk T_jk^2 over the block's upper triangle (k >= j): the terms off
+ * the diagonal twice (exact scaling), compensated, in column order. */
+static void block_sums(const mc_data *d, int j0, int w, const double *T, const double *TA,
+                       slv_ksum *ft, slv_ksum *fa)
 {
+    for (int c = 0; c < w; c++) {
+        int j = j0 + c;
+        const double *t = T + (size_t)c * d->p, *ta = TA ? TA + (size_t)c * d->p : NULL;
+        slv_ksum_add(ft, t[j] * t[j]);
+        if (ta)
+            slv_ksum_add(fa, ta[j] * ta[j]);
+        for (int k = j + 1; k < d->p; k++) {
+            slv_ksum_add(ft, 2 * (t[k] * t[k]));
+            if (ta)
+                slv_ksum_add(fa, 2 * (ta[k] * ta[k]));
+        }
+    }
+}
+
+/* The blocks of one process, on the workspace's threads: block b's sums
+ * into sums[2 b], sums[2 b + 1] (each compensated), added in block order
+ * by the caller, so the anchor does not depend on the thread count. */
+typedef struct anchor_ctx {
+    const mc_data *d;
+    int nb, nblock, ntask, neg;
+    double *sums;
+    int failed;
+} anchor_ctx;
+
+static void anchor_task(void *vc, int task)
+{
+    anchor_ctx *a = vc;
+    const mc_data *d = a->d;
+    size_t len = (size_t)d->p * (size_t)a->nb;
+    double *T = malloc(len * sizeof *T), *TA = a->neg ? malloc(len * sizeof *TA) : NULL;
+    if (!T || (a->neg && !TA)) {
+        __atomic_store_n(&a->failed, 1, __ATOMIC_RELAXED);
+        free(T);
+        free(TA);
+        return;
+    }
+    for (int b = task; b < a->nblock; b += a->ntask) {
+        int j0 = b * a->nb, w = d->p - j0 < a->nb ? d->p - j0 : a->nb;
+        size_t l = (size_t)d->p * (size_t)w;
+        slv_ksum ft = {0, 0}, fa = {0, 0};
+        memset(T, 0, l * sizeof *T);
+        if (TA)
+            memset(TA, 0, l * sizeof *TA);
+        block_gram(d, j0, w, T, TA);
+        block_sums(d, j0, w, T, TA, &ft, &fa);
+        a->sums[2 * b] = slv_ksum_value(&ft);
+        a->sums[2 * b + 1] = slv_ksum_value(&fa);
+    }
+    free(T);
+    free(TA);
+}
+
+/* ||M'M||_F^2, an upper bound (NaN when it was not made). */
+static double gram_fro2(mc_ws *ws)
+{
+    const mc_data *d = ws->d;
     double work = 0;
     int neg = 0;
     for (int i = 0; i < d->n; i++) {
@@ -82,36 +154,50 @@ static double gram_fro2(const mc_data *d)
     nb = nb > ANCHOR_BLOCK ? ANCHOR_BLOCK : nb;
     if (v[0] > ANCHOR_MAX_WORK || nb < 1)
         return NAN;
-    size_t len = (size_t)d->p * (size_t)nb;
-    double *T = malloc(len * sizeof *T), *TA = neg ? malloc(len * sizeof *TA) : NULL;
-    /* a rank without the memory stops them all: the sums are collective */
-    int none = !T || (neg && !TA);
-    if (slv_comm_sum1(d->comm, none) > 0 || none) {
+    slv_ksum ft = {0, 0}, fa = {0, 0};
+    int nblock = (d->p + nb - 1) / nb;
+    if (!d->comm) {
+        int th = slv_pool_threads(ws->ex.pool);
+        anchor_ctx a = {d, nb, nblock, th < nblock ? th : nblock, neg,
+                        malloc(2 * (size_t)nblock * sizeof(double)), 0};
+        if (!a.sums)
+            return NAN;
+        slv_pool_run(ws->ex.pool, anchor_task, &a, a.ntask);
+        for (int b = 0; b < nblock && !a.failed; b++) {
+            slv_ksum_add(&ft, a.sums[2 * b]);
+            slv_ksum_add(&fa, a.sums[2 * b + 1]);
+        }
+        free(a.sums);
+        if (a.failed)
+            return NAN;
+    } else { /* the blocks' sums over the ranks, collective: one block at a time */
+        size_t len = (size_t)d->p * (size_t)nb;
+        double *T = malloc(len * sizeof *T), *TA = neg ? malloc(len * sizeof *TA) : NULL;
+        /* a rank without the memory stops them all: the sums are collective */
+        int none = !T || (neg && !TA);
+        if (slv_comm_sum1(d->comm, none) > 0 || none) {
+            free(T);
+            free(TA);
+            return NAN;
+        }
+        for (int j0 = 0; j0 < d->p; j0 += nb) {
+            int w = d->p - j0 < nb ? d->p - j0 : nb;
+            size_t l = (size_t)d->p * (size_t)w;
+            memset(T, 0, l * sizeof *T);
+            if (TA)
+                memset(TA, 0, l * sizeof *TA);
+            block_gram(d, j0, w, T, TA);
+            slv_comm_sum(d->comm, T, (int64_t)l);
+            if (TA)
+                slv_comm_sum(d->comm, TA, (int64_t)l);
+            block_sums(d, j0, w, T, TA, &ft, &fa);
+        }
         free(T);
         free(TA);
-        return NAN;
     }
-    slv_ksum ft = {0, 0}, fa = {0, 0};
-    for (int j0 = 0; j0 < d->p; j0 += nb) {
-        int w = d->p - j0 < nb ? d->p - j0 : nb;
-        size_t l = (size_t)d->p * (size_t)w;
-        memset(T, 0, l * sizeof *T);
-        if (TA)
-            memset(TA, 0, l * sizeof *TA);
-        block_gram(d, j0, w, T, TA);
-        slv_comm_sum(d->comm, T, (int64_t)l);
-        if (TA)
-            slv_comm_sum(d->comm, TA, (int64_t)l);
-        for (size_t k = 0; k < l; k++) {
-            slv_ksum_add(&ft, T[k] * T[k]);
-            if (TA)
-                slv_ksum_add(&fa, TA[k] * TA[k]);
-        }
-    }
-    free(T);
-    free(TA);
     /* ||B||_F <= ||B^||_F + gamma ||(|M|'|M|)||_F, each sum of squares
-     * within 4u (Neumaier); unsigned ratings: |M|'|M| = B */
+     * within 4u (Neumaier; the blocks' compensated sums added by another:
+     * positive terms); unsigned ratings: |M|'|M| = B */
     int ranks = d->comm ? d->comm->size : 1;
     double g = slv_gamma(d->n_all + ranks + 4);
     double nt = sqrt(slv_ksum_value(&ft)) * (1 + slv_gamma(4));
@@ -128,7 +214,7 @@ double mc_anchor_sv2(mc_ws *w)
     if (!isnan(b->sv2_m))
         return b->sv2_m;
     double t0 = slv_now(), theta = 0;
-    double f4 = gram_fro2(w->d);
+    double f4 = gram_fro2(w);
     b->sv2_m = INFINITY;
     if (!isnan(f4) && mc_cert_ratings_theta(w, &theta) == IRCG_OK) {
         double l2sq = fmax(0.0, f4 - theta * theta * (1 - slv_gamma(2)));

@@ -27,11 +27,13 @@
  * by gamma(4k + 64) of the magnitudes of its terms.
  */
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/comm.h"
+#include "base/ksum.h"
 #include "base/rounding.h"
 #include "lmo/gram.h"
 #include "problems/mc/mc.h"
@@ -52,6 +54,7 @@ void mc_cert_free(mc_cert_buf *b)
     free(b->e1);
     free(b->wv);
     free(b->s1);
+    free(b->vx);
     free(b);
 }
 
@@ -72,7 +75,9 @@ static mc_cert_buf *cert_buf(mc_ws *w)
     b->v = malloc((size_t)d->p * sizeof(double));
     b->wv = malloc((size_t)d->p * sizeof(double));
     b->s1 = malloc((size_t)d->p * sizeof(double));
-    if (!b->gram || !b->u || !b->cx || !b->a || !b->e1 || !b->v || !b->wv || !b->s1) {
+    b->vx = malloc((size_t)d->p * sizeof(double));
+    if (!b->gram || !b->u || !b->cx || !b->a || !b->e1 || !b->v || !b->wv || !b->s1 ||
+        !b->vx) {
         mc_cert_free(b);
         return NULL;
     }
@@ -81,6 +86,11 @@ static mc_cert_buf *cert_buf(mc_ws *w)
     b->sv2_m = NAN; /* the anchor: not made yet */
     w->cert = b;
     return b;
+}
+
+mc_cert_buf *mc_cert_buf_get(mc_ws *w)
+{
+    return cert_buf(w);
 }
 
 /* sum_i x_i^2 over the rows of every rank (x local, n long). */
@@ -144,31 +154,68 @@ typedef struct side_sums {
     double g, rdot, rdot_mag, xo2;
 } side_sums;
 
-static void fresh_sums(mc_ws *w, const mc_side *s, side_sums *out)
+/* The running sums of side_sums over a side's entries, four lanes
+ * (base/ksum.h: each lane compensated, so g and ||Y_Omega||^2 are within
+ * 3 ulps of their terms' sum and <R, Y> within 3 ulps of its terms'
+ * magnitude, as mc_certify's bounds take them), made by the bounded
+ * product's pass, which reads xo and M anyway. */
+typedef struct sums_acc {
+    slv_lsum g, rd, xx;
+    slv_v4d mag;
+} sums_acc;
+
+static void sums_finish(const mc_data *d, const sums_acc *a, side_sums *out)
 {
-    const mc_data *d = w->d;
-    slv_ksum g = {0, 0}, rd = {0, 0}, xx = {0, 0};
-    double mag = 0;
-    for (int64_t e = 0; e < d->nnz; e++) {
-        double r = s->xo[e] - mc_rating(d, e);
-        slv_ksum_add(&g, 0.5 * r * r);
-        slv_ksum_add(&rd, r * s->xo[e]);
-        slv_ksum_add(&xx, s->xo[e] * s->xo[e]);
-        mag += fabs(r * s->xo[e]);
-    }
-    double v[4] = {slv_ksum_value(&g), slv_ksum_value(&rd), mag, slv_ksum_value(&xx)};
+    double v[4] = {slv_lsum_value(&a->g), slv_lsum_value(&a->rd),
+                   (a->mag[0] + a->mag[1]) + (a->mag[2] + a->mag[3]),
+                   slv_lsum_value(&a->xx)};
     slv_comm_sum(d->comm, v, 4);
     *out = (side_sums){v[0], v[1], v[2], v[3]};
+}
+
+/* |V| lane by lane (V a variable: it is read four times) */
+#define ABS4(V) ((slv_v4d){fabs((V)[0]), fabs((V)[1]), fabs((V)[2]), fabs((V)[3])})
+
+/* Entries [e, end) of row, at most four from e, as a quad padded with
+ * zeros (their terms are 0, and adding 0 is exact): xo (0 without a
+ * side), M and x at the entries' columns.  A whole quad without a test
+ * per entry. */
+static inline void quad(const mc_data *d, const double *restrict xo,
+                        const double *restrict x, int64_t e, int64_t end, slv_v4d *xv,
+                        slv_v4d *mv, slv_v4d *cv)
+{
+    const int32_t *restrict col = d->col;
+    if (e + 4 <= end) {
+        if (xo)
+            SLV_V4D_LOAD(*xv, xo + e);
+        else
+            *xv = (slv_v4d){0, 0, 0, 0};
+        if (d->mf)
+            *mv = (slv_v4d){d->mf[e], d->mf[e + 1], d->mf[e + 2], d->mf[e + 3]};
+        else
+            SLV_V4D_LOAD(*mv, d->m + e);
+        *cv = (slv_v4d){x[col[e]], x[col[e + 1]], x[col[e + 2]], x[col[e + 3]]};
+        return;
+    }
+    for (int l = 0; l < 4; l++) {
+        int in = e + l < end;
+        (*xv)[l] = in && xo ? xo[e + l] : 0.0;
+        (*mv)[l] = in ? mc_rating(d, e + l) : 0.0;
+        (*cv)[l] = in ? x[col[e + l]] : 0.0;
+    }
 }
 
 /* cx = C x and wv = C'(cx) for C = sigma grad f(X) + R, R the residual of
  * xo (NULL: of 0, so R = -M) and the low-rank part that of the x side
  * (sigma > 0 only with xo = the x side's), made entry by entry with the
  * magnitudes of the terms: *ec bounds ||cx - C x|| and *ew ||wv - C' cx||
- * (for the computed cx), every rounding included; *cn is ||cx||. */
+ * (for the computed cx), every rounding included; *cn is ||cx||.  With
+ * ss (and xo), the side's sums of the same pass too: the bits of a pass
+ * of their own. */
 static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double *x,
-                         double *cn, double *ec, double *ew)
+                         double *cn, double *ec, double *ew, side_sums *ss)
 {
+    sums_acc acc;
     const mc_data *d = w->d;
     mc_cert_buf *b = w->cert;
     int K = d->p + d->n_all + 2 * w->k + 16; /* k: see xo_drift */
@@ -182,23 +229,39 @@ static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double 
     }
     memset(b->wv, 0, (size_t)d->p * sizeof *b->wv);
     memset(b->s1, 0, (size_t)d->p * sizeof *b->s1);
+    memset(&acc, 0, sizeof acc);
     for (int i = 0; i < d->n; i++) {
-        double s = b->a[i], mag = fabs(b->a[i]);
         int64_t e0 = d->rowptr[i], e1 = d->rowptr[i + 1];
-        for (int64_t e = e0; e < e1; e++) {
-            double r = (xo ? xo[e] : 0.0) - mc_rating(d, e);
-            double t = r * x[d->col[e]];
-            s += t;
-            mag += fabs(t);
+        slv_v4d sv = {0, 0, 0, 0}, av = sv, xv, mv, cv;
+        /* the row's dot product in four lanes: its error is gamma(len) of
+         * the terms' magnitudes in any order of the additions */
+        for (int64_t e = e0; e < e1; e += 4) {
+            quad(d, xo, x, e, e1, &xv, &mv, &cv);
+            slv_v4d r = xv - mv, t = r * cv;
+            sv += t;
+            av += ABS4(t);
+            if (ss) {
+                SLV_LSUM_ADD(acc.g, 0.5 * r * r);
+                SLV_LSUM_ADD(acc.rd, r * xv);
+                SLV_LSUM_ADD(acc.xx, xv * xv);
+                slv_v4d rx = r * xv;
+                acc.mag += ABS4(rx);
+            }
         }
+        double s = b->a[i] + ((sv[0] + sv[1]) + (sv[2] + sv[3]));
+        double mag = fabs(b->a[i]) + ((av[0] + av[1]) + (av[2] + av[3]));
         b->cx[i] = s;
         b->e1[i] = slv_gamma((int)(e1 - e0) + 4) * mag; /* r's rounding too */
+        double *restrict wv = b->wv, *restrict s1 = b->s1;
+        const int32_t *restrict col = d->col;
         for (int64_t e = e0; e < e1; e++) {
             double r = (xo ? xo[e] : 0.0) - mc_rating(d, e);
-            b->wv[d->col[e]] += r * s;
-            b->s1[d->col[e]] += fabs(r * s);
+            wv[col[e]] += r * s;
+            s1[col[e]] += fabs(r * s);
         }
     }
+    if (ss)
+        sums_finish(d, &acc, ss);
     double cn2 = norm2_rows(d, b->cx), e12 = norm2_rows(d, b->e1);
     slv_comm_sum(d->comm, b->s1, d->p);
     mc_gram_lowrank_out(w, sigma, b->cx, b->wv); /* sums R'cx over ranks too */
@@ -210,20 +273,24 @@ static void bounded_gram(mc_ws *w, const double *xo, double sigma, const double 
     *ew = slv_up(e2 + slv_gamma(K) * lr * *cn, 8);
 }
 
+/* The bounded product at x (bounded_gram) whose bound sv1_bound makes. */
+typedef struct bprod {
+    double cn, ec, ew;
+} bprod;
+
 /* An upper bound of sigma_1(C) from a unit-ish vector x of the Lanczos
- * process: C = sigma grad f + R of xo (the caller's), nC >= ||C||_F,
- * D the drift of xo (a perturbation of C of norm <= D), a2 >= lambda_2
- * of the exact C'C (INFINITY: unknown).  *sharp = 1 when Kato-Temple
- * gave it. */
-static double sv1_bound(mc_ws *w, const double *xo, double sigma, const double *x,
-                        double nC, double D, double a2, int *sharp)
+ * process and its bounded product bp (b->wv holds C'C x): C = sigma
+ * grad f + R of the caller's xo, nC >= ||C||_F, D the drift of xo (a
+ * perturbation of C of norm <= D), a2 >= lambda_2 of the exact C'C
+ * (INFINITY: unknown).  *sharp = 1 when Kato-Temple gave it. */
+static double sv1_bound(mc_ws *w, const bprod *bp, const double *x, double nC, double D,
+                        double a2, int *sharp)
 {
     const mc_data *d = w->d;
     mc_cert_buf *b = w->cert;
-    double cn, ec, ew;
+    double cn = bp->cn, ec = bp->ec, ew = bp->ew;
 
     *sharp = 0;
-    bounded_gram(w, xo, sigma, x, &cn, &ec, &ew);
     double x2 = norm2_cols(d, x), xn = sqrt(x2);
     if (!(xn > 0) || !isfinite(cn))
         return nC;
@@ -300,22 +367,123 @@ static double lambda2_bound(mc_ws *w, double sigma, double f, double xo_norm, do
     return slv_up(s2 * s2, 2);
 }
 
+/* ------------------------------------------------- small matrices, dense -- */
+
+/* Small instances form C densely and bound sigma_1 by LAPACK's singular
+ * values: sharp whatever the spectrum, where Kato-Temple needs a gap that
+ * Weyl's bound against the ratings may not give (the selection instance
+ * of RESULTS.md, 50 x 50).  Only on one process and while the SVD costs
+ * less than about a tenth of a second. */
+#define DENSE_CERT_FLOPS 2e8
+
+static int dense_certifiable(const mc_data *d)
+{
+    double n = d->n, p = d->p;
+    return !d->comm && n * p * fmin(n, p) <= DENSE_CERT_FLOPS;
+}
+
+/* An upper bound of sigma_1(C) for C = sigma grad f(Y) + P_Omega(Y - M),
+ * Y the side s made from its factors (mc_dense), or NAN when it cannot be
+ * made (memory, LAPACK).  The computed C differs from the exact one by
+ * the factors' products (gamma(k + 8) of their size, as xo_drift bounds
+ * them), the column means' sums (gamma(n + 8) of Y, a column's sum
+ * entering each of its rows with the row's weight) and the last
+ * combinations (gamma(8)); LAPACK's singular values are those of a
+ * matrix within p(n, p) eps ||C|| of the computed C (its backward
+ * stability: mc_dense.c's mc_sv1_hi, shared with the dense point
+ * oracle's certificate, mc_point_cert.c). */
+static double dense_sv1(mc_ws *w, const mc_side *s, double sigma)
+{
+    const mc_data *d = w->d;
+    int n = d->n, p = d->p, k = n < p ? n : p;
+    double *C = malloc((size_t)n * p * sizeof *C), *sv = malloc((size_t)k * sizeof *sv);
+    double *col = malloc((size_t)p * sizeof *col), *r = malloc((size_t)d->nnz * sizeof *r);
+    double out = NAN, y2 = 0, r2 = 0;
+    int colvar = d->outer == IRCG_OUTER_COLUMN_VARIANCE;
+    if (!C || !sv || !col || !r || mc_dense(w, s, C) != IRCG_OK)
+        goto done;
+    for (int j = 0; j < p; j++) { /* the whole matrix's column means */
+        col[j] = colvar ? mc_row_sum(d, C + (size_t)j * n) / d->n_all : 0.0;
+        for (int i = 0; i < n; i++)
+            y2 += C[i + (size_t)j * n] * C[i + (size_t)j * n];
+    }
+    for (int i = 0; i < n; i++) /* the residual on Omega, from Y */
+        for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++) {
+            r[e] = C[i + (size_t)d->col[e] * n] - mc_rating(d, e);
+            r2 += r[e] * r[e];
+        }
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < n; i++)
+            C[i + (size_t)j * n] =
+                sigma * (C[i + (size_t)j * n] - mc_row_weight(d, i) * col[j]);
+    for (int i = 0; i < n; i++)
+        for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++)
+            C[i + (size_t)d->col[e] * n] += r[e];
+    if (mc_dense_svals(C, n, p, sv) != 0)
+        goto done;
+    double yn = sqrt(y2), ey = slv_up(slv_gamma(w->k + 8) * factor_size(w, s), 4);
+    double eu = ey + slv_gamma(n + 8) * 2 * yn;
+    double ec = slv_up(sigma * eu + ey + slv_gamma(8) * (2 * sigma * yn + sqrt(r2)), 4);
+    out = slv_up(mc_sv1_hi(sv[0], n, p) + ec, 4);
+done:
+    free(C);
+    free(sv);
+    free(col);
+    free(r);
+    return out;
+}
+
+/* The warm start of the certificate's process on R of side `which`: for
+ * x, the next LMO's vector (made just before: the top of R + sigma grad
+ * f, which is near R's); for z, x's answer of this same certificate when
+ * it was made at this state; else the last vertex's.  Each is a function
+ * of the state alone, so a run resumed from a checkpoint starts where the
+ * uninterrupted one did. */
+static const double *r_start(const mc_ws *w, ircg_which which, double sigma)
+{
+    const mc_cert_buf *b = w->cert;
+    if (which == IRCG_X && sigma > 0 && mc_lmo_staged(w, sigma))
+        return w->st_v;
+    if (which == IRCG_Z && b->vx_valid && b->vx_gen == w->gen)
+        return b->vx;
+    return w->have_v ? w->v : NULL;
+}
+
 ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
 {
     mc_ws *w = ws;
     const mc_data *d = w->d;
     const mc_side *s = which == IRCG_Z ? &w->z : &w->x;
+    mc_cert_buf *b;
     side_sums ss;
+    bprod bp;
     ircg_error err;
-    int sharp_g = 1, sharp_phi = 1;
+    int sharp_g = 1, sharp_phi = 1, phi = sigma > 0 && which == IRCG_X;
+    int staged = 0;
 
-    *out = (slv_cert){.gap_phi = NAN, .f_floor = 0.0};
-    if (!cert_buf(w))
+    *out = (slv_cert){.gap_phi = NAN, .sub_phi = NAN, .f_floor = 0.0};
+    if (!(b = cert_buf(w)))
         return IRCG_ERR_NOMEM;
     /* the anchor first: made once, it uses the scratch vectors the bounds
      * below hold between their Lanczos process and their product */
     mc_anchor_sv2(w);
-    fresh_sums(w, s, &ss);
+    if (phi) { /* the next LMO's process, which that LMO then takes */
+        err = mc_lmo_stage(w, sigma);
+        if (err != IRCG_OK && err != IRCG_ERR_INVALID)
+            return err;
+        staged = err == IRCG_OK;
+    }
+    /* the gap of g: <R, Y> + delta sigma_1(R); its process first, then one
+     * pass for the bounded product and the side's sums */
+    if ((err = top_vector(w, s, 0.0, r_start(w, which, sigma), &out->matvecs)) != IRCG_OK)
+        return err;
+    if (which == IRCG_X) { /* z's start, at this state */
+        memcpy(b->vx, b->v, (size_t)d->p * sizeof *b->vx);
+        b->vx_valid = 1;
+        b->vx_gen = w->gen;
+    }
+    bounded_gram(w, s->xo, 0.0, b->v, &bp.cn, &bp.ec, &bp.ew, &ss);
+    out->matvecs += 2;
     double xo_norm = sqrt(ss.xo2), rn = sqrt(2 * ss.g);
     double D = xo_drift(w, s, xo_norm);
     /* g and <R, Y_Omega> of the exact values, xo within D of them */
@@ -327,30 +495,44 @@ ircg_error mc_certify(void *ws, ircg_which which, double sigma, slv_cert *out)
     out->f = mc_side_f(w, s);
     out->f_err = slv_gamma(4 * w->k + 64) * (fro2 + cs2 / d->n_all) + DBL_TRUE_MIN;
 
-    /* the gap of g: <R, Y> + delta sigma_1(R) */
     double a2 = lambda2_bound(w, 0.0, 0, xo_norm, D);
-    if ((err = top_vector(w, s, 0.0, w->have_v ? w->v : NULL, &out->matvecs)) != IRCG_OK)
-        return err;
     double nR = slv_up(rn + sqrt(2 * out->g_err) + D, 4); /* ||R||_F of the exact Y */
-    double s1 = sv1_bound(w, s->xo, 0.0, w->cert->v, nR, D, a2, &sharp_g);
-    out->matvecs += 2;
+    double s1 = sv1_bound(w, &bp, b->v, nR, D, a2, &sharp_g);
+    if (dense_certifiable(d)) {
+        double s1d = dense_sv1(w, s, 0.0);
+        if (s1d < s1)
+            s1 = s1d, sharp_g = 1;
+    }
     double gap = ss.rdot + d->delta * s1;
 
-    out->gap_g = fmax(slv_up(gap + rdot_err, 2) + slv_gamma(2) * d->delta * s1, 0.0);
+    out->gap_g = out->sub_g =
+        fmax(slv_up(gap + rdot_err, 2) + slv_gamma(2) * d->delta * s1, 0.0);
 
-    if (sigma > 0 && which == IRCG_X) {
-        /* Phi: <sigma grad f + R, Y> + delta sigma_1(C), <grad f(Y), Y> = 2 f(Y) */
+    if (phi) {
+        /* Phi: <sigma grad f + R, Y> + delta sigma_1(C), <grad f(Y), Y> = 2 f(Y);
+         * sigma_1(C) from the next LMO's vector (its residual is lmo_tol's:
+         * Kato-Temple's term is then far below the product's rounding) */
         double a2c = lambda2_bound(w, sigma, out->f + out->f_err, xo_norm, D);
-        if ((err = top_vector(w, s, sigma, w->have_v ? w->v : NULL, &out->matvecs)) !=
-            IRCG_OK)
-            return err;
+        const double *vc = w->st_v;
+        if (!staged) {
+            if ((err = top_vector(w, s, sigma, w->have_v ? w->v : NULL, &out->matvecs)) !=
+                IRCG_OK)
+                return err;
+            vc = b->v;
+        }
+        bounded_gram(w, s->xo, sigma, vc, &bp.cn, &bp.ec, &bp.ew, NULL);
         double nC = slv_up(sigma * sqrt(2 * (out->f + out->f_err)) + nR, 4);
-        double c1 = sv1_bound(w, s->xo, sigma, w->cert->v, nC, D, a2c, &sharp_phi);
+        double c1 = sv1_bound(w, &bp, vc, nC, D, a2c, &sharp_phi);
+        if (dense_certifiable(d)) {
+            double c1d = dense_sv1(w, s, sigma);
+            if (c1d < c1)
+                c1 = c1d, sharp_phi = 1;
+        }
         out->matvecs += 2;
         double ph = sigma * 2 * out->f + ss.rdot + d->delta * c1;
         double ph_err = 2 * sigma * out->f_err + rdot_err +
                         slv_gamma(4) * (2 * sigma * out->f + fabs(ss.rdot) + d->delta * c1);
-        out->gap_phi = fmax(slv_up(ph + ph_err, 2), 0.0);
+        out->gap_phi = out->sub_phi = fmax(slv_up(ph + ph_err, 2), 0.0);
     }
     out->sharp = sharp_g && sharp_phi;
     if (!isfinite(out->g) || !isfinite(out->gap_g) || !isfinite(out->f))
@@ -380,7 +562,7 @@ ircg_error mc_cert_ratings_theta(mc_ws *w, double *theta_lo)
     ircg_error err = top_vector(w, &zero, 0.0, NULL, &mv);
     if (err == IRCG_OK) {
         double cn, ec, ew;
-        bounded_gram(w, NULL, 0.0, b->v, &cn, &ec, &ew);
+        bounded_gram(w, NULL, 0.0, b->v, &cn, &ec, &ew, NULL);
         double xn = sqrt(norm2_cols(d, b->v)) * (1 + slv_gamma(d->p + 4));
         double lo = fmax(0.0, cn * (1 - slv_gamma(d->n_all + 4)) - ec);
         *theta_lo = xn > 0 ? lo * lo / (xn * xn) * (1 - slv_gamma(4)) : 0.0;

@@ -161,9 +161,10 @@ static void vertex_sums(mc_ws *w, double *uv)
     uv[1] = b[k + 1];
 }
 
-/* ||d||^2, ||U d||^2 (or ||d||^2) for d = -delta u v' - X, unit u and v;
- * uv from vertex_sums. */
-static void dir_norms(mc_ws *w, double fro2, double cs2, const double *uv, slv_dir *dir)
+/* ||d||^2, ||U d||^2 (or ||d||^2) and <grad f(X), d> for d = -delta u v'
+ * - X, unit u and v; uv from vertex_sums, gfx = <grad f(X), X>. */
+static void dir_norms(mc_ws *w, double fro2, double cs2, const double *uv, double gfx,
+                      slv_dir *dir)
 {
     const mc_data *d = w->d;
     int k = w->k, c = w->cap;
@@ -181,12 +182,57 @@ static void dir_norms(mc_ws *w, double fro2, double cs2, const double *uv, slv_d
     }
     /* <V, X> = -delta u'Xv; colsum(V) = -delta (1'u) v */
     dir->d_norm2 = fmax(0.0, dl * dl + 2 * dl * uXv + fro2);
+    /* <grad f(X), V> = <U X, -delta u v'> = -delta (u'Xv - (1'u)(1'X v) / n) */
     if (d->outer == IRCG_OUTER_COLUMN_VARIANCE) {
         double csd = dl * dl * su * su + 2 * dl * su * vcs + cs2;
         dir->d_hf_d = fmax(0.0, dir->d_norm2 - csd / d->n_all);
+        dir->gf_d = -dl * (uXv - su * vcs / d->n_all) - gfx;
     } else {
         dir->d_hf_d = dir->d_norm2;
+        dir->gf_d = -dl * uXv - gfx;
     }
+}
+
+/* The Lanczos process of the LMO at sigma from the vertex's v into so. */
+static ircg_error lmo_process(mc_ws *w, double sigma, lmo_svd_out *so)
+{
+    const double *v0 = w->have_v ? w->v : NULL;
+    gram_ctx gc = {.w = w, .sigma = sigma};
+    gc.use_pre = v0 && w->pre_valid && w->pre_sigma == sigma &&
+                 lmo_gram_keeps_start(v0, w->d->p);
+    return lmo_gram_run(w->gram, gram_op, &gc, v0, w->lmo_tol, w->lmo_max_mv, so);
+}
+
+int mc_lmo_staged(const mc_ws *w, double sigma)
+{
+    return w->st_valid && w->st_gen == w->gen && w->st_sigma == sigma;
+}
+
+ircg_error mc_lmo_stage(mc_ws *w, double sigma)
+{
+    const mc_data *d = w->d;
+    if (w->engine == IRCG_LMO_ARPACK)
+        return IRCG_ERR_INVALID;
+    if (mc_lmo_staged(w, sigma))
+        return IRCG_OK;
+    if (!w->st_u && !(w->st_u = malloc((size_t)d->n * sizeof *w->st_u)))
+        return IRCG_ERR_NOMEM;
+    if (!w->st_v && !(w->st_v = malloc((size_t)d->p * sizeof *w->st_v)))
+        return IRCG_ERR_NOMEM;
+    double t0 = slv_now();
+    lmo_svd_out so = {.u = w->st_u, .v = w->st_v};
+    w->st_valid = 0;
+    ircg_error err = lmo_process(w, sigma, &so);
+    if (err != IRCG_OK)
+        return err;
+    w->st_valid = 1;
+    w->st_gen = w->gen;
+    w->st_sigma = sigma;
+    w->st_sv = so.sv[0];
+    w->st_matvecs = so.matvecs;
+    w->st_converged = so.converged;
+    w->st_seconds = slv_now() - t0;
+    return IRCG_OK;
 }
 
 ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir)
@@ -198,7 +244,16 @@ ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir)
     double fro2, cs2, f, rx_dot_x, uv[2];
     ircg_error err;
 
-    if (w->engine == IRCG_LMO_ARPACK) { /* its first product is on a rescaled vector */
+    dir->staged_seconds = 0;
+    if (mc_lmo_staged(w, sigma)) { /* made by the certificate of this x */
+        memcpy(w->u, w->st_u, (size_t)d->n * sizeof *w->u);
+        memcpy(w->v, w->st_v, (size_t)d->p * sizeof *w->v);
+        so.sv[0] = w->st_sv;
+        so.matvecs = w->st_matvecs;
+        so.converged = w->st_converged;
+        dir->staged_seconds = w->st_seconds;
+        err = IRCG_OK;
+    } else if (w->engine == IRCG_LMO_ARPACK) { /* its first product is on a rescaled vector */
         mc_grad_ctx oc = {.w = w, .wf = sigma, .wg = 1};
         gram_ctx gc = {.w = w, .sigma = sigma};
         lmo_dist_ops ops = {gram_op, &gc, w->tn2, mc_grad_op, &oc};
@@ -207,14 +262,13 @@ ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir)
                       : lmo_arpack_run(d->n, d->p, mc_grad_op, &oc, v0, w->lmo_tol,
                                        w->lmo_max_mv, w->tn2, &so);
     } else {
-        gram_ctx gc = {.w = w, .sigma = sigma};
-        gc.use_pre = v0 && w->pre_valid && w->pre_sigma == sigma &&
-                     lmo_gram_keeps_start(v0, d->p);
-        err = lmo_gram_run(w->gram, gram_op, &gc, v0, w->lmo_tol, w->lmo_max_mv, &so);
+        err = lmo_process(w, sigma, &so);
     }
     w->pre_valid = 0;
+    w->st_valid = 0;
     if (err != IRCG_OK)
         return err;
+    w->gen++; /* a new vertex */
     w->have_v = 1;
     w->sv = so.sv[0];
     vertex_sums(w, uv);
@@ -228,7 +282,7 @@ ircg_error mc_lmo(void *ws, double sigma, slv_dir *dir)
     dir->gphi_d = -d->delta * w->sv - (sigma * f + rx_dot_x);
     dir->gphi_scale = d->delta * w->sv + fabs(sigma * f + rx_dot_x);
     dir->d_hg_d = dir->need_hg ? mc_omega_hg(w) : NAN;
-    dir_norms(w, fro2, cs2, uv, dir);
+    dir_norms(w, fro2, cs2, uv, f, dir);
     dir->top_sv = w->sv;
     dir->matvecs = so.matvecs;
     dir->converged = so.converged;
@@ -252,6 +306,7 @@ void mc_set_vertex(mc_ws *w, const double *u, const double *v)
     }
     w->pre_valid = 0; /* C'C v was for the old v */
     w->have_v = w->have_dir = 1;
+    w->gen++;
 }
 
 lmo_lanczos *mc_lanczos(mc_ws *w)

@@ -41,6 +41,8 @@ static void mc_destroy(void *ws)
     free(w->pre_cv);
     free(w->pre_rtc);
     free(w->pre_a);
+    free(w->st_u);
+    free(w->st_v);
     free(w->Pu);
     free(w->Qv);
     free(w->tn);
@@ -226,6 +228,7 @@ ircg_error mc_step(void *ws, double alpha, double cz, double cx_old,
     }
     w->plan_valid = 0;
     w->have_dir = 0;
+    w->gen++;
     return err;
 }
 
@@ -301,4 +304,8 @@ const slv_oracle_ops slv_mc_ops = {
     .traffic = mc_traffic,
     .restart = mc_restart,
     .certify = mc_certify,
+    .snap_new = mc_snap_new,
+    .snap_take = mc_snap_take,
+    .snap_done = mc_snap_done,
+    .snap_free = mc_snap_free,
 };

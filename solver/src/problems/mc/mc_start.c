@@ -135,10 +135,17 @@ done:
     return err;
 }
 
+/* x0's rows: the whole matrix's on a rank, the rows held on one process
+ * (mc_given_held's matrix when the problem is compacted, else x0). */
+static size_t given_rows(const mc_data *d)
+{
+    return (size_t)(d->comm ? d->n_all : d->n);
+}
+
 ircg_error mc_given_svd(const mc_data *d, const double *x0, mc_given *g,
                         ircg_diag *diag)
 {
-    size_t np = (size_t)d->n_all * d->p;
+    size_t np = given_rows(d) * d->p;
     *g = (mc_given){0};
     /* every rank holds the whole x0: each finds the same entry */
     for (size_t e = 0; e < np; e++)
@@ -149,9 +156,10 @@ ircg_error mc_given_svd(const mc_data *d, const double *x0, mc_given *g,
 
 void mc_given_on_omega(const mc_data *d, const double *x0, int minus_m, double *out)
 {
-    for (int i = 0; i < d->n; i++) /* x0 is the whole: its row row0 + i */
+    size_t ld = given_rows(d);
+    for (int i = 0; i < d->n; i++) /* on a rank x0 is the whole: row row0 + i */
         for (int64_t e = d->rowptr[i]; e < d->rowptr[i + 1]; e++)
-            out[e] = x0[d->row0 + i + (size_t)d->col[e] * d->n_all] -
+            out[e] = x0[d->row0 + i + (size_t)d->col[e] * ld] -
                      (minus_m ? mc_rating(d, e) : 0.0);
 }
 

@@ -243,6 +243,7 @@ ircg_error mc_restore(void *ws, slv_rbuf *r, ircg_diag *diag)
     (void)pv;
     w->pre_valid = 0;
     w->plan_valid = 0;
+    w->gen++;
     w->since_refresh = (int)sr;
     w->x.a = slv_rbuf_f64(r);
     w->z.a = slv_rbuf_f64(r);
@@ -288,6 +289,7 @@ ircg_error mc_restart(void *ws)
         memcpy(w->z.K + (size_t)j * w->cap, w->x.K + (size_t)j * w->cap,
                (size_t)w->k * sizeof(double));
     memcpy(w->z.xo, w->x.xo, (size_t)w->d->nnz * sizeof(double));
+    w->gen++;
     mc_omega_sums(w); /* z's sums follow x's (z.r is made afresh when asked) */
     return IRCG_OK;
 }

@@ -58,6 +58,9 @@ static ircg_algorithm ALG = IRCG_ALG_IRCG;
 static int IRPG_STEP_FIXED; /* 1: irpg_step 0.5 whatever the scale */
 static double VARSIGMA = NAN; /* the runs' varsigma: NaN, the relative default */
 static double VARSIGMA_REL = NAN; /* the runs' varsigma_rel: NaN, the default's */
+/* IR-CG's direction; away and pairwise put logistic regression on an l1
+ * ball of the same radius (its l2 ball is no polytope) */
+static ircg_direction DIRECTION = IRCG_DIR_FRANK_WOLFE;
 
 /* One instance's data, scaled: sg multiplies g's data (A, b; ratings; the
  * features of logistic regression), sf f's (A_v, b_v; Q, q).  pert: one ulp
@@ -111,6 +114,7 @@ static void make(inst *I, fam f)
 /* The trace of a run: x_t (MC: g and f only), g(x_t), f(x_t), g(z_t). */
 typedef struct trace {
     int n, t;
+    int levels; /* iterations with a finite gap: a bisection's levels */
     double x[T + 1][60], g[T + 1], f[T + 1], gz[T + 1];
     ircg_solver *sv;
 } trace;
@@ -121,6 +125,7 @@ static int record(void *u, const ircg_iter_info *it)
     ircg_iterate *x = NULL;
     if (it->t > T)
         return 1;
+    tr->levels += isfinite(it->gap);
     tr->g[it->t] = it->g_x;
     tr->f[it->t] = it->f_x;
     tr->gz[it->t] = it->g_z;
@@ -198,6 +203,8 @@ static int run(const inst *I0, ircg_step_rule rule, double sg, double sf, uint64
         break;
     case LOGISTIC:
         dom.radius = radius; /* the units of x change with the features' */
+        if (DIRECTION != IRCG_DIR_FRANK_WOLFE)
+            dom.kind = IRCG_DOMAIN_L1_BALL;
         break;
     default:
         break;
@@ -222,10 +229,16 @@ static int run(const inst *I0, ircg_step_rule rule, double sg, double sf, uint64
         st.varsigma_rel = VARSIGMA_REL;
     st.algorithm = ALG;
     st.step_rule = rule;
+    st.direction = DIRECTION;
     /* IR-PG's first trial step is a length per unit of gradient: in the
      * units of 1 / L_g, as the gradient of sigma_t f + g scales by c = sg^2 */
     st.irpg_step = IRPG_STEP_FIXED ? 0.5 : 0.5 / (sg * sg);
     st.max_iter = T;
+    if (ALG == IRCG_ALG_FCBIO || ALG == IRCG_ALG_FCBIO_CG) { /* relative targets out of
+                                                             reach in T steps */
+        st.stop.inner_gap_rel = 1e-3; /* g* bracketed soon, the levels after */
+        st.stop.outer_gap_rel = 1e-12;
+    }
     st.callback = record;
     st.callback_data = tr;
     tr->n = I.f == MATRIX ? 0 : I.n;
@@ -414,6 +427,85 @@ TEST(scale, irpg_and_the_stochastic_methods_are_scale_free)
     CHECK(t <= T);
     IRPG_STEP_FIXED = 0;
     ALG = IRCG_ALG_IRCG;
+}
+
+/* The bisection methods weigh f and g by their relative tolerances (w_f =
+ * 4 / tau_f, w_g = 1 / (s tau_g), tau relative to the problem's own
+ * values): every quantity their steps and decisions read is scale-free,
+ * so g and f scaled by powers of 4 give the same bits at every iteration
+ * -- FC-BiO on every vector family (logistic regression in its units),
+ * FC-BiO-CG on least squares and matrix completion. */
+TEST(scale, the_bisection_methods_are_scale_free)
+{
+    static const fam FCBIO_FAMS[] = {LEASTNORM, OVERPARAM, PORTFOLIO, BOX, LOGISTIC, AFFINE};
+    static const fam CG_FAMS[] = {LEASTNORM, BOX, MATRIX};
+    static const double POW4[] = {0x1p-14, 0x1p14};
+    static inst I;
+    for (int a = 0; a < 2; a++) {
+        const fam *fams = a ? CG_FAMS : FCBIO_FAMS;
+        int nf = a ? 3 : 6;
+        ALG = a ? IRCG_ALG_FCBIO_CG : IRCG_ALG_FCBIO;
+        for (int k = 0; k < nf; k++) {
+            make(&I, fams[k]);
+            int scales_f = fams[k] == OVERPARAM || fams[k] == PORTFOLIO || fams[k] == AFFINE;
+            base.levels = 0;
+            REQUIRE(run(&I, IRCG_STEP_OPEN_LOOP, 1, 1, 0, &base) == 0);
+            CHECK(base.levels >= T / 4); /* the levels' steps are compared */
+            for (int p = 0; p < 2; p++) {
+                exact_case(&I, IRCG_STEP_OPEN_LOOP, sqrt(POW4[p]), 1);
+                if (scales_f)
+                    exact_case(&I, IRCG_STEP_OPEN_LOOP, 1, sqrt(POW4[p]));
+            }
+            printf("    %s, %s (%d of %d iterations at levels): g and f x 4^-7, 4^7: the "
+                   "same bits at every iteration\n", a ? "FC-BiO-CG" : "FC-BiO",
+                   FAM_NAME[fams[k]], base.levels, T);
+        }
+    }
+    ALG = IRCG_ALG_IRCG;
+}
+
+/* IR-CG's away and pairwise directions (problems/faces.h) are scale-free
+ * by the same argument: what they choose compares values of the one Phi
+ * (the two gaps), the gradient's coordinates with each other (the away
+ * vertex), the iterate's with each other and with the domain's (the
+ * support, the slack of the l1 ball, gamma_max), never a constant of
+ * other units.  Powers of 4, every family over a polytope, the two rules
+ * the directions take. */
+TEST(scale, away_and_pairwise_directions_are_scale_free)
+{
+    static const fam FAMS[] = {OVERPARAM, PORTFOLIO, BOX, LOGISTIC, AFFINE};
+    static const double POW4[] = {0x1p-14, 0x1p-6, 0x1p6, 0x1p14};
+    static inst I;
+    for (int dir = IRCG_DIR_AWAY; dir <= IRCG_DIR_PAIRWISE; dir++) {
+        DIRECTION = (ircg_direction)dir;
+        for (int k = 0; k < 5; k++) {
+            make(&I, FAMS[k]);
+            int scales_f = FAMS[k] != BOX && FAMS[k] != LOGISTIC;
+            for (int r = IRCG_STEP_CLOSED_LOOP; r <= IRCG_STEP_LINE_SEARCH; r++) {
+                /* the direction moves other iterates than Frank-Wolfe's; but
+                 * away from the sphere of an l1 ball an away gap never beats
+                 * the Frank-Wolfe one (it needs -2 <c, x> > r (max |c_i| -
+                 * <c, a> / r)), and overparam's x_t stay well inside in T
+                 * steps: there the away mode takes Frank-Wolfe's */
+                DIRECTION = IRCG_DIR_FRANK_WOLFE;
+                REQUIRE(run(&I, (ircg_step_rule)r, 1, 1, 0, &other) == 0);
+                DIRECTION = (ircg_direction)dir;
+                REQUIRE(run(&I, (ircg_step_rule)r, 1, 1, 0, &base) == 0);
+                if (FAMS[k] != OVERPARAM || dir == IRCG_DIR_PAIRWISE)
+                    CHECK(memcmp(base.x[T], other.x[T], sizeof base.x[T]) != 0);
+                for (int p = 0; p < 4; p++) {
+                    exact_case(&I, (ircg_step_rule)r, sqrt(POW4[p]), 1);
+                    if (scales_f)
+                        exact_case(&I, (ircg_step_rule)r, 1, sqrt(POW4[p]));
+                }
+            }
+            printf("    %s, %s directions: g x 4^k, f x 4^k (k = -7, -3, 3, 7): the same "
+                   "bits at every iteration\n",
+                   FAMS[k] == LOGISTIC ? "logistic l1 (units)" : FAM_NAME[FAMS[k]],
+                   dir == IRCG_DIR_AWAY ? "away" : "pairwise");
+        }
+    }
+    DIRECTION = IRCG_DIR_FRANK_WOLFE;
 }
 
 /* Matrix completion has L_g = L_f = 1 (g = 1/2 ||P_Omega(X - M)||^2, f the

@@ -17,6 +17,7 @@
 #include "harness.h"
 #include "ircg.h"
 #include "test_num.h"
+#include "unit/solver/test_ln_util.h"
 
 enum { M = 30, N = 80 };
 
@@ -27,19 +28,8 @@ typedef struct lninst {
 
 static int ln_make(lninst *L, uint64_t seed)
 {
-    double Ac[M * N], bx[N], sv[M];
-    lapack_int rank;
-    for (int i = 0; i < M * N; i++)
-        L->A[i] = test_urand(&seed);
-    for (int i = 0; i < M; i++)
-        L->b[i] = 2 * test_urand(&seed);
-    memcpy(Ac, L->A, sizeof Ac);
-    memset(bx, 0, sizeof bx);
-    memcpy(bx, L->b, sizeof L->b);
-    if (LAPACKE_dgelsd(LAPACK_ROW_MAJOR, M, N, 1, Ac, N, bx, 1, sv, -1.0, &rank) != 0 ||
-        rank != M)
+    if (!lnt_make(L->A, L->b, L->xp, M, N, seed))
         return 0;
-    memcpy(L->xp, bx, sizeof L->xp);
     L->nrm2 = L->nrm1 = 0;
     for (int j = 0; j < N; j++) {
         L->nrm2 += L->xp[j] * L->xp[j];

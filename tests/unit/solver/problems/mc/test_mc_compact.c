@@ -264,3 +264,57 @@ TEST(mc_compact, a_hundred_million_rows_solve_in_milliseconds)
     ircg_problem_free(pb);
     ircg_ratings_free(R);
 }
+
+/* A given start x0 (the whole matrix) on a compacted problem: it must
+ * vanish on the rows without ratings, or (column variance) be one value
+ * per column there; the problem holds it on the rows it keeps, and every
+ * value is the whole problem's from the same x0.  (The held x0 has n
+ * rows, not n_all: its SVD and its entries on Omega read it so.) */
+TEST(mc_compact, a_given_start_gives_the_whole_values)
+{
+    const int n = 300, p = 30;
+    ircg_ratings *R = padded(n, p, 0, 13);
+    char *rated = calloc((size_t)n, 1);
+    double *x0 = malloc((size_t)n * p * sizeof *x0);
+    uint64_t seed = 17;
+    REQUIRE(R && rated && x0);
+    for (int64_t e = 0; e < R->nnz; e++)
+        rated[R->row[e]] = 1;
+    for (int o = 0; o < 2; o++) {
+        ircg_outer_kind outer = o ? IRCG_OUTER_HALF_NORM_SQ : IRCG_OUTER_COLUMN_VARIANCE;
+        ircg_problem *pc = NULL, *pw = NULL;
+        for (int j = 0; j < p; j++) {
+            double shared = o ? 0.0 : 0.01 * (double)(next(&seed) % 100);
+            for (int i = 0; i < n; i++)
+                x0[i + (size_t)j * n] = i < p || rated[i] ? 0.01 * (double)(next(&seed) % 100)
+                                                          : shared;
+        }
+        REQUIRE(ircg_problem_matrix_completion(R, outer, 1e3, &pc, NULL) == IRCG_OK);
+        REQUIRE(ircg_problem_matrix_completion_whole(R, outer, 1e3, &pw, NULL) == IRCG_OK);
+        for (int m = 0; m < 2; m++) { /* IR-CG's workspace, IR-PG's */
+            ircg_settings s;
+            run a, b;
+            ircg_settings_default(&s);
+            s.algorithm = m ? IRCG_ALG_IRPG : IRCG_ALG_IRCG;
+            s.start = IRCG_START_GIVEN;
+            s.x0 = x0;
+            s.max_iter = ITERS;
+            s.lmo_tol = 1e-13;
+            int ok = solve(pc, &s, &a) == 0 && solve(pw, &s, &b) == 0;
+            CHECK(ok);
+            if (ok) {
+                double worst = compare(&a, &b, (size_t)n * p, 1.0);
+                printf("    given x0, %s, %s: worst %.2g (tolerance %.0g)\n",
+                       o ? "1/2 ||X||^2" : "column variance", m ? "irpg" : "ircg", worst, TOL);
+                CHECK(worst <= TOL);
+            }
+            run_free(&a);
+            run_free(&b);
+        }
+        ircg_problem_free(pc);
+        ircg_problem_free(pw);
+    }
+    free(rated);
+    free(x0);
+    ircg_ratings_free(R);
+}

@@ -1,0 +1,512 @@
+/*
+ * test_bisect.c -- the bisection methods (solver/src/bisect/) against what
+ * is known without the library:
+ *  - least norm (A of full row rank, g* = 0, x* = A^+ b by LAPACK's
+ *    dgelsd, inside the domain) over an l2 ball, an l1 ball and a box:
+ *    FC-BiO stopped at (inner_gap_rel, outer_gap_rel) = (1e-8, 1e-4) ends
+ *    converged, its certificate brackets g* and f* (tests/test_cert.h: g of
+ *    z summed here in long double), and f(z) lies within 1e-4 of f* on
+ *    both sides (the lower side is the safeguard's, not a certificate);
+ *  - over-parameterized regression (validation rows of full column rank:
+ *    x* = x_p + N z*, the closed form of tests/study/overparam.c, by LAPACK)
+ *    and logistic regression (g strictly convex: x* by Newton's method here,
+ *    to the rounding of double) the same;
+ *  - FC-BiO-CG on least norm: the same bounds at a looser accuracy;
+ *  - the prox-max step against a brute-force minimization of its model;
+ *  - a run stopped, saved and continued gives the uninterrupted run's
+ *    iterates and bounds, bit for bit;
+ *  - the combinations the library refuses, by the field they name.
+ */
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect/bisect.h"
+#include "harness.h"
+#include "ircg.h"
+#include "test_cert.h"
+#include "test_num.h"
+#include "unit/solver/test_ln_util.h"
+
+enum { M = 30, N = 80, MV = 120 };
+
+typedef struct inst {
+    double A[M * N], b[M], Av[MV * N], bv[MV];
+    double xs[N], fstar;
+} inst;
+
+/* The least-norm instance: x* = A^+ b (unit/solver/test_ln_util.h). */
+static int least_norm(inst *L, uint64_t seed)
+{
+    if (!lnt_make(L->A, L->b, L->xs, M, N, seed))
+        return 0;
+    long double f = 0;
+    for (int j = 0; j < N; j++)
+        f += 0.5L * (long double)L->xs[j] * L->xs[j];
+    L->fstar = (double)f;
+    return 1;
+}
+
+static double norm2(const double *x, int n, int p)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += p == 1 ? fabs(x[i]) : x[i] * x[i];
+    return p == 1 ? s : sqrt(s);
+}
+
+/* Solve pb with alg to the stop (inner_rel, outer_rel) within seconds. */
+static ircg_error solve(const ircg_problem *pb, ircg_algorithm alg, double inner_rel,
+                        double outer_rel, double seconds, ircg_solver **sv, ircg_info *in)
+{
+    ircg_settings st;
+    ircg_diag d = {0};
+    ircg_settings_default(&st);
+    st.algorithm = alg;
+    st.max_iter = 100000000;
+    st.time_limit = seconds;
+    st.stop.inner_gap_rel = inner_rel;
+    st.stop.outer_gap_rel = outer_rel;
+    ircg_error e = ircg_solver_new(pb, &st, sv, &d);
+    if (e != IRCG_OK) {
+        printf("    solver: %s (%s)\n", d.message, d.field);
+        return e;
+    }
+    return ircg_solve(*sv, in);
+}
+
+/* The answer z (dense) of the solver into z. */
+static int answer(const ircg_solver *sv, double *z, int n)
+{
+    ircg_iterate *it = NULL;
+    if (ircg_solver_iterate(sv, IRCG_Z, 1, &it) != IRCG_OK || !it->dense || it->dim != n) {
+        ircg_iterate_free(it);
+        return 0;
+    }
+    memcpy(z, it->dense, (size_t)n * sizeof *z);
+    ircg_iterate_free(it);
+    return 1;
+}
+
+/* A converged run's certificate and answer against g* and f*: the bounds
+ * hold, the stop holds for z (f(z) - f* <= outer_rel |f*|, certified),
+ * an x within the stop too is no nearer the inner solution set than z
+ * (else it would have been taken), and f(z) lies within below_rel of f*
+ * from below (the safeguard's side, measured: no certificate exists for
+ * it). */
+static void check_answer(const char *who, ircg_solver *sv, const ircg_info *in,
+                         const cert_data *cd, double gstar, double fstar, double fz,
+                         double outer_rel, double below_rel)
+{
+    double gx, gz;
+    cert_iterates_g(sv, cd, &gx, &gz);
+    check_cert_brackets(who, in, gx, gz, gstar, fstar, 1e-12);
+    printf("    %s: %s after %lld iterations, %.3g s; f(z) - f* = %.3g of f*, f* - f_lower "
+           "= %.3g of f*\n", who, ircg_status_string(in->status), (long long)in->iterations,
+           in->solve_seconds, (fz - fstar) / fabs(fstar), (fstar - in->f_lower) / fabs(fstar));
+    CHECK_INT(in->status, IRCG_STATUS_CONVERGED);
+    CHECK_INT(in->answer, IRCG_Z);
+    CHECK(in->warnings == 0);
+    CHECK(in->outer_gap_z <= outer_rel * fmax(fabs(in->cert_f_z), fabs(in->f_lower)));
+    CHECK(fz - fstar <= outer_rel * fabs(fstar));
+    double inner = ircg_solver_settings(sv)->stop.inner_gap_rel * (in->g_x0 - in->g_upper);
+    if (in->inner_gap_x <= inner &&
+        in->outer_gap_x <= outer_rel * fmax(fabs(in->cert_f_x), fabs(in->f_lower)))
+        CHECK(in->inner_gap_z <= in->inner_gap_x);
+    CHECK_MEASURED("(f* - f(z)) / f*", (fstar - fz) / fabs(fstar), below_rel);
+}
+
+TEST(bisect, least_norm_closed_form_every_vector_domain)
+{
+    static inst S;
+    REQUIRE(least_norm(&S, 5));
+    double r2 = norm2(S.xs, N, 2), r1 = norm2(S.xs, N, 1), amax = 0;
+    for (int j = 0; j < N; j++)
+        amax = fmax(amax, fabs(S.xs[j]));
+    const ircg_domain doms[] = {{.kind = IRCG_DOMAIN_L2_BALL, .radius = 1.5 * r2},
+                                {.kind = IRCG_DOMAIN_L1_BALL, .radius = 1.5 * r1},
+                                {.kind = IRCG_DOMAIN_BOX, .lower = -2 * amax, .upper = 2 * amax}};
+    const char *names[] = {"l2 ball", "l1 ball", "box"};
+    ircg_ls_data ld = {.m = M, .n = N, .A_dense = S.A, .b = S.b};
+    ircg_outer o = {.kind = IRCG_OUTER_HALF_NORM_SQ};
+    cert_data cd = {S.A, S.b, M, N, 0};
+    for (int k = 0; k < 3; k++) {
+        ircg_problem *pb = NULL;
+        ircg_solver *sv = NULL;
+        ircg_info in;
+        double z[N];
+        REQUIRE(ircg_problem_least_squares(&ld, &o, &doms[k], &pb, NULL) == IRCG_OK);
+        CHECK(solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-4, 30, &sv, &in) == IRCG_OK);
+        if (sv && answer(sv, z, N)) {
+            long double fz = 0;
+            for (int j = 0; j < N; j++)
+                fz += 0.5L * (long double)z[j] * z[j];
+            check_answer(names[k], sv, &in, &cd, 0.0, S.fstar, (double)fz, 1e-4, 1e-4);
+        }
+        ircg_solver_free(sv);
+        ircg_problem_free(pb);
+    }
+}
+
+/* Over-parameterized regression: g* = 0 on {A x = b}, f the validation
+ * loss, strictly convex (MV >= N): x* = x_p + N_A z* with x_p = A^+ b, N_A
+ * an orthonormal basis of null(A) and z* the least squares solution of
+ * A_v N_A z = b_v - A_v x_p, inside a large l2 ball. */
+static int overparam(inst *L, double *xs, double *fstar)
+{
+    uint64_t s = 77;
+    if (!least_norm(L, 3))
+        return 0;
+    for (int i = 0; i < MV * N; i++)
+        L->Av[i] = test_urand(&s);
+    for (int i = 0; i < MV; i++)
+        L->bv[i] = test_urand(&s);
+    /* the null space of A: the last N - M right singular vectors */
+    double Ac[M * N], sv[M], U[1], Vt[N * N], sup[M];
+    memcpy(Ac, L->A, sizeof Ac);
+    if (LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'A', M, N, Ac, N, sv, U, 1, Vt, N, sup) != 0)
+        return 0;
+    enum { K = N - M };
+    static double B[MV * K], c[MV];
+    for (int i = 0; i < MV; i++) {
+        double ax = 0;
+        for (int j = 0; j < N; j++)
+            ax += L->Av[i * N + j] * L->xs[j];
+        c[i] = L->bv[i] - ax;
+        for (int k = 0; k < K; k++) {
+            double v = 0;
+            for (int j = 0; j < N; j++)
+                v += L->Av[i * N + j] * Vt[(M + k) * N + j];
+            B[i * K + k] = v;
+        }
+    }
+    double svb[K];
+    lapack_int rank;
+    if (LAPACKE_dgelsd(LAPACK_ROW_MAJOR, MV, K, 1, B, K, c, 1, svb, -1.0, &rank) != 0)
+        return 0;
+    for (int j = 0; j < N; j++) {
+        xs[j] = L->xs[j];
+        for (int k = 0; k < K; k++)
+            xs[j] += Vt[(M + k) * N + j] * c[k];
+    }
+    long double f = 0;
+    for (int i = 0; i < MV; i++) {
+        long double r = -(long double)L->bv[i];
+        for (int j = 0; j < N; j++)
+            r += (long double)L->Av[i * N + j] * xs[j];
+        f += 0.5L * r * r;
+    }
+    *fstar = (double)f;
+    return rank == K;
+}
+
+static double validation_loss(const inst *L, const double *x)
+{
+    long double f = 0;
+    for (int i = 0; i < MV; i++) {
+        long double r = -(long double)L->bv[i];
+        for (int j = 0; j < N; j++)
+            r += (long double)L->Av[i * N + j] * x[j];
+        f += 0.5L * r * r;
+    }
+    return (double)f;
+}
+
+TEST(bisect, overparam_closed_form)
+{
+    static inst S;
+    double xs[N], fstar, z[N];
+    REQUIRE(overparam(&S, xs, &fstar));
+    ircg_ls_data ld = {.m = M, .n = N, .A_dense = S.A, .b = S.b};
+    ircg_ls_data vd = {.m = MV, .n = N, .A_dense = S.Av, .b = S.bv};
+    ircg_outer o = {.kind = IRCG_OUTER_VALIDATION, .val = &vd};
+    ircg_domain dom = {.kind = IRCG_DOMAIN_L2_BALL, .radius = 1.5 * norm2(xs, N, 2)};
+    ircg_problem *pb = NULL;
+    ircg_solver *sv = NULL;
+    ircg_info in;
+    cert_data cd = {S.A, S.b, M, N, 0};
+    REQUIRE(ircg_problem_least_squares(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
+    CHECK(solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-4, 30, &sv, &in) == IRCG_OK);
+    if (sv && answer(sv, z, N))
+        check_answer("overparam", sv, &in, &cd, 0.0, fstar, validation_loss(&S, z), 1e-4,
+                     1e-4);
+    ircg_solver_free(sv);
+    ircg_problem_free(pb);
+}
+
+/* Logistic regression with more rows than unknowns: g strictly convex, its
+ * unconstrained minimizer x* (inside the ball) by Newton's method in long
+ * double to the rounding of double; f = 1/2 ||x||^2, f* = f(x*). */
+enum { LM = 60, LN = 5 };
+
+static int logistic_newton(const double *A, const double *y, double *x)
+{
+    long double xl[LN] = {0};
+    for (int it = 0; it < 60; it++) {
+        long double g[LN] = {0}, H[LN][LN] = {{0}};
+        for (int i = 0; i < LM; i++) {
+            long double s = 0;
+            for (int j = 0; j < LN; j++)
+                s += (long double)A[i * LN + j] * xl[j];
+            long double e = expl(-y[i] * s), p = e / (1 + e); /* sigma(-y s) */
+            for (int j = 0; j < LN; j++) {
+                g[j] += -y[i] * p * A[i * LN + j];
+                for (int k = 0; k < LN; k++)
+                    H[j][k] += p * (1 - p) * A[i * LN + j] * A[i * LN + k];
+            }
+        }
+        for (int c = 0; c < LN; c++) { /* Gaussian elimination, H symmetric PD */
+            for (int r = c + 1; r < LN; r++) {
+                long double m = H[r][c] / H[c][c];
+                for (int k = c; k < LN; k++)
+                    H[r][k] -= m * H[c][k];
+                g[r] -= m * g[c];
+            }
+        }
+        for (int r = LN - 1; r >= 0; r--) {
+            long double v = g[r];
+            for (int k = r + 1; k < LN; k++)
+                v -= H[r][k] * g[k];
+            g[r] = v / H[r][r];
+        }
+        for (int j = 0; j < LN; j++)
+            xl[j] -= g[j];
+    }
+    for (int j = 0; j < LN; j++)
+        x[j] = (double)xl[j];
+    return isfinite(x[0]);
+}
+
+TEST(bisect, logistic_newton_reference)
+{
+    double A[LM * LN], y[LM], xs[LN], z[LN];
+    uint64_t s = 21;
+    for (int i = 0; i < LM * LN; i++)
+        A[i] = test_urand(&s);
+    for (int i = 0; i < LM; i++) /* labels from a model with noise: not separable */
+        y[i] = test_urand(&s) + 0.3 * A[i * LN] > 0 ? 1 : -1;
+    REQUIRE(logistic_newton(A, y, xs));
+    long double f = 0;
+    for (int j = 0; j < LN; j++)
+        f += 0.5L * (long double)xs[j] * xs[j];
+    double fstar = (double)f;
+    cert_data cd = {A, y, LM, LN, 1};
+    double gstar = cert_g(&cd, xs);
+    ircg_ls_data ld = {.m = LM, .n = LN, .A_dense = A, .b = y};
+    ircg_outer o = {.kind = IRCG_OUTER_HALF_NORM_SQ};
+    ircg_domain dom = {.kind = IRCG_DOMAIN_L2_BALL, .radius = 2 * norm2(xs, LN, 2) + 1};
+    ircg_problem *pb = NULL;
+    ircg_solver *sv = NULL;
+    ircg_info in;
+    REQUIRE(ircg_problem_logistic(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
+    CHECK(solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-5, 30, &sv, &in) == IRCG_OK);
+    if (sv && answer(sv, z, LN)) {
+        long double fz = 0;
+        for (int j = 0; j < LN; j++)
+            fz += 0.5L * (long double)z[j] * z[j];
+        /* an interior inner solution, f* - f(z) about sqrt of g's slack:
+         * the safeguard stops where g's values no longer resolve a
+         * narrower slack (1e-4 here, ten times the outer tolerance) */
+        check_answer("logistic", sv, &in, &cd, gstar, fstar, (double)fz, 1e-5, 1e-3);
+    }
+    ircg_solver_free(sv);
+    ircg_problem_free(pb);
+}
+
+/* FC-BiO-CG on least norm: conditional gradient inside, a looser accuracy
+ * (its rate is conditional gradient's): the same bounds. */
+TEST(bisect, fcbio_cg_least_norm_closed_form)
+{
+    static inst S;
+    REQUIRE(least_norm(&S, 9));
+    ircg_ls_data ld = {.m = M, .n = N, .A_dense = S.A, .b = S.b};
+    ircg_outer o = {.kind = IRCG_OUTER_HALF_NORM_SQ};
+    ircg_domain dom = {.kind = IRCG_DOMAIN_L2_BALL, .radius = 1.5 * norm2(S.xs, N, 2)};
+    ircg_problem *pb = NULL;
+    ircg_solver *sv = NULL;
+    ircg_info in;
+    double z[N];
+    cert_data cd = {S.A, S.b, M, N, 0};
+    REQUIRE(ircg_problem_least_squares(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
+    CHECK(solve(pb, IRCG_ALG_FCBIO_CG, 1e-6, 1e-3, 60, &sv, &in) == IRCG_OK);
+    if (sv && answer(sv, z, N)) {
+        long double fz = 0;
+        for (int j = 0; j < N; j++)
+            fz += 0.5L * (long double)z[j] * z[j];
+        check_answer("fcbio-cg least norm", sv, &in, &cd, 0.0, S.fstar, (double)fz, 1e-3,
+                     1e-3);
+    }
+    ircg_solver_free(sv);
+    ircg_problem_free(pb);
+}
+
+/* ------------------------------------------------------- the prox step -- */
+
+/* The projection of a box [-1, 1]^2, for the brute force. */
+static ircg_error box_project(void *ws, const double *y, double *out)
+{
+    (void)ws;
+    for (int i = 0; i < 2; i++)
+        out[i] = fmin(1.0, fmax(-1.0, y[i]));
+    return IRCG_OK;
+}
+
+/* max(m_F, m_G) at x for the models of p. */
+static double model_max(const bs_prox *p, const double *x)
+{
+    double sf = 0, sg = 0, dd = 0;
+    for (int i = 0; i < 2; i++) {
+        double d = x[i] - p->y[i];
+        sf += p->c_f[i] * d;
+        sg += p->c_g[i] * d;
+        dd += d * d;
+    }
+    return fmax(p->a_f + sf + 0.5 * p->L_f * dd, p->a_g + sg + 0.5 * p->L_g * dd);
+}
+
+TEST(bisect, prox_max_step_against_brute_force)
+{
+    uint64_t s = 3;
+    double worst = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        double y[2] = {0.8 * test_urand(&s), 0.8 * test_urand(&s)};
+        double cf[2] = {3 * test_urand(&s), 3 * test_urand(&s)};
+        double cg[2] = {3 * test_urand(&s), 3 * test_urand(&s)}, u[2], x[2];
+        bs_prox p = {.n = 2, .y = y, .c_f = cf, .c_g = cg, .a_f = test_urand(&s),
+                     .a_g = test_urand(&s), .L_f = 1 + 2 * (test_urand(&s) + 1),
+                     .L_g = 1 + 2 * (test_urand(&s) + 1), .u = u, .project = box_project};
+        double lambda = 0.5;
+        int evals = 0;
+        REQUIRE(bs_prox_max(&p, &lambda, x, &evals) == IRCG_OK);
+        double best = INFINITY;
+        for (int i = 0; i <= 2000; i++) /* the box on a 2001 x 2001 grid */
+            for (int j = 0; j <= 2000; j++) {
+                double v[2] = {-1 + i / 1000.0, -1 + j / 1000.0};
+                best = fmin(best, model_max(&p, v));
+            }
+        /* the grid's spacing bounds how far below its best the minimum lies:
+         * the models' slopes on the box are below 3 sqrt(2) + 2 max(L) */
+        double slack = 1e-3 * sqrt(2.0) * (6 + 2 * fmax(p.L_f, p.L_g));
+        double got = model_max(&p, x);
+        CHECK(got <= best + 1e-12 && got >= best - slack);
+        CHECK(lambda >= 0 && lambda <= 1 && fabs(x[0]) <= 1 && fabs(x[1]) <= 1);
+        worst = fmax(worst, got - best);
+    }
+    printf("    40 steps: the step's value at most %.2g above the grid's best\n", worst);
+}
+
+/* -------------------------------------------------------- checkpoints -- */
+
+/* x and z of a solver. */
+typedef struct snap {
+    double x[N], z[N];
+} snap;
+
+static void take(const ircg_solver *sv, snap *s)
+{
+    ircg_iterate *a = NULL, *b = NULL;
+    memset(s, 0, sizeof *s);
+    if (ircg_solver_iterate(sv, IRCG_X, 1, &a) == IRCG_OK &&
+        ircg_solver_iterate(sv, IRCG_Z, 1, &b) == IRCG_OK) {
+        memcpy(s->x, a->dense, sizeof s->x);
+        memcpy(s->z, b->dense, sizeof s->z);
+    }
+    ircg_iterate_free(a);
+    ircg_iterate_free(b);
+}
+
+TEST(bisect, stopped_and_continued_is_the_uninterrupted_run)
+{
+    static const ircg_algorithm ALGS[] = {IRCG_ALG_FCBIO, IRCG_ALG_FCBIO_CG};
+    static inst S;
+    double xs[N], fstar;
+    REQUIRE(overparam(&S, xs, &fstar));
+    ircg_ls_data ld = {.m = M, .n = N, .A_dense = S.A, .b = S.b};
+    ircg_ls_data vd = {.m = MV, .n = N, .A_dense = S.Av, .b = S.bv};
+    ircg_outer o = {.kind = IRCG_OUTER_VALIDATION, .val = &vd};
+    ircg_domain dom = {.kind = IRCG_DOMAIN_L1_BALL, .radius = norm2(xs, N, 1)};
+    ircg_problem *pb = NULL;
+    REQUIRE(ircg_problem_least_squares(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
+    for (int a = 0; a < 2; a++) {
+        ircg_settings st;
+        ircg_solver *one = NULL, *two = NULL;
+        ircg_info i1, i2;
+        snap s1, s2;
+        ircg_settings_default(&st);
+        st.algorithm = ALGS[a];
+        st.stop.inner_gap_rel = 1e-12; /* not reached in these iterations */
+        st.stop.outer_gap_rel = 1e-9;
+        st.max_iter = 600;
+        REQUIRE(ircg_solver_new(pb, &st, &one, NULL) == IRCG_OK);
+        CHECK(ircg_solve(one, &i1) == IRCG_OK);
+        take(one, &s1);
+        st.max_iter = 250;
+        REQUIRE(ircg_solver_new(pb, &st, &two, NULL) == IRCG_OK);
+        CHECK(ircg_solve(two, NULL) == IRCG_OK);
+        void *blob = NULL;
+        size_t len = 0;
+        REQUIRE(ircg_solver_save(two, &blob, &len) == IRCG_OK);
+        ircg_solver_free(two);
+        st.max_iter = 600;
+        REQUIRE(ircg_solver_new(pb, &st, &two, NULL) == IRCG_OK);
+        CHECK(ircg_solver_restore_as(two, blob, len, IRCG_RESTORE_CONTINUE, NULL) == IRCG_OK);
+        free(blob);
+        CHECK(ircg_solve(two, &i2) == IRCG_OK);
+        take(two, &s2);
+        CHECK_INT(i1.iterations, i2.iterations);
+        CHECK(memcmp(s1.x, s2.x, sizeof s1.x) == 0 && memcmp(s1.z, s2.z, sizeof s1.z) == 0);
+        CHECK(i1.f_lower == i2.f_lower && i1.g_upper == i2.g_upper && i1.g_lower == i2.g_lower);
+        printf("    %s: %lld iterations in one run and in 250 + a continued run: x, z, "
+               "f_lower (%.10g), g_upper the same bits\n", a ? "FC-BiO-CG" : "FC-BiO",
+               (long long)i1.iterations, i1.f_lower);
+        ircg_solver_free(one);
+        ircg_solver_free(two);
+    }
+    ircg_problem_free(pb);
+}
+
+/* ------------------------------------------------------------ refusals -- */
+
+TEST(bisect, refused_where_they_do_not_apply)
+{
+    static inst S;
+    REQUIRE(least_norm(&S, 1));
+    ircg_ls_data ld = {.m = M, .n = N, .A_dense = S.A, .b = S.b};
+    ircg_outer o = {.kind = IRCG_OUTER_HALF_NORM_SQ};
+    ircg_domain dom = {.kind = IRCG_DOMAIN_L2_BALL, .radius = 10};
+    ircg_problem *ls = NULL, *lr = NULL;
+    double y[M];
+    for (int i = 0; i < M; i++)
+        y[i] = S.b[i] > 0 ? 1 : -1;
+    ircg_ls_data yd = {.m = M, .n = N, .A_dense = S.A, .b = y};
+    REQUIRE(ircg_problem_least_squares(&ld, &o, &dom, &ls, NULL) == IRCG_OK);
+    REQUIRE(ircg_problem_logistic(&yd, &o, &dom, &lr, NULL) == IRCG_OK);
+    struct {
+        const ircg_problem *pb;
+        ircg_algorithm alg;
+        double gap_tol;
+        int certify;
+        const char *field;
+    } cases[] = {
+        {lr, IRCG_ALG_FCBIO_CG, 0, 1, "/algorithm"},
+        {ls, IRCG_ALG_FCBIO, 1e-3, 1, "/gap_tol"},
+        {ls, IRCG_ALG_FCBIO_CG, 0, 0, "/certify"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        ircg_settings st;
+        ircg_solver *sv = NULL;
+        ircg_diag d = {0};
+        ircg_settings_default(&st);
+        st.algorithm = cases[k].alg;
+        st.gap_tol = cases[k].gap_tol;
+        st.certify = cases[k].certify;
+        CHECK(ircg_solver_new(cases[k].pb, &st, &sv, &d) == IRCG_ERR_INVALID);
+        CHECK_STR(d.field, cases[k].field);
+        printf("    %s: %s\n", d.field, d.message);
+        ircg_solver_free(sv);
+    }
+    ircg_problem_free(ls);
+    ircg_problem_free(lr);
+}
