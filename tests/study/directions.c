@@ -158,6 +158,9 @@ int dr_run(const dr_inst *s, const dr_method *me, double time_limit, int64_t max
     ircg_solver *sv = NULL;
     ircg_info in;
     ircg_settings_default(&st);
+    /* the examples' sigma: `ircg example` states varsigma_rel 0.05 (the
+     * default is 0.01 since study varsigma), and these are its examples */
+    st.varsigma_rel = 0.05;
     st.step_rule = me->rule;
     st.direction = me->dir;
     st.stop = (ircg_stop){.inner_gap_rel = 1e-6, .outer_gap_rel = 1e-3};
