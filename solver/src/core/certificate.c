@@ -25,7 +25,7 @@
 
 void slv_bounds_init(slv_bounds *b)
 {
-    *b = (slv_bounds){.t = -1, .g0 = NAN, .g_lower = 0.0, .g_upper = INFINITY,
+    *b = (slv_bounds){.t = -1, .g0 = NAN, .f0 = NAN, .g_lower = 0.0, .g_upper = INFINITY,
                       .f_lower = -INFINITY, .gap_x = NAN, .gap_z = NAN, .g_x = NAN,
                       .g_z = NAN, .f_x = NAN, .f_z = NAN, .sharp = 1};
 }
@@ -103,16 +103,24 @@ static void answer_of(const ircg_solver *sv, const slv_bounds *b, double *gap, d
 
 /* The answer is optimal to working precision: its certified inner gap
  * within 8 ulps of g(x_0) - g_upper and, unless the solve is on g alone,
- * its outer gap within 8 ulps of f.  An exact answer ends the solve as
- * converged. */
-static int exact(const ircg_solver *sv)
+ * its outer gap within 8 ulps of the scale of f: the largest of |f|,
+ * |f_lower| and |f(x_0)|.  f(x_0) is there for f* = 0 (validation data
+ * that the model fits exactly): f and f_lower then both tend to 0, and a
+ * relative outer tolerance, or 8 ulps of f alone, could never be met by
+ * an answer as exact as double precision allows.  An exact answer ends
+ * the solve as converged. */
+static int exact_in(const ircg_solver *sv, const slv_bounds *b)
 {
-    const slv_bounds *b = &sv->bnd;
     double gap, f;
     answer_of(sv, b, &gap, &f);
     double ug = 8 * DBL_EPSILON * fmax(b->g0 - b->g_upper, 0.0);
-    double uf = 8 * DBL_EPSILON * fmax(fabs(f), fabs(b->f_lower));
+    double uf = 8 * DBL_EPSILON * fmax(fmax(fabs(f), fabs(b->f_lower)), fabs(b->f0));
     return gap <= ug && (sv->varsigma == 0 || f - b->f_lower <= uf);
+}
+
+static int exact(const ircg_solver *sv)
+{
+    return exact_in(sv, &sv->bnd);
 }
 
 void slv_stop_targets(const ircg_solver *sv, double f, double *inner, double *outer)
@@ -226,9 +234,11 @@ static ircg_error certify_into(ircg_solver *sv, slv_bounds *b)
 void slv_bounds_fold(slv_bounds *b, int64_t t, double sigma, const slv_cert *cx,
                      const slv_cert *cz, int have_z, double seconds)
 {
-    if (isnan(b->g0)) /* the run's first certificate: of x_0, unless the
-                         state came from a version without bounds */
+    if (isnan(b->g0)) { /* the run's first certificate: of x_0, unless the
+                           state came from a version without bounds */
         b->g0 = cx->g;
+        b->f0 = cx->f;
+    }
     fold(b, cx, cz, have_z, sigma);
     b->t = t;
     b->count++;
@@ -332,6 +342,9 @@ static unsigned warnings(const ircg_solver *sv)
     if (s->outer_gap_rel > 0 &&
         !(f - b->f_lower <= s->outer_gap_rel * fmax(fabs(f), fabs(b->f_lower))))
         w |= IRCG_WARN_OUTER_UNSOLVED;
+    if (exact_in(sv, b)) /* no tolerance asks for more than exists (on g
+                            alone, exactness says nothing of f) */
+        w &= ~(IRCG_WARN_INNER_UNSOLVED | (sv->varsigma != 0 ? IRCG_WARN_OUTER_UNSOLVED : 0u));
     if (!b->sharp)
         w |= IRCG_WARN_LOOSE;
     return w;
