@@ -193,6 +193,13 @@ def study_values(v, study):
     v["sel.cg_f"] = f"{cg['f']:.6g}"
     v["sel.cg_g"] = f"{cg['g']:.3g}"
     v["sel.cg_f_at"] = f"{cg.get('f_at_ircg_g', float('nan')):.6g}"
+    v["sel.stated_seconds"] = f"{sel['stated_seconds']:g}"
+    fc = [r for r in sel["stated"] if r["method"] == "FC-BiO" and r["outer_gap_rel"] == 1e-3][0]
+    v["sel.fcbio_status"] = fc["status"]
+    v["sel.fcbio_seconds"] = f"{fc['seconds']:.2g}"
+    v["sel.fcbio_f"] = f"{fc['f']:.6g}"
+    v["sel.fcbio_rel"] = f"{abs(fc['f'] - i['f_opt']) / i['f_opt']:.1e}"
+    v["sel.fcbio_gap"] = f"{fc['outer_gap'] / i['f_opt']:.1e}"
     op = load(os.path.join(study, "overparam.json"))
     i = op["instance"]
     v["op.m"], v["op.n"] = str(i["training_rows"]), str(i["unknowns"])

@@ -115,3 +115,33 @@ void sel_run_free(sel_run_out *o)
     free(o->f_t);
     o->g_t = o->f_t = NULL;
 }
+
+int sel_solve(const sel_inst *s, ircg_algorithm alg, double inner_rel, double outer_rel,
+              double seconds, sel_solve_out *o)
+{
+    ircg_settings st;
+    ircg_solver *sv = NULL;
+    ircg_info in;
+    int rc = -1;
+    memset(o, 0, sizeof *o);
+    ircg_settings_default(&st);
+    st.algorithm = alg;
+    st.max_iter = INT64_MAX / 2;
+    st.time_limit = seconds;
+    st.stop.inner_gap_rel = inner_rel;
+    st.stop.outer_gap_rel = outer_rel;
+    if (ircg_solver_new(s->pb, &st, &sv, NULL) == IRCG_OK && ircg_solve(sv, &in) == IRCG_OK) {
+        int z = in.answer == IRCG_Z;
+        o->status = in.status;
+        o->iterations = in.iterations;
+        o->seconds = in.solve_seconds;
+        o->f = z ? in.cert_f_z : in.cert_f_x;
+        o->g = z ? in.cert_g_z : in.cert_g_x;
+        o->f_lower = in.f_lower;
+        o->outer_gap = z ? in.outer_gap_z : in.outer_gap_x;
+        o->inner_gap = z ? in.inner_gap_z : in.inner_gap_x;
+        rc = 0;
+    }
+    ircg_solver_free(sv);
+    return rc;
+}

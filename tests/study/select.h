@@ -48,4 +48,20 @@ typedef struct sel_run_out {
 int sel_run(const sel_inst *s, double vs, ircg_step_rule rule, int64_t T, sel_run_out *o);
 void sel_run_free(sel_run_out *o);
 
+/* A solve to a stated accuracy: the method's answer and its certificate. */
+typedef struct sel_solve_out {
+    ircg_status status;
+    int64_t iterations;
+    double seconds;
+    double f, g;            /* the answer's (z for the bisection methods)  */
+    double f_lower;         /* certified: f_lower <= f*                   */
+    double outer_gap;       /* certified: f(answer) - f* <= outer_gap     */
+    double inner_gap;       /* certified: g(answer) - g* <= inner_gap     */
+} sel_solve_out;
+
+/* alg with stop (inner_gap_rel, outer_gap_rel) and a time limit, no
+ * iteration cap; 0 on success. */
+int sel_solve(const sel_inst *s, ircg_algorithm alg, double inner_rel, double outer_rel,
+              double seconds, sel_solve_out *o);
+
 #endif /* IRCG_STUDY_SELECT_H */

@@ -25,7 +25,7 @@
 
 void slv_bounds_init(slv_bounds *b)
 {
-    *b = (slv_bounds){.t = -1, .g0 = NAN, .g_lower = 0.0, .g_upper = INFINITY,
+    *b = (slv_bounds){.t = -1, .g0 = NAN, .f0 = NAN, .g_lower = 0.0, .g_upper = INFINITY,
                       .f_lower = -INFINITY, .gap_x = NAN, .gap_z = NAN, .g_x = NAN,
                       .g_z = NAN, .f_x = NAN, .f_z = NAN, .sharp = 1};
 }
@@ -101,24 +101,45 @@ static void answer_of(const ircg_solver *sv, const slv_bounds *b, double *gap, d
     *f = z ? b->f_z : b->f_x;
 }
 
-/* The answer is optimal to working precision: its certified inner gap
- * within 8 ulps of g(x_0) - g_upper and, unless the solve is on g alone,
- * its outer gap within 8 ulps of f.  An exact answer ends the solve as
- * converged. */
-static int exact(const ircg_solver *sv)
+/* Working precision: what double precision resolves of the two gaps.
+ * The inner gap's is 8 ulps of g(x_0) - g_upper; the outer gap's 8 ulps of
+ * the scale of f, the largest of |f|, |f_lower| and |f(x_0)|.  f(x_0) is
+ * there for f* = 0 (validation rows that the inner solution fits
+ * exactly): f and f_lower then both tend to 0, and a relative outer
+ * tolerance, or 8 ulps of f alone, would ask for an outer gap of exactly
+ * 0, which no answer in double precision need reach. */
+static double inner_ulps(const slv_bounds *b)
 {
-    const slv_bounds *b = &sv->bnd;
-    double gap, f;
-    answer_of(sv, b, &gap, &f);
-    double ug = 8 * DBL_EPSILON * fmax(b->g0 - b->g_upper, 0.0);
-    double uf = 8 * DBL_EPSILON * fmax(fabs(f), fabs(b->f_lower));
-    return gap <= ug && (sv->varsigma == 0 || f - b->f_lower <= uf);
+    return 8 * DBL_EPSILON * fmax(b->g0 - b->g_upper, 0.0);
 }
 
-void slv_stop_targets(const ircg_solver *sv, double f, double *inner, double *outer)
+static double outer_ulps(const slv_bounds *b, double f)
+{
+    return 8 * DBL_EPSILON * fmax(fmax(fabs(f), fabs(b->f_lower)), fabs(b->f0));
+}
+
+/* The answer is optimal to working precision: both gaps within it (the
+ * outer one unless the solve is on g alone).  An exact answer ends the
+ * solve as converged. */
+static int exact_in(const ircg_solver *sv, const slv_bounds *b)
+{
+    double gap, f;
+    answer_of(sv, b, &gap, &f);
+    return gap <= inner_ulps(b) && (sv->varsigma == 0 || f - b->f_lower <= outer_ulps(b, f));
+}
+
+static int exact(const ircg_solver *sv)
+{
+    return exact_in(sv, &sv->bnd);
+}
+
+/* The tolerances of settings.stop in the units of the problem, for a
+ * point of value f under the bounds b; INFINITY where none is given.  A
+ * tolerance below working precision asks for working precision. */
+static void targets_in(const ircg_solver *sv, const slv_bounds *b, double f, double *inner,
+                       double *outer)
 {
     const ircg_stop *s = &sv->set.stop;
-    const slv_bounds *b = &sv->bnd;
     *inner = *outer = INFINITY;
     if (s->inner_gap > 0)
         *inner = s->inner_gap;
@@ -128,6 +149,13 @@ void slv_stop_targets(const ircg_solver *sv, double f, double *inner, double *ou
         *outer = s->outer_gap;
     if (s->outer_gap_rel > 0)
         *outer = fmin(*outer, s->outer_gap_rel * fmax(fabs(f), fabs(b->f_lower)));
+    *inner = fmax(*inner, inner_ulps(b));
+    *outer = fmax(*outer, outer_ulps(b, f));
+}
+
+void slv_stop_targets(const ircg_solver *sv, double f, double *inner, double *outer)
+{
+    targets_in(sv, &sv->bnd, f, inner, outer);
 }
 
 static int stop_given(const ircg_solver *sv)
@@ -226,9 +254,11 @@ static ircg_error certify_into(ircg_solver *sv, slv_bounds *b)
 void slv_bounds_fold(slv_bounds *b, int64_t t, double sigma, const slv_cert *cx,
                      const slv_cert *cz, int have_z, double seconds)
 {
-    if (isnan(b->g0)) /* the run's first certificate: of x_0, unless the
-                         state came from a version without bounds */
+    if (isnan(b->g0)) { /* the run's first certificate: of x_0, unless the
+                           state came from a version without bounds */
         b->g0 = cx->g;
+        b->f0 = cx->f;
+    }
     fold(b, cx, cz, have_z, sigma);
     b->t = t;
     b->count++;
@@ -313,25 +343,20 @@ static unsigned warnings(const ircg_solver *sv)
     const ircg_stop *s = &sv->set.stop;
     const slv_bounds *b = last_bounds(sv);
     unsigned w = 0;
-    double gap, f;
+    double gap, f, inner, outer;
     if (b->t < 0)
         return IRCG_WARN_UNCERTIFIED;
     answer_of(sv, b, &gap, &f);
-    double tol = 1e-3 * (b->g0 - b->g_upper);
-    if (s->inner_gap > 0 || s->inner_gap_rel > 0) {
-        tol = INFINITY;
-        if (s->inner_gap > 0)
-            tol = s->inner_gap;
-        if (s->inner_gap_rel > 0)
-            tol = fmin(tol, s->inner_gap_rel * (b->g0 - b->g_upper));
-    }
-    if (!(gap <= fmax(tol, 0.0)))
+    targets_in(sv, b, f, &inner, &outer);
+    if (!(s->inner_gap > 0 || s->inner_gap_rel > 0)) /* the default's */
+        inner = fmax(1e-3 * (b->g0 - b->g_upper), inner_ulps(b));
+    if (!(gap <= inner))
         w |= IRCG_WARN_INNER_UNSOLVED;
-    if (s->outer_gap > 0 && !(f - b->f_lower <= s->outer_gap))
+    if ((s->outer_gap > 0 || s->outer_gap_rel > 0) && !(f - b->f_lower <= outer))
         w |= IRCG_WARN_OUTER_UNSOLVED;
-    if (s->outer_gap_rel > 0 &&
-        !(f - b->f_lower <= s->outer_gap_rel * fmax(fabs(f), fabs(b->f_lower))))
-        w |= IRCG_WARN_OUTER_UNSOLVED;
+    if (exact_in(sv, b)) /* no tolerance asks for more than exists (on g
+                            alone, exactness says nothing of f) */
+        w &= ~(IRCG_WARN_INNER_UNSOLVED | (sv->varsigma != 0 ? IRCG_WARN_OUTER_UNSOLVED : 0u));
     if (!b->sharp)
         w |= IRCG_WARN_LOOSE;
     return w;

@@ -21,10 +21,11 @@
 #include "core/solver_internal.h"
 
 #define CKPT_MAGIC 0x31504b4347524931ULL /* "IRCGCKP1" little-endian */
-#define CKPT_VERSION 5 /* 2 adds the algorithm and CG-BiO's warm start,
+#define CKPT_VERSION 6 /* 2 adds the algorithm and CG-BiO's warm start,
                           3 the data digest, 4 varsigma and the bounds,
                           5 the samples and the algorithm's own state
-                          (the stochastic methods') after the oracle's */
+                          (the stochastic methods') after the oracle's,
+                          6 f(x_0) after the samples */
 
 /* Version 4: the varsigma in use and the bounds (solver_internal.h). */
 static void put_bounds(slv_buf *b, const ircg_solver *sv)
@@ -89,6 +90,7 @@ static void put_header(slv_buf *b, const ircg_solver *sv, int64_t n_observed,
         slv_buf_put_f64s(b, sv->cut_ref, (size_t)n_observed);
     put_bounds(b, sv);
     slv_buf_put_i64(b, sv->samples);
+    slv_buf_put_f64(b, sv->bnd.f0);
 }
 
 /* The algorithm's own state after the oracle's (version 5). */
@@ -291,6 +293,7 @@ static ircg_error start_new_run(ircg_solver *sv, ircg_restore_mode mode,
         sv->varsigma = fresh_varsigma;
         sv->bnd.t = -1;
         sv->bnd.g0 = NAN;
+        sv->bnd.f0 = NAN;
     }
     sv->bnd.count = 0;
     sv->bnd.seconds = 0;
@@ -326,6 +329,11 @@ ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
     if (h.version >= 4 && (err = read_bounds(&r, &tmp, diag)) != IRCG_OK)
         goto fail;
     if (h.version >= 5 && ((tmp.samples = slv_rbuf_i64(&r)) < 0 || r.failed)) {
+        err = corrupt(diag);
+        goto fail;
+    }
+    tmp.bnd.f0 = h.version >= 6 ? slv_rbuf_f64(&r) : NAN;
+    if (r.failed) {
         err = corrupt(diag);
         goto fail;
     }
@@ -382,12 +390,12 @@ ircg_error ircg_solver_restore(ircg_solver *sv, const void *blob, size_t len,
 
 /* Bytes of the header (up to the oracle's state) of a blob of version v
  * run by an algorithm that saves no CG-BiO residual: read_header's,
- * read_v2's, read_bounds' and the samples' (version 5). */
-#define HEADER_MAX (16 + 24 + 8 + 56 + 56 + 120 + 8)
+ * read_v2's, read_bounds', the samples' (version 5) and f(x_0)'s (6). */
+#define HEADER_MAX (16 + 24 + 8 + 56 + 56 + 120 + 8 + 8)
 static size_t header_len(uint64_t v)
 {
     return 16 + 24 + (v >= 3 ? 8 : 0) + 56 + (v >= 2 ? 56 : 0) + (v >= 4 ? 120 : 0) +
-           (v >= 5 ? 8 : 0);
+           (v >= 5 ? 8 : 0) + (v >= 6 ? 8 : 0);
 }
 
 /* The header read by every rank and checked against the whole instance

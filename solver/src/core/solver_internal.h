@@ -16,6 +16,8 @@
 typedef struct slv_bounds {
     int64_t t;                 /* iteration of the last certificate; -1 none */
     double g0;                 /* g(x_0), of the run's first certificate    */
+    double f0;                 /* f(x_0), of the same; NaN when restored
+                                  from a checkpoint older than version 6 */
     double g_lower, g_upper, f_lower;
     double gap_x, gap_z;       /* inner gaps at t                            */
     double g_x, g_z, f_x, f_z; /* afresh at t                                */

@@ -346,7 +346,7 @@ TEST(restore, peek_digest_and_version2)
     REQUIRE(ircg_solver_save(sa, &blob, &len) == IRCG_OK);
     REQUIRE(len > IRCG_CHECKPOINT_HEAD);
     CHECK(ircg_checkpoint_peek(blob, IRCG_CHECKPOINT_HEAD, &ci, &d) == IRCG_OK);
-    CHECK_INT(ci.version, 5);
+    CHECK_INT(ci.version, 6);
     CHECK_INT(ci.kind, IRCG_PROBLEM_MATRIX_COMPLETION);
     CHECK_INT(ci.algorithm, IRCG_ALG_IRCG);
     CHECK_INT(ci.iterations, 4);
@@ -358,6 +358,18 @@ TEST(restore, peek_digest_and_version2)
     CHECK_STR(d.field, "/data");
     CHECK(ircg_solver_restore_as(sp, blob, len, IRCG_RESTORE_AFRESH, &d) == IRCG_ERR_INVALID);
     CHECK_STR(d.field, "/checkpoint");
+    /* version 5: f(x_0) (the word after the samples) removed; it restores
+     * and goes on */
+    unsigned char *v5 = blob;
+    memmove(v5 + 288, v5 + 296, len - 296);
+    len -= 8;
+    v5[8] = 5;
+    ircg_solver *s5 = solver_of(a.pb, IRCG_ALG_IRCG, 8, NULL, &r);
+    REQUIRE(s5);
+    CHECK(ircg_solver_restore(s5, v5, len, &d) == IRCG_OK);
+    ircg_info i5;
+    CHECK(ircg_solve(s5, &i5) == IRCG_OK && i5.iterations == 8);
+    ircg_solver_free(s5);
     /* version 4: the samples (the word after the 20 of the header and the
      * 15 of the bounds; IR-CG has no CG-BiO residual) removed */
     unsigned char *v4 = blob;

@@ -164,8 +164,8 @@ TEST(stop, exact_answers_are_successes)
 
 /* varsigma > 0: an exact answer ends the solve as converged too, its
  * certified inner gap within 8 ulps of g(x_0) - g_upper and its outer gap
- * f(x) - f_lower within 8 ulps of max(|f(x)|, |f_lower|) (SPEC, "The
- * certified stop"; certificate.c's exact()).  The instance: x_c = R e_1, a
+ * f(x) - f_lower within 8 ulps of max(|f(x)|, |f_lower|, |f(x_0)|) (SPEC,
+ * "The certified stop"; certificate.c's exact()).  The instance: x_c = R e_1, a
  * vertex of the l1 ball of radius R, b = A x_c and f = 1/2 ||x - x_c||^2,
  * so x_c minimizes both g and f over X (g* = f* = 0, X_opt = {A x = b} n
  * X); A's first column is orthogonal to the others and has the largest
@@ -173,9 +173,10 @@ TEST(stop, exact_answers_are_successes)
  * ||a_1||^2) e_1 and every rule's first vertex is x_c: the open loop's
  * first step (alpha_0 = 1) lands on it, the line search's exact step is 1
  * (to rounding), the closed loop's 1 to L_g's estimate.  Small integers
- * make A x_c - b exactly 0 in floating point once x = x_c.  f* = 0 here,
- * so the outer criterion asks for an outer gap of exactly 0 (f_lower is
- * the floor min_X f >= 0 of the squared distance). */
+ * make A x_c - b exactly 0 in floating point once x = x_c.  f* = 0 here;
+ * the test asks for more than the criterion, an outer gap within 8 ulps
+ * of max(|f(x)|, |f_lower|), which is exactly 0 (f_lower is the floor
+ * min_X f >= 0 of the squared distance). */
 TEST(stop, exact_answers_with_varsigma_are_successes)
 {
     enum { EM = 3, EN = 5 };
@@ -278,4 +279,75 @@ TEST(stop, other_units_unsolved_say_so_and_the_default_does_not_care)
         }
         ircg_problem_free(pb);
     }
+}
+
+/* f* = 0: validation rows that the inner solution fits exactly (b = A w,
+ * b_val = A_val w, A of full column rank, so x* = w).  A relative outer
+ * tolerance is relative to max(|f|, |f_lower|), and both tend to 0: the
+ * answer is then exact when its outer gap is within 8 ulps of the scale
+ * of f, f(x_0) among it (SPEC, "The certified stop"), and the solve ends
+ * converged without warnings where before it ran to its time limit (the
+ * NumPy example of clients/README.md, which draws such data).  f of the
+ * answer is summed here in long double from the data. */
+TEST(stop, a_relative_outer_tolerance_holds_when_f_star_is_zero)
+{
+    enum { VM = 60, VV = 40, VN = 20 };
+    static double A[VM * VN], b[VM], Av[VV * VN], bv[VV], w[VN];
+    uint64_t s = 2027;
+    for (int i = 0; i < VM * VN; i++)
+        A[i] = test_urand(&s) - 0.5;
+    for (int i = 0; i < VV * VN; i++)
+        Av[i] = test_urand(&s) - 0.5;
+    for (int j = 0; j < VN; j++)
+        w[j] = 2 * test_urand(&s) - 1;
+    for (int i = 0; i < VM; i++)
+        b[i] = test_dot(A + i * VN, w, VN);
+    for (int i = 0; i < VV; i++)
+        bv[i] = test_dot(Av + i * VN, w, VN);
+    ircg_ls_data d = {.m = VM, .n = VN, .A_dense = A, .b = b};
+    ircg_ls_data dv = {.m = VV, .n = VN, .A_dense = Av, .b = bv};
+    ircg_outer o = {.kind = IRCG_OUTER_VALIDATION, .val = &dv};
+    ircg_domain dom = {.kind = IRCG_DOMAIN_L2_BALL, .radius = 2 * sqrt(test_dot(w, w, VN))};
+    ircg_problem *pb = NULL;
+    REQUIRE(ircg_problem_least_squares(&d, &o, &dom, &pb, NULL) == IRCG_OK);
+    cert_data cv = {.A = Av, .b = bv, .m = VV, .n = VN};
+    static const double zero[VN];
+    double f0 = cert_g(&cv, zero); /* f(x_0) = 1/2 ||b_val||^2 */
+    static const struct {
+        ircg_algorithm alg;
+        ircg_step_rule rule;
+        const char *name;
+    } runs[] = {{IRCG_ALG_FCBIO, IRCG_STEP_OPEN_LOOP, "fcbio"},
+                {IRCG_ALG_IRCG, IRCG_STEP_LINE_SEARCH, "ircg, line search"}};
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        ircg_settings st;
+        ircg_solver *sv = NULL;
+        ircg_info in;
+        ircg_iterate *x = NULL;
+        ircg_settings_default(&st);
+        st.algorithm = runs[k].alg;
+        st.step_rule = runs[k].rule;
+        st.max_iter = 200000;
+        st.time_limit = 60;
+        st.certify_every = 16;
+        st.stop = (ircg_stop){.inner_gap_rel = 1e-8, .outer_gap_rel = 1e-4};
+        REQUIRE(ircg_solver_new(pb, &st, &sv, NULL) == IRCG_OK);
+        CHECK(ircg_solve(sv, &in) == IRCG_OK);
+        ircg_which which = runs[k].alg == IRCG_ALG_FCBIO ? IRCG_Z : IRCG_X;
+        REQUIRE(ircg_solver_iterate(sv, which, 0, &x) == IRCG_OK);
+        double f = cert_g(&cv, x->dense); /* f of the answer, here */
+        double outer = which == IRCG_Z ? in.outer_gap_z : in.outer_gap_x;
+        double uf = 8 * DBL_EPSILON * f0;
+        printf("    %s: %s after %lld iterations, warnings %#x; f(answer) %.2e here, "
+               "outer gap %.2e, 8 ulps of f(x_0) %.2e, f_lower %.3g\n",
+               runs[k].name, ircg_status_string(in.status),
+               (long long)in.iterations, in.warnings, f, outer, uf, in.f_lower);
+        CHECK(in.status == IRCG_STATUS_CONVERGED && in.iterations < st.max_iter);
+        CHECK(in.warnings == 0);
+        CHECK(in.f_lower <= 0 && in.g_upper >= 0); /* f* = g* = 0 */
+        CHECK(outer <= uf && f <= uf);
+        ircg_iterate_free(x);
+        ircg_solver_free(sv);
+    }
+    ircg_problem_free(pb);
 }
