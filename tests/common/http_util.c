@@ -545,3 +545,17 @@ int hu_connect(int port)
     }
     return fd;
 }
+
+double hu_peak_rss(const hu_daemon *d)
+{
+    char path[64], line[256];
+    double kb = -1;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)d->pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %lf kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb < 0 ? -1 : kb * 1024;
+}

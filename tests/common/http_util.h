@@ -51,6 +51,8 @@ char *hu_read_file(const char *path);
  * (killed by a signal / timeout). */
 int hu_stop(hu_daemon *d, int sig);
 void hu_kill9(hu_daemon *d);
+/* The daemon's peak RSS in bytes (VmHWM of /proc/PID/status), or -1. */
+double hu_peak_rss(const hu_daemon *d);
 
 typedef struct hu_resp {
     long status;

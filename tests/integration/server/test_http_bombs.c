@@ -22,26 +22,11 @@
 /* The daemon's own: code, libraries, SQLite's caches, threads' stacks. */
 #define DAEMON_BASE (96 * MB)
 
-/* The daemon's peak RSS in bytes (VmHWM of /proc/PID/status), or -1. */
-static double peak_rss(const hu_daemon *d)
-{
-    char path[64], line[256];
-    double kb = -1;
-    snprintf(path, sizeof path, "/proc/%d/status", (int)d->pid);
-    FILE *f = fopen(path, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %lf kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb < 0 ? -1 : kb * 1024;
-}
-
 /* Under a sanitizer the RSS holds its shadow memory and quarantine too:
  * printed, not checked. */
 static void check_rss(const hu_daemon *d, double budget, int workers)
 {
-    double rss = peak_rss(d), bound = DAEMON_BASE + (workers + 2) * budget;
+    double rss = hu_peak_rss(d), bound = DAEMON_BASE + (workers + 2) * budget;
     const char *san = getenv("IRCG_SAN");
     printf("    daemon peak RSS %.1f MB (bound %.1f MB: %.0f MB + %d x %.0f MB)%s\n",
            rss / MB, bound / MB, DAEMON_BASE / MB, workers + 2, budget / MB,

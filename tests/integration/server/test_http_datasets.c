@@ -85,20 +85,6 @@ static void listing(const hu_daemon *d, char *out, size_t cap)
         closedir(dp);
 }
 
-static double peak_rss(const hu_daemon *d)
-{
-    char path[64], line[256];
-    double kb = -1;
-    snprintf(path, sizeof path, "/proc/%d/status", (int)d->pid);
-    FILE *f = fopen(path, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %lf kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb * 1024;
-}
-
 static const char *jstr(const cJSON *o, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
@@ -115,9 +101,9 @@ TEST(http_datasets, streamed_in_bounded_memory_and_kept_once)
     snprintf(path, sizeof path, "%s/big.npy", d.dir);
     long size = write_npy(path, 1 << 20, 24); /* 192 MiB of doubles */
     REQUIRE(size > 0);
-    double rss0 = peak_rss(&d);
+    double rss0 = hu_peak_rss(&d);
     REQUIRE(upload(&d, "", path, &r) == 201);
-    double rss1 = peak_rss(&d);
+    double rss1 = hu_peak_rss(&d);
     cJSON *ds = hu_json(&r);
     hu_resp_free(&r);
     char id[80];
