@@ -223,7 +223,7 @@ static void parse_auto(sp_ctx *c, const cJSON *alg, api_spec *s)
     if (!ch || !sp_members(c, ch, AP "/choice", CHOICE_MEMBERS))
         return;
     if (sp_string(c, ch, AP "/choice", "name", &name) > 0 &&
-        strcmp(name, ALG_NAMES[s->settings.algorithm]))
+        strcmp(name, ALG_NAMES[s->settings.algorithm]) != 0)
         sp_err(c, AP "/choice/name", "auto chooses \"%s\" for this problem, not \"%s\": "
                "leave choice out, or name the method", ALG_NAMES[s->settings.algorithm], name);
     sp_string(c, ch, AP "/choice", "why", &why);
