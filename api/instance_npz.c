@@ -54,7 +54,8 @@ static void *own(inst_out *o, size_t bytes)
         o->failed = 1;
         return NULL;
     }
-    return o->owned[o->nowned++] = p;
+    o->owned[o->nowned++] = p; /* freed with o, at the end of api_instance_npz */
+    return p;
 }
 
 /* A row-major m x n matrix as the column-major array .npz writes. */

@@ -55,12 +55,15 @@ int cmd_instance(int argc, char **argv)
         code = api_spec_kind(s) == IRCG_PROBLEM_MATRIX_COMPLETION ? CLI_INVALID : CLI_FAILED;
     } else {
         FILE *f = cli_open_output(npz);
+        int opened = f != NULL;
         ircg_problem_info in;
         ircg_problem_get_info(pb, &in);
-        int bad = f && fwrite(buf, 1, len, f) != len;
-        if (f && (f != stdout ? fclose(f) : fflush(f)) != 0)
+        int bad = opened && fwrite(buf, 1, len, f) != len;
+        if (opened && f == stdout && fflush(f) != 0)
             bad = 1;
-        if (!f) {
+        else if (opened && f != stdout && fclose(f) != 0)
+            bad = 1;
+        if (!opened) {
             code = CLI_INVALID;
         } else if (bad) {
             fprintf(stderr, "ircg instance: cannot write %s\n", npz);
