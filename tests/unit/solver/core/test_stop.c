@@ -351,3 +351,38 @@ TEST(stop, a_relative_outer_tolerance_holds_when_f_star_is_zero)
     }
     ircg_problem_free(pb);
 }
+
+/* A tolerance below working precision asks for working precision (SPEC,
+ * "The certified stop"): conditional gradient on g alone with the line
+ * search reaches an inner gap within 8 ulps of g(x_0) - g_upper on the
+ * least-norm instance (exact_answers_are_successes), and a stop of
+ * inner_gap_rel 1e-300 then ends it converged with no inner_unsolved
+ * warning: the warnings read the same floored target as the stop. */
+TEST(stop, a_tolerance_below_working_precision_is_working_precision)
+{
+    static inst P;
+    make(&P, 1);
+    ircg_problem *pb = problem(&P);
+    REQUIRE(pb);
+    ircg_settings st;
+    ircg_solver *sv = NULL;
+    ircg_info in;
+    ircg_settings_default(&st);
+    st.step_rule = IRCG_STEP_LINE_SEARCH;
+    st.varsigma = 0;
+    st.max_iter = 20000;
+    st.certify_every = 16;
+    st.stop = (ircg_stop){.inner_gap_rel = 1e-300};
+    REQUIRE(ircg_solver_new(pb, &st, &sv, NULL) == IRCG_OK);
+    CHECK(ircg_solve(sv, &in) == IRCG_OK);
+    double ulps8 = 8 * DBL_EPSILON * (g_zero(&P) - in.g_upper), g, f;
+    values(&P, sv, &g, &f);
+    printf("    %s after %lld iterations, warnings %#x: certified g - g* <= %.2e, 8 ulps "
+           "of g(x0) - g_upper %.2e, g here %.2e\n", ircg_status_string(in.status),
+           (long long)in.iterations, in.warnings, in.inner_gap_x, ulps8, g);
+    CHECK(in.status == IRCG_STATUS_CONVERGED && in.iterations < st.max_iter);
+    CHECK(in.warnings == 0);
+    CHECK(in.g_upper >= 0 && in.inner_gap_x <= ulps8 && g <= in.inner_gap_x);
+    ircg_solver_free(sv);
+    ircg_problem_free(pb);
+}
