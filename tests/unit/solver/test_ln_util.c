@@ -6,16 +6,12 @@
 #include "test_num.h"
 #include "unit/solver/test_ln_util.h"
 
-int lnt_make(double *A, double *b, double *xs, int m, int n, uint64_t seed)
+int lnt_pinv(const double *A, const double *b, int m, int n, double *x)
 {
     double *Ac = malloc((size_t)m * n * sizeof *Ac), *bx = calloc((size_t)n, sizeof *bx);
     double *sv = malloc((size_t)m * sizeof *sv);
     lapack_int rank = 0;
     int ok = Ac && bx && sv && m <= n;
-    for (int i = 0; ok && i < m * n; i++)
-        A[i] = test_urand(&seed);
-    for (int i = 0; ok && i < m; i++)
-        b[i] = 2 * test_urand(&seed);
     if (ok) {
         memcpy(Ac, A, (size_t)m * n * sizeof *Ac);
         memcpy(bx, b, (size_t)m * sizeof *bx);
@@ -23,9 +19,20 @@ int lnt_make(double *A, double *b, double *xs, int m, int n, uint64_t seed)
              rank == m;
     }
     if (ok)
-        memcpy(xs, bx, (size_t)n * sizeof *xs);
+        memcpy(x, bx, (size_t)n * sizeof *x);
     free(Ac);
     free(bx);
     free(sv);
     return ok;
+}
+
+int lnt_make(double *A, double *b, double *xs, int m, int n, uint64_t seed)
+{
+    if (m > n)
+        return 0;
+    for (int i = 0; i < m * n; i++)
+        A[i] = test_urand(&seed);
+    for (int i = 0; i < m; i++)
+        b[i] = 2 * test_urand(&seed);
+    return lnt_pinv(A, b, m, n, xs);
 }

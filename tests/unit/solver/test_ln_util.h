@@ -9,6 +9,10 @@
 
 #include <stdint.h>
 
+/* x = A^+ b (A m x n row-major, m <= n) by dgelsd; 1 when A has full row
+ * rank m. */
+int lnt_pinv(const double *A, const double *b, int m, int n, double *x);
+
 /* A (m x n, row-major) uniform in (-1, 1), b in (-2, 2), xs = A^+ b;
  * 1 when A has full row rank m (m <= n). */
 int lnt_make(double *A, double *b, double *xs, int m, int n, uint64_t seed);

@@ -35,6 +35,7 @@
 #include "spec.h"
 #include "study/overparam.h"
 #include "study/scale.h"
+#include "unit/solver/test_ln_util.h"
 
 #define REFERENCE "tests/accuracy/reference.py"
 #define REFERENCES "tests/accuracy/references.json"
@@ -113,32 +114,12 @@ static void print_rep(const char *what, const cJSON *rep, double fstar)
            num(rep, "cvxopt_seconds"));
 }
 
-/* A^+ b by dgelsd (A m x n row-major, m < n, full row rank); 0 on failure. */
-static int pinv(const double *A, const double *b, int m, int n, double *x)
-{
-    double *Ac = malloc((size_t)m * n * sizeof *Ac), *bx = calloc((size_t)n, sizeof *bx);
-    double *sv = malloc((size_t)m * sizeof *sv);
-    lapack_int rank = 0;
-    int ok = Ac && bx && sv;
-    if (ok) {
-        memcpy(Ac, A, (size_t)m * n * sizeof *Ac);
-        memcpy(bx, b, (size_t)m * sizeof *bx);
-        ok = LAPACKE_dgelsd(LAPACK_ROW_MAJOR, m, n, 1, Ac, n, bx, 1, sv, -1.0, &rank) == 0 &&
-             rank == m;
-        memcpy(x, bx, (size_t)n * sizeof *x);
-    }
-    free(Ac);
-    free(bx);
-    free(sv);
-    return ok;
-}
-
 static void least_norm(int m, int n, uint64_t seed)
 {
     double *A = NULL, *b = NULL, *x = malloc((size_t)n * sizeof *x), nx = 0, g0 = 0;
     ircg_problem *pb = NULL;
     REQUIRE(x && ircg_synth_least_squares(m, n, 0, seed, &A, &b, NULL) == IRCG_OK);
-    REQUIRE(pinv(A, b, m, n, x));
+    REQUIRE(lnt_pinv(A, b, m, n, x));
     for (int j = 0; j < n; j++)
         nx += x[j] * x[j];
     for (int i = 0; i < m; i++)
