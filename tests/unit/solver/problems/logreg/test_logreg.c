@@ -170,12 +170,12 @@ static void drive(lr_inst *L, double *used)
     REQUIRE(ops->create(L->pb, &st, &probe, NULL) == IRCG_OK);
     for (int t = 0; t < 12; t++) {
         double sigma = 0.8 / (t + 1);
-        slv_dir dir;
+        slv_dir dir = {.direction = IRCG_DIR_FRANK_WOLFE};
         get_vec(L->pb, ws, IRCG_X, x);
         REQUIRE(ops->lmo(ws, sigma, &dir) == IRCG_OK);
         CHECK(dir.curved && dir.d_hf_d == 0 && dir.d_hg_d == 0);
         /* v: from a twin workspace stepped with alpha = 1 */
-        slv_dir d2;
+        slv_dir d2 = {.direction = IRCG_DIR_FRANK_WOLFE};
         REQUIRE(ops->lmo(probe, sigma, &d2) == IRCG_OK);
         REQUIRE(ops->step(probe, 1.0, 0, 0, 1) == IRCG_OK);
         get_vec(L->pb, probe, IRCG_X, v);

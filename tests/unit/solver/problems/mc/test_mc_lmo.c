@@ -167,7 +167,7 @@ TEST(mc_lmo, arpack_engine_follows_lanczos)
     REQUIRE(in.pb->ops->create(in.pb, &s, &wa, NULL) == IRCG_OK);
     for (int t = 0; t < 20 && !th_failed(); t++) {
         ircg_iterate *it = NULL;
-        slv_dir dl, da;
+        slv_dir dl = {.direction = IRCG_DIR_FRANK_WOLFE}, da = dl;
         double sigma = ircg_sigma(0.05, 0.5, t);
         REQUIRE(in.pb->ops->iterate(wl, IRCG_X, 1, &it) == IRCG_OK);
         mct_grad(&in, IRCG_OUTER_COLUMN_VARIANCE, sigma, it->dense, G);

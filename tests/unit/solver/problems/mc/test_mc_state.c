@@ -203,7 +203,7 @@ static void run_steps(const ircg_problem *pb, void *ws, int steps)
     double S = 0;
     for (int t = 0; t < steps; t++) {
         double sg = ircg_sigma(0.05, 0.5, t), tp1 = t + 1.0, Sn = S + 2 * tp1 * sg;
-        slv_dir d;
+        slv_dir d = {.direction = IRCG_DIR_FRANK_WOLFE};
         pb->ops->lmo(ws, sg, &d);
         pb->ops->step(ws, 2.0 / (t + 2.0), S / Sn, -tp1 * t * sg / Sn,
                       (tp1 + 1) * tp1 * sg / Sn);
