@@ -97,8 +97,9 @@ double ls_cert_half_sq(const double *r, const double *er, int64_t m, double *err
 /* c = sigma gf + gg and its error from theirs. */
 void ls_cert_combine(double sigma, const double *gf, const double *ef, const double *gg,
                      const double *eg, int64_t n, double *c, double *ec);
-/* out->gap_g and (sigma > 0) out->gap_phi at y from b's gradients of g
- * (gg, eg) and f (gf, ef). */
+/* out->gap_g, (sigma > 0) out->gap_phi and f_floor's bound of f's own
+ * gap at y from b's gradients of g (gg, eg) and f (gf, ef); out->f and
+ * f_err are set. */
 void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigma,
                   slv_cert *out);
 /* f(y) of the outer objectives but the validation loss's (any family:

@@ -175,8 +175,9 @@ static void quad_apply(const ls_data *d, const double *y, double *o, double *e)
 }
 
 /* f(y), its error and its gradient with the gradient's error (b->gf,
- * b->ef), and min_X f >= *floor, for the outer objectives of least
- * squares. */
+ * b->ef), and min_X f >= *floor where f's form says so (squares: 0), for
+ * the outer objectives of least squares; ls_cert_gaps adds the bound of
+ * f's own gap. */
 double ls_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, double *f_err,
                      double *floor)
 {
@@ -201,11 +202,8 @@ double ls_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, double *
         }
         f = slv_ksum_value(&k);
         *f_err = slv_up(lin + slv_gamma(4) * mag, d->n);
-        double eg, gap = slv_domain_fw_gap(&d->dom, b->gf, b->ef, y, d->n, &eg);
-        /* min_X f >= f(y) - gap_f(y), and f >= 0 when q = 0 (Q is PSD) */
-        *floor = f - *f_err - fmax(gap + eg, 0.0);
-        if (!d->q)
-            *floor = fmax(*floor, 0.0);
+        if (d->q) /* f >= 0 when q = 0 (Q is PSD); else ls_cert_gaps' bound */
+            *floor = -INFINITY;
         return f;
     }
     default: /* 1/2 ||y||^2 or 1/2 ||y - c||^2: the gradient is y or y - c */
@@ -268,12 +266,28 @@ static double phi_gap(const ls_data *d, ls_cert_buf *b, const double *y, double 
     return gap;
 }
 
+/* min_X f >= f(y) - sub_f(y), sub_f f's Frank-Wolfe gap at y or its
+ * strongly convex bound: the f_floor of every outer objective (the
+ * bound of f* at lambda = 1, where the weight of g vanishes -- a level of
+ * the bisection methods below min_X f is rejected by it), rounded down. */
+static double f_floor_of(const ls_data *d, ls_cert_buf *b, const double *y, double f,
+                         double f_err)
+{
+    double e, sub = fmax(slv_domain_fw_gap(&d->dom, b->gf, b->ef, y, d->n, &e) + e, 0.0);
+    if (d->mu_f > 0)
+        sub = fmin(sub, strongly_convex_gap(d, b, b->gf, b->ef, y, d->mu_f));
+    double s = f - f_err - sub;
+    return s - slv_gamma(4) * (fabs(f) + f_err + sub);
+}
+
 /* The gaps of g and of Phi_sigma at y from the gradients in b (gg, eg;
- * gf, ef); both never below 0, a gap's least value. */
+ * gf, ef), both never below 0, a gap's least value; and f's floor from
+ * its own gap (out->f, f_err and the floor its form gives are in). */
 void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigma,
                   slv_cert *out)
 {
     double e;
+    out->f_floor = fmax(out->f_floor, f_floor_of(d, b, y, out->f, out->f_err));
     out->gap_g = fmax(slv_domain_fw_gap(&d->dom, b->gg, b->eg, y, d->n, &e) + e, 0.0);
     out->sub_g = out->gap_g;
     if (d->mu_g > 0)
