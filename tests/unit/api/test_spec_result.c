@@ -362,9 +362,12 @@ TEST(spec_result, auto_records_its_choice_and_its_answer)
 
 /* auto's choice on matrix completion, by the size the spec states: a
  * small one (held n p min(n, p) <= IRCG_FCBIO_MC_MAX_WORK) gets FC-BiO,
- * a larger one IR-CG, each without an iteration cap; a method named
- * keeps its own default cap. */
-static void auto_choice_is(const char *spec, const char *name, double max_iter)
+ * a larger one IR-CG with the exact line search (unless the spec gives
+ * a step rule), each without an iteration cap; a method named keeps its
+ * own default cap and step rule.  step: the normalized step_rule (NULL:
+ * none written, as for FC-BiO). */
+static void auto_choice_is(const char *spec, const char *name, double max_iter,
+                           const char *step)
 {
     api_spec *s = NULL;
     REQUIRE(api_spec_parse(spec, strlen(spec), NULL, &s, NULL) == 0);
@@ -376,6 +379,11 @@ static void auto_choice_is(const char *spec, const char *name, double max_iter)
     CHECK_STR(ch ? cJSON_GetStringValue(cJSON_GetObjectItem(ch, "name"))
                  : cJSON_GetStringValue(cJSON_GetObjectItem(alg, "name")), name);
     CHECK(cJSON_GetObjectItem(alg, "max_iter")->valuedouble == max_iter);
+    const cJSON *sr = cJSON_GetObjectItem(alg, "step_rule");
+    if (step)
+        CHECK_STR(cJSON_GetStringValue(sr), step);
+    else
+        CHECK(sr == NULL);
     if (ch)
         printf("    %s: %s\n", name, cJSON_GetStringValue(cJSON_GetObjectItem(ch, "why")));
     cJSON_Delete(n);
@@ -387,13 +395,16 @@ TEST(spec_result, auto_chooses_by_the_size_of_a_matrix_completion)
 #define MC_SYN(N) "{\"problem\":{\"type\":\"matrix_completion\",\"data\":{\"source\":" \
                   "\"synthetic\",\"n_rows\":" #N ",\"n_cols\":" #N ",\"rank\":3,"      \
                   "\"n_ratings\":2000},\"delta\":10},\"algorithm\":{"
-    auto_choice_is(MC_SYN(300) "\"stop\":{\"outer_gap_rel\":1e-3}}}", "fcbio", 1e15);
-    auto_choice_is(MC_SYN(301) "\"stop\":{\"outer_gap_rel\":1e-3}}}", "ircg", 1e15);
+    auto_choice_is(MC_SYN(300) "\"stop\":{\"outer_gap_rel\":1e-3}}}", "fcbio", 1e15, NULL);
+    auto_choice_is(MC_SYN(301) "\"stop\":{\"outer_gap_rel\":1e-3}}}", "ircg", 1e15,
+                   "line_search");
+    auto_choice_is(MC_SYN(301) "\"step_rule\":\"closed_loop\",\"stop\":{\"outer_gap_rel\":"
+                   "1e-3}}}", "ircg", 1e15, "closed_loop");
     auto_choice_is(MC_SYN(301) "\"name\":\"ircg\",\"stop\":{\"outer_gap_rel\":1e-3}}}",
-                   "ircg", 1000);
+                   "ircg", 1000, "open_loop");
     auto_choice_is("{\"problem\":{\"type\":\"matrix_completion\",\"data\":{\"source\":"
                    "\"inline\",\"ratings\":[[1,1,4],[2,2,3],[3,1,5]]},\"delta\":10},"
-                   "\"algorithm\":{\"stop\":{\"inner_gap_rel\":1e-6}}}", "fcbio", 1e15);
+                   "\"algorithm\":{\"stop\":{\"inner_gap_rel\":1e-6}}}", "fcbio", 1e15, NULL);
 #undef MC_SYN
 }
 
