@@ -113,9 +113,18 @@ static double inner_ulps(const slv_bounds *b)
     return 8 * DBL_EPSILON * fmax(b->g0 - b->g_upper, 0.0);
 }
 
+/* |v| where v is finite, else 0: a bound not yet made (f_lower = -inf)
+ * or a value not kept (f0 NaN in a checkpoint before version 6) sets no
+ * scale -- an infinite one would call any answer exact. */
+static double finite_abs(double v)
+{
+    return isfinite(v) ? fabs(v) : 0.0;
+}
+
 static double outer_ulps(const slv_bounds *b, double f)
 {
-    return 8 * DBL_EPSILON * fmax(fmax(fabs(f), fabs(b->f_lower)), fabs(b->f0));
+    return 8 * DBL_EPSILON *
+           fmax(fmax(finite_abs(f), finite_abs(b->f_lower)), finite_abs(b->f0));
 }
 
 /* The answer is optimal to working precision: both gaps within it (the

@@ -8,9 +8,10 @@
  * (t, S_t, elapsed, LMO seconds and products, last gap and sigma), [v2+:
  * the algorithm, the oracle counters and CG-BiO's warm start (done flag,
  * its iterations and seconds, r(x'_0) when done)], [v4: varsigma and the
- * bounds], [v5: the samples], then the oracle's own state and [v5] the
- * algorithm's (slv_alg.save; nothing for the deterministic methods).
- * Versions 1 (IR-CG only) to 4 are still read.
+ * bounds], [v5: the samples], [v6: f(x_0), NaN before the first
+ * certificate], then the oracle's own state and [v5] the algorithm's
+ * (slv_alg.save; nothing for the deterministic methods).  Versions 1
+ * (IR-CG only) to 5 are still read.
  */
 #include <assert.h>
 #include <math.h>
@@ -333,7 +334,7 @@ ircg_error ircg_solver_restore_as(ircg_solver *sv, const void *blob, size_t len,
         goto fail;
     }
     tmp.bnd.f0 = h.version >= 6 ? slv_rbuf_f64(&r) : NAN;
-    if (r.failed) {
+    if (r.failed || isinf(tmp.bnd.f0)) { /* a value of f, or NaN: none yet */
         err = corrupt(diag);
         goto fail;
     }

@@ -358,6 +358,21 @@ TEST(restore, peek_digest_and_version2)
     CHECK_STR(d.field, "/data");
     CHECK(ircg_solver_restore_as(sp, blob, len, IRCG_RESTORE_AFRESH, &d) == IRCG_ERR_INVALID);
     CHECK_STR(d.field, "/checkpoint");
+    /* an infinite f(x_0) (the word after the samples) is refused: it would
+     * make every outer gap small against the scale of working precision */
+    {
+        unsigned char *inf6 = malloc(len);
+        REQUIRE(inf6 != NULL);
+        memcpy(inf6, blob, len);
+        double pinf = INFINITY;
+        memcpy(inf6 + 288, &pinf, 8);
+        ircg_solver *si = solver_of(a.pb, IRCG_ALG_IRCG, 8, NULL, &r);
+        REQUIRE(si);
+        CHECK(ircg_solver_restore(si, inf6, len, &d) == IRCG_ERR_INVALID);
+        CHECK_STR(d.field, "/checkpoint");
+        ircg_solver_free(si);
+        free(inf6);
+    }
     /* version 5: f(x_0) (the word after the samples) removed; it restores
      * and goes on */
     unsigned char *v5 = blob;
