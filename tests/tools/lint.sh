@@ -11,13 +11,7 @@ jobs=${LINT_JOBS:-2}
 fail=0
 
 echo "cppcheck $(cppcheck --version | cut -d' ' -f2)"
-# One finding known and not yet fixed: domain.c's simplex_threshold forms
-# `v + n` before it checks malloc's v for NULL (undefined only when the
-# allocation fails).  The fix moves one line of the solver, which makes
-# tests/paper/RESULTS.md's runs another code's (its provenance check), so
-# it waits for the next make paper; remove this suppression with it.
 cppcheck --quiet --std=c11 --enable=warning,portability --inline-suppr \
-    --suppress=nullPointerArithmeticRedundantCheck:solver/src/problems/domain.c \
     --error-exitcode=1 -D_DEFAULT_SOURCE $INC_SOLVER $INC_API $INC_STORAGE \
     $INC_SERVER $INC_CLIENT $INC_CLI -Iclients/mpi solver api storage server clients || fail=1
 

@@ -186,9 +186,10 @@ static ircg_error simplex_threshold(const double *y, int64_t n, double r,
 {
     if (n < 1)
         return IRCG_ERR_INVALID;
-    double *v = malloc(2 * (size_t)n * sizeof *v), *aside = v + n;
+    double *v = malloc(2 * (size_t)n * sizeof *v);
     if (!v)
         return IRCG_ERR_NOMEM;
+    double *aside = v + n;
     int64_t k = 1, na = 0;
     double rho = y[0] - r;
     v[0] = y[0];
