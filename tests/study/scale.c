@@ -15,20 +15,20 @@ static double round_up2(double x)
     return ceil(x / sc) * sc;
 }
 
-/* x = A^+ b (A m x n row-major, m < n, full row rank), by dgelsd. */
-static int pinv_solve(const double *A, const double *b, int m, int n, double *x)
+int sc_pinv(const double *A, const double *b, int m, int n, double *x)
 {
     double *Ac = malloc((size_t)m * n * sizeof *Ac), *bx = calloc((size_t)n, sizeof *bx);
     double *sv = malloc((size_t)m * sizeof *sv);
     lapack_int rank = 0;
-    int ok = Ac && bx && sv;
+    int ok = Ac && bx && sv && m <= n;
     if (ok) {
         memcpy(Ac, A, (size_t)m * n * sizeof *Ac);
         memcpy(bx, b, (size_t)m * sizeof *bx);
         ok = LAPACKE_dgelsd(LAPACK_ROW_MAJOR, m, n, 1, Ac, n, bx, 1, sv, -1.0, &rank) == 0 &&
              rank == m;
-        memcpy(x, bx, (size_t)n * sizeof *x);
     }
+    if (ok)
+        memcpy(x, bx, (size_t)n * sizeof *x);
     free(Ac);
     free(bx);
     free(sv);
@@ -50,7 +50,7 @@ static int overparam_fstar(const sc_inst *s, double *x, double *fstar)
                                                                  sizeof *r);
     double *sv = malloc((size_t)k * sizeof *sv);
     lapack_int rank = 0;
-    int ok = Ac && S && Vt && sup && B && r && sv && pinv_solve(s->A, s->b, m, n, x);
+    int ok = Ac && S && Vt && sup && B && r && sv && sc_pinv(s->A, s->b, m, n, x);
     if (ok) {
         memcpy(Ac, s->A, (size_t)m * n * sizeof *Ac);
         ok = LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'A', m, n, Ac, n, S, NULL, 1, Vt, n, sup) == 0;
@@ -324,7 +324,7 @@ int sc_make(sc_inst *s, sc_kind kind, const char *file)
     int ok = 0;
     switch (kind) {
     case SC_LEAST_NORM:
-        ok = make_ls(s, 30, 80, 0, 0, 1) && pinv_solve(s->A, s->b, 30, 80, x);
+        ok = make_ls(s, 30, 80, 0, 0, 1) && sc_pinv(s->A, s->b, 30, 80, x);
         if (ok) {
             double n2 = 0;
             for (int j = 0; j < 80; j++)
@@ -335,7 +335,7 @@ int sc_make(sc_inst *s, sc_kind kind, const char *file)
         }
         break;
     case SC_OVERPARAM:
-        ok = make_ls(s, 10, 30, 10, 0.1, 1) && pinv_solve(s->A, s->b, 10, 30, x);
+        ok = make_ls(s, 10, 30, 10, 0.1, 1) && sc_pinv(s->A, s->b, 10, 30, x);
         if (ok) {
             double n1 = 0;
             for (int j = 0; j < 30; j++)

@@ -58,6 +58,10 @@ void sc_free(sc_inst *s);
 /* The problem at scale c of g (owned by the caller). */
 ircg_problem *sc_problem(const sc_inst *s, double c);
 
+/* x = A^+ b (A m x n row-major, m <= n) by LAPACK's dgelsd; 1 when A has
+ * full row rank m (the unit tests' least-norm instances use it too). */
+int sc_pinv(const double *A, const double *b, int m, int n, double *x);
+
 typedef struct sc_run {
     int64_t iterations; /* of the first certified iteration meeting both, or -1 */
     double seconds;     /* solve time up to it                               */

@@ -30,9 +30,8 @@ static void cell(study_doc *doc, const sc_run *r)
                      r->outer_rel);
 }
 
-static cJSON *run_json(const sc_run *r)
+void study_run_members(cJSON *o, const struct sc_run *r)
 {
-    cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "varsigma", r->varsigma);
     if (r->iterations >= 0) {
         cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
@@ -43,6 +42,12 @@ static cJSON *run_json(const sc_run *r)
     cJSON_AddNumberToObject(o, "ran", (double)r->ran);
     cJSON_AddNumberToObject(o, "inner_gap_rel_end", r->inner_rel);
     cJSON_AddNumberToObject(o, "outer_rel_end", r->outer_rel);
+}
+
+static cJSON *run_json(const sc_run *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    study_run_members(o, r);
     return o;
 }
 

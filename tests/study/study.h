@@ -35,6 +35,12 @@ int study_overparam(cJSON *out, study_doc *doc, const char *dir);
 int study_scale(cJSON *out, study_doc *doc, const char *dir);
 int study_varsigma(cJSON *out, study_doc *doc, const char *dir);
 int study_directions(cJSON *out, study_doc *doc, const char *dir);
+/* One IR-CG run's members (scale.h's sc_run) into o: varsigma, the
+ * iterations and seconds to the targets (null: not reached), the
+ * iterations run and the relative gaps at the end (studies scale and
+ * varsigma). */
+struct sc_run;
+void study_run_members(cJSON *o, const struct sc_run *r);
 /* mkdir dir (an existing one is fine); 0 on success */
 int study_mkdir(const char *dir);
 

@@ -89,16 +89,7 @@ static cJSON *run_json(const sc_run *r, double rel, double e)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "varsigma_rel", rel);
-    cJSON_AddNumberToObject(o, "varsigma", r->varsigma);
-    if (r->iterations >= 0) {
-        cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
-        cJSON_AddNumberToObject(o, "seconds", r->seconds);
-    } else {
-        cJSON_AddNullToObject(o, "iterations");
-    }
-    cJSON_AddNumberToObject(o, "ran", (double)r->ran);
-    cJSON_AddNumberToObject(o, "inner_gap_rel_end", r->inner_rel);
-    cJSON_AddNumberToObject(o, "outer_rel_end", r->outer_rel);
+    study_run_members(o, r);
     cJSON_AddNumberToObject(o, "outer_signed_end", r->outer_signed);
     cJSON_AddNumberToObject(o, "error", e);
     return o;

@@ -119,7 +119,7 @@ static void least_norm(int m, int n, uint64_t seed)
     double *A = NULL, *b = NULL, *x = malloc((size_t)n * sizeof *x), nx = 0, g0 = 0;
     ircg_problem *pb = NULL;
     REQUIRE(x && ircg_synth_least_squares(m, n, 0, seed, &A, &b, NULL) == IRCG_OK);
-    REQUIRE(lnt_pinv(A, b, m, n, x));
+    REQUIRE(sc_pinv(A, b, m, n, x));
     for (int j = 0; j < n; j++)
         nx += x[j] * x[j];
     for (int i = 0; i < m; i++)
