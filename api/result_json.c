@@ -183,7 +183,7 @@ static void sb_warnings(api_buf *b, const api_result *r)
     char msg[400];
     int first = 1;
     api_buf_add(b, ",\"warnings\":[", 13);
-    for (unsigned bit = 1; bit <= IRCG_WARN_LOOSE; bit <<= 1) {
+    for (unsigned bit = 1; bit <= IRCG_WARN_LAST; bit <<= 1) {
         if (!(r->info->warnings & bit))
             continue;
         api_warning_message(msg, sizeof msg, r->info, r->settings ? &r->settings->stop : NULL,

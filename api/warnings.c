@@ -54,6 +54,14 @@ int api_warning_message(char *buf, size_t n, const ircg_info *in, const ircg_sto
         return snprintf(buf, n, "a bound on the nuclear ball used the Frobenius norm (the "
                         "ratings' spectrum allowed no sharper bound of sigma_1): the "
                         "certificate holds but may be far from tight");
+    case IRCG_WARN_BELOW_OPTIMUM:
+        return snprintf(buf, n, "f(%s) = %.6g lies %.3g below f_lower = %.6g, a certified "
+                        "lower bound of f*: g(%s), %.3g above g_upper, buys f below the "
+                        "bilevel optimum (the stop certifies f(%s) <= f* + tolerance, not "
+                        "the other side); a smaller stop.inner_gap_rel brings it nearer the "
+                        "bilevel solution", y, z ? in->cert_f_z : in->cert_f_x,
+                        -outer, in->f_lower, y,
+                        (z ? in->cert_g_z : in->cert_g_x) - in->g_upper, y);
     }
     return snprintf(buf, n, "unknown warning %u", (unsigned)w);
 }

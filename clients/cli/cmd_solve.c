@@ -189,7 +189,7 @@ static void summary(const ircg_info *in, const ircg_settings *st)
 /* Printed even with --quiet: a result that is not what it seems. */
 static void warnings(const ircg_info *in, const ircg_settings *st)
 {
-    for (unsigned bit = 1; bit <= IRCG_WARN_LOOSE; bit <<= 1) {
+    for (unsigned bit = 1; bit <= IRCG_WARN_LAST; bit <<= 1) {
         char msg[400];
         if (!(in->warnings & bit))
             continue;

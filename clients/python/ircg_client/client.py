@@ -368,7 +368,8 @@ class Client:
     @staticmethod
     def warnings(doc: Dict[str, Any]) -> List[Dict[str, str]]:
         """The warnings of a result or a job resource: [{"code", "message"}]
-        (inner_unsolved, outer_unsolved, uncertified, loose), [] when the
+        (inner_unsolved, outer_unsolved, uncertified, loose, below_optimum),
+        [] when the
         result is what it seems."""
         w = doc.get("warnings")
         return list(w) if isinstance(w, list) else []

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
 
 class IrcgWarning(UserWarning):
     """A result that is not what it seems (api/SPEC.md, Results:
-    "warnings"): code is inner_unsolved, outer_unsolved, uncertified or
-    loose."""
+    "warnings"): code is inner_unsolved, outer_unsolved, uncertified, loose
+    or below_optimum."""
 
     def __init__(self, code: str, message: str):
         super().__init__("%s: %s" % (code, message))

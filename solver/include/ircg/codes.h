@@ -51,13 +51,21 @@ typedef enum ircg_warning {
                                      certified outer gap stayed above it  */
     IRCG_WARN_UNCERTIFIED = 4,    /* no certificate was made (certify = 0,
                                      or the method has none here)         */
-    IRCG_WARN_LOOSE = 8           /* nuclear ball: a sigma_1 was bounded by
+    IRCG_WARN_LOOSE = 8,          /* nuclear ball: a sigma_1 was bounded by
                                      the Frobenius norm, not Kato-Temple:
                                      the bounds hold but are loose        */
+    IRCG_WARN_BELOW_OPTIMUM = 16  /* a stop.outer_gap* was given and the
+                                     answer's f lies below f_lower (a
+                                     certified lower bound of f*) by more
+                                     than it: the answer's g above g*
+                                     buys f below the bilevel optimum
+                                     (the weak optimality's side)         */
 } ircg_warning;
+#define IRCG_WARN_LAST IRCG_WARN_BELOW_OPTIMUM /* the highest bit, for loops */
 
 const char *ircg_error_string(ircg_error e);   /* "invalid argument", ...    */
-/* "inner_unsolved", "outer_unsolved", "uncertified", "loose" */
+/* "inner_unsolved", "outer_unsolved", "uncertified", "loose",
+ * "below_optimum" */
 const char *ircg_warning_name(ircg_warning w);
 const char *ircg_status_string(ircg_status s); /* "converged", "max_iter", ...*/
 

@@ -38,6 +38,7 @@ const char *ircg_warning_name(ircg_warning w)
     case IRCG_WARN_OUTER_UNSOLVED: return "outer_unsolved";
     case IRCG_WARN_UNCERTIFIED: return "uncertified";
     case IRCG_WARN_LOOSE: return "loose";
+    case IRCG_WARN_BELOW_OPTIMUM: return "below_optimum";
     }
     return "unknown";
 }

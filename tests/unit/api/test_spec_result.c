@@ -497,3 +497,26 @@ TEST(spec_result, inner_unsolved_sentence_scale)
         }
     }
 }
+
+/* The below_optimum sentence: the answer's f, how far below f_lower, and
+ * the g slack that buys it, for the answer the certificate is of (z for
+ * the bisection methods), as the overparam-stochastic example's run says
+ * it (f(z) 5.85566, f_lower 6.03862, g(z) 0.000506 above g_upper). */
+TEST(spec_result, below_optimum_sentence)
+{
+    ircg_info in = {0};
+    ircg_stop stop = {.inner_gap_rel = 1e-8, .outer_gap_rel = 1e-4};
+    char msg[600];
+    in.answer = IRCG_Z;
+    in.cert_f_z = 5.85566;
+    in.f_lower = 6.03862;
+    in.outer_gap_z = in.cert_f_z - in.f_lower;
+    in.cert_g_z = 0.000516;
+    in.g_upper = 0.00001;
+    int n = api_warning_message(msg, sizeof msg, &in, &stop, IRCG_WARN_BELOW_OPTIMUM);
+    CHECK(n > 0 && (size_t)n < sizeof msg);
+    printf("    below_optimum: %s\n", msg);
+    CHECK(strstr(msg, "f(z) = 5.85566 lies 0.183 below f_lower = 6.03862") != NULL);
+    CHECK(strstr(msg, "g(z), 0.000506 above g_upper") != NULL);
+    CHECK_STR(ircg_warning_name(IRCG_WARN_BELOW_OPTIMUM), "below_optimum");
+}
