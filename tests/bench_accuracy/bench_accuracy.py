@@ -148,12 +148,15 @@ def solve_once(ircg, spec, tmp, budget):
            "algorithm": res.get("algorithm"),
            "warnings": [w.get("code") for w in res.get("warnings") or []]}
     if c:
-        g0, gu, fx, fl = c.get("g_x0"), c.get("g_upper"), c.get("f_x"), c.get("f_lower")
+        # the answer the certificate is of: z for the bisection methods
+        a = "z" if c.get("answer") == "z" else "x"
+        g0, gu, fa, fl = c.get("g_x0"), c.get("g_upper"), c.get("f_" + a), c.get("f_lower")
         den = (g0 - gu) if (g0 is not None and gu is not None) else None
-        out["inner_rel"] = c["inner_gap_x"] / den if den and den > 0 else None
-        scale = max(abs(fx), abs(fl)) if fx is not None and fl is not None else None
-        out["outer_rel"] = c["outer_gap_x"] / scale if scale else None
-        out["f"] = fx
+        out["answer"] = a
+        out["inner_rel"] = c["inner_gap_" + a] / den if den and den > 0 else None
+        scale = max(abs(fa), abs(fl)) if fa is not None and fl is not None else None
+        out["outer_rel"] = c["outer_gap_" + a] / scale if scale else None
+        out["f"] = fa
         out["f_lower"] = fl
     if res.get("error"):
         out["reason"] = res["error"]
