@@ -47,7 +47,10 @@ static char *get_raw_gzip(const hu_daemon *d, const char *path, size_t *len, cha
     hu_req(d, "GET", path, NULL, NULL, 0, h, &r);
     *len = r.len;
     snprintf(enc, 16, "%s", r.status == 200 ? "ok" : "fail");
-    return r.body;
+    char *body = r.body; /* the caller's; the rest (the header lines) freed */
+    r.body = NULL;
+    hu_resp_free(&r);
+    return body;
 }
 
 static char *gunzip(const char *in, size_t n, size_t *out_len)
