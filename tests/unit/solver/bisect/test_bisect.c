@@ -160,6 +160,20 @@ TEST(bisect, least_norm_closed_form_every_vector_domain)
     }
 }
 
+/* 1/2 ||A_v x - b_v||^2 (A_v m x n, row-major) in long double. */
+static double half_sq_residual(const double *Av, const double *bv, int m, int n,
+                               const double *x)
+{
+    long double f = 0;
+    for (int i = 0; i < m; i++) {
+        long double r = -(long double)bv[i];
+        for (int j = 0; j < n; j++)
+            r += (long double)Av[i * n + j] * x[j];
+        f += 0.5L * r * r;
+    }
+    return (double)f;
+}
+
 /* Over-parameterized regression: g* = 0 on {A x = b}, f the validation
  * loss, strictly convex (MV >= N): x* = x_p + N_A z* with x_p = A^+ b, N_A
  * an orthonormal basis of null(A) and z* the least squares solution of
@@ -201,27 +215,13 @@ static int overparam(inst *L, double *xs, double *fstar)
         for (int k = 0; k < K; k++)
             xs[j] += Vt[(M + k) * N + j] * c[k];
     }
-    long double f = 0;
-    for (int i = 0; i < MV; i++) {
-        long double r = -(long double)L->bv[i];
-        for (int j = 0; j < N; j++)
-            r += (long double)L->Av[i * N + j] * xs[j];
-        f += 0.5L * r * r;
-    }
-    *fstar = (double)f;
+    *fstar = half_sq_residual(L->Av, L->bv, MV, N, xs);
     return rank == K;
 }
 
 static double validation_loss(const inst *L, const double *x)
 {
-    long double f = 0;
-    for (int i = 0; i < MV; i++) {
-        long double r = -(long double)L->bv[i];
-        for (int j = 0; j < N; j++)
-            r += (long double)L->Av[i * N + j] * x[j];
-        f += 0.5L * r * r;
-    }
-    return (double)f;
+    return half_sq_residual(L->Av, L->bv, MV, N, x);
 }
 
 TEST(bisect, overparam_closed_form)
@@ -281,14 +281,7 @@ TEST(bisect, unique_inner_solution_above_min_f)
     memcpy(bx, b, sizeof bx);
     REQUIRE(LAPACKE_dgelsd(LAPACK_ROW_MAJOR, UM, UN, 1, Ac, UN, bx, 1, svals, -1.0, &rank) ==
                 0 && rank == UN);
-    long double f = 0;
-    for (int i = 0; i < UV; i++) {
-        long double r = -(long double)bv[i];
-        for (int j = 0; j < UN; j++)
-            r += (long double)Av[i * UN + j] * bx[j];
-        f += 0.5L * r * r;
-    }
-    double fstar = (double)f;
+    double fstar = half_sq_residual(Av, bv, UV, UN, bx);
     cert_data cd = {A, b, UM, UN, 0};
     ircg_ls_data ld = {.m = UM, .n = UN, .A_dense = A, .b = b};
     ircg_ls_data vd = {.m = UV, .n = UN, .A_dense = Av, .b = bv};
@@ -300,19 +293,12 @@ TEST(bisect, unique_inner_solution_above_min_f)
     REQUIRE(ircg_problem_least_squares(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
     CHECK(solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-4, 10, &sv, &in) == IRCG_OK);
     if (sv && answer(sv, z, UN)) {
-        long double fz = 0;
-        for (int i = 0; i < UV; i++) {
-            long double r = -(long double)bv[i];
-            for (int j = 0; j < UN; j++)
-                r += (long double)Av[i * UN + j] * z[j];
-            fz += 0.5L * r * r;
-        }
+        double fz = half_sq_residual(Av, bv, UV, UN, z);
         /* below f*: v(c) = min {f : g <= c} grows like the square root of
          * c - g* at a unique x* (g strongly convex), so g's slack of a few
          * 1e-7 here buys f about 1e-3 of f* -- the weak guarantee's side,
          * which no first-order certificate bounds (FC-BiO's lower bound) */
-        check_answer("unique x*", sv, &in, &cd, cert_g(&cd, bx), fstar, (double)fz, 1e-4,
-                     2e-3);
+        check_answer("unique x*", sv, &in, &cd, cert_g(&cd, bx), fstar, fz, 1e-4, 2e-3);
     }
     ircg_solver_free(sv);
     ircg_problem_free(pb);
