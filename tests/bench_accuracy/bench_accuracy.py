@@ -306,8 +306,10 @@ def markdown(doc):
                    f"{r['cvxopt_seconds']:.3g} | {'yes' if r['matches_committed'] else 'no'} |")
     out += ["", "The runs: the status, the iterations and seconds to the certified target "
             "(the median of the runs made), the certified inner and outer gaps (relative) at "
-            "the end, and (f - f*) / |f*| against the reference (signed: below f* where x is not "
-            "yet inner-optimal, which the certified stop allows; abs: f - f*, for f* = 0):",
+            "the end, and (f - f*) / |f*| against the reference (signed: below f* where the "
+            "answer is not yet inner-optimal, which the certified stop allows; abs: f - f*, "
+            "for f* = 0); every figure is of the answer (z for the bisection methods), and the "
+            "status names the result's warnings:",
             "", "| instance | method | target (inner, outer) | status | iterations | seconds | "
             "inner | outer | (f - f*) / |f*| |", "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for inst in doc["instances"]:
@@ -325,7 +327,10 @@ def markdown(doc):
             fe = signed(r.get("f_error"))
             if r.get("f_error_kind") == "abs":
                 fe += " abs"
-            out.append(f"| {inst['name']} | {r['method']} | {tgt} | {r['status']} | "
+            status = r["status"]
+            if r.get("warnings"):
+                status += " (" + ", ".join(r["warnings"]) + ")"
+            out.append(f"| {inst['name']} | {r['method']} | {tgt} | {status} | "
                        f"{r.get('iterations')} | {secs} | {fmt(r.get('inner_rel'))} | "
                        f"{fmt(r.get('outer_rel'))} | {fe} |")
     return "\n".join(out) + "\n"
