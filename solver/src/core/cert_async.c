@@ -209,13 +209,15 @@ static int emit(ircg_solver *sv, slv_cert_async *a)
 
 /* The certificates done, folded in order, and the rows they free: each
  * job is folded just before the rows of its iteration and after, so a
- * row's bounds are those of its own iteration. */
+ * row's bounds are those of its own iteration.  When waiting, every job is
+ * folded even after a callback's stop: the thread must be done with the
+ * buffers it shares with the final certificate before that one starts. */
 static int advance(ircg_solver *sv, slv_cert_async *a, int wait, ircg_error *err)
 {
     int stop = 0, r;
     for (;;) {
         stop |= emit(sv, a);
-        if (stop || a->n == 0)
+        if ((stop && !wait) || a->n == 0)
             break;
         if ((r = fold_oldest(sv, a, wait, err)) < 0)
             return -1;

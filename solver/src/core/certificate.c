@@ -361,13 +361,15 @@ static unsigned warnings(const ircg_solver *sv)
         inner = fmax(1e-3 * (b->g0 - b->g_upper), inner_ulps(b));
     if (!(gap <= inner))
         w |= IRCG_WARN_INNER_UNSOLVED;
-    if ((s->outer_gap > 0 || s->outer_gap_rel > 0) && !(f - b->f_lower <= outer))
-        w |= IRCG_WARN_OUTER_UNSOLVED;
-    /* the other side, which no stop can certify (FC-BiO's lower bound for
-     * first-order methods) but a certificate can refute: f below f_lower
-     * <= f* by more than the tolerance */
-    if ((s->outer_gap > 0 || s->outer_gap_rel > 0) && b->f_lower - f > outer)
-        w |= IRCG_WARN_BELOW_OPTIMUM;
+    if (s->outer_gap > 0 || s->outer_gap_rel > 0) {
+        if (!(f - b->f_lower <= outer))
+            w |= IRCG_WARN_OUTER_UNSOLVED;
+        /* the other side, which no stop can certify (FC-BiO's lower bound
+         * for first-order methods) but a certificate can refute: f below
+         * f_lower <= f* by more than the tolerance */
+        if (b->f_lower - f > outer)
+            w |= IRCG_WARN_BELOW_OPTIMUM;
+    }
     if (exact_in(sv, b)) /* no tolerance asks for more than exists (on g
                             alone, exactness says nothing of f) */
         w &= ~(IRCG_WARN_INNER_UNSOLVED | (sv->varsigma != 0 ? IRCG_WARN_OUTER_UNSOLVED : 0u));

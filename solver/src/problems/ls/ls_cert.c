@@ -251,19 +251,24 @@ static double strongly_convex_gap(const ls_data *d, ls_cert_buf *b, const double
     return lower >= 0 ? 0.0 : slv_up(-lower, 2);
 }
 
-/* The Frank-Wolfe gap of Phi_sigma at y, and into *sub the bound of
- * Phi(y) - min_X Phi: that gap, or the strongly convex bound's when f's
- * curvature is known and it is the smaller. */
+/* The Frank-Wolfe gap at y of a function with gradient c (bound ec) and
+ * curvature at least mu (0: unknown), never below 0; into *sub the bound
+ * of its value at y minus its least on X: that gap, or the strongly
+ * convex bound's when it is the smaller.  What g, f and Phi_sigma share. */
+static double gap_and_sub(const ls_data *d, ls_cert_buf *b, const double *c,
+                          const double *ec, const double *y, double mu, double *sub)
+{
+    double e, gap = fmax(slv_domain_fw_gap(&d->dom, c, ec, y, d->n, &e) + e, 0.0);
+    *sub = mu > 0 ? fmin(gap, strongly_convex_gap(d, b, c, ec, y, mu)) : gap;
+    return gap;
+}
+
+/* The same of Phi_sigma = sigma f + g (f's curvature scaled by sigma). */
 static double phi_gap(const ls_data *d, ls_cert_buf *b, const double *y, double sigma,
                       double *sub)
 {
-    double e;
     ls_cert_combine(sigma, b->gf, b->ef, b->gg, b->eg, d->n, b->c, b->ec);
-    double gap = fmax(slv_domain_fw_gap(&d->dom, b->c, b->ec, y, d->n, &e) + e, 0.0);
-    *sub = gap;
-    if (d->mu_f > 0)
-        *sub = fmin(gap, strongly_convex_gap(d, b, b->c, b->ec, y, sigma * d->mu_f));
-    return gap;
+    return gap_and_sub(d, b, b->c, b->ec, y, sigma * d->mu_f, sub);
 }
 
 /* min_X f >= f(y) - sub_f(y), sub_f f's Frank-Wolfe gap at y or its
@@ -273,9 +278,8 @@ static double phi_gap(const ls_data *d, ls_cert_buf *b, const double *y, double 
 static double f_floor_of(const ls_data *d, ls_cert_buf *b, const double *y, double f,
                          double f_err)
 {
-    double e, sub = fmax(slv_domain_fw_gap(&d->dom, b->gf, b->ef, y, d->n, &e) + e, 0.0);
-    if (d->mu_f > 0)
-        sub = fmin(sub, strongly_convex_gap(d, b, b->gf, b->ef, y, d->mu_f));
+    double sub;
+    gap_and_sub(d, b, b->gf, b->ef, y, d->mu_f, &sub);
     double s = f - f_err - sub;
     return s - slv_gamma(4) * (fabs(f) + f_err + sub);
 }
@@ -286,12 +290,8 @@ static double f_floor_of(const ls_data *d, ls_cert_buf *b, const double *y, doub
 void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigma,
                   slv_cert *out)
 {
-    double e;
     out->f_floor = fmax(out->f_floor, f_floor_of(d, b, y, out->f, out->f_err));
-    out->gap_g = fmax(slv_domain_fw_gap(&d->dom, b->gg, b->eg, y, d->n, &e) + e, 0.0);
-    out->sub_g = out->gap_g;
-    if (d->mu_g > 0)
-        out->sub_g = fmin(out->gap_g, strongly_convex_gap(d, b, b->gg, b->eg, y, d->mu_g));
+    out->gap_g = gap_and_sub(d, b, b->gg, b->eg, y, d->mu_g, &out->sub_g);
     out->gap_phi = out->sub_phi = NAN;
     out->nphi = 0;
     if (!(sigma > 0))

@@ -151,6 +151,12 @@ TEST(cert_async, a_callback_stop_ends_the_solve)
     CHECK_INT(r.n, 5); /* no call after the one that said stop */
     CHECK(r.r[r.n - 1].t == 5);
     CHECK(info.iterations >= 5);
+    /* every certificate asked for before the stop is folded before the
+     * final one is made (which shares the thread's buffers): the bounds of
+     * a run that ends at the same iteration without a stop */
+    ircg_info whole;
+    REQUIRE(solve(&in, 0, 1, info.iterations, 0, NULL, &whole, NULL, NULL) == IRCG_OK);
+    CHECK(same_bounds(&info, &whole));
     mct_free(&in);
 }
 
