@@ -54,11 +54,22 @@ typedef enum ircg_algorithm {
                           matrix completions (one process, n p min(n, p)
                           <= IRCG_FCBIO_MC_MAX_WORK: a dense SVD per
                           projection)                                   */
-    IRCG_ALG_FCBIO_CG  /* the inner problems by conditional gradient on
+    IRCG_ALG_FCBIO_CG, /* the inner problems by conditional gradient on
                           their softmax smoothing, with the LMO only: the
                           nuclear ball too (matrix completion) and least
                           squares; not logistic regression             */
+    IRCG_ALG_TWOSTAGE  /* the two-stage method (twostage/): g alone by
+                          an accelerated projected gradient, then f over
+                          the affine inner solution set {A x = A xh} by
+                          ADMM, certified by its multiplier: least
+                          squares with a quadratic f over the vector
+                          domains, dense (IRCG_TWOSTAGE_MAX_DIM)        */
 } ircg_algorithm;
+
+/* The two-stage method's dense stage 2 factors an n x n matrix and the
+ * Gram matrix of A's smaller side (at most n x n): offered while n is at
+ * most this (about 3 GFlop a factorization, 32 MB a matrix). */
+#define IRCG_TWOSTAGE_MAX_DIM 2000
 
 /* certify_async's copies of x and z on Omega in flight at most (the
  * certificates of a 110-iteration run, t = 0 to 64). */

@@ -94,6 +94,7 @@ ircg_error ircg_problem_least_squares(const ircg_ls_data *data,
         (*out)->sto = &slv_ls_sto;
         (*out)->point_ops = &slv_ls_sto_ops; /* FC-BiO's, the same kind */
         (*out)->point = &slv_ls_point;
+        (*out)->affine = &slv_ls_affine;
         (*out)->info.data_digest = ls_digest((*out)->data);
     }
     return err;

@@ -353,6 +353,30 @@ typedef struct slv_point_ops {
     void (*set_point)(void *ws, ircg_which which, const double *y, double f, double g);
 } slv_point_ops;
 
+/* The two-stage method's oracle (twostage/), on the point oracle's
+ * workspace, for a family whose g depends on x through A x alone and is
+ * strictly convex there (least squares): every inner solution has the
+ * same A x, so the inner solution set is the affine section {x in X :
+ * A x = A x*} of X, and with a quadratic f stage 2 is a quadratic program
+ * the method solves densely. */
+typedef struct slv_affine_ops {
+    /* m, the rows of A. */
+    int64_t (*rows)(void *ws);
+    /* f(x) = 1/2 x'H x + q'x + const: H (n x n, symmetric, column-major
+     * and row-major alike) and q (n). */
+    ircg_error (*quadratic)(void *ws, double *H, double *q);
+    /* The Gram matrix of A's smaller side: A'A (n x n) when n <= m, else
+     * A A' (m x m); *side is its order. */
+    ircg_error (*gram)(void *ws, double *G, int64_t *side);
+    /* y = A x (m) and x = A'y (n). */
+    void (*apply)(void *ws, const double *x, double *y);
+    void (*apply_t)(void *ws, const double *y, double *x);
+    /* The Lagrangian lower bound of f* (ls_cert_lagrange): for any nu in
+     * R^m, xh in X with g(xh) - g* <= tau and w in X; rounded down. */
+    ircg_error (*lagrange)(void *ws, const double *w, const double *xh, const double *nu,
+                           double tau, double *f_lower);
+} slv_affine_ops;
+
 /* A problem joins its family's oracle (problems/) with the oracles of the
  * methods built on it (baselines/); core/families.c wires them. */
 struct ircg_problem {
@@ -367,6 +391,9 @@ struct ircg_problem {
     const slv_oracle_ops *point_ops;/* FC-BiO's workspace                  */
     const slv_point_ops *point;     /* its point oracle, on it (NULL: no
                                        projection onto X is offered)     */
+    const slv_affine_ops *affine;   /* the two-stage method's, on it (NULL:
+                                       the inner set is not known affine
+                                       or f is not quadratic)            */
     const ircg_comm *comm;          /* NULL, or the processes that share a
                                        distributed problem (borrowed)      */
     double f_slope;                 /* ||grad f||, when f is affine (L_f =
@@ -388,5 +415,6 @@ extern const slv_oracle_ops slv_lr_ops;      /* problems/logreg/lr_oracle.c   */
 extern const slv_oracle_ops slv_ls_sto_ops;  /* problems/ls/ls_sto.c          */
 extern const slv_sto_ops slv_ls_sto;         /* problems/ls/ls_sto.c          */
 extern const slv_point_ops slv_ls_point;     /* problems/ls/ls_point.c        */
+extern const slv_affine_ops slv_ls_affine;   /* problems/ls/ls_affine.c       */
 
 #endif /* IRCG_ORACLE_H */

@@ -58,10 +58,11 @@ static ircg_error validate_stochastic(const ircg_settings *s, ircg_diag *diag)
         return slv_fail(diag, IRCG_ERR_INVALID, "/gap_tol",
                         "the stochastic methods' gap is an estimate: stop them on certified "
                         "tolerances (stop) instead of gap_tol");
-    if ((s->algorithm == IRCG_ALG_FCBIO || s->algorithm == IRCG_ALG_FCBIO_CG) &&
+    if ((s->algorithm == IRCG_ALG_FCBIO || s->algorithm == IRCG_ALG_FCBIO_CG ||
+         s->algorithm == IRCG_ALG_TWOSTAGE) &&
         (s->gap_tol > 0 || !s->certify))
         return slv_fail(diag, IRCG_ERR_INVALID, s->gap_tol > 0 ? "/gap_tol" : "/certify",
-                        "the bisection methods decide their levels by certificates and "
+                        "the bisection and two-stage methods decide by certificates and "
                         "stop on certified tolerances (stop): %s",
                         s->gap_tol > 0 ? "gap_tol does not apply" : "certify must be 1");
     return IRCG_OK;
@@ -164,7 +165,7 @@ ircg_error ircg_settings_validate(const ircg_settings *s, ircg_diag *diag)
 {
     if (!s)
         return slv_fail(diag, IRCG_ERR_INVALID, "", "settings are NULL");
-    if (s->algorithm < IRCG_ALG_IRCG || s->algorithm > IRCG_ALG_FCBIO_CG)
+    if (s->algorithm < IRCG_ALG_IRCG || s->algorithm > IRCG_ALG_TWOSTAGE)
         return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
                          "unknown algorithm %d", (int)s->algorithm);
     if (s->step_rule < IRCG_STEP_OPEN_LOOP || s->step_rule > IRCG_STEP_LINE_SEARCH)

@@ -24,6 +24,7 @@ const slv_alg *slv_alg_of(ircg_algorithm a)
     case IRCG_ALG_IRFSCG: return &slv_alg_irfscg;
     case IRCG_ALG_FCBIO: return &slv_alg_fcbio;
     case IRCG_ALG_FCBIO_CG: return &slv_alg_fcbio_cg;
+    case IRCG_ALG_TWOSTAGE: return &slv_alg_twostage;
     case IRCG_ALG_IRCG:
     default: return &slv_alg_ircg;
     }
@@ -37,7 +38,7 @@ int slv_alg_stochastic(ircg_algorithm a)
 static const char *alg_label(ircg_algorithm a)
 {
     static const char *const L[] = {"IR-CG", "CG-BiO", "IR-PG", "Bi-SG", "IR-SCG", "IR-FSCG",
-                                    "FC-BiO", "FC-BiO-CG"};
+                                    "FC-BiO", "FC-BiO-CG", "two-stage"};
     return (unsigned)a < sizeof L / sizeof L[0] ? L[a] : "this algorithm";
 }
 
@@ -90,6 +91,16 @@ static ircg_error check_bisection(const ircg_problem *pb, const ircg_settings *s
         return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
                         "FC-BiO projects onto X, which %s problems do not offer: "
                         "use FC-BiO-CG (conditional gradient inside)", pb->ops->name);
+    if (s->algorithm == IRCG_ALG_TWOSTAGE && (!pb->point_ops || !pb->point || !pb->affine))
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                        "the two-stage method needs the inner solution set as an affine "
+                        "section of X and a quadratic f (least squares over a vector "
+                        "domain), not %s", pb->ops->name);
+    if (s->algorithm == IRCG_ALG_TWOSTAGE &&
+        pb->info.n_cols > IRCG_TWOSTAGE_MAX_DIM)
+        return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                        "the two-stage method factors dense n x n matrices: n = %d must "
+                        "be at most %d", pb->info.n_cols, IRCG_TWOSTAGE_MAX_DIM);
     if (s->algorithm == IRCG_ALG_FCBIO_CG && pb->info.kind == IRCG_PROBLEM_LOGISTIC)
         return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
                         "FC-BiO-CG needs f and g quadratic along a direction: use "
@@ -171,7 +182,9 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
     sv->pb = pb;
     sv->ops = is_projection_method(s->algorithm) ? pb->prox_ops
               : slv_alg_stochastic(s->algorithm) ? pb->sto_ops
-              : s->algorithm == IRCG_ALG_FCBIO ? pb->point_ops : pb->ops;
+              : s->algorithm == IRCG_ALG_FCBIO || s->algorithm == IRCG_ALG_TWOSTAGE
+                  ? pb->point_ops
+                  : pb->ops;
     sv->algorithm = s->algorithm;
     sv->set = *s;
     sv->set.x0 = NULL; /* borrowed only for the duration of this call */

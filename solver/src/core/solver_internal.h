@@ -123,6 +123,7 @@ extern const slv_alg slv_alg_irpg;  /* alg_prox.c  */
 extern const slv_alg slv_alg_bisg;  /* alg_prox.c  */
 extern const slv_alg slv_alg_fcbio; /* bisect/alg_fcbio.c    */
 extern const slv_alg slv_alg_fcbio_cg; /* bisect/alg_fcbio_cg.c */
+extern const slv_alg slv_alg_twostage; /* twostage/alg_twostage.c */
 
 /* The step of a rule for direction d (t = iteration, from 0) when Phi is
  * quadratic along d (d->curved = 0). */

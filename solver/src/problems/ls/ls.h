@@ -113,6 +113,14 @@ double ls_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, double *
 ircg_error ls_certify_at(const ls_data *d, ls_cert_buf **cb, const double *y, double sigma,
                         slv_cert *out);
 ircg_error ls_certify(void *ws, ircg_which which, double sigma, slv_cert *out);
+/* The two-stage method's lower bound of f* (ls_cert.c): for any nu in R^m,
+ * xh in X with g(xh) - g* <= tau, w in X, and kappa a lower bound of g's
+ * curvature in A x (least squares: 1),
+ *   f* >= f(w) + nu'A (w - xh) - sub_L(w) - ||nu|| sqrt(2 tau / kappa),
+ * sub_L the gap of L = f + nu'A x at w; rounded down (-INFINITY when not
+ * finite).  The outer objectives of least squares. */
+double ls_cert_lagrange(const ls_data *d, ls_cert_buf *b, const double *w, const double *xh,
+                        const double *nu, double tau, double kappa);
 
 /* The workspace (ls_oracle.c): x, z, the last vertex v and the pending
  * point of the projection methods, with their residuals A y - b and, for a
@@ -195,6 +203,11 @@ ircg_error ls_step(void *ws, double alpha, double cz, double cx_old, double cx_n
 
 /* y = A x (length m). */
 void ls_matvec(const ls_data *d, const double *x, double *y);
+/* G = A'A (n x n, both triangles; ls_linalg.c). */
+void ls_ata(const ls_data *d, double *G);
+/* The Gram matrix of A's smaller side into G (side x side, both
+ * triangles): A'A when n <= m, else A A' (a CSR A densified). */
+ircg_error ls_gram(const ls_data *d, double *G, int64_t *side);
 /* y = A' r (length n). */
 void ls_rmatvec(const ls_data *d, const double *r, double *y);
 /* r = A x - b. */

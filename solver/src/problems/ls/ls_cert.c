@@ -329,3 +329,47 @@ ircg_error ls_certify(void *p, ircg_which which, double sigma, slv_cert *out)
     ls_ws *w = p;
     return ls_certify_at(w->d, &w->cb, which == IRCG_Z ? w->z : w->x, sigma, out);
 }
+
+/* The Lagrangian bound of f* (twostage/, docs/DESIGN.md "The two-stage
+ * method").  g depends on x through A x alone, with curvature at least
+ * kappa in A x (least squares: 1), so at an inner solution x*, for any xh
+ * in X, g(xh) - g* >= <grad g(x*), xh - x*> + kappa/2 ||A (xh - x*)||^2
+ * >= kappa/2 ||A (xh - x*)||^2 (x* minimizes g over X): every inner
+ * solution lies in {x in X : ||A (x - xh)|| <= rad}, rad = sqrt(2 tau /
+ * kappa) for any tau >= g(xh) - g*.  On that set f + nu'A(x - xh) exceeds
+ * f by at most ||nu|| rad, for any nu in R^m, so
+ *   f* >= min_X [f + nu'A (x - xh)] - ||nu|| rad
+ *      >= f(w) + nu'A (w - xh) - sub_L(w) - ||nu|| rad
+ * for any w in X, sub_L the Frank-Wolfe gap (or the strongly convex
+ * bound) of L = f + nu'A x at w.  Every term is bounded with its rounding
+ * and the result rounded down; -INFINITY when a term is not finite. */
+double ls_cert_lagrange(const ls_data *d, ls_cert_buf *b, const double *w, const double *xh,
+                        const double *nu, double tau, double kappa)
+{
+    double f_err, floor, sub;
+    double f = ls_cert_outer(d, b, w, &f_err, &floor);
+    /* grad L = grad f + A'nu (nu exact: it is the bound's own choice) */
+    ls_cert_apply_t(d, b->colcnt, nu, NULL, b->gg, b->eg);
+    ls_cert_combine(1.0, b->gf, b->ef, b->gg, b->eg, d->n, b->c, b->ec);
+    gap_and_sub(d, b, b->c, b->ec, w, d->mu_f, &sub);
+    /* nu'(A w - A xh) and ||nu|| */
+    ls_cert_apply(d, w, NULL, b->r, b->er);
+    ls_cert_apply(d, xh, NULL, b->w, b->ew);
+    slv_ksum dot = {0, 0}, nn = {0, 0};
+    double mag = 0, lin = 0;
+    for (int i = 0; i < d->m; i++) {
+        double t = nu[i] * (b->r[i] - b->w[i]);
+        slv_ksum_add(&dot, t);
+        slv_ksum_add(&nn, nu[i] * nu[i]);
+        mag += fabs(t);
+        lin += fabs(nu[i]) * (b->er[i] + b->ew[i]);
+    }
+    double dv = slv_ksum_value(&dot);
+    double dot_err = slv_up(lin + slv_gamma(4) * mag, d->m);
+    double nu_norm = slv_up(sqrt(slv_ksum_value(&nn)), d->m);
+    double rad = slv_up(sqrt(2 * fmax(tau, 0.0) / kappa), 4);
+    double pen = slv_up(nu_norm * rad, 2);
+    double s = f - f_err + dv - dot_err - sub - pen;
+    double lower = s - slv_gamma(8) * (fabs(f) + f_err + fabs(dv) + dot_err + sub + pen);
+    return isfinite(lower) && kappa > 0 ? lower : -INFINITY;
+}

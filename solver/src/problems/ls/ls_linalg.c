@@ -443,3 +443,48 @@ ircg_error ls_check_Q(const double *Q, int n, double *lmax, double *mu, ircg_dia
     *mu = fmax(0.0, lmin - 8.0 * n * DBL_EPSILON * fmax(amax * n, *lmax));
     return IRCG_OK;
 }
+
+/* Both triangles of the upper one of G (k x k, row-major). */
+static void mirror(double *G, int k)
+{
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < i; j++)
+            G[(size_t)i * k + j] = G[(size_t)j * k + i];
+}
+
+/* G = A'A (n x n, both triangles): by BLAS for a dense A, by the rows'
+ * outer products for a CSR one. */
+void ls_ata(const ls_data *d, double *G)
+{
+    int n = d->n;
+    if (d->A) {
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, n, d->m, 1.0, d->A, n, 0.0, G,
+                    n);
+        mirror(G, n);
+        return;
+    }
+    memset(G, 0, (size_t)n * (size_t)n * sizeof *G);
+    for (int i = 0; i < d->m; i++)
+        for (int64_t p = d->rowptr[i]; p < d->rowptr[i + 1]; p++)
+            for (int64_t q = d->rowptr[i]; q < d->rowptr[i + 1]; q++)
+                G[(size_t)d->colind[p] * n + d->colind[q]] += d->val[p] * d->val[q];
+}
+
+ircg_error ls_gram(const ls_data *d, double *G, int64_t *side)
+{
+    if (d->n <= d->m) {
+        *side = d->n;
+        ls_ata(d, G);
+        return IRCG_OK;
+    }
+    double *dense = d->A ? NULL : densify(d);
+    const double *A = d->A ? d->A : dense;
+    if (!A)
+        return IRCG_ERR_NOMEM;
+    *side = d->m;
+    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, d->m, d->n, 1.0, A, d->n, 0.0, G,
+                d->m);
+    mirror(G, d->m);
+    free(dense);
+    return IRCG_OK;
+}

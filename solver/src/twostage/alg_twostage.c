@@ -1,0 +1,316 @@
+/*
+ * alg_twostage.c -- the two-stage method (README.md; docs/DESIGN.md "The
+ * two-stage method") for a family whose inner solution set is an affine
+ * section of X and whose f is quadratic (slv_affine_ops: least squares).
+ *
+ * Stage 1 minimizes g alone over X by Nesterov's accelerated projected
+ * gradient with step 1/L_g, restarted when g rises (O'Donoghue and Candes
+ * 2015; linear where g grows quadratically, as least squares does over a
+ * polyhedron), until a certificate of its point xh bounds g(xh) - g* by
+ * tau.  Stage 2 solves min f over {x in X : A x = A xh} by ADMM
+ * (ts_admm.c).  Every inner solution lies within sqrt(2 tau) of A xh in
+ * A x, so the multiplier nu of stage 2 bounds f* from below
+ * (ls_cert_lagrange): f_lower rises to within ||nu|| sqrt(2 tau) and the
+ * rounding of f*, and when that term is what keeps the outer gap open,
+ * stage 1 goes on to a smaller tau and stage 2 follows from where it was.
+ * One iteration is one step of either stage; the answer is z, the
+ * current point (stage 1's, then ADMM's projected w, in X).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rounding.h"
+#include "core/solver_internal.h"
+#include "twostage/twostage.h"
+
+/* Stage 1's certificates every this many steps; stage 2's bound as
+ * often; rho adapted at most every RHO_EVERY steps, by at most RHO_STEP
+ * either way, and at most RHO_FACTORS factorizations in all. */
+#define CERT_EVERY 16
+#define RHO_EVERY 20
+#define RHO_STEP 100.0
+#define RHO_FACTORS 40
+
+typedef struct ts_state {
+    int phase;            /* 1: g alone; 2: ADMM on the inner set       */
+    int64_t n, no, m;
+    double lg;            /* stage 1's step is 1/lg                      */
+    double theta, fx, gx; /* FISTA's theta; f and g of x1                */
+    double *x1, *xp;      /* stage 1's point and the one before (n)      */
+    double *ox, *op;      /* their observations (no)                     */
+    double *y, *oy, *gf, *gg, *xn, *on;
+    double tau;           /* g(xh) - g* <= tau, certified                */
+    double tau_goal;      /* stage 1 ends when tau is this small         */
+    double *xh, *beta;    /* stage 1's point as stage 2 took it; B'xh   */
+    double *H, *q;        /* f = 1/2 x'Hx + q'x + const                  */
+    ts_basis bs;
+    ts_admm ad;
+    int have_qp;          /* H, q, bs and ad made                        */
+    double *nu;           /* the multiplier of A x = A xh (m)           */
+    double nu_norm;
+    int want_cert;
+} ts_state;
+
+static void ts_fini(ircg_solver *sv)
+{
+    ts_state *st = sv->alg_state;
+    if (!st)
+        return;
+    double *arr[] = {st->x1, st->xp, st->ox, st->op, st->y,  st->oy, st->gf, st->gg,
+                     st->xn, st->on, st->xh, st->beta, st->H, st->q,  st->nu};
+    for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++)
+        free(arr[i]);
+    ts_basis_free(&st->bs);
+    ts_admm_free(&st->ad);
+    free(st);
+    sv->alg_state = NULL;
+}
+
+/* The answer (x and z alike) is p with its values. */
+static void publish(ircg_solver *sv, const double *p, double f, double g)
+{
+    const slv_point_ops *po = sv->pb->point;
+    po->set_point(sv->ws, IRCG_X, p, f, g);
+    po->set_point(sv->ws, IRCG_Z, p, f, g);
+}
+
+static ircg_error ts_init(ircg_solver *sv, ircg_diag *diag)
+{
+    const slv_point_ops *po = sv->pb->point;
+    ts_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+    sv->alg_state = st;
+    st->n = po->dim(sv->ws);
+    st->no = po->obs_len(sv->ws);
+    st->m = sv->pb->affine->rows(sv->ws);
+    size_t n = (size_t)st->n, no = (size_t)st->no;
+    double **vn[] = {&st->x1, &st->xp, &st->y, &st->gf, &st->gg, &st->xn, &st->xh};
+    double **vo[] = {&st->ox, &st->op, &st->oy, &st->on};
+    for (size_t i = 0; i < sizeof vn / sizeof vn[0]; i++)
+        if (!(*vn[i] = malloc(n * sizeof(double))))
+            goto nomem;
+    for (size_t i = 0; i < sizeof vo / sizeof vo[0]; i++)
+        if (!(*vo[i] = malloc(no * sizeof(double))))
+            goto nomem;
+    if (!(st->nu = calloc((size_t)st->m, sizeof(double))))
+        goto nomem;
+    st->phase = 1;
+    st->theta = 1;
+    st->lg = sv->pb->info.L_g;
+    st->tau = INFINITY;
+    st->tau_goal = NAN; /* from the stop, at the first certificate */
+    memcpy(st->x1, po->point(sv->ws, IRCG_X), n * sizeof(double));
+    memcpy(st->xp, st->x1, n * sizeof(double));
+    po->observe(sv->ws, st->x1, st->ox);
+    po->values(sv->ws, st->x1, st->ox, &st->fx, &st->gx);
+    memcpy(st->op, st->ox, no * sizeof(double));
+    publish(sv, st->x1, st->fx, st->gx);
+    return IRCG_OK;
+nomem:
+    ts_fini(sv);
+    return slv_fail(diag, IRCG_ERR_NOMEM, "", "out of memory");
+}
+
+/* One accelerated projected gradient step on g from x1. */
+static ircg_error stage1_step(ircg_solver *sv, ts_state *st)
+{
+    const slv_point_ops *po = sv->pb->point;
+    double theta_n = 0.5 * (1.0 + sqrt(1.0 + 4.0 * st->theta * st->theta));
+    double beta = (st->theta - 1.0) / theta_n, fn, gn, *t;
+    for (int64_t i = 0; i < st->n; i++)
+        st->y[i] = st->x1[i] + beta * (st->x1[i] - st->xp[i]);
+    for (int64_t i = 0; i < st->no; i++)
+        st->oy[i] = st->ox[i] + beta * (st->ox[i] - st->op[i]);
+    po->grads(sv->ws, st->y, st->oy, st->gf, st->gg);
+    double step = st->lg > 0 ? 1.0 / st->lg : 0.0;
+    for (int64_t i = 0; i < st->n; i++)
+        st->xn[i] = st->y[i] - step * st->gg[i];
+    ircg_error err = po->project(sv->ws, st->xn, st->xn);
+    if (err != IRCG_OK)
+        return err;
+    po->observe(sv->ws, st->xn, st->on);
+    po->values(sv->ws, st->xn, st->on, &fn, &gn);
+    if (!isfinite(gn) || !isfinite(fn))
+        return IRCG_ERR_NUMERICAL;
+    st->theta = gn > st->gx ? 1.0 : theta_n; /* restart when g rises */
+    t = st->xp, st->xp = st->x1, st->x1 = st->xn, st->xn = t;
+    t = st->op, st->op = st->ox, st->ox = st->on, st->on = t;
+    st->fx = fn;
+    st->gx = gn;
+    if (st->have_qp) /* back in stage 1: x is its point, z stays w */
+        sv->pb->point->set_point(sv->ws, IRCG_X, st->x1, fn, gn);
+    else
+        publish(sv, st->x1, fn, gn);
+    return IRCG_OK;
+}
+
+/* f's quadratic, the row space of A and the ADMM, on stage 2's first
+ * entry; rho starts at a tenth of f's curvature bound (1 if none). */
+static ircg_error make_qp(ircg_solver *sv, ts_state *st)
+{
+    const slv_affine_ops *af = sv->pb->affine;
+    size_t n = (size_t)st->n;
+    ircg_error err;
+    if (!(st->H = malloc(n * n * sizeof(double))) || !(st->q = malloc(n * sizeof(double))))
+        return IRCG_ERR_NOMEM;
+    if ((err = af->quadratic(sv->ws, st->H, st->q)) != IRCG_OK ||
+        (err = ts_basis_make(af, sv->ws, st->n, &st->bs)) != IRCG_OK)
+        return err;
+    if (!(st->beta = malloc((size_t)(st->bs.r ? st->bs.r : 1) * sizeof(double))))
+        return IRCG_ERR_NOMEM;
+    double rho = sv->pb->info.L_f > 0 ? 0.1 * sv->pb->info.L_f : 1.0;
+    if ((err = ts_admm_new(&st->ad, st->n, st->bs.r, st->H, st->q, st->bs.B, rho)) != IRCG_OK)
+        return err;
+    memcpy(st->ad.w, st->x1, n * sizeof(double));
+    st->have_qp = 1;
+    return IRCG_OK;
+}
+
+/* Stage 2 starts (again) at stage 1's point: xh, beta = B'xh. */
+static ircg_error enter_stage2(ircg_solver *sv, ts_state *st)
+{
+    ircg_error err;
+    if (!st->have_qp && (err = make_qp(sv, st)) != IRCG_OK)
+        return err;
+    memcpy(st->xh, st->x1, (size_t)st->n * sizeof(double));
+    for (int64_t j = 0; j < st->bs.r; j++) {
+        double s = 0;
+        for (int64_t i = 0; i < st->n; i++)
+            s += st->bs.B[i + j * st->n] * st->xh[i];
+        st->beta[j] = s;
+    }
+    st->phase = 2;
+    return IRCG_OK;
+}
+
+/* Stage 1's certificate: tau from g's bounds; stage 2 once tau is small
+ * enough.  The first goal is a quarter of the inner tolerance (the
+ * answer's inner gap is about tau). */
+static ircg_error stage1_check(ircg_solver *sv, ts_state *st)
+{
+    slv_cert c;
+    ircg_error err = slv_cert_point(sv, IRCG_X, 0.0, &c);
+    if (err != IRCG_OK)
+        return err;
+    st->tau = fmax(slv_up(c.g + c.g_err, 1) - sv->bnd.g_lower, 0.0);
+    if (isnan(st->tau_goal)) {
+        double inner, outer;
+        slv_stop_targets(sv, st->fx, &inner, &outer);
+        st->tau_goal = 0.25 * inner;
+    }
+    return st->tau <= st->tau_goal || !(st->lg > 0) ? enter_stage2(sv, st) : IRCG_OK;
+}
+
+/* rho follows the ratio of the relative residuals (OSQP's rule). */
+static ircg_error adapt_rho(ts_admm *a)
+{
+    double xn = 0, wn = 0, un = 0;
+    for (int64_t i = 0; i < a->n; i++) {
+        xn = fmax(xn, fabs(a->x[i]));
+        wn = fmax(wn, fabs(a->w[i]));
+        un = fmax(un, fabs(a->u[i]));
+    }
+    double pr = a->prim / fmax(fmax(xn, wn), 1e-300);
+    double du = a->dual / fmax(a->rho * un, 1e-300);
+    if (!(pr > 0) || !(du > 0) || a->factors >= RHO_FACTORS)
+        return IRCG_OK;
+    double k = sqrt(pr / du);
+    if (k > 0.2 && k < 5)
+        return IRCG_OK;
+    return ts_admm_set_rho(a, a->rho * fmin(fmax(k, 1 / RHO_STEP), RHO_STEP));
+}
+
+/* The Lagrangian bound at w: f_lower rises; when the penalty ||nu||
+ * sqrt(2 tau) keeps the outer gap open while ADMM has settled, stage 1
+ * goes on to a tau that makes it a quarter of the outer tolerance. */
+static ircg_error stage2_bound(ircg_solver *sv, ts_state *st, double fw)
+{
+    const slv_affine_ops *af = sv->pb->affine;
+    double fl, inner, outer, s = 0;
+    ts_basis_nu(&st->bs, af, sv->ws, st->ad.mu, st->nu);
+    for (int64_t i = 0; i < st->m; i++)
+        s += st->nu[i] * st->nu[i];
+    st->nu_norm = sqrt(s);
+    ircg_error err = af->lagrange(sv->ws, st->ad.w, st->xh, st->nu, st->tau, &fl);
+    if (err != IRCG_OK)
+        return err;
+    sv->bnd.f_lower = fmax(sv->bnd.f_lower, fl);
+    slv_stop_targets(sv, fw, &inner, &outer);
+    st->want_cert = fw - sv->bnd.f_lower <= outer;
+    if (getenv("TS_DEBUG") && sv->t < 2000)
+        fprintf(stderr, "t %lld fw %.10g fl %.10g outer %.3g inner %.3g tau %.3g nu %.3g prim %.3g dual %.3g rho %.3g\n",
+                (long long)sv->t, fw, fl, outer, inner, st->tau, st->nu_norm, st->ad.prim, st->ad.dual, st->ad.rho);
+    double pen = st->nu_norm * sqrt(2 * st->tau);
+    if (!st->want_cert && pen > 0.25 * outer && st->ad.prim <= 1e-3 * outer &&
+        st->lg > 0) {
+        double goal = 0.5 * pow(0.25 * outer / st->nu_norm, 2);
+        st->tau_goal = fmin(goal, 1e-2 * st->tau);
+        st->phase = 1;
+        st->theta = 1;
+    }
+    return IRCG_OK;
+}
+
+static ircg_error stage2_step(ircg_solver *sv, ts_state *st, int64_t k)
+{
+    const slv_point_ops *po = sv->pb->point;
+    double fw, gw;
+    ircg_error err = ts_admm_step(&st->ad, st->beta, po->project, sv->ws);
+    if (err != IRCG_OK)
+        return err;
+    po->observe(sv->ws, st->ad.w, st->on);
+    po->values(sv->ws, st->ad.w, st->on, &fw, &gw);
+    if (!isfinite(fw) || !isfinite(gw))
+        return IRCG_ERR_NUMERICAL;
+    publish(sv, st->ad.w, fw, gw);
+    if (k % RHO_EVERY == 0 && (err = adapt_rho(&st->ad)) != IRCG_OK)
+        return err;
+    return k % CERT_EVERY == 0 ? stage2_bound(sv, st, fw) : IRCG_OK;
+}
+
+static ircg_error ts_iterate(ircg_solver *sv, ircg_iter_info *it, int *converged)
+{
+    ts_state *st = sv->alg_state;
+    double t0 = slv_now();
+    int phase = st->phase;
+    ircg_error err;
+    (void)converged; /* the loop's certificates end the solve */
+    st->want_cert = 0;
+    if (phase == 1) {
+        err = stage1_step(sv, st);
+        if (err == IRCG_OK && (sv->t + 1) % CERT_EVERY == 0)
+            err = stage1_check(sv, st);
+    } else {
+        err = stage2_step(sv, st, sv->t + 1);
+    }
+    if (err != IRCG_OK)
+        return err;
+    sv->t++;
+    it->lmo_seconds = slv_now() - t0;
+    it->lmo_matvecs = 2;
+    it->sigma = 0;
+    it->lambda = 0;
+    it->alpha = phase == 1 ? st->theta : st->ad.rho;
+    it->gap = phase == 1 ? st->tau : st->ad.prim;
+    return IRCG_OK;
+}
+
+static double ts_cert_sigma(const ircg_solver *sv)
+{
+    (void)sv;
+    return 0.0;
+}
+
+static int ts_cert_wanted(const ircg_solver *sv)
+{
+    const ts_state *st = sv->alg_state;
+    return st->want_cert;
+}
+
+const slv_alg slv_alg_twostage = {
+    .iterate = ts_iterate, .init = ts_init, .fini = ts_fini, .answer = IRCG_Z,
+    .cert_sigma = ts_cert_sigma, .cert_wanted = ts_cert_wanted,
+};
