@@ -14,8 +14,8 @@
 #define AP "/algorithm"
 
 static const char *const ALG_NAMES[] = {"ircg", "cgbio", "irpg", "bisg", "ir-scg", "ir-fscg",
-                                         "fcbio", "fcbio-cg", NULL};
-#define N_ALGS 8
+                                         "fcbio", "fcbio-cg", "two-stage", NULL};
+#define N_ALGS 9
 static const char *const STEP_NAMES[] = {"open_loop", "closed_loop",
                                          "line_search", NULL};
 static const char *const DIR_NAMES[] = {"frank_wolfe", "away", "pairwise", NULL};
@@ -25,8 +25,8 @@ static const char *const ENGINE_NAMES[] = {"lanczos", "arpack", NULL};
 
 /* Bit i stands for ALG_NAMES[i] (= the ircg_algorithm value). */
 enum { A_IRCG = 1, A_CGBIO = 2, A_IRPG = 4, A_BISG = 8, A_IRSCG = 16, A_IRFSCG = 32,
-       A_FCBIO = 64, A_FCBIOCG = 128, A_STO = A_IRSCG | A_IRFSCG,
-       A_BISECT = A_FCBIO | A_FCBIOCG, A_ALL = 255 };
+       A_FCBIO = 64, A_FCBIOCG = 128, A_TWOSTAGE = 256, A_STO = A_IRSCG | A_IRFSCG,
+       A_BISECT = A_FCBIO | A_FCBIOCG | A_TWOSTAGE, A_ALL = 511 };
 
 typedef struct alg_member {
     const char *name;
@@ -234,7 +234,8 @@ static void parse_auto(sp_ctx *c, const cJSON *alg, api_spec *s)
 static void parse_name(sp_ctx *c, const cJSON *alg, api_spec *s)
 {
     static const char *const NAMES[] = {"ircg", "cgbio", "irpg", "bisg", "ir-scg",
-                                        "ir-fscg", "fcbio", "fcbio-cg", "auto", NULL};
+                                        "ir-fscg", "fcbio", "fcbio-cg", "two-stage", "auto",
+                                        NULL};
     ircg_settings *st = &s->settings;
     int k = 0, given = sp_enum(c, alg, AP, "name", NAMES, &k);
     if (given < 0)
@@ -253,7 +254,8 @@ static void parse_name(sp_ctx *c, const cJSON *alg, api_spec *s)
      * no iteration cap unless one is given (the time limit, or a cancel, ends them else);
      * 1e15 is none in practice (decades of microsecond iterations) and
      * prints as itself */
-    if (st->algorithm == IRCG_ALG_FCBIO || st->algorithm == IRCG_ALG_FCBIO_CG || s->auto_why)
+    if (st->algorithm == IRCG_ALG_FCBIO || st->algorithm == IRCG_ALG_FCBIO_CG ||
+        st->algorithm == IRCG_ALG_TWOSTAGE || s->auto_why)
         st->max_iter = INT64_C(1000000000000000);
 }
 

@@ -17,7 +17,6 @@
  * current point (stage 1's, then ADMM's projected w, in X).
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,9 +239,6 @@ static ircg_error stage2_bound(ircg_solver *sv, ts_state *st, double fw)
     sv->bnd.f_lower = fmax(sv->bnd.f_lower, fl);
     slv_stop_targets(sv, fw, &inner, &outer);
     st->want_cert = fw - sv->bnd.f_lower <= outer;
-    if (getenv("TS_DEBUG") && sv->t < 2000)
-        fprintf(stderr, "t %lld fw %.10g fl %.10g outer %.3g inner %.3g tau %.3g nu %.3g prim %.3g dual %.3g rho %.3g\n",
-                (long long)sv->t, fw, fl, outer, inner, st->tau, st->nu_norm, st->ad.prim, st->ad.dual, st->ad.rho);
     double pen = st->nu_norm * sqrt(2 * st->tau);
     if (!st->want_cert && pen > 0.25 * outer && st->ad.prim <= 1e-3 * outer &&
         st->lg > 0) {
