@@ -31,6 +31,9 @@
 #define RHO_EVERY 20
 #define RHO_STEP 100.0
 #define RHO_FACTORS 40
+/* Stage 1, entered again for a smaller tau, gives up after this many
+ * checks without halving it: tau is at the rounding of g's bounds. */
+#define STALLS 8
 
 typedef struct ts_state {
     int phase;            /* 1: g alone; 2: ADMM on the inner set       */
@@ -42,6 +45,8 @@ typedef struct ts_state {
     double *y, *oy, *gf, *gg, *xn, *on;
     double tau;           /* g(xh) - g* <= tau, certified                */
     double tau_goal;      /* stage 1 ends when tau is this small         */
+    int stalls;           /* stage 1's checks since tau last halved      */
+    int tau_floor;        /* tau stalled (g's rounding): no more stage 1 */
     double *xh, *beta;    /* stage 1's point as stage 2 took it; B'xh   */
     double *H, *q;        /* f = 1/2 x'Hx + q'x + const                  */
     ts_basis bs;
@@ -194,7 +199,13 @@ static ircg_error stage1_check(ircg_solver *sv, ts_state *st)
     ircg_error err = slv_cert_point(sv, IRCG_X, 0.0, &c);
     if (err != IRCG_OK)
         return err;
-    st->tau = fmax(slv_up(c.g + c.g_err, 1) - sv->bnd.g_lower, 0.0);
+    double tau = fmax(slv_up(c.g + c.g_err, 1) - sv->bnd.g_lower, 0.0);
+    st->stalls = tau <= 0.5 * st->tau ? 0 : st->stalls + 1;
+    st->tau = fmin(st->tau, tau);
+    if (st->have_qp && st->stalls >= STALLS) { /* g's rounding: as far as it goes */
+        st->tau_floor = 1;
+        return enter_stage2(sv, st);
+    }
     if (isnan(st->tau_goal)) {
         double inner, outer;
         slv_stop_targets(sv, st->fx, &inner, &outer);
@@ -241,11 +252,12 @@ static ircg_error stage2_bound(ircg_solver *sv, ts_state *st, double fw)
     st->want_cert = fw - sv->bnd.f_lower <= outer;
     double pen = st->nu_norm * sqrt(2 * st->tau);
     if (!st->want_cert && pen > 0.25 * outer && st->ad.prim <= 1e-3 * outer &&
-        st->lg > 0) {
+        st->lg > 0 && !st->tau_floor) {
         double goal = 0.5 * pow(0.25 * outer / st->nu_norm, 2);
         st->tau_goal = fmin(goal, 1e-2 * st->tau);
         st->phase = 1;
         st->theta = 1;
+        st->stalls = 0;
     }
     return IRCG_OK;
 }

@@ -17,7 +17,8 @@
  *  - the prox-max step against a brute-force minimization of its model;
  *  - a run stopped, saved and continued gives the uninterrupted run's
  *    iterates and bounds, bit for bit;
- *  - the combinations the library refuses, by the field they name.
+ *  - the combinations the library refuses, by the field they name (the
+ *    two-stage method's too, which decides by certificates as they do).
  */
 #include <lapacke.h>
 #include <math.h>
@@ -561,6 +562,8 @@ TEST(bisect, refused_where_they_do_not_apply)
         {lr, IRCG_ALG_FCBIO_CG, 0, 1, "/algorithm"},
         {ls, IRCG_ALG_FCBIO, 1e-3, 1, "/gap_tol"},
         {ls, IRCG_ALG_FCBIO_CG, 0, 0, "/certify"},
+        {lr, IRCG_ALG_TWOSTAGE, 0, 1, "/algorithm"}, /* no affine inner set known */
+        {ls, IRCG_ALG_TWOSTAGE, 1e-3, 1, "/gap_tol"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         ircg_settings st;
