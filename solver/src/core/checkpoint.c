@@ -192,7 +192,7 @@ static ircg_error read_header(slv_rbuf *r, ircg_checkpoint_info *out,
     tmp->last_gap = slv_rbuf_f64(r);
     tmp->last_sigma = slv_rbuf_f64(r);
     uint64_t alg = version >= 2 ? slv_rbuf_u64(r) : (uint64_t)IRCG_ALG_IRCG;
-    if (r->failed || kind > (uint64_t)IRCG_PROBLEM_LOGISTIC || alg > (uint64_t)IRCG_ALG_FCBIO_CG ||
+    if (r->failed || kind > (uint64_t)IRCG_PROBLEM_LOGISTIC || alg > (uint64_t)IRCG_ALG_TWOSTAGE ||
         out->dim < 0 || out->n_observed < 0 || tmp->t < 0 || !(tmp->S >= 0) ||
         !(tmp->elapsed >= 0))
         return corrupt(diag);

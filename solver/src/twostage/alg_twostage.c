@@ -173,6 +173,17 @@ static ircg_error make_qp(ircg_solver *sv, ts_state *st)
     return IRCG_OK;
 }
 
+/* beta = B'xh. */
+static void set_beta(ts_state *st)
+{
+    for (int64_t j = 0; j < st->bs.r; j++) {
+        double s = 0;
+        for (int64_t i = 0; i < st->n; i++)
+            s += st->bs.B[i + j * st->n] * st->xh[i];
+        st->beta[j] = s;
+    }
+}
+
 /* Stage 2 starts (again) at stage 1's point: xh, beta = B'xh. */
 static ircg_error enter_stage2(ircg_solver *sv, ts_state *st)
 {
@@ -180,12 +191,7 @@ static ircg_error enter_stage2(ircg_solver *sv, ts_state *st)
     if (!st->have_qp && (err = make_qp(sv, st)) != IRCG_OK)
         return err;
     memcpy(st->xh, st->x1, (size_t)st->n * sizeof(double));
-    for (int64_t j = 0; j < st->bs.r; j++) {
-        double s = 0;
-        for (int64_t i = 0; i < st->n; i++)
-            s += st->bs.B[i + j * st->n] * st->xh[i];
-        st->beta[j] = s;
-    }
+    set_beta(st);
     st->phase = 2;
     return IRCG_OK;
 }
@@ -306,6 +312,94 @@ static ircg_error ts_iterate(ircg_solver *sv, ircg_iter_info *it, int *converged
     return IRCG_OK;
 }
 
+/* ---------------------------------------------------------- checkpoints -- */
+
+#define TWOSTAGE_TAG 0x3147545354435249ULL /* "IRCTSTG1" */
+
+/* tag, n, the stage and its scalars, x1 and x_{k-1}; with stage 2 made,
+ * xh, rho, the factorizations counted, w and u.  The observations, H, the
+ * basis and the factors are made again from them: the same bits. */
+static ircg_error ts_save(const ircg_solver *sv, slv_buf *b)
+{
+    const ts_state *st = sv->alg_state;
+    size_t n = (size_t)st->n;
+    slv_buf_put_u64(b, TWOSTAGE_TAG);
+    slv_buf_put_i64(b, st->n);
+    slv_buf_put_i64(b, st->phase);
+    slv_buf_put_i64(b, st->stalls);
+    slv_buf_put_i64(b, st->tau_floor);
+    slv_buf_put_i64(b, st->have_qp);
+    slv_buf_put_f64(b, st->theta);
+    slv_buf_put_f64(b, st->tau);
+    slv_buf_put_f64(b, st->tau_goal);
+    slv_buf_put_f64s(b, st->x1, n);
+    slv_buf_put_f64s(b, st->xp, n);
+    if (st->have_qp) {
+        slv_buf_put_f64(b, st->ad.rho);
+        slv_buf_put_i64(b, st->ad.factors);
+        slv_buf_put_f64s(b, st->xh, n);
+        slv_buf_put_f64s(b, st->ad.w, n);
+        slv_buf_put_f64s(b, st->ad.u, n);
+    }
+    return b->failed ? IRCG_ERR_NOMEM : IRCG_OK;
+}
+
+static ircg_error corrupt(ircg_diag *diag)
+{
+    return slv_fail(diag, IRCG_ERR_INVALID, "/checkpoint",
+                    "the two-stage state is missing, truncated or of another problem");
+}
+
+static ircg_error ts_restore(ircg_solver *sv, slv_rbuf *r, ircg_restore_mode mode,
+                             ircg_diag *diag)
+{
+    ts_state *st = sv->alg_state;
+    const slv_point_ops *po = sv->pb->point;
+    size_t n = (size_t)st->n;
+    if (slv_rbuf_u64(r) != TWOSTAGE_TAG || slv_rbuf_i64(r) != st->n || r->failed)
+        return corrupt(diag);
+    int64_t phase = slv_rbuf_i64(r), stalls = slv_rbuf_i64(r), floor_ = slv_rbuf_i64(r),
+            have_qp = slv_rbuf_i64(r);
+    double theta = slv_rbuf_f64(r), tau = slv_rbuf_f64(r), goal = slv_rbuf_f64(r);
+    if (r->failed || (phase != 1 && phase != 2) || !(theta >= 1) || !(tau >= 0) ||
+        (have_qp != 0 && have_qp != 1) || (r->len - r->pos) / 8 < 2 * n)
+        return corrupt(diag);
+    slv_rbuf_f64s(r, st->x1, n);
+    slv_rbuf_f64s(r, st->xp, n);
+    if (mode == IRCG_RESTORE_AFRESH) /* a new run at x: stage 1 again */
+        return r->failed ? corrupt(diag) : IRCG_OK;
+    if (have_qp) {
+        double rho = slv_rbuf_f64(r);
+        int64_t factors = slv_rbuf_i64(r);
+        ircg_error err;
+        if (r->failed || !(rho > 0) || factors < 1 || (r->len - r->pos) / 8 < 3 * n)
+            return corrupt(diag);
+        slv_rbuf_f64s(r, st->xh, n);
+        if ((!st->have_qp && (err = make_qp(sv, st)) != IRCG_OK) ||
+            (err = ts_admm_set_rho(&st->ad, rho)) != IRCG_OK)
+            return slv_fail(diag, err, "/checkpoint",
+                            "the two-stage method's stage 2 could not be made again");
+        st->ad.factors = (int)factors;
+        slv_rbuf_f64s(r, st->ad.w, n);
+        slv_rbuf_f64s(r, st->ad.u, n);
+        set_beta(st);
+    }
+    if (r->failed)
+        return corrupt(diag);
+    st->phase = (int)phase;
+    st->stalls = (int)stalls;
+    st->tau_floor = (int)floor_;
+    st->theta = theta;
+    st->tau = tau;
+    st->tau_goal = goal;
+    po->observe(sv->ws, st->x1, st->ox);
+    po->values(sv->ws, st->x1, st->ox, &st->fx, &st->gx);
+    double fp, gp;
+    po->observe(sv->ws, st->xp, st->op);
+    po->values(sv->ws, st->xp, st->op, &fp, &gp);
+    return IRCG_OK;
+}
+
 static double ts_cert_sigma(const ircg_solver *sv)
 {
     (void)sv;
@@ -319,6 +413,7 @@ static int ts_cert_wanted(const ircg_solver *sv)
 }
 
 const slv_alg slv_alg_twostage = {
-    .iterate = ts_iterate, .init = ts_init, .fini = ts_fini, .answer = IRCG_Z,
+    .iterate = ts_iterate, .init = ts_init, .fini = ts_fini, .save = ts_save,
+    .restore = ts_restore, .answer = IRCG_Z,
     .cert_sigma = ts_cert_sigma, .cert_wanted = ts_cert_wanted,
 };

@@ -488,7 +488,9 @@ static void take(const ircg_solver *sv, snap *s)
 
 TEST(bisect, stopped_and_continued_is_the_uninterrupted_run)
 {
-    static const ircg_algorithm ALGS[] = {IRCG_ALG_FCBIO, IRCG_ALG_FCBIO_CG};
+    static const ircg_algorithm ALGS[] = {IRCG_ALG_FCBIO, IRCG_ALG_FCBIO_CG,
+                                          IRCG_ALG_TWOSTAGE};
+    static const char *const NAMES[] = {"FC-BiO", "FC-BiO-CG", "two-stage"};
     static inst S;
     double xs[N], fstar;
     REQUIRE(overparam(&S, xs, &fstar));
@@ -498,7 +500,7 @@ TEST(bisect, stopped_and_continued_is_the_uninterrupted_run)
     ircg_domain dom = {.kind = IRCG_DOMAIN_L1_BALL, .radius = norm2(xs, N, 1)};
     ircg_problem *pb = NULL;
     REQUIRE(ircg_problem_least_squares(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
-    for (int a = 0; a < 2; a++) {
+    for (int a = 0; a < 3; a++) {
         ircg_settings st;
         ircg_solver *one = NULL, *two = NULL;
         ircg_info i1, i2;
@@ -507,29 +509,33 @@ TEST(bisect, stopped_and_continued_is_the_uninterrupted_run)
         st.algorithm = ALGS[a];
         st.stop.inner_gap_rel = 1e-12; /* not reached in these iterations */
         st.stop.outer_gap_rel = 1e-9;
-        st.max_iter = 600;
+        int64_t total = a == 2 ? 100 : 600, part = a == 2 ? 40 : 250;
+        st.max_iter = total;
         REQUIRE(ircg_solver_new(pb, &st, &one, NULL) == IRCG_OK);
         CHECK(ircg_solve(one, &i1) == IRCG_OK);
         take(one, &s1);
-        st.max_iter = 250;
+        st.max_iter = part;
         REQUIRE(ircg_solver_new(pb, &st, &two, NULL) == IRCG_OK);
         CHECK(ircg_solve(two, NULL) == IRCG_OK);
         void *blob = NULL;
         size_t len = 0;
         REQUIRE(ircg_solver_save(two, &blob, &len) == IRCG_OK);
         ircg_solver_free(two);
-        st.max_iter = 600;
+        st.max_iter = total;
         REQUIRE(ircg_solver_new(pb, &st, &two, NULL) == IRCG_OK);
-        CHECK(ircg_solver_restore_as(two, blob, len, IRCG_RESTORE_CONTINUE, NULL) == IRCG_OK);
+        ircg_diag dg = {0};
+        CHECK(ircg_solver_restore_as(two, blob, len, IRCG_RESTORE_CONTINUE, &dg) == IRCG_OK);
+        if (dg.message[0])
+            printf("    %s: %s\n", dg.field, dg.message);
         free(blob);
         CHECK(ircg_solve(two, &i2) == IRCG_OK);
         take(two, &s2);
         CHECK_INT(i1.iterations, i2.iterations);
         CHECK(memcmp(s1.x, s2.x, sizeof s1.x) == 0 && memcmp(s1.z, s2.z, sizeof s1.z) == 0);
         CHECK(i1.f_lower == i2.f_lower && i1.g_upper == i2.g_upper && i1.g_lower == i2.g_lower);
-        printf("    %s: %lld iterations in one run and in 250 + a continued run: x, z, "
-               "f_lower (%.10g), g_upper the same bits\n", a ? "FC-BiO-CG" : "FC-BiO",
-               (long long)i1.iterations, i1.f_lower);
+        printf("    %s: %lld iterations in one run and in %lld + a continued run: x, z, "
+               "f_lower (%.10g), g_upper the same bits\n", NAMES[a],
+               (long long)i1.iterations, (long long)part, i1.f_lower);
         ircg_solver_free(one);
         ircg_solver_free(two);
     }
