@@ -475,6 +475,14 @@ ircg_algorithm api_auto_choice(const api_spec *s, int distributed, const char **
                "whose steps need only the top singular pair";
         return IRCG_ALG_IRCG;
     }
+    if (s->typed && s->kind == IRCG_PROBLEM_LEAST_SQUARES && s->ls.tr.n > 0 &&
+        s->ls.tr.n <= IRCG_TWOSTAGE_MAX_DIM) {
+        *why = "least squares with at most 2000 unknowns (from the spec): its inner "
+               "solution set is the section of X where A x = A x*, so the two-stage "
+               "method (two-stage) solves g, then f over that section by ADMM, and its "
+               "multiplier certifies f to the digits g's bound allows";
+        return IRCG_ALG_TWOSTAGE;
+    }
     *why = "least squares or logistic regression over a vector domain, which has a cheap "
            "projection: the bisection on the level of f with Nesterov's accelerated "
            "method inside (fcbio), near-optimal in the tolerances";

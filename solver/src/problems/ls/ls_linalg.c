@@ -452,15 +452,17 @@ static void mirror(double *G, int k)
             G[(size_t)i * k + j] = G[(size_t)j * k + i];
 }
 
-/* G = A'A (n x n, both triangles): by BLAS for a dense A, by the rows'
- * outer products for a CSR one. */
+/* G = A'A (n x n, both triangles): by BLAS for a dense A or a CSR one
+ * small enough to densify, else by the rows' outer products. */
 void ls_ata(const ls_data *d, double *G)
 {
     int n = d->n;
-    if (d->A) {
-        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, n, d->m, 1.0, d->A, n, 0.0, G,
-                    n);
+    double *dense = !d->A && (double)d->m * d->n <= DENSIFY_MAX ? densify(d) : NULL;
+    const double *A = d->A ? d->A : dense;
+    if (A) {
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, n, d->m, 1.0, A, n, 0.0, G, n);
         mirror(G, n);
+        free(dense);
         return;
     }
     memset(G, 0, (size_t)n * (size_t)n * sizeof *G);
