@@ -2,7 +2,9 @@
  * test_ln_util.h -- the least-norm instances several solver tests share:
  * a random m x n A (m < n: full row rank, almost surely), a random b, and
  * the closed form x* = A^+ b by LAPACK's dgelsd (sc_pinv, study/scale.h),
- * an independent computation of the solution every method must approach.
+ * an independent computation of the solution every method must approach;
+ * and over-parameterized regression on them (validation rows), in closed
+ * form too.
  */
 #ifndef TEST_LN_UTIL_H
 #define TEST_LN_UTIL_H
@@ -12,5 +14,19 @@
 /* A (m x n, row-major) uniform in (-1, 1), b in (-2, 2), xs = A^+ b;
  * 1 when A has full row rank m (m <= n). */
 int lnt_make(double *A, double *b, double *xs, int m, int n, uint64_t seed);
+
+/* 1/2 ||Av x - bv||^2 (Av m x n, row-major) in long double. */
+double lnt_half_sq(const double *Av, const double *bv, int m, int n, const double *x);
+
+/* Over-parameterized regression on a least-norm instance (A m x n, m < n,
+ * xs = A^+ b): validation rows Av (mv x n, mv >= n - m) and bv uniform in
+ * (-1, 1) from seed, f the validation loss 1/2 ||Av x - bv||^2, and the
+ * bilevel solution in closed form: g* = 0 on {A x = b}, so x* = xs + N z*
+ * with N an orthonormal basis of null(A) (LAPACK's dgesvd) and z* the
+ * least squares solution of Av N z = bv - Av xs (dgelsd), f* = f(x*) in
+ * long double; 1 when Av N has full column rank (x* inside the domain is
+ * the caller's choice of domain). */
+int lnt_overparam(const double *A, const double *xs, int m, int n, double *Av, double *bv,
+                  int mv, uint64_t seed, double *xstar, double *fstar);
 
 #endif

@@ -161,68 +161,17 @@ TEST(bisect, least_norm_closed_form_every_vector_domain)
     }
 }
 
-/* 1/2 ||A_v x - b_v||^2 (A_v m x n, row-major) in long double. */
-static double half_sq_residual(const double *Av, const double *bv, int m, int n,
-                               const double *x)
-{
-    long double f = 0;
-    for (int i = 0; i < m; i++) {
-        long double r = -(long double)bv[i];
-        for (int j = 0; j < n; j++)
-            r += (long double)Av[i * n + j] * x[j];
-        f += 0.5L * r * r;
-    }
-    return (double)f;
-}
-
-/* Over-parameterized regression: g* = 0 on {A x = b}, f the validation
- * loss, strictly convex (MV >= N): x* = x_p + N_A z* with x_p = A^+ b, N_A
- * an orthonormal basis of null(A) and z* the least squares solution of
- * A_v N_A z = b_v - A_v x_p, inside a large l2 ball. */
+/* Over-parameterized regression on the least-norm instance of seed 3
+ * (unit/solver/test_ln_util.h, lnt_overparam): x* and f* in closed form. */
 static int overparam(inst *L, double *xs, double *fstar)
 {
-    uint64_t s = 77;
-    if (!least_norm(L, 3))
-        return 0;
-    for (int i = 0; i < MV * N; i++)
-        L->Av[i] = test_urand(&s);
-    for (int i = 0; i < MV; i++)
-        L->bv[i] = test_urand(&s);
-    /* the null space of A: the last N - M right singular vectors */
-    double Ac[M * N], sv[M], U[1], Vt[N * N], sup[M];
-    memcpy(Ac, L->A, sizeof Ac);
-    if (LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'A', M, N, Ac, N, sv, U, 1, Vt, N, sup) != 0)
-        return 0;
-    enum { K = N - M };
-    static double B[MV * K], c[MV];
-    for (int i = 0; i < MV; i++) {
-        double ax = 0;
-        for (int j = 0; j < N; j++)
-            ax += L->Av[i * N + j] * L->xs[j];
-        c[i] = L->bv[i] - ax;
-        for (int k = 0; k < K; k++) {
-            double v = 0;
-            for (int j = 0; j < N; j++)
-                v += L->Av[i * N + j] * Vt[(M + k) * N + j];
-            B[i * K + k] = v;
-        }
-    }
-    double svb[K];
-    lapack_int rank;
-    if (LAPACKE_dgelsd(LAPACK_ROW_MAJOR, MV, K, 1, B, K, c, 1, svb, -1.0, &rank) != 0)
-        return 0;
-    for (int j = 0; j < N; j++) {
-        xs[j] = L->xs[j];
-        for (int k = 0; k < K; k++)
-            xs[j] += Vt[(M + k) * N + j] * c[k];
-    }
-    *fstar = half_sq_residual(L->Av, L->bv, MV, N, xs);
-    return rank == K;
+    return least_norm(L, 3) && lnt_overparam(L->A, L->xs, M, N, L->Av, L->bv, MV, 77, xs,
+                                             fstar);
 }
 
 static double validation_loss(const inst *L, const double *x)
 {
-    return half_sq_residual(L->Av, L->bv, MV, N, x);
+    return lnt_half_sq(L->Av, L->bv, MV, N, x);
 }
 
 TEST(bisect, overparam_closed_form)
@@ -282,7 +231,7 @@ TEST(bisect, unique_inner_solution_above_min_f)
     memcpy(bx, b, sizeof bx);
     REQUIRE(LAPACKE_dgelsd(LAPACK_ROW_MAJOR, UM, UN, 1, Ac, UN, bx, 1, svals, -1.0, &rank) ==
                 0 && rank == UN);
-    double fstar = half_sq_residual(Av, bv, UV, UN, bx);
+    double fstar = lnt_half_sq(Av, bv, UV, UN, bx);
     cert_data cd = {A, b, UM, UN, 0};
     ircg_ls_data ld = {.m = UM, .n = UN, .A_dense = A, .b = b};
     ircg_ls_data vd = {.m = UV, .n = UN, .A_dense = Av, .b = bv};
@@ -294,7 +243,7 @@ TEST(bisect, unique_inner_solution_above_min_f)
     REQUIRE(ircg_problem_least_squares(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
     CHECK(solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-4, 10, &sv, &in) == IRCG_OK);
     if (sv && answer(sv, z, UN)) {
-        double fz = half_sq_residual(Av, bv, UV, UN, z);
+        double fz = lnt_half_sq(Av, bv, UV, UN, z);
         /* below f*: v(c) = min {f : g <= c} grows like the square root of
          * c - g* at a unique x* (g strongly convex), so g's slack of a few
          * 1e-7 here buys f about 1e-3 of f* -- the weak guarantee's side,
