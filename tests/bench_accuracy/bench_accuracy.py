@@ -56,7 +56,8 @@ METHODS = [("ircg-open", "ircg", {"step_rule": "open_loop"}),
            ("ircg-pairwise", "ircg", {"step_rule": "line_search", "direction": "pairwise"}),
            ("cgbio", "cgbio", {}), ("irpg", "irpg", {}), ("bisg", "bisg", {}),
            ("ir-scg", "ir-scg", {}), ("ir-fscg", "ir-fscg", {}),
-           ("fcbio", "fcbio", {}), ("fcbio-cg", "fcbio-cg", {}), ("auto", "auto", {})]
+           ("fcbio", "fcbio", {}), ("fcbio-cg", "fcbio-cg", {}),
+           ("two-stage", "two-stage", {}), ("auto", "auto", {})]
 MATRIX = ("paper-movielens", "synthetic-movielens")
 
 
