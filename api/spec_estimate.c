@@ -474,6 +474,18 @@ static void ls_terms(est *e, const api_spec *s, const ls_size *z, double parse)
     if (s->settings.algorithm == IRCG_ALG_FCBIO) /* its state and the strongly
                                                     convex bound's vectors */
         add(e, PH_SOLVE, PH_OUTPUT, z->dn, 8 * 12 * z->n);
+    if (s->settings.algorithm == IRCG_ALG_TWOSTAGE) {
+        /* twostage/: FISTA's vectors and observations; H, the Cholesky
+         * factor L and the basis B, W = L^-T L^-1 B (n x n each at most:
+         * r <= n), the Gram matrix of A's smaller side and its
+         * eigenvectors' copy C, S (r x r), and a densified CSR A while the
+         * Gram is made (ls_gram: while m n <= 4e6, or m < n <= 2000) */
+        double side = fmin(z->m, z->n);
+        add(e, PH_SOLVE, PH_OUTPUT, z->dn, 8 * (16 * z->n + 4 * z->n * z->n + side * side));
+        add(e, PH_SOLVE, PH_OUTPUT, z->dm, 8 * (6 * (z->m + z->mv) + 2 * side * side));
+        if (!z->dense)
+            add(e, PH_SOLVE, PH_SOLVE, z->dm, 8 * fmin(z->m * z->n, 4e6));
+    }
     add(e, PH_OUTPUT, PH_OUTPUT, z->dn, 2 * z->n * (8 + TEXT_NUMBER));
     if (s->output.snapshot_every > 0)
         add(e, PH_SOLVE, PH_SOLVE, "/output/snapshot_every", 8 * 8 * (z->n + z->m));
