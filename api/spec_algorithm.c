@@ -445,9 +445,12 @@ cJSON *sp_norm_algorithm(const api_spec *s)
 int64_t api_spec_x0_len(const api_spec *s) { return s && s->x0 ? s->x0_len : 0; }
 
 /* auto's choice, from what RESULTS.md measures (time to a certified
- * accuracy): every family whose domain has a cheap projection (least
- * squares and logistic regression: the l2 and l1 balls, the simplex, the
- * box) gets FC-BiO, whose inner solver converges at the accelerated rate;
+ * accuracy): least squares whose n the spec states within
+ * IRCG_TWOSTAGE_MAX_DIM gets the two-stage method, which solves on the
+ * inner solution set itself; every other vector family (logistic
+ * regression, larger least squares: the l2 and l1 balls, the simplex, the
+ * box have cheap projections) FC-BiO, whose inner solver converges at
+ * the accelerated rate;
  * a matrix completion small enough for a dense SVD per projection, its
  * size known from the spec, gets FC-BiO too (the one method that
  * certifies f where the inner solution set is large: the selection
@@ -483,9 +486,10 @@ ircg_algorithm api_auto_choice(const api_spec *s, int distributed, const char **
                "multiplier certifies f to the digits g's bound allows";
         return IRCG_ALG_TWOSTAGE;
     }
-    *why = "least squares or logistic regression over a vector domain, which has a cheap "
-           "projection: the bisection on the level of f with Nesterov's accelerated "
-           "method inside (fcbio), near-optimal in the tolerances";
+    *why = "logistic regression, or least squares of more than 2000 unknowns or of a size "
+           "the spec does not state, over a vector domain, which has a cheap projection: "
+           "the bisection on the level of f with Nesterov's accelerated method inside "
+           "(fcbio), near-optimal in the tolerances";
     return IRCG_ALG_FCBIO;
 }
 

@@ -325,8 +325,8 @@ TEST(spec_result, auto_records_its_choice_and_its_answer)
     cJSON *n = cJSON_Parse(norm), *alg = cJSON_GetObjectItem(n, "algorithm");
     const cJSON *ch = cJSON_GetObjectItem(alg, "choice");
     CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(alg, "name")), "auto");
-    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(ch, "name")), "fcbio");
-    CHECK(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(ch, "why")), "projection") != NULL);
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(ch, "name")), "two-stage");
+    CHECK(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(ch, "why")), "A x = A x*") != NULL);
     CHECK(cJSON_GetObjectItem(alg, "max_iter")->valuedouble == 1e15); /* no cap */
     printf("    normalized: \"name\": \"auto\", choice %s: %s\n",
            cJSON_GetStringValue(cJSON_GetObjectItem(ch, "name")),
@@ -347,15 +347,15 @@ TEST(spec_result, auto_records_its_choice_and_its_answer)
     cJSON *j = solved_json(spec);
     REQUIRE(j != NULL);
     const cJSON *cert = cJSON_GetObjectItem(j, "certificate");
-    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "algorithm")), "fcbio");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "algorithm")), "two-stage");
     CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "choice"),
-                                                       "name")), "fcbio");
+                                                       "name")), "two-stage");
     CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cert, "answer")), "z");
     CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "converged");
     CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "warnings")), 0);
     double fz = jnum(cert, "f_z"), fl = jnum(cert, "f_lower");
     CHECK(fz - fl <= 1e-4 * fmax(fabs(fz), fabs(fl)));
-    printf("    solved by fcbio: f(z) %.10g, f_lower %.10g, outer gap of z %.3g\n", fz, fl,
+    printf("    solved by two-stage: f(z) %.10g, f_lower %.10g, outer gap of z %.3g\n", fz, fl,
            jnum(cert, "outer_gap_z"));
     cJSON_Delete(j);
 }
@@ -406,6 +406,20 @@ TEST(spec_result, auto_chooses_by_the_size_of_a_matrix_completion)
                    "\"inline\",\"ratings\":[[1,1,4],[2,2,3],[3,1,5]]},\"delta\":10},"
                    "\"algorithm\":{\"stop\":{\"inner_gap_rel\":1e-6}}}", "fcbio", 1e15, NULL);
 #undef MC_SYN
+}
+
+/* Least squares whose n the spec states within IRCG_TWOSTAGE_MAX_DIM gets
+ * the two-stage method; a larger one, and logistic regression (whose
+ * curvature in A x has no useful bound), FC-BiO. */
+TEST(spec_result, auto_chooses_two_stage_for_least_squares_it_can_factor)
+{
+#define LS_SYN(T, N) "{\"problem\":{\"type\":\"" T "\",\"data\":{\"source\":" \
+                     "\"synthetic\",\"m\":50,\"n\":" #N "}},\"algorithm\":{\"stop\":" \
+                     "{\"outer_gap_rel\":1e-3}}}"
+    auto_choice_is(LS_SYN("least_squares", 2000), "two-stage", 1e15, NULL);
+    auto_choice_is(LS_SYN("least_squares", 2001), "fcbio", 1e15, NULL);
+    auto_choice_is(LS_SYN("logistic_regression", 40), "fcbio", 1e15, NULL);
+#undef LS_SYN
 }
 
 /* The message of the result's warning code, or NULL when it has none. */
