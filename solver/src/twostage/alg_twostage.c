@@ -205,7 +205,7 @@ static ircg_error stage1_check(ircg_solver *sv, ts_state *st)
     ircg_error err = slv_cert_point(sv, IRCG_X, 0.0, &c);
     if (err != IRCG_OK)
         return err;
-    double tau = fmax(slv_up(c.g + c.g_err, 1) - sv->bnd.g_lower, 0.0);
+    double tau = fmax(slv_up(slv_up(c.g + c.g_err, 1) - sv->bnd.g_lower, 1), 0.0);
     st->stalls = tau <= 0.5 * st->tau ? 0 : st->stalls + 1;
     st->tau = fmin(st->tau, tau);
     if (st->have_qp && st->stalls >= STALLS) { /* g's rounding: as far as it goes */
