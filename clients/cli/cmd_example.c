@@ -41,7 +41,8 @@ cJSON *ex_algorithm_default(const ex_opts *o, const char *def, long long max_ite
     const char *name = o->algorithm ? o->algorithm : def;
     int ircg = !strcmp(name, "ircg"), irpg = !strcmp(name, "irpg");
     int scg = !strcmp(name, "ir-scg"), fscg = !strcmp(name, "ir-fscg");
-    int aims = !strcmp(name, "fcbio") || !strcmp(name, "fcbio-cg") || !strcmp(name, "auto");
+    int aims = !strcmp(name, "fcbio") || !strcmp(name, "fcbio-cg") ||
+               !strcmp(name, "two-stage") || !strcmp(name, "auto");
     cJSON *a = cJSON_CreateObject();
     cJSON_AddStringToObject(a, "name", name);
     if (aims) { /* the methods that aim at a stated accuracy: no iteration cap */
@@ -220,7 +221,8 @@ static int one_of(const char *v, const char *const *names)
 
 static const char EXAMPLE_USAGE[] =
     "usage: ircg example NAME [--ratings PATH] [--data PATH]\n"
-    "         [--algorithm ircg|cgbio|irpg|bisg|ir-scg|ir-fscg|fcbio|fcbio-cg|auto]\n"
+    "         [--algorithm ircg|cgbio|irpg|bisg|ir-scg|ir-fscg|fcbio|fcbio-cg|\n"
+    "                      two-stage|auto]\n"
     "         [--step-rule open_loop|closed_loop|line_search] [--projection partial|full]\n"
     "         [--max-iter N] [--size small|full]\n"
     "       ircg example --list\n"
@@ -260,7 +262,7 @@ static int example_opt(void *user, int c, const char *v)
 static int check_opts(ex_opts *o)
 {
     static const char *const ALGS[] = {"ircg", "cgbio", "irpg", "bisg", "ir-scg", "ir-fscg",
-                                       "fcbio", "fcbio-cg", "auto", NULL};
+                                       "fcbio", "fcbio-cg", "two-stage", "auto", NULL};
     static const char *const RULES[] = {"open_loop", "closed_loop", "line_search", NULL};
     static const char *const PROJS[] = {"partial", "full", NULL};
     static const char *const SIZES[] = {"small", "full", NULL};
@@ -286,9 +288,10 @@ static int check_opts(ex_opts *o)
     return 1;
 }
 
-/* Logistic regression is solved by IR-CG and the stochastic methods; the
- * stochastic methods solve the vector families only.  0 after a message
- * when the example's family does not take --algorithm. */
+/* Logistic regression is solved by IR-CG, the stochastic methods and
+ * FC-BiO; the stochastic methods solve the vector families only, the
+ * two-stage method least squares only.  0 after a message when the
+ * example's family does not take --algorithm. */
 static int family_takes(const char *name, const ex_opts *o)
 {
     const char *a = o->algorithm;
@@ -297,15 +300,22 @@ static int family_takes(const char *name, const ex_opts *o)
     int mc = !strcmp(name, "paper-movielens") || !strcmp(name, "synthetic-movielens");
     int sto = a && (!strcmp(a, "ir-scg") || !strcmp(a, "ir-fscg"));
     int fcbio = a && !strcmp(a, "fcbio"), auto_ = a && !strcmp(a, "auto");
+    int twostage = a && !strcmp(a, "two-stage");
     if (logistic && a && strcmp(a, "ircg") != 0 && !sto && !fcbio && !auto_) {
         fprintf(stderr, "ircg: the %s example is solved by --algorithm ircg, ir-scg, ir-fscg, "
-                "fcbio or auto (CG-BiO, IR-PG, Bi-SG and FC-BiO-CG are not available for "
-                "logistic regression)\n", name);
+                "fcbio or auto (CG-BiO, IR-PG, Bi-SG, FC-BiO-CG and the two-stage method are "
+                "not available for logistic regression)\n", name);
         return 0;
     }
     if (mc && fcbio) {
         fprintf(stderr, "ircg: FC-BiO projects onto the nuclear ball, which %s is too large "
                 "for: use --algorithm fcbio-cg (conditional gradient inside) or auto\n", name);
+        return 0;
+    }
+    if (mc && twostage) {
+        fprintf(stderr, "ircg: the two-stage method solves least squares only (its inner "
+                "solution set an affine section of X): not available for matrix completion "
+                "(%s)\n", name);
         return 0;
     }
     if (mc && sto) {

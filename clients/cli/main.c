@@ -34,7 +34,7 @@ static const char USAGE[] =
     "        as the solver holds it, to a NumPy .npz (for another solver).\n"
     "  example NAME [--ratings PATH] [--data PATH]\n"
     "               [--algorithm ircg|cgbio|irpg|bisg|ir-scg|ir-fscg|\n"
-    "                            fcbio|fcbio-cg|auto]\n"
+    "                            fcbio|fcbio-cg|two-stage|auto]\n"
     "               [--step-rule RULE] [--projection partial|full]\n"
     "               [--max-iter N] [--size small|full]\n"
     "        print a ready-made spec: the paper's experiment (paper-movielens,\n"
