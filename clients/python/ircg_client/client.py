@@ -354,8 +354,8 @@ class Client:
         "inner_gap_z", "outer_gap_z", "g_lower", "g_upper", "f_lower",
         ...}, certified: g(x) - g* <= inner_gap_x and f(x) - f* <=
         outer_gap_x, the same for z; "answer" names the method's answer
-        ("x", or "z" for fcbio and fcbio-cg), whose gaps answer_gaps gives.
-        None when the result has none."""
+        ("x", or "z" for fcbio, fcbio-cg and two-stage), whose gaps
+        answer_gaps gives.  None when the result has none."""
         return self.result(id).get("certificate")
 
     @staticmethod

@@ -117,8 +117,9 @@ class Solution:
     x, z       the iterates: NumPy arrays (lists without NumPy), or for
                matrix completion LowRank factors (.dense() for X)
     answer     the one the certificate's stop and warnings are of: z for
-               the bisection methods (fcbio, fcbio-cg; auto's choice for
-               most problems), else x
+               the bisection methods and the two-stage method (fcbio,
+               fcbio-cg, two-stage; auto's choice for most problems),
+               else x
     gaps       (inner, outer): the answer's certified g(y) - g* and
                f(y) - f*, (nan, nan) without a certificate
     status     the solver's: converged, max_iter, time_limit, cancelled, ...

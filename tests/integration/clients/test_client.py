@@ -176,7 +176,8 @@ class ClientTest(unittest.TestCase):
         self.assertIn(job["id"], cm.exception.detail)
 
     def test_stated_accuracy(self):
-        # a stop and no method: auto chooses FC-BiO, which reaches the
+        # a stop and no method: auto chooses the two-stage method (least
+        # squares whose n the spec states, at most 2000), which reaches the
         # stated accuracy against the closed form A^+ b, and says so
         A, b, xs = least_norm_problem()
         spec = ls_spec(A, b, 1.5 * norm(xs), 1, None)
@@ -184,12 +185,12 @@ class ClientTest(unittest.TestCase):
                              "time_limit": 30}
         dry = self.c.submit(spec, dry_run=True)
         self.assertEqual(dry["spec"]["algorithm"]["name"], "auto")
-        self.assertEqual(dry["spec"]["algorithm"]["choice"]["name"], "fcbio")
+        self.assertEqual(dry["spec"]["algorithm"]["choice"]["name"], "two-stage")
         job = self.c.submit(spec)
         done = self.c.wait(job["id"], timeout=60)
         self.assertEqual(done["state"], "succeeded")
         res = self.c.result(job["id"])
-        self.assertEqual((res["algorithm"], res["choice"]["name"]), ("fcbio", "fcbio"))
+        self.assertEqual((res["algorithm"], res["choice"]["name"]), ("two-stage", "two-stage"))
         self.assertEqual(res["status"], "converged")
         self.assertEqual(self.c.warnings(res), [])
         cert = self.c.certificate(job["id"])
