@@ -445,9 +445,13 @@ cJSON *sp_norm_algorithm(const api_spec *s)
 int64_t api_spec_x0_len(const api_spec *s) { return s && s->x0 ? s->x0_len : 0; }
 
 /* auto's choice, from what RESULTS.md measures (time to a certified
- * accuracy): least squares whose n the spec states within
- * IRCG_TWOSTAGE_MAX_DIM gets the two-stage method, which solves on the
- * inner solution set itself; every other vector family (logistic
+ * accuracy): least squares with fewer rows than unknowns (a large inner
+ * solution set, where FC-BiO's weak answer strays below f*) whose n the
+ * spec states within IRCG_TWOSTAGE_MAX_DIM gets the two-stage method,
+ * which solves on the inner solution set itself (with m >= n, g* > 0 is
+ * the rule, and the Frank-Wolfe gap that bounds g* over a large ball
+ * converges too slowly for its certificate: min-norm-msd); every other
+ * vector family (logistic
  * regression, larger least squares: the l2 and l1 balls, the simplex, the
  * box have cheap projections) FC-BiO, whose inner solver converges at
  * the accelerated rate;
@@ -479,17 +483,17 @@ ircg_algorithm api_auto_choice(const api_spec *s, int distributed, const char **
         return IRCG_ALG_IRCG;
     }
     if (s->typed && s->kind == IRCG_PROBLEM_LEAST_SQUARES && s->ls.tr.n > 0 &&
-        s->ls.tr.n <= IRCG_TWOSTAGE_MAX_DIM) {
-        *why = "least squares with at most 2000 unknowns (from the spec): its inner "
-               "solution set is the section of X where A x = A x*, so the two-stage "
-               "method (two-stage) solves g, then f over that section by ADMM, and its "
-               "multiplier certifies f to the digits g's bound allows";
+        s->ls.tr.n <= IRCG_TWOSTAGE_MAX_DIM && s->ls.tr.m > 0 && s->ls.tr.m < s->ls.tr.n) {
+        *why = "least squares with fewer rows than unknowns, at most 2000 (from the spec): "
+               "its inner solution set, the section of X where A x = A x*, is large, so "
+               "the two-stage method (two-stage) solves g, then f over that section by "
+               "ADMM, and its multiplier certifies f to the digits g's bound allows";
         return IRCG_ALG_TWOSTAGE;
     }
-    *why = "logistic regression, or least squares of more than 2000 unknowns or of a size "
-           "the spec does not state, over a vector domain, which has a cheap projection: "
-           "the bisection on the level of f with Nesterov's accelerated method inside "
-           "(fcbio), near-optimal in the tolerances";
+    *why = "logistic regression, or least squares with as many rows as unknowns, more "
+           "than 2000 unknowns or a size the spec does not state, over a vector domain, "
+           "which has a cheap projection: the bisection on the level of f with Nesterov's "
+           "accelerated method inside (fcbio), near-optimal in the tolerances";
     return IRCG_ALG_FCBIO;
 }
 

@@ -408,17 +408,20 @@ TEST(spec_result, auto_chooses_by_the_size_of_a_matrix_completion)
 #undef MC_SYN
 }
 
-/* Least squares whose n the spec states within IRCG_TWOSTAGE_MAX_DIM gets
- * the two-stage method; a larger one, and logistic regression (whose
- * curvature in A x has no useful bound), FC-BiO. */
+/* Least squares with fewer rows than unknowns, n within
+ * IRCG_TWOSTAGE_MAX_DIM, gets the two-stage method; a square or tall one,
+ * a larger one, and logistic regression (whose curvature in A x has no
+ * useful bound), FC-BiO. */
 TEST(spec_result, auto_chooses_two_stage_for_least_squares_it_can_factor)
 {
-#define LS_SYN(T, N) "{\"problem\":{\"type\":\"" T "\",\"data\":{\"source\":" \
-                     "\"synthetic\",\"m\":50,\"n\":" #N "}},\"algorithm\":{\"stop\":" \
-                     "{\"outer_gap_rel\":1e-3}}}"
-    auto_choice_is(LS_SYN("least_squares", 2000), "two-stage", 1e15, NULL);
-    auto_choice_is(LS_SYN("least_squares", 2001), "fcbio", 1e15, NULL);
-    auto_choice_is(LS_SYN("logistic_regression", 40), "fcbio", 1e15, NULL);
+#define LS_SYN(T, M, N) "{\"problem\":{\"type\":\"" T "\",\"data\":{\"source\":" \
+                        "\"synthetic\",\"m\":" #M ",\"n\":" #N "}},\"algorithm\":{" \
+                        "\"stop\":{\"outer_gap_rel\":1e-3}}}"
+    auto_choice_is(LS_SYN("least_squares", 50, 2000), "two-stage", 1e15, NULL);
+    auto_choice_is(LS_SYN("least_squares", 1999, 2000), "two-stage", 1e15, NULL);
+    auto_choice_is(LS_SYN("least_squares", 2000, 2000), "fcbio", 1e15, NULL);
+    auto_choice_is(LS_SYN("least_squares", 50, 2001), "fcbio", 1e15, NULL);
+    auto_choice_is(LS_SYN("logistic_regression", 20, 40), "fcbio", 1e15, NULL);
 #undef LS_SYN
 }
 
