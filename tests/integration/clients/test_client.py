@@ -177,7 +177,8 @@ class ClientTest(unittest.TestCase):
 
     def test_stated_accuracy(self):
         # a stop and no method: auto chooses the two-stage method (least
-        # squares whose n the spec states, at most 2000), which reaches the
+        # squares with fewer rows than unknowns, at most 2000, stated by
+        # the spec), which reaches the
         # stated accuracy against the closed form A^+ b, and says so
         A, b, xs = least_norm_problem()
         spec = ls_spec(A, b, 1.5 * norm(xs), 1, None)

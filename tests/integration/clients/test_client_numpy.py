@@ -323,11 +323,12 @@ class Solve(Base):
                            progress=False, certify_every=16, step_rule="line_search")
         self.assertEqual(sol.status, "converged")
         self.assertIs(sol.answer, sol.x)
-        # a stop without a method: auto's choice (two-stage: the arrays
-        # go inline, so the spec states n), whose answer is z
+        # a stop without a method: auto's choice (fcbio: 20 rows, 5
+        # unknowns -- two-stage takes fewer rows than unknowns), whose
+        # answer is z
         sol = self.c.solve(p, stop={"inner_gap_rel": 1e-6, "outer_gap_rel": 1e-4},
                            progress=False)
-        self.assertEqual((sol.status, sol.result["algorithm"]), ("converged", "two-stage"))
+        self.assertEqual((sol.status, sol.result["algorithm"]), ("converged", "fcbio"))
         self.assertIs(sol.answer, sol.z)
         inner, outer = sol.gaps
         self.assertEqual((inner, outer), (sol.certificate["inner_gap_z"],
