@@ -43,7 +43,8 @@ typedef struct ts_state {
     double *x1, *xp;      /* stage 1's point and the one before (n)      */
     double *ox, *op;      /* their observations (no)                     */
     double *y, *oy, *gf, *gg, *xn, *on;
-    double tau;           /* g(xh) - g* <= tau, certified                */
+    double tau;           /* g(xh) - g* <= tau, certified: of xh itself  */
+    double tau_best;      /* the least tau of stage 1's checks so far    */
     double tau_goal;      /* stage 1 ends when tau is this small         */
     int stalls;           /* stage 1's checks since tau last halved      */
     int tau_floor;        /* tau stalled (g's rounding): no more stage 1 */
@@ -104,7 +105,7 @@ static ircg_error ts_init(ircg_solver *sv, ircg_diag *diag)
     st->phase = 1;
     st->theta = 1;
     st->lg = sv->pb->info.L_g;
-    st->tau = INFINITY;
+    st->tau = st->tau_best = INFINITY;
     st->tau_goal = NAN; /* from the stop, at the first certificate */
     memcpy(st->x1, po->point(sv->ws, IRCG_X), n * sizeof(double));
     memcpy(st->xp, st->x1, n * sizeof(double));
@@ -205,11 +206,18 @@ static ircg_error stage1_check(ircg_solver *sv, ts_state *st)
     ircg_error err = slv_cert_point(sv, IRCG_X, 0.0, &c);
     if (err != IRCG_OK)
         return err;
+    /* of x1: stage 2 takes x1 as xh with this tau (FISTA's g is not
+     * monotone, so another point's tau would not do) */
     double tau = fmax(slv_up(slv_up(c.g + c.g_err, 1) - sv->bnd.g_lower, 1), 0.0);
-    st->stalls = tau <= 0.5 * st->tau ? 0 : st->stalls + 1;
-    st->tau = fmin(st->tau, tau);
+    st->stalls = tau <= 0.5 * st->tau_best ? 0 : st->stalls + 1;
+    st->tau_best = fmin(st->tau_best, tau);
     if (st->have_qp && st->stalls >= STALLS) { /* g's rounding: as far as it goes */
         st->tau_floor = 1;
+        if (!(tau < st->tau)) { /* stage 2's xh stays: it is no worse */
+            st->phase = 2;
+            return IRCG_OK;
+        }
+        st->tau = tau;
         return enter_stage2(sv, st);
     }
     if (isnan(st->tau_goal)) {
@@ -217,7 +225,10 @@ static ircg_error stage1_check(ircg_solver *sv, ts_state *st)
         slv_stop_targets(sv, st->fx, &inner, &outer);
         st->tau_goal = 0.25 * inner;
     }
-    return st->tau <= st->tau_goal || !(st->lg > 0) ? enter_stage2(sv, st) : IRCG_OK;
+    if (!(tau <= st->tau_goal) && st->lg > 0)
+        return IRCG_OK;
+    st->tau = tau;
+    return enter_stage2(sv, st);
 }
 
 /* rho follows the ratio of the relative residuals (OSQP's rule). */
@@ -261,6 +272,7 @@ static ircg_error stage2_bound(ircg_solver *sv, ts_state *st, double fw)
         st->lg > 0 && !st->tau_floor) {
         double goal = 0.5 * pow(0.25 * outer / st->nu_norm, 2);
         st->tau_goal = fmin(goal, 1e-2 * st->tau);
+        st->tau_best = st->tau;
         st->phase = 1;
         st->theta = 1;
         st->stalls = 0;
@@ -308,7 +320,7 @@ static ircg_error ts_iterate(ircg_solver *sv, ircg_iter_info *it, int *converged
     it->sigma = 0;
     it->lambda = 0;
     it->alpha = phase == 1 ? st->theta : st->ad.rho;
-    it->gap = phase == 1 ? st->tau : st->ad.prim;
+    it->gap = phase == 1 ? st->tau_best : st->ad.prim;
     return IRCG_OK;
 }
 
@@ -331,6 +343,7 @@ static ircg_error ts_save(const ircg_solver *sv, slv_buf *b)
     slv_buf_put_i64(b, st->have_qp);
     slv_buf_put_f64(b, st->theta);
     slv_buf_put_f64(b, st->tau);
+    slv_buf_put_f64(b, st->tau_best);
     slv_buf_put_f64(b, st->tau_goal);
     slv_buf_put_f64s(b, st->x1, n);
     slv_buf_put_f64s(b, st->xp, n);
@@ -360,8 +373,10 @@ static ircg_error ts_restore(ircg_solver *sv, slv_rbuf *r, ircg_restore_mode mod
         return corrupt(diag);
     int64_t phase = slv_rbuf_i64(r), stalls = slv_rbuf_i64(r), floor_ = slv_rbuf_i64(r),
             have_qp = slv_rbuf_i64(r);
-    double theta = slv_rbuf_f64(r), tau = slv_rbuf_f64(r), goal = slv_rbuf_f64(r);
+    double theta = slv_rbuf_f64(r), tau = slv_rbuf_f64(r), best = slv_rbuf_f64(r),
+           goal = slv_rbuf_f64(r);
     if (r->failed || (phase != 1 && phase != 2) || !(theta >= 1) || !(tau >= 0) ||
+        !(best >= 0) ||
         (have_qp != 0 && have_qp != 1) || (r->len - r->pos) / 8 < 2 * n)
         return corrupt(diag);
     slv_rbuf_f64s(r, st->x1, n);
@@ -391,6 +406,7 @@ static ircg_error ts_restore(ircg_solver *sv, slv_rbuf *r, ircg_restore_mode mod
     st->tau_floor = (int)floor_;
     st->theta = theta;
     st->tau = tau;
+    st->tau_best = best;
     st->tau_goal = goal;
     po->observe(sv->ws, st->x1, st->ox);
     po->values(sv->ws, st->x1, st->ox, &st->fx, &st->gx);
