@@ -1,5 +1,6 @@
 /* test_ln_util.c -- see test_ln_util.h */
 #include <lapacke.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,4 +81,35 @@ done:
     free(c);
     free(svb);
     return ok;
+}
+
+ircg_error lnt_solve(const ircg_problem *pb, ircg_algorithm alg, double inner_rel,
+                     double outer_rel, double seconds, ircg_solver **sv, ircg_info *in)
+{
+    ircg_settings st;
+    ircg_diag d = {0};
+    ircg_settings_default(&st);
+    st.algorithm = alg;
+    st.max_iter = 100000000;
+    st.time_limit = seconds;
+    st.stop.inner_gap_rel = inner_rel;
+    st.stop.outer_gap_rel = outer_rel;
+    ircg_error e = ircg_solver_new(pb, &st, sv, &d);
+    if (e != IRCG_OK) {
+        printf("    solver: %s (%s)\n", d.message, d.field);
+        return e;
+    }
+    return ircg_solve(*sv, in);
+}
+
+int lnt_answer(const ircg_solver *sv, double *z, int n)
+{
+    ircg_iterate *it = NULL;
+    if (ircg_solver_iterate(sv, IRCG_Z, 1, &it) != IRCG_OK || !it->dense || it->dim != n) {
+        ircg_iterate_free(it);
+        return 0;
+    }
+    memcpy(z, it->dense, (size_t)n * sizeof *z);
+    ircg_iterate_free(it);
+    return 1;
 }

@@ -1,5 +1,6 @@
 /*
- * test_ln_util.h -- the least-norm instances several solver tests share:
+ * test_ln_util.h -- the least-norm instances several solver tests share,
+ * and the solve to a stop they make on them:
  * a random m x n A (m < n: full row rank, almost surely), a random b, and
  * the closed form x* = A^+ b by LAPACK's dgelsd (sc_pinv, study/scale.h),
  * an independent computation of the solution every method must approach;
@@ -10,6 +11,8 @@
 #define TEST_LN_UTIL_H
 
 #include <stdint.h>
+
+#include "ircg.h"
 
 /* A (m x n, row-major) uniform in (-1, 1), b in (-2, 2), xs = A^+ b;
  * 1 when A has full row rank m (m <= n). */
@@ -28,5 +31,12 @@ double lnt_half_sq(const double *Av, const double *bv, int m, int n, const doubl
  * the caller's choice of domain). */
 int lnt_overparam(const double *A, const double *xs, int m, int n, double *Av, double *bv,
                   int mv, uint64_t seed, double *xstar, double *fstar);
+
+/* Solve pb with alg to the stop (inner_rel, outer_rel) within seconds, no
+ * iteration cap; a refusal is printed with its pointer. */
+ircg_error lnt_solve(const ircg_problem *pb, ircg_algorithm alg, double inner_rel,
+                     double outer_rel, double seconds, ircg_solver **sv, ircg_info *in);
+/* The answer z (dense, n) of the solver into z; 0 when it has none. */
+int lnt_answer(const ircg_solver *sv, double *z, int n);
 
 #endif

@@ -60,39 +60,6 @@ static double norm2(const double *x, int n, int p)
     return p == 1 ? s : sqrt(s);
 }
 
-/* Solve pb with alg to the stop (inner_rel, outer_rel) within seconds. */
-static ircg_error solve(const ircg_problem *pb, ircg_algorithm alg, double inner_rel,
-                        double outer_rel, double seconds, ircg_solver **sv, ircg_info *in)
-{
-    ircg_settings st;
-    ircg_diag d = {0};
-    ircg_settings_default(&st);
-    st.algorithm = alg;
-    st.max_iter = 100000000;
-    st.time_limit = seconds;
-    st.stop.inner_gap_rel = inner_rel;
-    st.stop.outer_gap_rel = outer_rel;
-    ircg_error e = ircg_solver_new(pb, &st, sv, &d);
-    if (e != IRCG_OK) {
-        printf("    solver: %s (%s)\n", d.message, d.field);
-        return e;
-    }
-    return ircg_solve(*sv, in);
-}
-
-/* The answer z (dense) of the solver into z. */
-static int answer(const ircg_solver *sv, double *z, int n)
-{
-    ircg_iterate *it = NULL;
-    if (ircg_solver_iterate(sv, IRCG_Z, 1, &it) != IRCG_OK || !it->dense || it->dim != n) {
-        ircg_iterate_free(it);
-        return 0;
-    }
-    memcpy(z, it->dense, (size_t)n * sizeof *z);
-    ircg_iterate_free(it);
-    return 1;
-}
-
 /* A converged run's certificate and answer against g* and f*: the bounds
  * hold, the stop holds for z (f(z) - f* <= outer_rel |f*|, certified),
  * the warning below_optimum is there exactly when f_lower refutes f(z)'s
@@ -149,8 +116,8 @@ TEST(bisect, least_norm_closed_form_every_vector_domain)
         ircg_info in;
         double z[N];
         REQUIRE(ircg_problem_least_squares(&ld, &o, &doms[k], &pb, NULL) == IRCG_OK);
-        CHECK(solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-4, 30, &sv, &in) == IRCG_OK);
-        if (sv && answer(sv, z, N)) {
+        CHECK(lnt_solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-4, 30, &sv, &in) == IRCG_OK);
+        if (sv && lnt_answer(sv, z, N)) {
             long double fz = 0;
             for (int j = 0; j < N; j++)
                 fz += 0.5L * (long double)z[j] * z[j];
@@ -188,8 +155,8 @@ TEST(bisect, overparam_closed_form)
     ircg_info in;
     cert_data cd = {S.A, S.b, M, N, 0};
     REQUIRE(ircg_problem_least_squares(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
-    CHECK(solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-4, 30, &sv, &in) == IRCG_OK);
-    if (sv && answer(sv, z, N))
+    CHECK(lnt_solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-4, 30, &sv, &in) == IRCG_OK);
+    if (sv && lnt_answer(sv, z, N))
         check_answer("overparam", sv, &in, &cd, 0.0, fstar, validation_loss(&S, z), 1e-4,
                      1e-4);
     ircg_solver_free(sv);
@@ -241,8 +208,8 @@ TEST(bisect, unique_inner_solution_above_min_f)
     ircg_solver *sv = NULL;
     ircg_info in;
     REQUIRE(ircg_problem_least_squares(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
-    CHECK(solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-4, 10, &sv, &in) == IRCG_OK);
-    if (sv && answer(sv, z, UN)) {
+    CHECK(lnt_solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-4, 10, &sv, &in) == IRCG_OK);
+    if (sv && lnt_answer(sv, z, UN)) {
         double fz = lnt_half_sq(Av, bv, UV, UN, z);
         /* below f*: v(c) = min {f : g <= c} grows like the square root of
          * c - g* at a unique x* (g strongly convex), so g's slack of a few
@@ -319,8 +286,8 @@ TEST(bisect, logistic_newton_reference)
     ircg_solver *sv = NULL;
     ircg_info in;
     REQUIRE(ircg_problem_logistic(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
-    CHECK(solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-5, 30, &sv, &in) == IRCG_OK);
-    if (sv && answer(sv, z, LN)) {
+    CHECK(lnt_solve(pb, IRCG_ALG_FCBIO, 1e-8, 1e-5, 30, &sv, &in) == IRCG_OK);
+    if (sv && lnt_answer(sv, z, LN)) {
         long double fz = 0;
         for (int j = 0; j < LN; j++)
             fz += 0.5L * (long double)z[j] * z[j];
@@ -348,8 +315,8 @@ TEST(bisect, fcbio_cg_least_norm_closed_form)
     double z[N];
     cert_data cd = {S.A, S.b, M, N, 0};
     REQUIRE(ircg_problem_least_squares(&ld, &o, &dom, &pb, NULL) == IRCG_OK);
-    CHECK(solve(pb, IRCG_ALG_FCBIO_CG, 1e-6, 1e-3, 60, &sv, &in) == IRCG_OK);
-    if (sv && answer(sv, z, N)) {
+    CHECK(lnt_solve(pb, IRCG_ALG_FCBIO_CG, 1e-6, 1e-3, 60, &sv, &in) == IRCG_OK);
+    if (sv && lnt_answer(sv, z, N)) {
         long double fz = 0;
         for (int j = 0; j < N; j++)
             fz += 0.5L * (long double)z[j] * z[j];

@@ -23,37 +23,6 @@
 
 enum { M = 30, N = 80, MV = 120 };
 
-static ircg_error solve(const ircg_problem *pb, double inner_rel, double outer_rel,
-                        double seconds, ircg_solver **sv, ircg_info *in)
-{
-    ircg_settings st;
-    ircg_diag d = {0};
-    ircg_settings_default(&st);
-    st.algorithm = IRCG_ALG_TWOSTAGE;
-    st.max_iter = 100000000;
-    st.time_limit = seconds;
-    st.stop.inner_gap_rel = inner_rel;
-    st.stop.outer_gap_rel = outer_rel;
-    ircg_error e = ircg_solver_new(pb, &st, sv, &d);
-    if (e != IRCG_OK) {
-        printf("    solver: %s (%s)\n", d.message, d.field);
-        return e;
-    }
-    return ircg_solve(*sv, in);
-}
-
-static int answer(const ircg_solver *sv, double *z, int n)
-{
-    ircg_iterate *it = NULL;
-    if (ircg_solver_iterate(sv, IRCG_Z, 1, &it) != IRCG_OK || !it->dense || it->dim != n) {
-        ircg_iterate_free(it);
-        return 0;
-    }
-    memcpy(z, it->dense, (size_t)n * sizeof *z);
-    ircg_iterate_free(it);
-    return 1;
-}
-
 /* f(z) - f* against the tolerance, z against x*, the certificate's
  * brackets. */
 static void check(const char *who, ircg_solver *sv, const ircg_info *in, const cert_data *cd,
@@ -104,8 +73,8 @@ TEST(twostage, least_norm_closed_form_every_vector_domain)
         ircg_info in;
         double z[N];
         REQUIRE(ircg_problem_least_squares(&ld, &o, &doms[k], &pb, NULL) == IRCG_OK);
-        CHECK(solve(pb, 1e-8, 1e-4, 2, &sv, &in) == IRCG_OK);
-        if (sv && answer(sv, z, N)) {
+        CHECK(lnt_solve(pb, IRCG_ALG_TWOSTAGE, 1e-8, 1e-4, 30, &sv, &in) == IRCG_OK);
+        if (sv && lnt_answer(sv, z, N)) {
             long double fz = 0;
             for (int j = 0; j < N; j++)
                 fz += 0.5L * (long double)z[j] * z[j];
@@ -141,8 +110,8 @@ TEST(twostage, overparam_closed_form)
         ircg_info in;
         double z[N];
         REQUIRE(ircg_problem_least_squares(&ld, &o, &doms[k], &pb, NULL) == IRCG_OK);
-        CHECK(solve(pb, 1e-8, 1e-4, 30, &sv, &in) == IRCG_OK);
-        if (sv && answer(sv, z, N))
+        CHECK(lnt_solve(pb, IRCG_ALG_TWOSTAGE, 1e-8, 1e-4, 30, &sv, &in) == IRCG_OK);
+        if (sv && lnt_answer(sv, z, N))
             check(names[k], sv, &in, &cd, z, xstar, lnt_half_sq(Av, bv, MV, N, z), fstar);
         ircg_solver_free(sv);
         ircg_problem_free(pb);
@@ -179,9 +148,9 @@ TEST(twostage, iterates_do_not_depend_on_the_units_of_f_and_g)
     ircg_info i1, i2;
     REQUIRE(ircg_problem_least_squares(&l1, &o1, &dom, &p1, NULL) == IRCG_OK);
     REQUIRE(ircg_problem_least_squares(&l2, &o2, &dom, &p2, NULL) == IRCG_OK);
-    CHECK(solve(p1, 1e-8, 1e-4, 30, &s1, &i1) == IRCG_OK);
-    CHECK(solve(p2, 1e-8, 1e-4, 30, &s2, &i2) == IRCG_OK);
-    if (s1 && s2 && answer(s1, z1, N) && answer(s2, z2, N)) {
+    CHECK(lnt_solve(p1, IRCG_ALG_TWOSTAGE, 1e-8, 1e-4, 30, &s1, &i1) == IRCG_OK);
+    CHECK(lnt_solve(p2, IRCG_ALG_TWOSTAGE, 1e-8, 1e-4, 30, &s2, &i2) == IRCG_OK);
+    if (s1 && s2 && lnt_answer(s1, z1, N) && lnt_answer(s2, z2, N)) {
         CHECK_INT(i1.iterations, i2.iterations);
         CHECK(memcmp(z1, z2, sizeof z1) == 0);
         printf("    %lld iterations either way, z the same bits; f_lower %.10g and %.10g "
