@@ -189,6 +189,11 @@ ircg_error ircg_solver_new(const ircg_problem *pb, const ircg_settings *s,
     sv->set = *s;
     sv->set.x0 = NULL; /* borrowed only for the duration of this call */
     complete_stop(sv);
+    if (!sv->ops) { /* the checks above refuse every such pair first */
+        err = slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
+                       "%s has no oracle on this problem", alg_label(s->algorithm));
+        goto fail;
+    }
     err = sv->ops->create(pb, s, &sv->ws, diag);
     if (err != IRCG_OK)
         goto fail;
