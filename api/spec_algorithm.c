@@ -450,11 +450,13 @@ int64_t api_spec_x0_len(const api_spec *s) { return s && s->x0 ? s->x0_len : 0; 
  * spec states within IRCG_TWOSTAGE_MAX_DIM gets the two-stage method,
  * which solves on the inner solution set itself (with m >= n, g* > 0 is
  * the rule, and the Frank-Wolfe gap that bounds g* over a large ball
- * converges too slowly for its certificate: min-norm-msd); every other
- * vector family (logistic
- * regression, larger least squares: the l2 and l1 balls, the simplex, the
- * box have cheap projections) FC-BiO, whose inner solver converges at
- * the accelerated rate;
+ * converges too slowly for its certificate: min-norm-msd); so does
+ * logistic regression with m >= n, where the inner solution is unique
+ * when A's columns are independent and g's local curvature certifies f
+ * (logistic, logistic-a1a, fair-a9a); every other vector family (logistic
+ * regression with m < n, larger least squares: the l2 and l1 balls, the
+ * simplex, the box have cheap projections) FC-BiO, whose inner solver
+ * converges at the accelerated rate;
  * a matrix completion small enough for a dense SVD per projection, its
  * size known from the spec, gets FC-BiO too (the one method that
  * certifies f where the inner solution set is large: the selection
@@ -490,10 +492,20 @@ ircg_algorithm api_auto_choice(const api_spec *s, int distributed, const char **
                "ADMM, and its multiplier certifies f to the digits g's bound allows";
         return IRCG_ALG_TWOSTAGE;
     }
-    *why = "logistic regression, or least squares with as many rows as unknowns, more "
-           "than 2000 unknowns or a size the spec does not state, over a vector domain, "
-           "which has a cheap projection: the bisection on the level of f with Nesterov's "
-           "accelerated method inside (fcbio), near-optimal in the tolerances";
+    if (s->typed && s->kind == IRCG_PROBLEM_LOGISTIC && s->ls.tr.n > 0 &&
+        s->ls.tr.n <= IRCG_TWOSTAGE_MAX_DIM && s->ls.tr.m >= s->ls.tr.n) {
+        *why = "logistic regression with at least as many rows as unknowns, at most 2000 "
+               "(from the spec): its inner solution is unique where A has independent "
+               "columns, so the two-stage method (two-stage) minimizes g alone and the "
+               "curvature of g around its point certifies f (with dependent columns it "
+               "cannot: name fcbio)";
+        return IRCG_ALG_TWOSTAGE;
+    }
+    *why = "logistic regression with fewer rows than unknowns, least squares with as many "
+           "rows as unknowns, either with more than 2000 unknowns or a size the spec does "
+           "not state, over a vector domain, which has a cheap projection: the bisection "
+           "on the level of f with Nesterov's accelerated method inside (fcbio), "
+           "near-optimal in the tolerances";
     return IRCG_ALG_FCBIO;
 }
 

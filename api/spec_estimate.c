@@ -463,6 +463,10 @@ static void ls_terms(est *e, const api_spec *s, const ls_size *z, double parse)
      * (ls_linalg.c) */
     add(e, PH_BUILD, PH_OUTPUT, z->dm, (A + Av) / 2);
     add(e, PH_BUILD, PH_OUTPUT, z->dn, (A + Av) / 2);
+    if (!z->dense && z->n <= IRCG_LS_BY_COLUMNS_MAX_N) { /* and by columns */
+        add(e, PH_BUILD, PH_OUTPUT, z->dm, 6 * z->nnz);
+        add(e, PH_BUILD, PH_OUTPUT, z->dn, 6 * z->nnz + 8 * (z->n + 1));
+    }
     add(e, PH_BUILD, PH_OUTPUT, "/problem/outer", outerQ);
     if (k <= 4000 && z->m * z->n * k <= 2e12)
         add(e, PH_BUILD, PH_BUILD, z->m <= z->n ? z->dm : z->dn,
@@ -471,6 +475,12 @@ static void ls_terms(est *e, const api_spec *s, const ls_size *z, double parse)
      * reference's alike */
     add(e, PH_REF, PH_OUTPUT, z->dn, 8 * 12 * z->n);
     add(e, PH_REF, PH_OUTPUT, z->dm, 8 * 8 * (z->m + z->mv));
+    if (s->kind == IRCG_PROBLEM_LOGISTIC && z->n <= IRCG_TWOSTAGE_MAX_DIM) {
+        /* the certificates' local curvature (lr_curv.c): the weighted Gram
+         * matrix, the rows' norms and weights */
+        add(e, PH_SOLVE, PH_OUTPUT, z->dn, 8 * z->n * z->n);
+        add(e, PH_SOLVE, PH_OUTPUT, z->dm, 16 * z->m);
+    }
     if (s->settings.algorithm == IRCG_ALG_FCBIO) /* its state and the strongly
                                                     convex bound's vectors */
         add(e, PH_SOLVE, PH_OUTPUT, z->dn, 8 * 12 * z->n);

@@ -288,10 +288,10 @@ static int check_opts(ex_opts *o)
     return 1;
 }
 
-/* Logistic regression is solved by IR-CG, the stochastic methods and
- * FC-BiO; the stochastic methods solve the vector families only, the
- * two-stage method least squares only.  0 after a message when the
- * example's family does not take --algorithm. */
+/* Logistic regression is solved by IR-CG, the stochastic methods, FC-BiO
+ * and the two-stage method; the stochastic methods solve the vector
+ * families only, the two-stage method those too.  0 after a message when
+ * the example's family does not take --algorithm. */
 static int family_takes(const char *name, const ex_opts *o)
 {
     const char *a = o->algorithm;
@@ -301,10 +301,10 @@ static int family_takes(const char *name, const ex_opts *o)
     int sto = a && (!strcmp(a, "ir-scg") || !strcmp(a, "ir-fscg"));
     int fcbio = a && !strcmp(a, "fcbio"), auto_ = a && !strcmp(a, "auto");
     int twostage = a && !strcmp(a, "two-stage");
-    if (logistic && a && strcmp(a, "ircg") != 0 && !sto && !fcbio && !auto_) {
+    if (logistic && a && strcmp(a, "ircg") != 0 && !sto && !fcbio && !auto_ && !twostage) {
         fprintf(stderr, "ircg: the %s example is solved by --algorithm ircg, ir-scg, ir-fscg, "
-                "fcbio or auto (CG-BiO, IR-PG, Bi-SG, FC-BiO-CG and the two-stage method are "
-                "not available for logistic regression)\n", name);
+                "fcbio, two-stage or auto (CG-BiO, IR-PG, Bi-SG and FC-BiO-CG are not "
+                "available for logistic regression)\n", name);
         return 0;
     }
     if (mc && fcbio) {
@@ -313,8 +313,8 @@ static int family_takes(const char *name, const ex_opts *o)
         return 0;
     }
     if (mc && twostage) {
-        fprintf(stderr, "ircg: the two-stage method solves least squares only (its inner "
-                "solution set an affine section of X): not available for matrix completion "
+        fprintf(stderr, "ircg: the two-stage method solves least squares and logistic "
+                "regression (over vector domains): not available for matrix completion "
                 "(%s)\n", name);
         return 0;
     }

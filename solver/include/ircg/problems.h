@@ -42,7 +42,10 @@ typedef enum ircg_outer_kind {
 /* Least squares data: A is m x n, either dense (row-major, A_dense) or CSR
  * (A_rowptr[m+1], A_colind[nnz], A_val[nnz]); exactly one of the two.  b
  * holds the targets (least squares) or the labels (logistic regression:
- * -1/+1, or 0/1 read as -1/+1). */
+ * -1/+1, or 0/1 read as -1/+1).  The problem copies A; a CSR A of at
+ * most IRCG_LS_BY_COLUMNS_MAX_N columns is copied twice, by rows and by
+ * columns (12 nnz + 8 (n + 1) bytes more), for the products with A'. */
+#define IRCG_LS_BY_COLUMNS_MAX_N 4096
 typedef struct ircg_ls_data {
     int m, n;
     const double *A_dense;

@@ -91,11 +91,14 @@ static ircg_error check_bisection(const ircg_problem *pb, const ircg_settings *s
         return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
                         "FC-BiO projects onto X, which %s problems do not offer: "
                         "use FC-BiO-CG (conditional gradient inside)", pb->ops->name);
-    if (s->algorithm == IRCG_ALG_TWOSTAGE && (!pb->point_ops || !pb->point || !pb->affine))
+    if (s->algorithm == IRCG_ALG_TWOSTAGE &&
+        (!pb->point_ops || !pb->point ||
+         (!pb->affine && pb->info.kind != IRCG_PROBLEM_LOGISTIC)))
         return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",
                         "the two-stage method needs the inner solution set as an affine "
                         "section of X and a quadratic f (least squares over a vector "
-                        "domain), not %s", pb->ops->name);
+                        "domain), or the curvature of logistic regression's g, not %s",
+                        pb->ops->name);
     if (s->algorithm == IRCG_ALG_TWOSTAGE &&
         pb->info.n_cols > IRCG_TWOSTAGE_MAX_DIM)
         return slv_fail(diag, IRCG_ERR_INVALID, "/algorithm",

@@ -1,13 +1,18 @@
 /*
  * alg_twostage.c -- the two-stage method (README.md; docs/DESIGN.md "The
  * two-stage method") for a family whose inner solution set is an affine
- * section of X and whose f is quadratic (slv_affine_ops: least squares).
+ * section of X and whose f is quadratic (slv_affine_ops: least squares),
+ * and for logistic regression by stage 1 alone.
  *
  * Stage 1 minimizes g alone over X by Nesterov's accelerated projected
- * gradient with step 1/L_g, restarted when g rises (O'Donoghue and Candes
- * 2015; linear where g grows quadratically, as least squares does over a
- * polyhedron), until a certificate of its point xh bounds g(xh) - g* by
- * tau.  Stage 2 solves min f over {x in X : A x = A xh} by ADMM
+ * gradient with step 1/L_g, restarted when the step turns back against
+ * the momentum (O'Donoghue and Candes 2015; linear where g grows
+ * quadratically, as least squares does over a polyhedron), until a
+ * certificate of its point xh bounds g(xh) - g* by tau.  Without
+ * slv_affine_ops (logistic regression) that point is the answer: its
+ * certificates bound f* by g's local curvature (problems/logreg/
+ * lr_cert.c), and the loop's certificate ends the run once the outer
+ * tolerance holds too.  Stage 2 solves min f over {x in X : A x = A xh} by ADMM
  * (ts_admm.c).  Every inner solution lies within sqrt(2 tau) of A xh in
  * A x, so the multiplier nu of stage 2 bounds f* from below
  * (ls_cert_lagrange): f_lower rises to within ||nu|| sqrt(2 tau) and the
@@ -90,7 +95,7 @@ static ircg_error ts_init(ircg_solver *sv, ircg_diag *diag)
     sv->alg_state = st;
     st->n = po->dim(sv->ws);
     st->no = po->obs_len(sv->ws);
-    st->m = sv->pb->affine->rows(sv->ws);
+    st->m = sv->pb->affine ? sv->pb->affine->rows(sv->ws) : 0;
     size_t n = (size_t)st->n, no = (size_t)st->no;
     double **vn[] = {&st->x1, &st->xp, &st->y, &st->gf, &st->gg, &st->xn, &st->xh};
     double **vo[] = {&st->ox, &st->op, &st->oy, &st->on};
@@ -100,7 +105,7 @@ static ircg_error ts_init(ircg_solver *sv, ircg_diag *diag)
     for (size_t i = 0; i < sizeof vo / sizeof vo[0]; i++)
         if (!(*vo[i] = malloc(no * sizeof(double))))
             goto nomem;
-    if (!(st->nu = calloc((size_t)st->m, sizeof(double))))
+    if (!(st->nu = calloc((size_t)(st->m ? st->m : 1), sizeof(double))))
         goto nomem;
     st->phase = 1;
     st->theta = 1;
@@ -140,7 +145,13 @@ static ircg_error stage1_step(ircg_solver *sv, ts_state *st)
     po->values(sv->ws, st->xn, st->on, &fn, &gn);
     if (!isfinite(gn) || !isfinite(fn))
         return IRCG_ERR_NUMERICAL;
-    st->theta = gn > st->gx ? 1.0 : theta_n; /* restart when g rises */
+    /* restart when the step turns back against the momentum (O'Donoghue
+     * and Candes' gradient scheme, <y - x_new, x_new - x> > 0): unlike
+     * "g rose", it does not stall once g's changes are below its rounding */
+    double turn = 0;
+    for (int64_t i = 0; i < st->n; i++)
+        turn += (st->y[i] - st->xn[i]) * (st->xn[i] - st->x1[i]);
+    st->theta = turn > 0 ? 1.0 : theta_n;
     t = st->xp, st->xp = st->x1, st->x1 = st->xn, st->xn = t;
     t = st->op, st->op = st->ox, st->ox = st->on, st->on = t;
     st->fx = fn;
@@ -228,6 +239,12 @@ static ircg_error stage1_check(ircg_solver *sv, ts_state *st)
     if (!(tau <= st->tau_goal) && st->lg > 0)
         return IRCG_OK;
     st->tau = tau;
+    if (!sv->pb->affine) { /* logistic regression: x1 is the answer */
+        double inner, outer;
+        slv_stop_targets(sv, st->fx, &inner, &outer);
+        st->want_cert = st->fx - sv->bnd.f_lower <= outer;
+        return IRCG_OK;
+    }
     return enter_stage2(sv, st);
 }
 

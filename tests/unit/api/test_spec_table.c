@@ -58,7 +58,8 @@ static const bad_spec BAD[] = {
     {"{" LS_OK ",'algorithm':{'name':'two-stage','gap_tol':1e-3}}", "/algorithm/gap_tol", "applies to ircg, cgbio, irpg, bisg, ir-scg and ir-fscg only, not to \"two-stage\""},
     {"{" LS_OK ",'algorithm':{'name':'two-stage','certify':false}}", "/algorithm/certify", "certify must be 1"},
     {"{" LS_OK ",'algorithm':{'name':'two-stage','lmo':{'engine':'lanczos'}}}", "/algorithm/lmo", "not to \"two-stage\""},
-    {"{'problem':{'type':'logistic_regression','data':{'source':'inline','A':[[1,0],[0,1]],'b':[1,-1]}},'algorithm':{'name':'two-stage'}}", "/algorithm/name", "the two-stage method needs the inner solution set as an affine section of X and a quadratic f"},
+    /* auto: two-stage for logistic regression with m >= n (from the spec) */
+    {"{'problem':{'type':'logistic_regression','data':{'source':'inline','A':[[1,0],[0,1]],'b':[1,-1]}},'algorithm':{'name':'auto','choice':{'name':'fcbio'}}}", "/algorithm/choice/name", "auto chooses \"two-stage\" for this problem, not \"fcbio\""},
     {"{" MC_OK ",'algorithm':{'name':'two-stage'}}", "/algorithm/name", "the two-stage method needs the inner solution set as an affine section of X"},
     {"{" LS_PB("{'source':'synthetic','m':2,'n':2001}") ",'algorithm':{'name':'two-stage'}}", "/algorithm/name", "n = 2001 must be at most 2000"},
     /* auto: two-stage for this least squares (n = 3 <= 2000, from the spec) */

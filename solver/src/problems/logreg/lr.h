@@ -45,6 +45,15 @@ double lr_weights(const double *y, const double *z, const double *zv, int64_t m,
 double lr_sum_slope(const double *y, const double *z0, const double *z1, int64_t m,
                     double a);
 
+/* lr_curv.c: a certified lower bound mu of the least eigenvalue of g's
+ * Hessian at every point within rho (2-norm) of y, from the margins s = A
+ * y known to within es; 0 where none is positive.  The scratch is b's
+ * (made on first use).  lr_curv_affordable: whether d's weighted Gram
+ * matrix is small and cheap enough to make at a certificate. */
+ircg_error lr_curvature(const ls_data *d, ls_cert_buf *b, const double *s, const double *es,
+                        double rho, double *mu);
+int lr_curv_affordable(const ls_data *d);
+
 /* The workspace (lr_oracle.c). */
 typedef struct lr_ws {
     const ls_data *d;  /* borrowed from the problem */

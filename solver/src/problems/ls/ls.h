@@ -27,6 +27,14 @@ typedef struct ls_data {
     int64_t *rowptr;    /* CSR, m + 1 (owned; NULL when dense)             */
     int32_t *colind;    /* CSR, nnz                                        */
     double *val;        /* CSR, nnz                                        */
+    /* CSR A with at most IRCG_LS_BY_COLUMNS_MAX_N columns: the same entries by
+     * columns (rows ascending in each), for A'r by gathers -- with few
+     * columns the scatter of the rows into n sums waits on its own stores
+     * (docs/DESIGN.md, "The families"); the sums are added in the same order, so the
+     * bits are the same.  NULL otherwise. */
+    int64_t *colptr;    /* n + 1                                           */
+    int32_t *rowind;    /* nnz                                             */
+    double *cval;       /* nnz                                             */
     double *b;          /* m                                               */
     ircg_domain dom;
     ircg_outer_kind outer;
@@ -80,6 +88,18 @@ typedef struct ls_cert_buf {
     double *w_pt, *gq, *egq; /* the strongly convex bound's point and the
                                 gradient of its model there (n)        */
     int *colcnt, *vcolcnt;
+    /* logistic regression's local curvature (logreg/lr_curv.c), made on
+     * first use: the rows' norms (m), the weighted Gram matrix (n x n),
+     * the weights and eigenvalues (max(m, n)), and the last curvature of
+     * g's Hessian at a certified point (0: none yet) */
+    double *rown, *gram, *kw;
+    double mu_here;
+    /* the last ball found: curvature at least ball_mu within ball_rho of
+     * ball_y (n; ball_rho 0: none), reused while a point's ball fits in
+     * it; after a failed search the next ball_skip certificates try none,
+     * and each failure doubles the wait (up to 8) */
+    double *ball_y, ball_rho, ball_mu;
+    int ball_skip, ball_wait;
 } ls_cert_buf;
 ls_cert_buf *ls_cert_buf_new(const ls_data *d);
 void ls_cert_buf_free(ls_cert_buf *b);
@@ -92,6 +112,18 @@ void ls_cert_apply(const ls_data *d, const double *x, const double *b, double *y
  * a CSR A (ls_cert_buf), unused for a dense one. */
 void ls_cert_apply_t(const ls_data *d, const int *colcnt, const double *w,
                      const double *ew, double *y, double *e);
+/* Where g has curvature at least mu > 0 on a ball around y that holds
+ * every inner solution (least squares: everywhere, mu = mu_g; logistic
+ * regression: lr_cert.c's local bound), the bounds that follow from b's
+ * gradients at y (ls_cert.c, docs/DESIGN.md "Logistic regression's local
+ * curvature"): sub_g falls to the strongly convex bound, and f_floor rises
+ * to f(y) - ||grad f(y)|| R, R a radius around y within which every inner
+ * solution lies.  out's g, f, their errors and gap_g are in. */
+void ls_cert_curved(const ls_data *d, ls_cert_buf *b, const double *y, double mu,
+                    slv_cert *out);
+/* sqrt(sum (|c_i| + e_i)^2), rounded up: a bound of ||c*|| for every c*
+ * within e of c. */
+double ls_cert_norm_up(const double *c, const double *e, int64_t n);
 /* 1/2 ||r||^2 for r known to within er, and its error bound. */
 double ls_cert_half_sq(const double *r, const double *er, int64_t m, double *err);
 /* c = sigma gf + gg and its error from theirs. */

@@ -24,7 +24,8 @@ void ls_cert_buf_free(ls_cert_buf *b)
     if (!b)
         return;
     double *arr[] = {b->r, b->er, b->w, b->ew, b->rv, b->erv, b->gg, b->eg,
-                     b->gf, b->ef, b->c, b->ec, b->w_pt, b->gq, b->egq};
+                     b->gf, b->ef, b->c, b->ec, b->w_pt, b->gq, b->egq,
+                     b->rown, b->gram, b->kw, b->ball_y};
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++)
         free(arr[i]);
     free(b->colcnt);
@@ -284,6 +285,56 @@ static double f_floor_of(const ls_data *d, ls_cert_buf *b, const double *y, doub
     return s - slv_gamma(4) * (fabs(f) + f_err + sub);
 }
 
+double ls_cert_norm_up(const double *c, const double *e, int64_t n)
+{
+    double s = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double t = fabs(c[i]) + e[i];
+        s += t * t;
+    }
+    return slv_up(sqrt(slv_up(s, (int)(n < 1000000 ? n : 1000000))), 1);
+}
+
+/* Every inner solution x* lies within R of y, where g has curvature mu
+ * on a set holding the segment [y, x*].  With c = grad g(y) and q(v) =
+ * <c, v - y> + mu/2 |v - y|^2: g* = g(x*) >= g(y) + q(x*) and g* <= g(y),
+ * so q(x*) <= 0.  Two radii follow:
+ *  - <c, x* - y> >= -min(gap_g, |c| |x* - y|) (x* in X), so mu/2 d^2 <=
+ *    min(gap_g, |c| d): R1 = min(2 |c| / mu, sqrt(2 gap_g / mu));
+ *  - at the strongly convex bound's point w (b->w_pt, G its bound G_sc),
+ *    q(x*) >= q(w) + <grad q(w), x* - w> + mu/2 |x* - w|^2 and the middle
+ *    term is at least -(q's Frank-Wolfe gap at w), so mu/2 |x* - w|^2 <=
+ *    G_sc: R2 = |w - y| + sqrt(2 G_sc / mu), first order in y's distance
+ *    from x* even where x* is on X's boundary (R1 is its square root
+ *    there).
+ * f is convex: f* = f(x*) >= f(y) - |grad f(y)| min(R1, R2). */
+static void ball_floor(const ls_data *d, const ls_cert_buf *b, const double *y, double mu,
+                       double g_sc, slv_cert *out)
+{
+    double cn = ls_cert_norm_up(b->gg, b->eg, d->n), fn = ls_cert_norm_up(b->gf, b->ef, d->n);
+    double r1 = fmin(slv_up(2 * cn / mu, 2), slv_up(sqrt(slv_up(2 * out->gap_g / mu, 2)), 1));
+    double wy = 0;
+    for (int64_t i = 0; i < d->n; i++)
+        wy += (b->w_pt[i] - y[i]) * (b->w_pt[i] - y[i]);
+    int k = (int)(d->n < 1000000 ? d->n : 1000000);
+    double r2 = slv_up(slv_up(sqrt(slv_up(wy, k + 1)), 1) +
+                       slv_up(sqrt(slv_up(2 * g_sc / mu, 2)), 1), 1);
+    double drop = slv_up(fn * fmin(r1, r2), 1);
+    double fl = out->f - out->f_err - drop;
+    fl -= slv_gamma(4) * (fabs(out->f) + out->f_err + drop);
+    if (isfinite(fl))
+        out->f_floor = fmax(out->f_floor, fl);
+}
+
+void ls_cert_curved(const ls_data *d, ls_cert_buf *b, const double *y, double mu,
+                    slv_cert *out)
+{
+    double g_sc = strongly_convex_gap(d, b, b->gg, b->eg, y, mu);
+    out->sub_g = fmin(out->sub_g, g_sc);
+    if (isfinite(g_sc))
+        ball_floor(d, b, y, mu, g_sc, out);
+}
+
 /* The gaps of g and of Phi_sigma at y from the gradients in b (gg, eg;
  * gf, ef), both never below 0, a gap's least value; and f's floor from
  * its own gap (out->f, f_err and the floor its form gives are in). */
@@ -292,6 +343,8 @@ void ls_cert_gaps(const ls_data *d, ls_cert_buf *b, const double *y, double sigm
 {
     out->f_floor = fmax(out->f_floor, f_floor_of(d, b, y, out->f, out->f_err));
     out->gap_g = gap_and_sub(d, b, b->gg, b->eg, y, d->mu_g, &out->sub_g);
+    if (d->mu_g > 0) /* everywhere: the ball is X */
+        ls_cert_curved(d, b, y, d->mu_g, out);
     out->gap_phi = out->sub_phi = NAN;
     out->nphi = 0;
     if (!(sigma > 0))

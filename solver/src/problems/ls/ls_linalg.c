@@ -51,6 +51,15 @@ void ls_rmatvec(const ls_data *d, const double *r, double *y)
                     r, 1, 0.0, y, 1);
         return;
     }
+    if (d->colptr) { /* the same sums, by gathers (ls.h) */
+        for (int j = 0; j < d->n; j++) {
+            double s = 0;
+            for (int64_t k = d->colptr[j]; k < d->colptr[j + 1]; k++)
+                s += d->cval[k] * r[d->rowind[k]];
+            y[j] = s;
+        }
+        return;
+    }
     memset(y, 0, (size_t)d->n * sizeof *y);
     for (int i = 0; i < d->m; i++)
         for (int64_t k = d->rowptr[i]; k < d->rowptr[i + 1]; k++)
@@ -80,6 +89,15 @@ static void rmatvec_add(const ls_data *d, double alpha, const double *r, double 
     if (d->A) {
         cblas_dgemv(CblasRowMajor, CblasTrans, d->m, d->n, alpha, d->A, d->n,
                     r, 1, 1.0, y, 1);
+        return;
+    }
+    if (d->colptr) {
+        for (int j = 0; j < d->n; j++) {
+            double s = y[j];
+            for (int64_t k = d->colptr[j]; k < d->colptr[j + 1]; k++)
+                s += alpha * d->cval[k] * r[d->rowind[k]];
+            y[j] = s;
+        }
         return;
     }
     for (int i = 0; i < d->m; i++)

@@ -17,6 +17,9 @@ void ls_data_free(void *data)
     free(d->rowptr);
     free(d->colind);
     free(d->val);
+    free(d->colptr);
+    free(d->rowind);
+    free(d->cval);
     free(d->b);
     free(d->c);
     free(d->Q);
@@ -164,6 +167,34 @@ static ircg_error check_domain(const ircg_domain *dom, ircg_diag *diag)
 static ls_data *copy_data(const ircg_ls_data *in, const ircg_outer *o,
                           const ircg_domain *dom);
 
+/* d's CSR A by columns (ls.h): a counting sort of the entries, rows in
+ * ascending order within each column.  0 when out of memory. */
+static int by_columns(ls_data *d)
+{
+    int64_t nnz = d->rowptr[d->m];
+    d->colptr = calloc((size_t)d->n + 1, sizeof *d->colptr);
+    d->rowind = malloc((size_t)(nnz ? nnz : 1) * sizeof *d->rowind);
+    d->cval = malloc((size_t)(nnz ? nnz : 1) * sizeof *d->cval);
+    if (!d->colptr || !d->rowind || !d->cval)
+        return 0;
+    for (int64_t k = 0; k < nnz; k++)
+        d->colptr[d->colind[k] + 1]++;
+    for (int j = 0; j < d->n; j++)
+        d->colptr[j + 1] += d->colptr[j];
+    int64_t *next = malloc(((size_t)d->n + 1) * sizeof *next);
+    if (!next)
+        return 0;
+    memcpy(next, d->colptr, ((size_t)d->n + 1) * sizeof *next);
+    for (int i = 0; i < d->m; i++)
+        for (int64_t k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
+            int64_t p = next[d->colind[k]]++;
+            d->rowind[p] = i;
+            d->cval[p] = d->val[k];
+        }
+    free(next);
+    return 1;
+}
+
 /* The validation rows as an ls_data of their own. */
 static ls_data *copy_val(const ircg_ls_data *v, const ircg_domain *dom, int *ok)
 {
@@ -194,6 +225,8 @@ static ls_data *copy_data(const ircg_ls_data *in, const ircg_outer *o,
         d->colind = copy_or_null(in->A_colind, nnz * sizeof(int32_t), &ok);
         d->val = copy_or_null(in->A_val, nnz * sizeof(double), &ok);
     }
+    if (ok && in->A_rowptr && in->n <= IRCG_LS_BY_COLUMNS_MAX_N)
+        ok = by_columns(d);
     d->b = copy_or_null(in->b, m * sizeof(double), &ok);
     if (o->kind == IRCG_OUTER_DIST_SQ)
         d->c = copy_or_null(o->c, n * sizeof(double), &ok);

@@ -484,7 +484,7 @@ TEST(bisect, refused_where_they_do_not_apply)
         {lr, IRCG_ALG_FCBIO_CG, 0, 1, "/algorithm"},
         {ls, IRCG_ALG_FCBIO, 1e-3, 1, "/gap_tol"},
         {ls, IRCG_ALG_FCBIO_CG, 0, 0, "/certify"},
-        {lr, IRCG_ALG_TWOSTAGE, 0, 1, "/algorithm"}, /* no affine inner set known */
+        {lr, IRCG_ALG_TWOSTAGE, 1e-3, 1, "/gap_tol"},
         {ls, IRCG_ALG_TWOSTAGE, 1e-3, 1, "/gap_tol"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
