@@ -223,6 +223,11 @@ static ircg_error certify_both(ircg_solver *sv, double sigma, slv_cert *cx, slv_
      * Frank-Wolfe gap bounds nothing */
     *have_z = sv->algorithm == IRCG_ALG_IRCG || slv_alg_stochastic(sv->algorithm) ||
               slv_alg_of(sv->algorithm)->answer == IRCG_Z;
+    const slv_alg *alg = slv_alg_of(sv->algorithm);
+    if (*have_z && sigma == 0.0 && alg->z_is_x && alg->z_is_x(sv)) {
+        *cz = *cx; /* the same point at the same sigma: the same bounds */
+        return IRCG_OK;
+    }
     if (*have_z && (err = sv->ops->certify(sv->ws, IRCG_Z, 0.0, cz)) != IRCG_OK)
         return err;
     if (sv->algorithm == IRCG_ALG_IRPG || sv->algorithm == IRCG_ALG_CGBIO)

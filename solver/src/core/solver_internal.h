@@ -113,6 +113,10 @@ typedef struct slv_alg {
      * answer, z <- x with its values; called when a certificate finds x
      * within settings.stop and nearer the inner solution set than z. */
     ircg_error (*take_x)(ircg_solver *sv);
+    /* Optional (NULL: never): nonzero when z is x, the same bits (the
+     * two-stage method publishes one point as both): its certificate is
+     * x's, made once. */
+    int (*z_is_x)(const ircg_solver *sv);
 } slv_alg;
 
 extern const slv_alg slv_alg_ircg;  /* alg_ircg.c  */

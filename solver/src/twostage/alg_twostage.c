@@ -39,6 +39,11 @@
 /* Stage 1, entered again for a smaller tau, gives up after this many
  * checks without halving it: tau is at the rounding of g's bounds. */
 #define STALLS 8
+/* Logistic regression's stage 1 checks at most every this many steps:
+ * its certificate makes two Gram matrices (lr_curv.c), some ten steps'
+ * work on fair-a9a, so the wait doubles from CERT_EVERY after each check
+ * that does not end the run. */
+#define LR_CHECK_MAX 128
 
 typedef struct ts_state {
     int phase;            /* 1: g alone; 2: ADMM on the inner set       */
@@ -52,6 +57,8 @@ typedef struct ts_state {
     double tau_best;      /* the least tau of stage 1's checks so far    */
     double tau_goal;      /* stage 1 ends when tau is this small         */
     int stalls;           /* stage 1's checks since tau last halved      */
+    int64_t check_wait;   /* logistic regression: steps between checks   */
+    int64_t check_next;   /* ... and the iteration of the next one       */
     int tau_floor;        /* tau stalled (g's rounding): no more stage 1 */
     double *xh, *beta;    /* stage 1's point as stage 2 took it; B'xh   */
     double *H, *q;        /* f = 1/2 x'Hx + q'x + const                  */
@@ -112,6 +119,7 @@ static ircg_error ts_init(ircg_solver *sv, ircg_diag *diag)
     st->lg = sv->pb->info.L_g;
     st->tau = st->tau_best = INFINITY;
     st->tau_goal = NAN; /* from the stop, at the first certificate */
+    st->check_wait = CERT_EVERY;
     memcpy(st->x1, po->point(sv->ws, IRCG_X), n * sizeof(double));
     memcpy(st->xp, st->x1, n * sizeof(double));
     po->observe(sv->ws, st->x1, st->ox);
@@ -324,8 +332,14 @@ static ircg_error ts_iterate(ircg_solver *sv, ircg_iter_info *it, int *converged
     st->want_cert = 0;
     if (phase == 1) {
         err = stage1_step(sv, st);
-        if (err == IRCG_OK && (sv->t + 1) % CERT_EVERY == 0)
+        if (err == IRCG_OK && (sv->t + 1) % CERT_EVERY == 0 && sv->t + 1 >= st->check_next) {
             err = stage1_check(sv, st);
+            if (!sv->pb->affine && !st->want_cert) { /* the next check waits longer */
+                st->check_next = sv->t + 1 + st->check_wait;
+                st->check_wait = st->check_wait < LR_CHECK_MAX ? 2 * st->check_wait
+                                                                : LR_CHECK_MAX;
+            }
+        }
     } else {
         err = stage2_step(sv, st, sv->t + 1);
     }
@@ -343,9 +357,10 @@ static ircg_error ts_iterate(ircg_solver *sv, ircg_iter_info *it, int *converged
 
 /* ---------------------------------------------------------- checkpoints -- */
 
-#define TWOSTAGE_TAG 0x3147545354435249ULL /* "IRCTSTG1" */
+#define TWOSTAGE_TAG 0x3247545354435249ULL /* "IRCTSTG2" */
 
-/* tag, n, the stage and its scalars, x1 and x_{k-1}; with stage 2 made,
+/* tag, n, the stage and its scalars (logistic regression's check
+ * schedule among them), x1 and x_{k-1}; with stage 2 made,
  * xh, rho, the factorizations counted, w and u.  The observations, H, the
  * basis and the factors are made again from them: the same bits. */
 static ircg_error ts_save(const ircg_solver *sv, slv_buf *b)
@@ -356,6 +371,8 @@ static ircg_error ts_save(const ircg_solver *sv, slv_buf *b)
     slv_buf_put_i64(b, st->n);
     slv_buf_put_i64(b, st->phase);
     slv_buf_put_i64(b, st->stalls);
+    slv_buf_put_i64(b, st->check_wait);
+    slv_buf_put_i64(b, st->check_next);
     slv_buf_put_i64(b, st->tau_floor);
     slv_buf_put_i64(b, st->have_qp);
     slv_buf_put_f64(b, st->theta);
@@ -388,13 +405,15 @@ static ircg_error ts_restore(ircg_solver *sv, slv_rbuf *r, ircg_restore_mode mod
     size_t n = (size_t)st->n;
     if (slv_rbuf_u64(r) != TWOSTAGE_TAG || slv_rbuf_i64(r) != st->n || r->failed)
         return corrupt(diag);
-    int64_t phase = slv_rbuf_i64(r), stalls = slv_rbuf_i64(r), floor_ = slv_rbuf_i64(r),
-            have_qp = slv_rbuf_i64(r);
+    int64_t phase = slv_rbuf_i64(r), stalls = slv_rbuf_i64(r), wait = slv_rbuf_i64(r),
+            next = slv_rbuf_i64(r), floor_ = slv_rbuf_i64(r), have_qp = slv_rbuf_i64(r);
     double theta = slv_rbuf_f64(r), tau = slv_rbuf_f64(r), best = slv_rbuf_f64(r),
            goal = slv_rbuf_f64(r);
     if (r->failed || (phase != 1 && phase != 2) || !(theta >= 1) || !(tau >= 0) ||
+        wait < CERT_EVERY || wait > LR_CHECK_MAX || next < 0 ||
         !(best >= 0) ||
-        (have_qp != 0 && have_qp != 1) || (r->len - r->pos) / 8 < 2 * n)
+        (have_qp != 0 && have_qp != 1) || (have_qp && !sv->pb->affine) ||
+        (r->len - r->pos) / 8 < 2 * n)
         return corrupt(diag);
     slv_rbuf_f64s(r, st->x1, n);
     slv_rbuf_f64s(r, st->xp, n);
@@ -420,6 +439,8 @@ static ircg_error ts_restore(ircg_solver *sv, slv_rbuf *r, ircg_restore_mode mod
         return corrupt(diag);
     st->phase = (int)phase;
     st->stalls = (int)stalls;
+    st->check_wait = wait;
+    st->check_next = next;
     st->tau_floor = (int)floor_;
     st->theta = theta;
     st->tau = tau;
@@ -445,8 +466,19 @@ static int ts_cert_wanted(const ircg_solver *sv)
     return st->want_cert;
 }
 
+/* publish() makes x and z one point, but not in stage 1 entered again
+ * (x its point, z stage 2's w) nor until stage 2's first step: compared,
+ * not inferred. */
+static int ts_z_is_x(const ircg_solver *sv)
+{
+    const slv_point_ops *po = sv->pb->point;
+    const ts_state *st = sv->alg_state;
+    return memcmp(po->point(sv->ws, IRCG_X), po->point(sv->ws, IRCG_Z),
+                  (size_t)st->n * sizeof(double)) == 0;
+}
+
 const slv_alg slv_alg_twostage = {
     .iterate = ts_iterate, .init = ts_init, .fini = ts_fini, .save = ts_save,
     .restore = ts_restore, .answer = IRCG_Z,
-    .cert_sigma = ts_cert_sigma, .cert_wanted = ts_cert_wanted,
+    .cert_sigma = ts_cert_sigma, .cert_wanted = ts_cert_wanted, .z_is_x = ts_z_is_x,
 };

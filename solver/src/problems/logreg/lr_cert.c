@@ -11,8 +11,6 @@
  * itself, a weight within 4u of its magnitude; the bounds take 8u.
  */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "base/rounding.h"
 #include "problems/logreg/lr.h"
@@ -62,87 +60,30 @@ static double lr_cert_outer(const ls_data *d, ls_cert_buf *b, const double *y, d
  * bounds of ls_cert_curved then hold with mu. */
 static int ball_holds(double mu, double rho, double gap, double cn)
 {
-    return mu > 0 && rho > 0 && 0.5 * mu * rho * rho * (1 - 1e-12) > fmin(gap, slv_up(cn * rho, 1));
+    return mu > 0 && rho > 0 &&
+           0.5 * mu * rho * rho * (1 - 1e-12) > fmin(gap, slv_up(cn * rho, 1));
 }
 
-/* The last ball's curvature, where the ball of radius rho_avail = rho0 -
- * |y - y0| around y lies in it and passes the test. */
-static int reuse_ball(const ls_data *d, const ls_cert_buf *b, const double *y, double gap,
-                      double cn)
-{
-    if (!(b->ball_rho > 0))
-        return 0;
-    double s = 0;
-    for (int i = 0; i < d->n; i++)
-        s += (y[i] - b->ball_y[i]) * (y[i] - b->ball_y[i]);
-    double avail = (b->ball_rho - slv_up(sqrt(slv_up(s, d->n)), 1)) * (1 - 1e-15);
-    return ball_holds(b->ball_mu, avail, gap, cn);
-}
-
-/* The radius of a new ball: the test passes on it whenever its curvature
- * is at least mu0 / 2, and half again (INFINITY when mu0 is unknown). */
-static double ball_radius(double mu0, double gap, double cn)
-{
-    return mu0 > 0 ? 1.5 * fmin(4 * cn / mu0, 2 * sqrt(gap / mu0)) : INFINITY;
-}
-
-/* A new ball around y: its radius from the Hessian's curvature mu0 at y
- * (kept from the last search, made afresh when the first try fails), so
- * that the test passes whenever the curvature on the ball is at least
- * mu0 / 2, and wider by half again, so that the points that follow fit
- * in it. */
-static ircg_error new_ball(const ls_data *d, ls_cert_buf *b, const double *y, double gap,
-                           double cn, int *found)
-{
-    ircg_error err;
-    double mu;
-    *found = 0;
-    for (int fresh = b->mu_here > 0 ? 0 : 1; fresh <= 1; fresh++) {
-        if (fresh && (err = lr_curvature(d, b, b->r, b->er, 0.0, &b->mu_here)) != IRCG_OK)
-            return err;
-        if (!(b->mu_here > 0))
-            return IRCG_OK;
-        double rho = ball_radius(b->mu_here, gap, cn);
-        if (!(rho > 0)) /* y is exact: no radius to test */
-            return IRCG_OK;
-        if ((err = lr_curvature(d, b, b->r, b->er, rho, &mu)) != IRCG_OK)
-            return err;
-        if (ball_holds(mu, rho, gap, cn)) {
-            if (!b->ball_y && !(b->ball_y = malloc((size_t)d->n * sizeof *b->ball_y)))
-                return IRCG_ERR_NOMEM;
-            memcpy(b->ball_y, y, (size_t)d->n * sizeof *y);
-            b->ball_rho = rho;
-            b->ball_mu = mu;
-            *found = 1;
-            return IRCG_OK;
-        }
-    }
-    return IRCG_OK;
-}
-
-/* The local bound at y: the last ball's while y's fits in it, unless
- * the radius y needs has shrunk to a quarter of the last one's (a smaller
- * ball has more curvature: the bounds tighten as y nears x*); else a new
- * ball.  After a failed search a few certificates wait (each Gram matrix
- * costs about as much as a pass over the data for every column pair a
- * row holds). */
+/* The local bound at y, from y alone (a certificate's bounds depend on
+ * its point only, so a run continued from a checkpoint certifies as the
+ * uninterrupted one does): the Hessian's curvature mu0 at y, a radius
+ * rho = 1.5 min(4 |c| / mu0, 2 sqrt(gap_g / mu0)) -- the test passes on
+ * it whenever the ball's curvature is at least mu0 / 2 -- and that
+ * curvature.  Two Gram matrices and their eigenvalues
+ * (lr_curv_affordable bounds their cost). */
 static ircg_error local_bound(const ls_data *d, ls_cert_buf *b, const double *y, slv_cert *out)
 {
-    double cn = ls_cert_norm_up(b->gg, b->eg, d->n), gap = out->gap_g;
-    int reuse = reuse_ball(d, b, y, gap, cn), found = 0;
-    if (reuse && !(ball_radius(b->mu_here, gap, cn) < 0.25 * b->ball_rho))
-        found = 1;
-    else if (b->ball_skip > 0)
-        b->ball_skip--;
-    else {
-        ircg_error err = new_ball(d, b, y, gap, cn, &found);
-        if (err != IRCG_OK)
-            return err;
-        b->ball_wait = found ? 0 : b->ball_wait ? (b->ball_wait < 8 ? 2 * b->ball_wait : 8) : 1;
-        b->ball_skip = b->ball_wait;
-    }
-    if (found || reuse) /* a failed new ball leaves the last one */
-        ls_cert_curved(d, b, y, b->ball_mu, out);
+    double cn = ls_cert_norm_up(b->gg, b->eg, d->n), gap = out->gap_g, mu0, mu;
+    ircg_error err = lr_curvature(d, b, b->r, b->er, 0.0, &mu0);
+    if (err != IRCG_OK || !(mu0 > 0))
+        return err;
+    double rho = 1.5 * fmin(4 * cn / mu0, 2 * sqrt(gap / mu0));
+    if (!(rho > 0)) /* y is exact: no radius to test */
+        return IRCG_OK;
+    if ((err = lr_curvature(d, b, b->r, b->er, rho, &mu)) != IRCG_OK)
+        return err;
+    if (ball_holds(mu, rho, gap, cn))
+        ls_cert_curved(d, b, y, mu, out);
     return IRCG_OK;
 }
 

@@ -15,7 +15,9 @@
  * the error of forming the weighted Gram matrix (each entry a sum of at
  * most m products, within gamma(m + 2) of sum kappa_k |a_ki a_kj|, whose
  * matrix has its trace, sum kappa_k ||a_k||^2, as a norm bound) and of
- * dsyev (8 n eps times the largest eigenvalue).
+ * dsyev (8 n eps times the largest eigenvalue in magnitude, the
+ * convention of ls_linalg.c).  Rows that name a column twice
+ * (ls_data.repeats) get no bound: a row's norm is not its entries'.
  */
 #include <cblas.h>
 #include <float.h>
@@ -27,9 +29,13 @@
 #include "base/rounding.h"
 #include "problems/logreg/lr.h"
 
-/* The Gram matrix is made only where it costs at most this many
- * multiply-adds (the sum of the squared row lengths, half of them). */
+/* The local bound is made only where its two Gram matrices and their
+ * eigenvalues cost at most this many multiply-adds each (half the sum of
+ * the squared row lengths, and n^3). */
 #define CURV_MAX_PRODUCTS 4e8
+/* Weights below this are taken as 0: their products with the entries
+ * could be subnormal, where the relative rounding model fails. */
+#define CURV_MIN_WEIGHT 1e-200
 
 static int64_t row_len(const ls_data *d, int i)
 {
@@ -43,8 +49,8 @@ static const double *row_val(const ls_data *d, int i)
 
 int lr_curv_affordable(const ls_data *d)
 {
-    double c = 0;
-    if (d->n > IRCG_TWOSTAGE_MAX_DIM)
+    double c = (double)d->n * d->n * d->n;
+    if (d->n > IRCG_TWOSTAGE_MAX_DIM || d->repeats)
         return 0;
     for (int i = 0; i < d->m; i++) {
         double k = (double)row_len(d, i);
@@ -77,35 +83,38 @@ static double curvature_at(double t)
 {
     if (!(t < 700))
         return 0;
-    double e = exp(-t);
-    return e / ((1 + e) * (1 + e)) * (1 - 1e-12);
+    double e = exp(-t), k = e / ((1 + e) * (1 + e)) * (1 - 1e-12);
+    return k >= CURV_MIN_WEIGHT ? k : 0;
 }
 
 /* G (upper triangle, row-major) = sum_k w_k a_k a_k'; returns the trace
  * bound sum_k w_k ||a_k||^2. */
 static double weighted_gram(const ls_data *d, const double *w, const double *rown, double *G)
 {
-    int n = d->n;
+    size_t n = (size_t)d->n;
     double trace = 0;
-    memset(G, 0, (size_t)n * (size_t)n * sizeof *G);
+    memset(G, 0, n * n * sizeof *G);
     for (int i = 0; i < d->m; i++) {
         if (!(w[i] > 0))
             continue;
         trace += w[i] * rown[i] * rown[i];
         if (d->A) {
-            cblas_dsyr(CblasRowMajor, CblasUpper, n, w[i], d->A + (size_t)i * n, 1, G, n);
+            cblas_dsyr(CblasRowMajor, CblasUpper, d->n, w[i], d->A + (size_t)i * n, 1, G, d->n);
             continue;
         }
+        /* each pair of entries once: the row names no column twice
+         * (lr_curv_affordable), so p < q is an entry off the diagonal */
         for (int64_t p = d->rowptr[i]; p < d->rowptr[i + 1]; p++) {
             double wa = w[i] * d->val[p];
-            for (int64_t q = d->rowptr[i]; q < d->rowptr[i + 1]; q++) {
-                int r = d->colind[p], c = d->colind[q];
-                if (r <= c) /* each pair once per order */
-                    G[(size_t)r * n + c] += wa * d->val[q];
+            int cp = d->colind[p];
+            for (int64_t q = p; q < d->rowptr[i + 1]; q++) {
+                int cq = d->colind[q];
+                size_t at = cp < cq ? (size_t)cp * n + (size_t)cq : (size_t)cq * n + (size_t)cp;
+                G[at] += wa * d->val[q];
             }
         }
     }
-    return slv_up(trace, 3);
+    return slv_up(trace, d->m + 2);
 }
 
 ircg_error lr_curvature(const ls_data *d, ls_cert_buf *b, const double *s, const double *es,
@@ -123,13 +132,15 @@ ircg_error lr_curvature(const ls_data *d, ls_cert_buf *b, const double *s, const
     for (int i = 0; i < d->m; i++)
         b->kw[i] = curvature_at(slv_up(fabs(s[i]) + es[i] + b->rown[i] * rho, 2));
     double trace = weighted_gram(d, b->kw, b->rown, b->gram);
-    /* the eigenvalues overwrite kw: the weights are spent */
+    /* the eigenvalues overwrite kw: the weights are spent; dsyev failing
+     * to converge leaves no bound (mu 0), not a failed certificate */
     if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', d->n, b->gram, d->n, b->kw) != 0)
-        return IRCG_ERR_NUMERICAL;
-    double lmin = b->kw[0], lmax = fmax(b->kw[n - 1], 0.0);
-    double e1 = slv_gamma(d->m + 2) * trace, e2 = 8.0 * (double)n * DBL_EPSILON * lmax;
+        return IRCG_OK;
+    double lmin = b->kw[0], scale = fmax(fabs(lmin), fabs(b->kw[n - 1]));
+    double e1 = slv_gamma(d->m + 2) * trace, e2 = 8.0 * (double)n * DBL_EPSILON * scale;
     double lower = lmin - e1 - e2;
-    lower -= slv_gamma(3) * (fabs(lmin) + e1 + e2); /* the subtraction's own rounding */
-    *mu = isfinite(lower) && lower > 0 ? lower : 0;
+    /* the subtraction's own rounding, and this line's */
+    lower -= slv_gamma(4) * (fabs(lmin) + e1 + e2);
+    *mu = isfinite(lower) && lower > 0 ? lower * (1 - 2 * DBL_EPSILON) : 0;
     return IRCG_OK;
 }

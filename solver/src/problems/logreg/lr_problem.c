@@ -73,6 +73,8 @@ static double row_reach(const double *a, int64_t len, const ircg_domain *dom)
 double lr_least_curvature(const ls_data *d, const ircg_domain *dom)
 {
     double M = 0;
+    if (d->repeats) /* a row's reach is not its entries' (ls.h) */
+        return 0;
     for (int i = 0; i < d->m; i++) {
         if (d->A)
             M = fmax(M, row_reach(d->A + (size_t)i * d->n, d->n, dom));

@@ -35,6 +35,10 @@ typedef struct ls_data {
     int64_t *colptr;    /* n + 1                                           */
     int32_t *rowind;    /* nnz                                             */
     double *cval;       /* nnz                                             */
+    int repeats;        /* CSR: some row names a column twice (the entries
+                           add up): bounds from single entries do not
+                           hold, so the curvature bounds of logistic
+                           regression are not made                        */
     double *b;          /* m                                               */
     ircg_domain dom;
     ircg_outer_kind outer;
@@ -90,16 +94,8 @@ typedef struct ls_cert_buf {
     int *colcnt, *vcolcnt;
     /* logistic regression's local curvature (logreg/lr_curv.c), made on
      * first use: the rows' norms (m), the weighted Gram matrix (n x n),
-     * the weights and eigenvalues (max(m, n)), and the last curvature of
-     * g's Hessian at a certified point (0: none yet) */
+     * the weights and eigenvalues (max(m, n)) */
     double *rown, *gram, *kw;
-    double mu_here;
-    /* the last ball found: curvature at least ball_mu within ball_rho of
-     * ball_y (n; ball_rho 0: none), reused while a point's ball fits in
-     * it; after a failed search the next ball_skip certificates try none,
-     * and each failure doubles the wait (up to 8) */
-    double *ball_y, ball_rho, ball_mu;
-    int ball_skip, ball_wait;
 } ls_cert_buf;
 ls_cert_buf *ls_cert_buf_new(const ls_data *d);
 void ls_cert_buf_free(ls_cert_buf *b);

@@ -25,7 +25,7 @@ void ls_cert_buf_free(ls_cert_buf *b)
         return;
     double *arr[] = {b->r, b->er, b->w, b->ew, b->rv, b->erv, b->gg, b->eg,
                      b->gf, b->ef, b->c, b->ec, b->w_pt, b->gq, b->egq,
-                     b->rown, b->gram, b->kw, b->ball_y};
+                     b->rown, b->gram, b->kw};
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++)
         free(arr[i]);
     free(b->colcnt);

@@ -167,6 +167,24 @@ static ircg_error check_domain(const ircg_domain *dom, ircg_diag *diag)
 static ls_data *copy_data(const ircg_ls_data *in, const ircg_outer *o,
                           const ircg_domain *dom);
 
+/* d->repeats: whether a row of the CSR A names a column twice (ls.h), by
+ * the last row seen in each column.  0 when out of memory. */
+static int find_repeats(ls_data *d)
+{
+    int *last = malloc((size_t)d->n * sizeof *last);
+    if (!last)
+        return 0;
+    for (int j = 0; j < d->n; j++)
+        last[j] = -1;
+    for (int i = 0; i < d->m && !d->repeats; i++)
+        for (int64_t k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
+            d->repeats |= last[d->colind[k]] == i;
+            last[d->colind[k]] = i;
+        }
+    free(last);
+    return 1;
+}
+
 /* d's CSR A by columns (ls.h): a counting sort of the entries, rows in
  * ascending order within each column.  0 when out of memory. */
 static int by_columns(ls_data *d)
@@ -227,6 +245,8 @@ static ls_data *copy_data(const ircg_ls_data *in, const ircg_outer *o,
     }
     if (ok && in->A_rowptr && in->n <= IRCG_LS_BY_COLUMNS_MAX_N)
         ok = by_columns(d);
+    if (ok && in->A_rowptr)
+        ok = find_repeats(d);
     d->b = copy_or_null(in->b, m * sizeof(double), &ok);
     if (o->kind == IRCG_OUTER_DIST_SQ)
         d->c = copy_or_null(o->c, n * sizeof(double), &ok);

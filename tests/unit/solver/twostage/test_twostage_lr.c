@@ -19,6 +19,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -241,5 +242,71 @@ TEST(twostage_lr, no_bound_where_the_inner_solution_is_not_unique)
     solve_and_check("two-stage, duplicated columns", pb, &cd, IRCG_ALG_TWOSTAGE, 3000, g_star,
                     f_star, 1e-9, &in);
     CHECK_INT(in.status, IRCG_STATUS_MAX_ITER);
+    ircg_problem_free(pb);
+}
+
+/* x and z of a solver (n = N). */
+static void points(const ircg_solver *sv, double *x, double *z)
+{
+    static const ircg_which W[2] = {IRCG_X, IRCG_Z};
+    double *out[2] = {x, z};
+    for (int k = 0; k < 2; k++) {
+        ircg_iterate *it = NULL;
+        memset(out[k], 0, N * sizeof(double));
+        if (ircg_solver_iterate(sv, W[k], 1, &it) == IRCG_OK && it->dense && it->dim == N)
+            memcpy(out[k], it->dense, N * sizeof(double));
+        ircg_iterate_free(it);
+    }
+}
+
+/* The local bound depends on the certified point alone, and the two-stage
+ * method's check schedule is in its checkpoint: a run stopped and
+ * continued is the uninterrupted one, iterates and bounds, bit for bit. */
+TEST(twostage_lr, stopped_and_continued_is_the_uninterrupted_run)
+{
+    static double A[M * N], y[M];
+    make_data(A, y, M, N, 7);
+    double c[N] = {0.5, -0.5, 0.25, 0, 1, -1};
+    ircg_ls_data d = {.m = M, .n = N, .A_dense = A, .b = y};
+    ircg_outer o = {.kind = IRCG_OUTER_DIST_SQ, .c = c};
+    ircg_domain dom = {IRCG_DOMAIN_L1_BALL, 40, 0, 0};
+    ircg_problem *pb = NULL;
+    REQUIRE(ircg_problem_logistic(&d, &o, &dom, &pb, NULL) == IRCG_OK);
+    static const ircg_algorithm ALGS[] = {IRCG_ALG_TWOSTAGE, IRCG_ALG_FCBIO};
+    for (int a = 0; a < 2; a++) {
+        ircg_settings st;
+        ircg_solver *one = NULL, *two = NULL;
+        ircg_info i1, i2;
+        double x1[N], z1[N], x2[N], z2[N];
+        void *blob = NULL;
+        size_t len = 0;
+        ircg_settings_default(&st);
+        st.algorithm = ALGS[a];
+        st.stop.inner_gap_rel = 1e-300; /* never reached: the limit ends both */
+        st.stop.outer_gap_rel = 1e-300;
+        st.max_iter = 300;
+        REQUIRE(ircg_solver_new(pb, &st, &one, NULL) == IRCG_OK);
+        CHECK(ircg_solve(one, &i1) == IRCG_OK);
+        points(one, x1, z1);
+        st.max_iter = 120;
+        REQUIRE(ircg_solver_new(pb, &st, &two, NULL) == IRCG_OK);
+        CHECK(ircg_solve(two, NULL) == IRCG_OK);
+        REQUIRE(ircg_solver_save(two, &blob, &len) == IRCG_OK);
+        ircg_solver_free(two);
+        st.max_iter = 300;
+        REQUIRE(ircg_solver_new(pb, &st, &two, NULL) == IRCG_OK);
+        CHECK(ircg_solver_restore_as(two, blob, len, IRCG_RESTORE_CONTINUE, NULL) == IRCG_OK);
+        free(blob);
+        CHECK(ircg_solve(two, &i2) == IRCG_OK);
+        points(two, x2, z2);
+        printf("    %s: %lld iterations, %s; f_lower %.12g, g_lower %.12g\n",
+               a ? "FC-BiO" : "two-stage", (long long)i1.iterations,
+               ircg_status_string(i1.status), i1.f_lower, i1.g_lower);
+        CHECK_INT(i1.iterations, i2.iterations);
+        CHECK(memcmp(x1, x2, sizeof x1) == 0 && memcmp(z1, z2, sizeof z1) == 0);
+        CHECK(i1.f_lower == i2.f_lower && i1.g_upper == i2.g_upper && i1.g_lower == i2.g_lower);
+        ircg_solver_free(one);
+        ircg_solver_free(two);
+    }
     ircg_problem_free(pb);
 }
