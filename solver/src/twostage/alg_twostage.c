@@ -10,9 +10,9 @@
  * quadratically, as least squares does over a polyhedron), until a
  * certificate of its point xh bounds g(xh) - g* by tau.  Without
  * slv_affine_ops (logistic regression) that point is the answer: its
- * certificates bound f* by g's local curvature (problems/logreg/
- * lr_cert.c), and the loop's certificate ends the run once the outer
- * tolerance holds too.  Stage 2 solves min f over {x in X : A x = A xh} by ADMM
+ * certificates bound f* by g's local curvature
+ * (problems/logreg/lr_cert.c), and the loop's certificate ends the run
+ * once the outer tolerance holds too.  Stage 2 solves min f over {x in X : A x = A xh} by ADMM
  * (ts_admm.c).  Every inner solution lies within sqrt(2 tau) of A xh in
  * A x, so the multiplier nu of stage 2 bounds f* from below
  * (ls_cert_lagrange): f_lower rises to within ||nu|| sqrt(2 tau) and the

@@ -1,5 +1,6 @@
 /* test_ln_util.c -- see test_ln_util.h */
 #include <lapacke.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,30 @@ done:
     free(c);
     free(svb);
     return ok;
+}
+
+void lnt_domains(const double *xs, int n, ircg_domain doms[3], const char *names[3])
+{
+    double r2 = 0, r1 = 0, amax = 0;
+    for (int j = 0; j < n; j++) {
+        r2 += xs[j] * xs[j];
+        r1 += fabs(xs[j]);
+        amax = fmax(amax, fabs(xs[j]));
+    }
+    doms[0] = (ircg_domain){.kind = IRCG_DOMAIN_L2_BALL, .radius = 1.5 * sqrt(r2)};
+    doms[1] = (ircg_domain){.kind = IRCG_DOMAIN_L1_BALL, .radius = 1.5 * r1};
+    doms[2] = (ircg_domain){.kind = IRCG_DOMAIN_BOX, .lower = -2 * amax, .upper = 2 * amax};
+    names[0] = "l2 ball";
+    names[1] = "l1 ball";
+    names[2] = "box";
+}
+
+double lnt_half_norm_sq(const double *z, int n)
+{
+    long double s = 0;
+    for (int j = 0; j < n; j++)
+        s += 0.5L * (long double)z[j] * z[j];
+    return (double)s;
 }
 
 ircg_error lnt_solve(const ircg_problem *pb, ircg_algorithm alg, double inner_rel,

@@ -32,6 +32,13 @@ double lnt_half_sq(const double *Av, const double *bv, int m, int n, const doubl
 int lnt_overparam(const double *A, const double *xs, int m, int n, double *Av, double *bv,
                   int mv, uint64_t seed, double *xstar, double *fstar);
 
+/* The three domains the least-norm tests solve on around x* = xs (n): an
+ * l2 and an l1 ball of 1.5 times its norms, a box of twice its largest
+ * entry; their names into names. */
+void lnt_domains(const double *xs, int n, ircg_domain doms[3], const char *names[3]);
+/* 1/2 ||z||^2 (n) in long double: f of least norm. */
+double lnt_half_norm_sq(const double *z, int n);
+
 /* Solve pb with alg to the stop (inner_rel, outer_rel) within seconds, no
  * iteration cap; a refusal is printed with its pointer. */
 ircg_error lnt_solve(const ircg_problem *pb, ircg_algorithm alg, double inner_rel,

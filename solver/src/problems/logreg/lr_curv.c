@@ -2,8 +2,8 @@
  * lr_curv.c -- the curvature of logistic regression's g near a point: a
  * certified lower bound of the least eigenvalue of its Hessian
  *   A' diag(l''(y_k a_k'v)) A
- * over every v within rho of y (the local bound of lr_cert.c; docs/
- * DESIGN.md "Logistic regression's local curvature").
+ * over every v within rho of y (the local bound of lr_cert.c;
+ * docs/DESIGN.md "Logistic regression's local curvature").
  *
  * Over the whole domain l'' can be as small as e^-(the largest margin X
  * allows): on an l1 ball of radius 100 and 0/1 features that is e^-100,
