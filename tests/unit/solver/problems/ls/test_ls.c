@@ -14,6 +14,7 @@
 #include "harness.h"
 #include "ircg.h"
 #include "core/oracle.h"
+#include "problems/ls/ls.h"
 #include "test_num.h"
 
 /* A dense A with about a third zeros, and its CSR form. */
@@ -334,4 +335,44 @@ TEST(ls, deep_copies_and_dense_equals_csr)
     ircg_problem_free(pd);
     ircg_problem_free(pc);
     mat_free(&M);
+}
+
+/* A CSR A of few columns is also kept by columns and A'r made by gathers
+ * (ls.h): against the row-wise scatter, with repeated columns among
+ * consecutive rows, the same bits. */
+TEST(ls, column_gathers_equal_the_row_scatter)
+{
+    enum { R = 300, C = 7 };
+    static int64_t rp[R + 1];
+    static int32_t ci[R * 3];
+    static double v[R * 3], b[R], r[R];
+    uint64_t s = 11;
+    int64_t k = 0;
+    for (int i = 0; i < R; i++) {
+        rp[i] = k;
+        for (int j = 0; j < C; j++)
+            if (test_urand(&s) > 0.4 || j == i % C) {
+                ci[k] = j;
+                v[k++] = test_urand(&s) * (1 + i % 5);
+                if (k - rp[i] == 3)
+                    break;
+            }
+        b[i] = test_urand(&s);
+        r[i] = test_urand(&s) * 1e3;
+    }
+    rp[R] = k;
+    ircg_ls_data in = {.m = R, .n = C, .A_rowptr = rp, .A_colind = ci, .A_val = v, .b = b};
+    ircg_outer o = {.kind = IRCG_OUTER_HALF_NORM_SQ};
+    ircg_domain dom = {IRCG_DOMAIN_L2_BALL, 1, 0, 0};
+    ls_data *d = NULL;
+    double Lf, Lg, by_cols[C], by_rows[C];
+    REQUIRE(ls_data_new(&in, &o, &dom, &d, &Lf, &Lg, NULL) == IRCG_OK);
+    REQUIRE(d->colptr != NULL);
+    ls_rmatvec(d, r, by_cols);
+    int64_t *cp = d->colptr;
+    d->colptr = NULL; /* the scatter */
+    ls_rmatvec(d, r, by_rows);
+    d->colptr = cp;
+    CHECK(memcmp(by_cols, by_rows, sizeof by_cols) == 0);
+    ls_data_free(d);
 }
