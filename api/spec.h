@@ -146,7 +146,9 @@ typedef struct api_parse_options {
     int certify_async;     /* nonzero: the caller makes IR-CG's
                               certificates of matrix completion on a
                               thread of their own where it can (ircg
-                              solve on more than one core): the estimate
+                              solve on more than one core, for a spec
+                              naming fewer threads than the cores): the
+                              estimate of a spec that names its threads
                               counts their copies in flight            */
 } api_parse_options;
 

@@ -370,8 +370,10 @@ static void mc_terms(est *e, const api_spec *s, const mc_size *z, double parse)
         if (alg == IRCG_ALG_CGBIO) /* the cut's reference and its Lanczos */
             add(e, PH_SOLVE, PH_OUTPUT, z->dN, 8 * N + 8 * 32 * (z->held_rows + z->held_cols));
     }
-    if (s->certify_async && alg == IRCG_ALG_IRCG && s->settings.certify && !stop_given(s))
-        /* the certificates' copies of x and z on Omega, in flight */
+    if (s->certify_async && s->threads_given && alg == IRCG_ALG_IRCG &&
+        s->settings.certify && !stop_given(s))
+        /* the certificates' copies of x and z on Omega, in flight (only a
+         * spec that names its threads has them: cmd_solve.c, use_machine) */
         add(e, PH_SOLVE, PH_SOLVE, z->dN, IRCG_CERT_ASYNC_COPIES * 16 * N);
     if (s->output.snapshot_every > 0) /* a state's blob, held while it is stored */
         add(e, PH_SOLVE, PH_SOLVE, "/output/snapshot_every",

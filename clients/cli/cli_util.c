@@ -66,8 +66,9 @@ api_spec *cli_load_spec(const char *path)
     api_errors_init(&errs);
     api_parse_options_default(&opt);
     opt.base_dir = dir;
-    /* ircg solve certifies IR-CG on a core of its own where there is one
-     * (cmd_solve.c, use_machine): the estimate counts the copies */
+    /* ircg solve certifies IR-CG on a core of its own where a spec's
+     * threads leave one (cmd_solve.c, use_machine): the estimate of a
+     * spec that names its threads counts the copies */
     opt.certify_async = sysconf(_SC_NPROCESSORS_ONLN) > 1;
     if (text && dir && api_spec_parse(text, len, &opt, &s, &errs) != 0)
         print_errors(path, &errs);

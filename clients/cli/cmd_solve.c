@@ -266,14 +266,16 @@ static void closing(const cli_outputs *o, const ref_phase *rp, const ircg_info *
 }
 
 /* A matrix-completion solve takes the machine: a spec that names no
- * threads gets the sparse passes on every core, but one when IR-CG's
- * certificates can have that one (no certified stop, and their copies of
- * x and z -- at most eight in flight, 16 bytes a rating each -- within an
- * eighth of the memory): they are then made there, beside the iterations
- * (settings.certify_async), where on this kind of machine (memory-bound
- * passes, two cores) they cost the solve less than the core would give
- * its passes.  A spec that names its threads keeps them, and its
- * certificates take a core those leave free, if one is. */
+ * threads gets the sparse passes on every core, its certificates made
+ * between the iterations on the same threads.  Made beside them instead
+ * (settings.certify_async), on a core taken from the passes, they cost
+ * the solve more than that core gives the passes, on two cores at least:
+ * the paper's instance took 1.67 s against 1.49 s at 110 iterations and
+ * 4.07 s against 3.27 s at 500, with the same bounds (docs/DESIGN.md).  A
+ * spec that names fewer threads than the cores gets its certificates on
+ * a core those leave free, when it can have it: no certified stop, and
+ * their copies of x and z (at most eight in flight, 16 bytes a rating
+ * each) within an eighth of the memory. */
 static void use_machine(const api_spec *s, ircg_settings *st)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES);
@@ -282,16 +284,20 @@ static void use_machine(const api_spec *s, ircg_settings *st)
     if (api_spec_kind(s) != IRCG_PROBLEM_MATRIX_COMPLETION || !api_spec_problem(s) ||
         cores < 1)
         return;
+    if (!api_spec_threads_given(s)) {
+        st->threads = (int)(cores > 64 ? 64 : cores);
+        st->certify_async = 0;
+        return;
+    }
     ircg_problem_get_info(api_spec_problem(s), &pi);
     double copies = 8.0 * 16.0 * (double)pi.n_observed;
     const ircg_stop *t = &st->stop;
-    int async = st->certify && st->algorithm == IRCG_ALG_IRCG && cores > 1 &&
-                !(t->inner_gap > 0 || t->inner_gap_rel > 0 || t->outer_gap > 0 ||
-                  t->outer_gap_rel > 0) &&
-                pages > 0 && page > 0 && copies <= (double)pages * (double)page / 8;
-    if (!api_spec_threads_given(s))
-        st->threads = (int)(cores - async > 64 ? 64 : cores - async);
-    st->certify_async = async && st->threads < cores;
+    st->certify_async = st->certify && st->algorithm == IRCG_ALG_IRCG &&
+                        st->threads < cores &&
+                        !(t->inner_gap > 0 || t->inner_gap_rel > 0 || t->outer_gap > 0 ||
+                          t->outer_gap_rel > 0) &&
+                        pages > 0 && page > 0 &&
+                        copies <= (double)pages * (double)page / 8;
 }
 
 /* Reference, solver, result: everything after the files are open. */

@@ -49,7 +49,7 @@ typedef struct ts_state {
     int phase;            /* 1: g alone; 2: ADMM on the inner set       */
     int64_t n, no, m;
     double lg;            /* stage 1's step is 1/lg                      */
-    double theta, fx, gx; /* FISTA's theta; f and g of x1                */
+    double theta, fx;     /* FISTA's theta; f of x1                      */
     double *x1, *xp;      /* stage 1's point and the one before (n)      */
     double *ox, *op;      /* their observations (no)                     */
     double *y, *oy, *gf, *gg, *xn, *on;
@@ -123,9 +123,10 @@ static ircg_error ts_init(ircg_solver *sv, ircg_diag *diag)
     memcpy(st->x1, po->point(sv->ws, IRCG_X), n * sizeof(double));
     memcpy(st->xp, st->x1, n * sizeof(double));
     po->observe(sv->ws, st->x1, st->ox);
-    po->values(sv->ws, st->x1, st->ox, &st->fx, &st->gx);
+    double gx;
+    po->values(sv->ws, st->x1, st->ox, &st->fx, &gx);
     memcpy(st->op, st->ox, no * sizeof(double));
-    publish(sv, st->x1, st->fx, st->gx);
+    publish(sv, st->x1, st->fx, gx);
     return IRCG_OK;
 nomem:
     ts_fini(sv);
@@ -163,7 +164,6 @@ static ircg_error stage1_step(ircg_solver *sv, ts_state *st)
     t = st->xp, st->xp = st->x1, st->x1 = st->xn, st->xn = t;
     t = st->op, st->op = st->ox, st->ox = st->on, st->on = t;
     st->fx = fn;
-    st->gx = gn;
     if (st->have_qp) /* back in stage 1: x is its point, z stays w */
         sv->pb->point->set_point(sv->ws, IRCG_X, st->x1, fn, gn);
     else
@@ -446,11 +446,10 @@ static ircg_error ts_restore(ircg_solver *sv, slv_rbuf *r, ircg_restore_mode mod
     st->tau = tau;
     st->tau_best = best;
     st->tau_goal = goal;
+    double gx; /* the oracle's point is restored apart: f of x1 is all here */
     po->observe(sv->ws, st->x1, st->ox);
-    po->values(sv->ws, st->x1, st->ox, &st->fx, &st->gx);
-    double fp, gp;
-    po->observe(sv->ws, st->xp, st->op);
-    po->values(sv->ws, st->xp, st->op, &fp, &gp);
+    po->values(sv->ws, st->x1, st->ox, &st->fx, &gx);
+    po->observe(sv->ws, st->xp, st->op); /* the momentum's */
     return IRCG_OK;
 }
 
