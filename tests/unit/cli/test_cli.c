@@ -646,7 +646,8 @@ TEST(spec_cli, matrix_completion_takes_the_cores)
     REQUIRE(s != NULL);
     cJSON *alg = cJSON_GetObjectItem(s, "algorithm");
     REQUIRE(cJSON_GetObjectItem(alg, "threads") == NULL); /* the example names none */
-    cJSON_AddNumberToObject(alg, "threads", (double)(cores > 1 ? cores - 1 : 1));
+    long fewer = cores > 65 ? 64 : cores > 1 ? cores - 1 : 1; /* a spec's at most 64 */
+    cJSON_AddNumberToObject(alg, "threads", (double)fewer);
     char *text = cJSON_Print(s);
     REQUIRE(text && tcli_write(named, text) == 0);
     free(text);
@@ -660,9 +661,9 @@ TEST(spec_cli, matrix_completion_takes_the_cores)
     const cJSON *ca = cJSON_GetObjectItem(a, "certificate"), *cb = cJSON_GetObjectItem(b, "certificate");
     REQUIRE(cJSON_IsObject(ca) && cJSON_IsObject(cb));
     CHECK_INT(cJSON_GetObjectItem(a, "threads")->valuedouble, cores > 64 ? 64 : cores);
-    CHECK_INT(cJSON_GetObjectItem(b, "threads")->valuedouble, cores > 1 ? cores - 1 : 1);
+    CHECK_INT(cJSON_GetObjectItem(b, "threads")->valuedouble, fewer);
     CHECK(cJSON_GetObjectItem(ca, "thread_seconds")->valuedouble == 0);
-    CHECK((cJSON_GetObjectItem(cb, "thread_seconds")->valuedouble > 0) == (cores > 1));
+    CHECK((cJSON_GetObjectItem(cb, "thread_seconds")->valuedouble > 0) == (fewer < cores));
     const char *same[] = {"g_x", "f_x", "g_z", "f_z", "gap"}, *bounds[] = {
         "g_lower", "g_upper", "f_lower", "inner_gap_x", "inner_gap_z", "count"};
     for (size_t k = 0; k < sizeof same / sizeof *same; k++)

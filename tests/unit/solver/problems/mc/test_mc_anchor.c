@@ -10,9 +10,13 @@
  * above, and that value to 1e-6: a rating left out of M'M or counted twice
  * moves it by more (below, an instance with one rating changed shows it).
  * The instances: sparse ratings on one thread; more than three blocks of
- * columns on two; and a dense block of signed ratings, more than the
- * entries the anchor lists at a time (it takes two parts), so that every
- * way through the blocks is taken.
+ * columns on two; the same with whole ratings, which the library keeps as
+ * floats (mc_data.mf, as MovieLens's); and a dense block of signed
+ * ratings, more than the entries the anchor lists at a time (it takes
+ * two parts).  A distributed problem's anchor (the blocks summed over the
+ * ranks) is not checked here: the mpi. suites make it in their
+ * certificates (mpi.resume_goes_on_bit_for_bit: the same bits after a
+ * resume, which makes it anew).
  */
 #include <math.h>
 #include <stdio.h>
@@ -45,6 +49,21 @@ static int dense_anchor(const mct_inst *in, double *root, double *sv2)
     *sv2 = s[1];
     free(s);
     return 0;
+}
+
+/* The instance with its ratings rounded to whole numbers, which the
+ * library keeps as floats; 0 on success. */
+static int whole_ratings(mct_inst *in)
+{
+    for (int64_t e = 0; e < in->R->nnz; e++)
+        in->R->val[e] = round(in->R->val[e]);
+    for (size_t c = 0; c < (size_t)in->n * in->p; c++)
+        in->Md[c] = round(in->Md[c]);
+    ircg_problem_free(in->pb);
+    in->pb = NULL;
+    return ircg_problem_matrix_completion(in->R, IRCG_OUTER_COLUMN_VARIANCE, 5.0, &in->pb,
+                                          NULL) == IRCG_OK &&
+                   mc_data_of(in->pb)->mf != NULL ? 0 : -1;
 }
 
 /* The library's anchor of the instance, on `threads` threads. */
@@ -84,6 +103,8 @@ TEST(mc_anchor, bounds_sigma_2_as_the_dense_gram_matrix_does)
 
     REQUIRE(mct_make(&in, 120, 900, 0.08, 5.0, IRCG_OUTER_COLUMN_VARIANCE, 8) == 0);
     check_anchor("four blocks", &in, 2);
+    REQUIRE(whole_ratings(&in) == 0);
+    check_anchor("four blocks, whole ratings", &in, 2);
     mct_free(&in);
 
     /* 80000 signed ratings in one block of 200 columns: the list takes
